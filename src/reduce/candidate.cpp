@@ -274,7 +274,10 @@ Status verify_candidate(const Original& o, const BuiltCandidate& c) {
     while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
     return model_error("ONNX checker: " + what);
   }
-  if (!o.fallback_shapes) {
+  // A value-preserving subset fed with golden values has the very types the original had, which
+  // shape inference already accepted; only edited candidates need inference again.
+  const bool edited = c.golden_outputs.empty();
+  if (!o.fallback_shapes && o.infer_candidates && edited) {
     InferredTypes t = infer_shapes(c.model, /*strict=*/true);
     if (!t.error.empty()) return model_error("shape inference: " + t.error);
   }
@@ -304,7 +307,11 @@ Status prepare_original(Original& o) {
       ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(t, o.base_dir));
       t = tensor_to_proto(v, t.name());
     }
-  o.inferred = infer_shapes(o.model).types;
+  // Strict inference once: its types serve candidates, and whether it succeeds on the original
+  // decides whether edited candidates are checked with it.
+  InferredTypes strict = infer_shapes(o.model, /*strict=*/true);
+  o.infer_candidates = strict.error.empty();
+  o.inferred = o.infer_candidates ? std::move(strict.types) : infer_shapes(o.model).types;
   o.index = {};
   for (int i = 0; i < g.node_size(); ++i) {
     o.index.reads.push_back(surgeon::node_reads(g.node(i)));

@@ -40,6 +40,9 @@ struct Original {
   /// runs (off when the original itself fails that verification: `verify_note` says why).
   bool verify = true;
   std::string verify_note;
+  /// Whether strict ONNX shape inference accepts the original (then edited candidates must pass
+  /// it too; value-preserving subsets keep the original's types and skip it).
+  bool infer_candidates = true;
   /// --no-reduce-inputs: a candidate may not read values the original does not take as graph
   /// inputs (only the output side is cut). --no-reduce-outputs: its outputs must be graph
   /// outputs of the original (only the input side is cut).

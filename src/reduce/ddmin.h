@@ -61,4 +61,42 @@ Expected<std::vector<T>> ddmin(std::vector<T> items, const BatchTest<T>& test,
   return items;
 }
 
+/// A fast first phase for ddmin when one contiguous part of `items` is likely enough to fail
+/// (one bad node): each round splits the current region into `width + 1` parts and tests the
+/// first `width` (one batch: run at once with -j); a failing part becomes the region, and when
+/// none fails the last, untested part becomes the region speculatively. Every failing subset the
+/// test accepts is verified, so the caller's current set only ever shrinks to verified failures;
+/// a speculative region that reaches one item is tested alone. Costs about log_(width+1)(n)
+/// rounds of `width` tests, where ddmin spends log2(n) rounds of two; ddmin then runs on the
+/// result to make it 1-minimal. Returns the last verified failing subset (`items` if none).
+template <class T>
+Expected<std::vector<T>> narrow(std::vector<T> items, const BatchTest<T>& test, size_t width) {
+  width = std::max<size_t>(1, width);
+  std::vector<T> verified = items, region = items;
+  bool speculative = false;
+  while (region.size() > 1) {
+    const size_t parts = std::min(width + 1, region.size());
+    std::vector<std::vector<T>> chunks(parts);
+    for (size_t i = 0; i < parts; ++i) {
+      const size_t begin = region.size() * i / parts, end = region.size() * (i + 1) / parts;
+      chunks[i].assign(region.begin() + static_cast<std::ptrdiff_t>(begin),
+                       region.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    std::vector<std::vector<T>> batch(chunks.begin(), chunks.end() - 1);
+    ODB_ASSIGN_OR_RETURN(int k, test(batch));
+    if (k >= 0) {
+      verified = region = chunks[static_cast<size_t>(k)];
+      speculative = false;
+    } else {
+      region = chunks.back();
+      speculative = true;
+    }
+  }
+  if (speculative && region.size() == 1 && region != verified) {
+    ODB_ASSIGN_OR_RETURN(int k, test({region}));
+    if (k == 0) verified = region;
+  }
+  return verified;
+}
+
 }  // namespace onnxdbg::reduce

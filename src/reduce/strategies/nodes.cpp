@@ -1,4 +1,5 @@
-// Strategy nodes: ddmin over arbitrary subsets of the current nodes. A removed node's consumers
+// Strategy nodes: a fast narrowing to one failing part of the topological order (width -j + 1
+// per round), then ddmin over arbitrary subsets of the current nodes. A removed node's consumers
 // read its golden value as a new graph input, so any subset, not only a window of the topological
 // order, is a candidate; the result is 1-minimal (removing any one node makes it pass).
 #include "reduce/ddmin.h"
@@ -17,6 +18,9 @@ Status strategy_nodes(Reducer& r) {
     }
     return r.try_batch(batch);
   };
+  // Most failures need few nodes: narrow down first (log_(j+1) rounds), then make it 1-minimal.
+  auto narrowed = narrow<int>(r.current().nodes, test, static_cast<size_t>(r.parallelism()));
+  if (!narrowed) return narrowed.status();
   auto kept = ddmin<int>(r.current().nodes, test);
   return kept ? Status::ok() : kept.status();
 }
