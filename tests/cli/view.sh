@@ -59,7 +59,7 @@ graph {
   input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
   node { name: "r1" op_type: "Relu" input: "x" output: "r" }
   node { name: "s1" op_type: "Softmax" input: "r" output: "s" attribute { name: "axis" i: $2 type: INT } }
-  node { name: "last" op_type: "$3" input: "s" output: "y" }
+  node { name: "$3_1" op_type: "$3" input: "s" output: "y" }
   output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
 }
 PB

@@ -602,8 +602,8 @@
     const heads = $('heads');
     heads.textContent = '';
     if (layout !== 'side') return;
-    el('text', { class: 'colhead', x: -COLGAP, y: -8, 'text-anchor': 'end' }, heads).textContent = DIFF.a;
-    el('text', { class: 'colhead', x: COLGAP, y: -8 }, heads).textContent = DIFF.b;
+    el('text', { class: 'colhead', x: -COLGAP, y: -8, 'text-anchor': 'end' }, heads).textContent = 'A: ' + DIFF.a;
+    el('text', { class: 'colhead', x: COLGAP, y: -8 }, heads).textContent = 'B: ' + DIFF.b;
   }
   function showLayoutButton() {
     const b = $('diff-layout');
