@@ -463,15 +463,16 @@ Status add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, DiffLa
   for (const auto& c : d.graph_changes) graph.push_back({c.item, c.what});
   json changed = json::array();
   for (const auto& c : d.changed) changed.push_back({c.item, c.what});
-  data["diff"] = {{"summary", d.summary},
-                  {"a", d.a_name},
-                  {"b", d.b_name},
-                  {"only_in_a", d.only_in_a.size()},
-                  {"only_in_b", d.only_in_b.size()},
-                  {"changed", std::move(changed)},
-                  {"graph", std::move(graph)},
-                  {"layout", layout == DiffLayout::kSideBySide && side_graph >= 0 ? "side" : "merged"},
-                  {"side_graph", side_graph}};
+  data["diff"] = {
+      {"summary", d.summary},
+      {"a", d.a_name},
+      {"b", d.b_name},
+      {"only_in_a", d.only_in_a.size()},
+      {"only_in_b", d.only_in_b.size()},
+      {"changed", std::move(changed)},
+      {"graph", std::move(graph)},
+      {"layout", layout == DiffLayout::kSideBySide && side_graph >= 0 ? "side" : "merged"},
+      {"side_graph", side_graph}};
   return Status::ok();
 }
 
@@ -502,7 +503,6 @@ void add_lint(Builder& b, const std::vector<lint::Finding>& findings, json& data
                   {"model_findings", std::move(model_findings)}};
 }
 
-
 Status add_highlight(Builder& b, const HighlightOverlay& h, const std::string& file, json& data) {
   json list = json::array();
   std::set<int64_t> seen;
@@ -518,8 +518,7 @@ Status add_highlight(Builder& b, const HighlightOverlay& h, const std::string& f
       const std::string op = space == std::string::npos ? "" : name.substr(space + 1);
       if (op.empty() || b.nodes[static_cast<size_t>(idx)]["o"] == op) n = idx;
     }
-    if (n < 0)
-      return invalid_argument("highlighted node '" + name + "' is not a node of " + file);
+    if (n < 0) return invalid_argument("highlighted node '" + name + "' is not a node of " + file);
     if (!seen.insert(n).second) continue;
     b.nodes[static_cast<size_t>(n)]["h"] = 1;
     list.push_back(n);
@@ -540,14 +539,14 @@ Expected<json> viewer_data(const LoadedModel& model, const ViewerOverlays& overl
   json data;
   json opsets = json::array();
   for (const auto& [d, v] : summary->opset_imports) opsets.push_back({d, v});
-  data["model"] = {{"file", summary->file_name},
-                   {"producer", summary->producer_name + (summary->producer_version.empty()
-                                                              ? ""
-                                                              : " " + summary->producer_version)},
-                   {"ir_version", summary->ir_version},
-                   {"opsets", std::move(opsets)},
-                   {"node_count", summary->node_count},
-                   {"node_count_with_subgraphs", summary->node_count_with_subgraphs}};
+  data["model"] = {
+      {"file", summary->file_name},
+      {"producer", summary->producer_name +
+                       (summary->producer_version.empty() ? "" : " " + summary->producer_version)},
+      {"ir_version", summary->ir_version},
+      {"opsets", std::move(opsets)},
+      {"node_count", summary->node_count},
+      {"node_count_with_subgraphs", summary->node_count_with_subgraphs}};
   // The highlight and lint look nodes up by name: before the diff adds the other model's nodes.
   if (overlays.highlight) {
     Status st = add_highlight(b, *overlays.highlight, summary->file_name, data);

@@ -187,8 +187,10 @@ g (float[1,3,4] x) => (float[1,3,4] z)
   for (int k = 0; k < 6; ++k)
     for (const char* io : {"i", "u"})
       for (const auto& t : nodes[k][io])
-        if (k < 2) a_tensors.insert(t.get<int64_t>());
-        else if (k >= 3) b_tensors.insert(t.get<int64_t>());
+        if (k < 2)
+          a_tensors.insert(t.get<int64_t>());
+        else if (k >= 3)
+          b_tensors.insert(t.get<int64_t>());
   for (int64_t t : b_tensors) {
     EXPECT_EQ(a_tensors.count(t), 0u) << j["tensors"][t]["n"];
     EXPECT_LT(t, static_cast<int64_t>(j["tensors"].size()));
@@ -232,8 +234,7 @@ TEST(Viewer, HighlightOfAnUnknownNodeIsOneClearError) {
     auto data = report::viewer_data(m, ov);
     ASSERT_FALSE(data) << bad;
     EXPECT_EQ(data.status().code(), ErrorCode::kInvalidArgument);
-    EXPECT_EQ(data.status().message(),
-              "highlighted node '" + bad + "' is not a node of test.onnx");
+    EXPECT_EQ(data.status().message(), "highlighted node '" + bad + "' is not a node of test.onnx");
   }
 }
 
@@ -246,7 +247,11 @@ g (bool c, float[2] x) => (float[2] y)
              else_branch = e () => (float[2] b) { b = Neg(x) }>
 }
 )ONNX");
-  m.proto.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g()->mutable_node(0)
+  m.proto.mutable_graph()
+      ->mutable_node(0)
+      ->mutable_attribute(1)
+      ->mutable_g()
+      ->mutable_node(0)
       ->set_name("inner_neg");
   const std::string which = m.proto.graph().node(0).attribute(1).name();
   report::ViewerOverlays ov;
