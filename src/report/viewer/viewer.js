@@ -196,10 +196,18 @@
   }
   function placeChunks() {
     const y = [0, 0];
-    for (const c of chunks) { c.y = y[c.col]; y[c.col] += (c.layout ? c.layout.h : c.est) + GAP; if (c.el) c.el.setAttribute('transform', `translate(${chunkX(c)},${c.y})`); }
+    for (const c of chunks) {
+      const x = chunkX(c);
+      // A drawn chunk that moves (one above it was laid out) leaves its dashed edges behind.
+      if (c.el && c.el.isConnected && (c.y !== y[c.col] || c.x !== x)) crossStale = true;
+      c.y = y[c.col];
+      c.x = x;
+      y[c.col] += (c.layout ? c.layout.h : c.est) + GAP;
+      if (c.el) c.el.setAttribute('transform', `translate(${x},${c.y})`);
+    }
     totalHeight = Math.max(y[0], y[1]);
   }
-  let totalHeight = 0;
+  let totalHeight = 0, crossStale = false;
   const chunkWidth = (c) => (c.layout ? c.layout.w : 300);
   // Left edge of a chunk: centred on x = 0, or side by side the viewed model right-aligned left of
   // the middle and the other model left-aligned right of it (stable while chunks are laid out).
@@ -333,7 +341,7 @@
         if (!c.el.isConnected) { chunkLayer.appendChild(c.el); changed = true; }
       } else if (c.el && c.el.isConnected) { c.el.remove(); changed = true; }
     }
-    if (changed) { keepAnchor(); drawCross(); }
+    if (changed || crossStale) { keepAnchor(); drawCross(); crossStale = false; }
     setAnchor();
   }
   function setAnchor() {
