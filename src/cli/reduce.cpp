@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "data/test_data.h"
 #include "model/model.h"
 #include "reduce/reduce.h"
@@ -52,6 +53,7 @@ struct ReduceArgs {
   bool json = false;
   bool fallback_shapes = false;
   bool no_reduce_inputs = false, no_reduce_outputs = false;
+  HtmlOutput html;
 };
 
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -212,6 +214,21 @@ int reduce_command(const ReduceArgs& a) {
               << "\n";
   auto rep = reduce_model(original, *oracle, ro);
   if (tty) std::cerr << "\r\x1b[K";
+  if (rep && rep->original_fails && !a.html.path.empty()) {
+    // The reduced nodes highlighted inside the original model.
+    LoadedModel shown;
+    shown.proto = original.model;
+    shown.path = a.model;
+    shown.base_dir = original.base_dir;
+    report::ViewerOverlays ov;
+    ov.highlight = report::HighlightOverlay{
+        "reduced model",
+        std::to_string(rep->nodes_after) + " of " + std::to_string(rep->nodes_before) +
+            " nodes still fail (" + oracle->describe() + ")",
+        rep->kept_nodes};
+    if (Status st = write_html_view(a.html, shown, std::move(ov), std::cerr); !st)
+      std::cerr << "onnxdbg: warning: " << st.message() << "\n";
+  }
   if (!rep) {
     std::error_code ec;
     if (std::filesystem::exists(a.output, ec))
@@ -358,6 +375,7 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--no-reduce-outputs", args->no_reduce_outputs,
                 "Keep the model's graph outputs (cut only the input side)");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of text");
+  add_html_option(cmd, args->html, "the reduced model's nodes highlighted in the original");
   cmd->callback([args, &ctx] { ctx.exit_code = reduce_command(*args); });
 }
 

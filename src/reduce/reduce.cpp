@@ -12,7 +12,8 @@ namespace onnxdbg::reduce {
 namespace {
 
 std::string node_label(const onnx::NodeProto& n, int index) {
-  return n.name().empty() ? "#" + std::to_string(index) + " (" + n.op_type() + ")" : n.name();
+  // Unnamed nodes as `onnxdbg diff` and the viewer label them: "#12 Conv".
+  return n.name().empty() ? "#" + std::to_string(index) + " " + n.op_type() : n.name();
 }
 
 }  // namespace

@@ -33,10 +33,12 @@ check "resume calls the oracle twice" "grep -q '\"oracle_calls\": 2' resumed.jso
 
 # Built-in oracle: OpenCV 4.6 applies Softmax on the wrong axis for opset 13.
 "$bin" reduce demo.onnx -o demo_reduced.onnx --fail-on mismatch --backends reference,opencv \
-  --atol 1e-4 --rtol 1e-3 --json > demo.json 2> err.txt
+  --atol 1e-4 --rtol 1e-3 --json --html demo.html > demo.json 2> err.txt
 rc=$?
 check "mismatch oracle exits 0" "[ $rc -eq 0 ]" || cat demo.json err.txt
 check "mismatch reduced to Softmax" "python3 -c 'import json,sys; r=json.load(open(\"demo.json\")); sys.exit(r[\"kept_op_types\"] != [\"Softmax\"])'" || cat demo.json
+
+check "html page highlights the reduced node" "grep -q 'reduced model' demo.html && grep -q '1 of 5 nodes still fail' demo.html" || ls -la
 
 # Bad input.
 "$bin" reduce chain300.onnx -o x.onnx --check no-such-check-cmd arg > out.txt 2> err.txt
