@@ -52,6 +52,7 @@ run dag1994 bisect 12.0 "same algorithm as Polygraphy bisect" --mode bisect -j 2
 det="$models/ch_PP-OCRv4_det_infer.onnx"
 if [ -f "$det" ]; then
   cp "$det" det.onnx
-  run det mismatch 0 "at most 3 nodes left" --fail-on mismatch --backends reference,opencv \
-    --atol 1e-3 --rtol 1e-3 --model-input-shapes x:1x3x320x320
+  # OpenCV 4.6 refuses the model: its importer takes Clip with one input only (opset >= 11 has 3).
+  run det opencv 0 "at most 3 nodes left" --fail-on error --fail-regex Clip --backends opencv \
+    --model-input-shapes x:1x3x320x320
 fi

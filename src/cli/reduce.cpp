@@ -214,7 +214,14 @@ int reduce_command(const ReduceArgs& a) {
               << "\n";
   auto rep = reduce_model(original, *oracle, ro);
   if (tty) std::cerr << "\r\x1b[K";
-  if (rep && rep->original_fails && !a.html.path.empty()) {
+  if (!rep) {
+    std::error_code ec;
+    if (std::filesystem::exists(a.output, ec))
+      std::cerr << "onnxdbg: the best model so far is in " << a.output << "\n";
+    return report_error(Status(rep.status()).with_context("while reducing " + a.model));
+  }
+  auto write_html = [&] {
+    if (!rep->original_fails || a.html.path.empty()) return;
     // The reduced nodes highlighted inside the original model.
     LoadedModel shown;
     shown.proto = original.model;
@@ -228,15 +235,10 @@ int reduce_command(const ReduceArgs& a) {
         rep->kept_nodes};
     if (Status st = write_html_view(a.html, shown, std::move(ov), std::cerr); !st)
       std::cerr << "onnxdbg: warning: " << st.message() << "\n";
-  }
-  if (!rep) {
-    std::error_code ec;
-    if (std::filesystem::exists(a.output, ec))
-      std::cerr << "onnxdbg: the best model so far is in " << a.output << "\n";
-    return report_error(Status(rep.status()).with_context("while reducing " + a.model));
-  }
+  };
   if (a.json) {
     std::cout << report_json(*rep) << "\n";
+    write_html();
     return rep->original_fails ? kExitOk : kExitMismatch;
   }
   if (!rep->original_fails) {
@@ -282,8 +284,10 @@ int reduce_command(const ReduceArgs& a) {
                  "the result may not fail reliably\n";
   std::cout << "wrote " << rep->output;
   if (!rep->min_good.empty())
-    std::cout << "; min-good (" << rep->min_good_nodes << " nodes, passes): " << rep->min_good;
-  std::cout << "\n";
+    std::cout << "; min-good (" << rep->min_good_nodes
+              << (rep->min_good_nodes == 1 ? " node" : " nodes") << ", passes): " << rep->min_good;
+  std::cout << "\n" << std::flush;
+  write_html();
   return kExitOk;
 }
 
