@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
+#include "data/npz.h"
 #include "data/test_data.h"
 #include "model/model.h"
 #include "reduce/reduce.h"
@@ -123,9 +124,19 @@ int reduce_command(const ReduceArgs& a) {
   }
   // Input samples: loaded (one), or generated with seeds seed, seed+1, ...
   if (!a.load_inputs.empty()) {
-    auto t = load_tensors(a.load_inputs, original.model.graph());
+    // An .npz may hold layerwise values too (inputs plus intermediate tensors, as `onnxdbg run
+    // --save-outputs` or Polygraphy's `data to-input` write): those become golden values.
+    Expected<TensorMap> t = std::filesystem::path(a.load_inputs).extension() == ".npz"
+                                ? load_npz(a.load_inputs)
+                                : load_tensors(a.load_inputs, original.model.graph());
     if (!t) return report_error(t.status());
-    original.samples.push_back(std::move(*t));
+    TensorMap sample;
+    for (auto& [name, v] : *t) {
+      bool is_input = false;
+      for (const auto& sig : model_inputs(original.model.graph())) is_input |= sig.name == name;
+      (is_input ? sample : original.provided).insert_or_assign(name, std::move(v));
+    }
+    original.samples.push_back(std::move(sample));
   } else {
     InputGenOptions gen;
     if (Status st = parse_value_ranges(a.val_range, gen); !st) return report_error(st);
@@ -349,7 +360,8 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
                   "elemwise, max, mean or median (see onnxdbg run)")
       ->capture_default_str();
   cmd->add_option("--load-inputs", args->load_inputs,
-                  "Input values (.npz or test-data .pb folder) instead of generated ones");
+                  "Input values (.npz, .pb, .npy or a test-data folder) instead of generated ones; an .npz "
+                  "may also hold intermediate tensors (layerwise data), used as golden values");
   cmd->add_option("--seed", args->seed, "Seed for generated inputs")->capture_default_str();
   cmd->add_option("--iterations", args->iterations,
                   "Input samples (seeds seed, seed+1, ...); a candidate fails if any sample does")

@@ -342,6 +342,22 @@ Status prepare_original(Original& o) {
     }
   }
 
+  if (!o.provided.empty()) {
+    std::unordered_set<std::string> produced;
+    for (const auto& n : g.node())
+      for (const auto& out : n.output()) produced.insert(out);
+    for (const auto& [name, t] : o.provided)
+      if (!produced.count(name))
+        return invalid_argument("the loaded value '" + name +
+                                "' is not a tensor of the model; was it saved from another model?");
+    if (o.golden.empty() && !o.samples.empty()) {
+      o.golden.push_back(o.samples[0]);
+      o.golden_error.clear();
+    }
+    if (!o.golden.empty())
+      for (const auto& [name, t] : o.provided) o.golden[0].insert_or_assign(name, t);
+  }
+
   o.verify = true;
   auto whole = build_candidate(o, whole_model(o));
   if (!whole) {

@@ -31,6 +31,11 @@ struct Original {
   /// not run the model (`golden_error` says why); candidates then only get types, no data.
   std::vector<TensorMap> golden;
   std::string golden_error;
+  /// Values of intermediate tensors the user brought (--load-inputs with layerwise data, e.g.
+  /// from `onnxdbg run --save-outputs` or Polygraphy): they replace the reference's golden
+  /// values of the same names for sample 0, and stand in for them when the reference cannot run
+  /// the model.
+  TensorMap provided;
   /// Types of main-graph values from ONNX shape inference (used where golden values are missing).
   std::unordered_map<std::string, onnx::TypeProto> inferred;
   /// --force-fallback-shape-inference: candidates carry value_info for every intermediate value,
@@ -113,8 +118,9 @@ std::vector<std::string> optional_attributes(const onnx::ModelProto& model,
                                              const onnx::NodeProto& node);
 
 /// Fills `original`: applies nothing to the model, runs the reference on every sample recording
-/// golden values (failure is not an error: golden_error says why), infers types, and decides
-/// whether candidates can be verified. Errors: none besides those of reading initializers.
+/// golden values (failure is not an error: golden_error says why), overlays `provided`, infers
+/// types, and decides whether candidates can be verified. Errors: kInvalidArgument when a
+/// provided value names no tensor of the model; those of reading initializers.
 Status prepare_original(Original& original);
 
 }  // namespace onnxdbg::reduce

@@ -413,5 +413,62 @@ TEST(Reduce, BuiltInMismatchOracleFindsTheSoftmaxOpenCvGetsWrong) {
   EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
 }
 
+TEST(Reduce, ACandidateThatCrashesTheBackendIsAVerdictNotACrash) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kError};
+  bo.backends = {*BackendSpec::parse("onnxruntime:debug_crash=run")};
+  bo.fail_regex = {"SIGSEGV"};
+  bo.work_dir = tmp.path;
+  auto oracle = make_builtin_oracle(bo);
+  ASSERT_TRUE(oracle) << oracle.status().to_string();
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  EXPECT_TRUE(rep->original_fails);
+  EXPECT_NE(rep->original_detail.find("SIGSEGV"), std::string::npos) << rep->original_detail;
+  EXPECT_EQ(rep->nodes_after, 1);  // every candidate crashes: one node is enough
+}
+
+TEST(Reduce, LayerwiseValuesTheUserBringsAreTheGoldenValues) {
+  Original o;
+  o.model = parse_text_model(kTwoBranches);
+  o.samples.push_back({{"x", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  o.provided.emplace("b1", Tensor::from_vector<float>({2, 3}, {7, 7, 7, 7, 7, 7}));
+  ASSERT_TRUE(prepare_original(o));
+  Candidate c;
+  c.nodes = {4};  // Erf(b1)
+  auto b = build_candidate(o, c);
+  ASSERT_TRUE(b);
+  EXPECT_FLOAT_EQ(static_cast<float>(b->feeds[0].at("b1").get_as_double(0)), 7.0f);
+  // A value of another model is refused in one sentence.
+  o.provided.emplace("nope", Tensor::from_vector<float>({1}, {0}));
+  Status st = prepare_original(o);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("'nope' is not a tensor of the model"), std::string::npos);
+}
+
+TEST(Ddmin, NarrowFindsOneBadItemInAboutLogRounds) {
+  for (size_t width : {1u, 2u, 3u}) {
+    std::vector<int> items;
+    for (int i = 0; i < 1000; ++i) items.push_back(i);
+    int rounds = 0;
+    BatchTest<int> test = [&](const std::vector<std::vector<int>>& subsets) -> Expected<int> {
+      ++rounds;
+      for (size_t k = 0; k < subsets.size(); ++k)
+        if (std::count(subsets[k].begin(), subsets[k].end(), 613)) return static_cast<int>(k);
+      return -1;
+    };
+    auto r = narrow<int>(items, test, width);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, std::vector<int>{613}) << width;
+    EXPECT_LE(rounds, static_cast<int>(std::ceil(std::log(1000.0) / std::log(width + 1.0))) + 1)
+        << width;
+  }
+}
+
 }  // namespace
 }  // namespace onnxdbg::reduce
