@@ -154,7 +154,8 @@ onnx::ModelProto transformer611() {
     std::string h = layer_norm(b, x);
     std::string qkv[3];
     for (auto& t : qkv) {
-      t = b.op("Add", {b.op("MatMul", {h, b.weight({hidden, hidden}, 0.3f)}), b.weight({hidden}, 0.1f)});
+      t = b.op("Add",
+               {b.op("MatMul", {h, b.weight({hidden, hidden}, 0.3f)}), b.weight({hidden}, 0.1f)});
       t = b.op("Reshape", {t, b.ints({1, seq, heads, dh})});
       t = b.op("Transpose", {t});
       Builder::attr_ints(b.g->mutable_node(b.g->node_size() - 1), "perm", {0, 2, 1, 3});
@@ -169,10 +170,12 @@ onnx::ModelProto transformer611() {
     a = b.op("Transpose", {a});
     Builder::attr_ints(b.g->mutable_node(b.g->node_size() - 1), "perm", {0, 2, 1, 3});
     a = b.op("Reshape", {a, b.ints({1, seq, hidden})});
-    a = b.op("Add", {b.op("MatMul", {a, b.weight({hidden, hidden}, 0.3f)}), b.weight({hidden}, 0.1f)});
+    a = b.op("Add",
+             {b.op("MatMul", {a, b.weight({hidden, hidden}, 0.3f)}), b.weight({hidden}, 0.1f)});
     x = b.op("Add", {x, a});
     h = layer_norm(b, x);
-    std::string f = b.op("Add", {b.op("MatMul", {h, b.weight({hidden, 32}, 0.3f)}), b.weight({32}, 0.1f)});
+    std::string f =
+        b.op("Add", {b.op("MatMul", {h, b.weight({hidden, 32}, 0.3f)}), b.weight({32}, 0.1f)});
     // GELU, sigmoid form: f * sigmoid(1.702 f)
     f = b.op("Mul", {f, b.op("Sigmoid", {b.op("Mul", {f, b.scalar(1.702f)})})});
     f = b.op("Add", {b.op("MatMul", {f, b.weight({32, hidden}, 0.3f)}), b.weight({hidden}, 0.1f)});
@@ -192,9 +195,15 @@ onnx::ModelProto dag1994() {
     const size_t k = values.size();
     std::string x;
     switch (k % 4) {
-      case 0: x = b.op("Mul", {values[k - 1], scale}); break;
-      case 1: x = b.op("Add", {values[k - 1], bias}); break;
-      case 2: x = b.op("Tanh", {values[k - 1]}); break;
+      case 0:
+        x = b.op("Mul", {values[k - 1], scale});
+        break;
+      case 1:
+        x = b.op("Add", {values[k - 1], bias});
+        break;
+      case 2:
+        x = b.op("Tanh", {values[k - 1]});
+        break;
       default:  // a skip connection from up to 16 values back
         x = b.op("Add", {values[k - 1], values[k - 1 - std::min<size_t>(k - 1, 3 + k % 13)]});
     }

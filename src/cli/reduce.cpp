@@ -1,6 +1,8 @@
 // `onnxdbg reduce`: shrink a failing model to a minimal failing one, with an external --check
 // command (Polygraphy's `debug reduce` options) or a built-in oracle (--fail-on), printing a
 // progress line, a summary table, or one JSON object with --json.
+#include "reduce/reduce.h"
+
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include "data/npz.h"
 #include "data/test_data.h"
 #include "model/model.h"
-#include "reduce/reduce.h"
 #include "reduce/strategies/strategies.h"
 #include "report/table.h"
 #include "runner/input_gen.h"
@@ -63,7 +64,8 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
     size_t pos = 0;
     while (pos <= item.size()) {
       const size_t comma = item.find(',', pos);
-      std::string s = item.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      std::string s =
+          item.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       if (!s.empty()) out.push_back(s);
       if (comma == std::string::npos) break;
       pos = comma + 1;
@@ -150,7 +152,8 @@ int reduce_command(const ReduceArgs& a) {
                     << "); candidates get types only\n";
           break;
         }
-        return report_error(Status(t.status()).with_context("generating inputs (use --model-input-shapes)"));
+        return report_error(
+            Status(t.status()).with_context("generating inputs (use --model-input-shapes)"));
       }
       original.samples.push_back(std::move(*t));
     }
@@ -195,7 +198,8 @@ int reduce_command(const ReduceArgs& a) {
       if (Status st = validate_backend_spec(*spec); !st) return report_error(st);
       bo.backends.push_back(*spec);
     }
-    if (Status st = parse_tolerance_args(a.atol, a.rtol, bo.tolerance); !st) return report_error(st);
+    if (Status st = parse_tolerance_args(a.atol, a.rtol, bo.tolerance); !st)
+      return report_error(st);
     auto stat = error_stat_from_name(a.error_stat);
     if (!stat) return report_error(stat.status());
     bo.error_stat = *stat;
@@ -239,11 +243,11 @@ int reduce_command(const ReduceArgs& a) {
     shown.path = a.model;
     shown.base_dir = original.base_dir;
     report::ViewerOverlays ov;
-    ov.highlight = report::HighlightOverlay{
-        "reduced model",
-        std::to_string(rep->nodes_after) + " of " + std::to_string(rep->nodes_before) +
-            " nodes still fail (" + oracle->describe() + ")",
-        rep->kept_nodes};
+    ov.highlight = report::HighlightOverlay{"reduced model",
+                                            std::to_string(rep->nodes_after) + " of " +
+                                                std::to_string(rep->nodes_before) +
+                                                " nodes still fail (" + oracle->describe() + ")",
+                                            rep->kept_nodes};
     if (Status st = write_html_view(a.html, shown, std::move(ov), std::cerr); !st)
       std::cerr << "onnxdbg: warning: " << st.message() << "\n";
   };
@@ -272,16 +276,17 @@ int reduce_command(const ReduceArgs& a) {
   };
   std::cout << "  inputs: " << join(rep->inputs) << "; outputs: " << join(rep->outputs) << "\n";
   char line[256];
-  std::snprintf(line, sizeof line,
-                "  %lld oracle calls, %lld cache hits, %lld invalid candidates skipped, %lld timeouts, "
-                "%.2f s\n",
-                static_cast<long long>(rep->oracle_calls), static_cast<long long>(rep->cache_hits),
-                static_cast<long long>(rep->invalid_skipped), static_cast<long long>(rep->timeouts),
-                rep->seconds);
+  std::snprintf(
+      line, sizeof line,
+      "  %lld oracle calls, %lld cache hits, %lld invalid candidates skipped, %lld timeouts, "
+      "%.2f s\n",
+      static_cast<long long>(rep->oracle_calls), static_cast<long long>(rep->cache_hits),
+      static_cast<long long>(rep->invalid_skipped), static_cast<long long>(rep->timeouts),
+      rep->seconds);
   std::cout << line;
   report::Table t({"strategy", "runs", "oracle calls", "nodes removed", "seconds"},
-          {report::Align::kLeft, report::Align::kRight, report::Align::kRight, report::Align::kRight,
-           report::Align::kRight});
+                  {report::Align::kLeft, report::Align::kRight, report::Align::kRight,
+                   report::Align::kRight, report::Align::kRight});
   for (const auto& s : rep->strategies) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.2f", s.seconds);
@@ -359,9 +364,10 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--check-error-stat", args->error_stat,
                   "elemwise, max, mean or median (see onnxdbg run)")
       ->capture_default_str();
-  cmd->add_option("--load-inputs", args->load_inputs,
-                  "Input values (.npz, .pb, .npy or a test-data folder) instead of generated ones; an .npz "
-                  "may also hold intermediate tensors (layerwise data), used as golden values");
+  cmd->add_option(
+      "--load-inputs", args->load_inputs,
+      "Input values (.npz, .pb, .npy or a test-data folder) instead of generated ones; an .npz "
+      "may also hold intermediate tensors (layerwise data), used as golden values");
   cmd->add_option("--seed", args->seed, "Seed for generated inputs")->capture_default_str();
   cmd->add_option("--iterations", args->iterations,
                   "Input samples (seeds seed, seed+1, ...); a candidate fails if any sample does")

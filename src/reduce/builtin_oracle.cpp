@@ -18,9 +18,12 @@ Expected<FailOn> fail_on_from_name(const std::string& name) {
 
 std::string fail_on_name(FailOn f) {
   switch (f) {
-    case FailOn::kMismatch: return "mismatch";
-    case FailOn::kError: return "error";
-    case FailOn::kNan: return "nan";
+    case FailOn::kMismatch:
+      return "mismatch";
+    case FailOn::kError:
+      return "error";
+    case FailOn::kNan:
+      return "nan";
   }
   return "?";
 }
@@ -87,8 +90,8 @@ class BuiltinOracle : public Oracle {
           for (const auto& [name, golden] : outputs[0][s]) {
             auto it = outputs[b][s].find(name);
             if (it == outputs[b][s].end()) continue;
-            TensorComparison cmp = compare_tensors(it->second, golden,
-                                                   o_.tolerance.for_output(name), o_.error_stat);
+            TensorComparison cmp =
+                compare_tensors(it->second, golden, o_.tolerance.for_output(name), o_.error_stat);
             if (!cmp.pass) {
               v.fails = true;
               v.detail = o_.backends[b].to_string() + " vs " + o_.backends[0].to_string() +
@@ -178,8 +181,8 @@ Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& opti
     try {
       regexes.emplace_back(r, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return invalid_argument("--fail-regex '" + r + "' is not a valid regular expression: " +
-                              e.what());
+      return invalid_argument("--fail-regex '" + r +
+                              "' is not a valid regular expression: " + e.what());
     }
   }
   std::vector<std::unique_ptr<Backend>> backends;

@@ -317,7 +317,8 @@ Status prepare_original(Original& o) {
     o.index.reads.push_back(surgeon::node_reads(g.node(i)));
     for (const auto& r : o.index.reads.back()) o.index.consumers[r].push_back(i);
   }
-  for (int i = 0; i < g.initializer_size(); ++i) o.index.initializers.emplace(g.initializer(i).name(), i);
+  for (int i = 0; i < g.initializer_size(); ++i)
+    o.index.initializers.emplace(g.initializer(i).name(), i);
   for (const auto& vi : g.input()) o.index.graph_inputs.insert(vi.name());
   for (const auto& vi : g.output()) o.index.graph_outputs.insert(vi.name());
 

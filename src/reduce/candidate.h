@@ -57,7 +57,7 @@ struct Original {
   /// Facts about the main graph that every candidate build needs, computed once by
   /// prepare_original so that a build costs time in the candidate's size, not the model's.
   struct GraphIndex {
-    std::vector<std::vector<std::string>> reads;  ///< per node: surgeon::node_reads
+    std::vector<std::vector<std::string>> reads;                  ///< per node: surgeon::node_reads
     std::unordered_map<std::string, std::vector<int>> consumers;  ///< value -> reading nodes
     std::unordered_map<std::string, int> initializers;            ///< name -> index
     std::unordered_set<std::string> graph_inputs, graph_outputs;
@@ -66,9 +66,9 @@ struct Original {
 
 /// One candidate, described relative to the original model (node indices into its main graph).
 struct Candidate {
-  std::vector<int> nodes;                  ///< kept nodes, ascending (topological order)
-  std::set<std::string> dropped_outputs;   ///< candidate outputs removed (dead nodes go with them)
-  std::set<std::string> frozen_inputs;     ///< boundary values baked in as initializers (sample 0)
+  std::vector<int> nodes;                 ///< kept nodes, ascending (topological order)
+  std::set<std::string> dropped_outputs;  ///< candidate outputs removed (dead nodes go with them)
+  std::set<std::string> frozen_inputs;    ///< boundary values baked in as initializers (sample 0)
   std::set<std::pair<int, std::string>> removed_attributes;  ///< (node, attribute) reset
   std::set<std::string> zeroed_initializers;                 ///< float weights set to 0
   /// True when every kept node computes what it computed in the original, so the reference's

@@ -89,9 +89,9 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
   while (open_fds > 0) {
     int wait_ms = -1;
     if (timeout_s > 0) {
-      const double left = timeout_s - std::chrono::duration<double>(
-                                          std::chrono::steady_clock::now() - start)
-                                          .count();
+      const double left =
+          timeout_s -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (left <= 0) {
         r.timed_out = true;
         break;
@@ -164,8 +164,7 @@ class CheckOracle : public Oracle {
         return invalid_argument("cannot write the candidate to '" + artifact.string() +
                                 "' (disk full or no permission?)");
     }
-    if (!c.feeds.empty() && !c.feeds[0].empty())
-      ODB_RETURN_IF_ERROR(save_npz(inputs, c.feeds[0]));
+    if (!c.feeds.empty() && !c.feeds[0].empty()) ODB_RETURN_IF_ERROR(save_npz(inputs, c.feeds[0]));
     std::vector<std::string> argv;
     for (const auto& a : o_.command) {
       std::string arg = a;
@@ -220,8 +219,8 @@ Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options)
     try {
       regexes.emplace_back(r, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return invalid_argument("--fail-regex '" + r + "' is not a valid regular expression: " +
-                              e.what());
+      return invalid_argument("--fail-regex '" + r +
+                              "' is not a valid regular expression: " + e.what());
     }
   }
   return std::unique_ptr<Oracle>(new CheckOracle(options, std::move(regexes)));

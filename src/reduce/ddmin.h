@@ -47,7 +47,8 @@ Expected<std::vector<T>> ddmin(std::vector<T> items, const BatchTest<T>& test,
       std::vector<std::vector<T>> complements(n);
       for (size_t i = 0; i < n; ++i)
         for (size_t j = 0; j < n; ++j)
-          if (j != i) complements[i].insert(complements[i].end(), chunks[j].begin(), chunks[j].end());
+          if (j != i)
+            complements[i].insert(complements[i].end(), chunks[j].begin(), chunks[j].end());
       ODB_ASSIGN_OR_RETURN(k, test(complements));
       if (k >= 0) {
         items = complements[static_cast<size_t>(k)];

@@ -47,12 +47,12 @@ struct CheckOptions {
   /// values, so a check such as `onnxdbg run ... --load-inputs onnxdbg_debug_inputs.npz` sees
   /// the values the subgraph saw inside the full model.
   std::string iter_inputs = "onnxdbg_debug_inputs.npz";
-  std::optional<int> fail_code;          ///< fail only on this exit code
-  bool ignore_fail_code = false;         ///< the exit code never decides (only --fail-regex)
-  std::vector<std::string> fail_regex;   ///< ECMAScript regexes searched in stdout and stderr
-  double timeout_seconds = 0;            ///< 0: no timeout
-  bool timeout_means_fail = false;       ///< --timeout-means fail|pass (default pass)
-  int jobs = 1;                          ///< -j: checks run at once
+  std::optional<int> fail_code;         ///< fail only on this exit code
+  bool ignore_fail_code = false;        ///< the exit code never decides (only --fail-regex)
+  std::vector<std::string> fail_regex;  ///< ECMAScript regexes searched in stdout and stderr
+  double timeout_seconds = 0;           ///< 0: no timeout
+  bool timeout_means_fail = false;      ///< --timeout-means fail|pass (default pass)
+  int jobs = 1;                         ///< -j: checks run at once
   /// Folder for the per-job copies when jobs > 1 (each job writes into <work_dir>/job<K>/ and
   /// arguments naming iter_artifact / iter_inputs are rewritten to those paths).
   std::filesystem::path work_dir;

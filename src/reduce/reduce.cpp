@@ -50,8 +50,8 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
       ++rep.passes;
       const size_t before = r.current().nodes.size();
       for (const StrategyEntry* s : pass) {
-        if (r.current().nodes.size() <= 1 && (s->name == "nodes" || s->name == "bisect" ||
-                                              s->name == "linear"))
+        if (r.current().nodes.size() <= 1 &&
+            (s->name == "nodes" || s->name == "bisect" || s->name == "linear"))
           continue;
         r.set_phase(s->name);
         if (std::find(order.begin(), order.end(), s->name) == order.end()) order.push_back(s->name);

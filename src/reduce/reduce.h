@@ -21,18 +21,18 @@ struct ReduceOptions {
   /// Strategies of one pass, in order (see strategies_for_mode); passes repeat while a pass
   /// removes nodes.
   std::vector<std::string> strategies;
-  ReducerOptions reducer;              ///< output, journal, resume, artifacts, progress
-  std::filesystem::path min_good;      ///< --min-good: where to write the closest passing model
-  bool confirm = true;                 ///< re-test the result without the cache (flakiness)
+  ReducerOptions reducer;          ///< output, journal, resume, artifacts, progress
+  std::filesystem::path min_good;  ///< --min-good: where to write the closest passing model
+  bool confirm = true;             ///< re-test the result without the cache (flakiness)
 };
 
 struct ReduceReport {
-  bool original_fails = false;     ///< false: nothing was reduced (the oracle passes the original)
-  std::string original_detail;     ///< the oracle's verdict line on the original
-  std::string oracle;              ///< Oracle::describe()
+  bool original_fails = false;  ///< false: nothing was reduced (the oracle passes the original)
+  std::string original_detail;  ///< the oracle's verdict line on the original
+  std::string oracle;           ///< Oracle::describe()
   int64_t nodes_before = 0, nodes_after = 0;
-  std::vector<std::string> kept_nodes;     ///< names ("#index OpType" when unnamed, as diff)
-  std::vector<std::string> kept_op_types;  ///< op type of each kept node
+  std::vector<std::string> kept_nodes;       ///< names ("#index OpType" when unnamed, as diff)
+  std::vector<std::string> kept_op_types;    ///< op type of each kept node
   std::vector<std::string> inputs, outputs;  ///< of the reduced model
   int64_t passes = 0;
   int64_t oracle_calls = 0, cache_hits = 0, invalid_skipped = 0, timeouts = 0;
@@ -41,8 +41,8 @@ struct ReduceReport {
   std::string output;                     ///< the reduced model's path
   std::string min_good;                   ///< written min-good model, "" when none
   int64_t min_good_nodes = 0;
-  std::string golden_note;                ///< why there are no golden values, "" when there are
-  std::vector<std::string> notes;         ///< flaky oracle, verification off, artifacts trouble
+  std::string golden_note;         ///< why there are no golden values, "" when there are
+  std::vector<std::string> notes;  ///< flaky oracle, verification off, artifacts trouble
   bool flaky = false;
 };
 

@@ -71,7 +71,8 @@ Expected<OracleVerdict> Reducer::start() {
   if (!options_.journal.empty()) {
     journal_.open(options_.journal, options_.resume ? std::ios::app : std::ios::trunc);
     if (!journal_)
-      add_note("cannot write the journal '" + options_.journal.string() + "'; --resume will not work");
+      add_note("cannot write the journal '" + options_.journal.string() +
+               "'; --resume will not work");
   }
   if (!options_.artifacts.empty()) {
     std::error_code ec;
@@ -88,7 +89,8 @@ Expected<OracleVerdict> Reducer::start() {
   ++oracle_calls_;
   ODB_ASSIGN_OR_RETURN(OracleVerdict v, oracle_.test(b, 0));
   if (v.timed_out) ++timeouts_;
-  if (auto it = journal_verdicts_.find(b.hash); it != journal_verdicts_.end() && it->second != v.fails)
+  if (auto it = journal_verdicts_.find(b.hash);
+      it != journal_verdicts_.end() && it->second != v.fails)
     add_note("the oracle is flaky: the original model " +
              std::string(v.fails ? "failed" : "passed") + " now but " +
              (it->second ? "failed" : "passed") + " in the journal's run");
@@ -136,7 +138,8 @@ Expected<bool> Reducer::evaluate(std::vector<Pending>& window, size_t& first_fai
   } else {
     std::vector<std::thread> threads;
     for (size_t k = 0; k < window.size(); ++k)
-      threads.emplace_back([&, k] { verdicts[k] = oracle_.test(window[k].built, static_cast<int>(k)); });
+      threads.emplace_back(
+          [&, k] { verdicts[k] = oracle_.test(window[k].built, static_cast<int>(k)); });
     for (auto& t : threads) t.join();
   }
   bool any = false;
@@ -217,9 +220,9 @@ Expected<OracleVerdict> Reducer::confirm_current() {
   ++oracle_calls_;
   ODB_ASSIGN_OR_RETURN(OracleVerdict v, oracle_.test(current_built_, 0));
   if (v.fails != cache_[current_built_.hash])
-    add_note("the oracle is flaky: the reduced model " + std::string(v.fails ? "failed" : "passed") +
-             " when tested again but " + (cache_[current_built_.hash] ? "failed" : "passed") +
-             " before (" + v.detail + ")");
+    add_note("the oracle is flaky: the reduced model " +
+             std::string(v.fails ? "failed" : "passed") + " when tested again but " +
+             (cache_[current_built_.hash] ? "failed" : "passed") + " before (" + v.detail + ")");
   return v;
 }
 

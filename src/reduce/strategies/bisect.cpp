@@ -20,8 +20,9 @@ Status strategy_bisect(Reducer& r) {
       std::vector<Candidate> batch;
       for (size_t len : lengths) {
         Candidate c = r.current();
-        c.nodes = side == 0 ? std::vector<int>(order.begin(), order.begin() + static_cast<long>(len))
-                            : std::vector<int>(order.end() - static_cast<long>(len), order.end());
+        c.nodes = side == 0
+                      ? std::vector<int>(order.begin(), order.begin() + static_cast<long>(len))
+                      : std::vector<int>(order.end() - static_cast<long>(len), order.end());
         batch.push_back(std::move(c));
       }
       ODB_ASSIGN_OR_RETURN(int idx, r.try_batch(batch));

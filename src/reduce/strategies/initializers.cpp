@@ -12,10 +12,9 @@ Status strategy_initializers(Reducer& r) {
   for (const auto& t : r.current_built().model.graph().initializer()) {
     int64_t numel = 1;
     for (int64_t d : t.dims()) numel *= d;
-    const bool floating = t.data_type() == onnx::TensorProto::FLOAT ||
-                          t.data_type() == onnx::TensorProto::DOUBLE ||
-                          t.data_type() == onnx::TensorProto::FLOAT16 ||
-                          t.data_type() == onnx::TensorProto::BFLOAT16;
+    const bool floating =
+        t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE ||
+        t.data_type() == onnx::TensorProto::FLOAT16 || t.data_type() == onnx::TensorProto::BFLOAT16;
     if (floating && numel > 1 && !r.current().zeroed_initializers.count(t.name()) &&
         !r.current().frozen_inputs.count(t.name()))
       items.push_back(t.name());

@@ -1,6 +1,8 @@
 // Tests of onnxdbg reduce: ddmin's 1-minimality, candidates fed with golden values, the --check
 // oracle on real subprocesses (timeouts, missing commands, flaky checks), the built-in oracles on
 // the reference and OpenCV, the cache and journal, artifacts and min-good.
+#include "reduce/reduce.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,7 +11,6 @@
 
 #include "model/model.h"
 #include "reduce/ddmin.h"
-#include "reduce/reduce.h"
 #include "reduce/strategies/strategies.h"
 #include "runner/input_gen.h"
 #include "test_util.h"
@@ -98,7 +99,8 @@ TEST(Candidate, RemovedNodesBecomeInputsFedWithGoldenValues) {
   const Tensor& fed = b->feeds[0].at("b1");
   const Tensor& x = o.samples[0].at("x");
   for (int64_t i = 0; i < x.numel(); ++i)
-    EXPECT_FLOAT_EQ(static_cast<float>(fed.get_as_double(i)), -static_cast<float>(x.get_as_double(i)));
+    EXPECT_FLOAT_EQ(static_cast<float>(fed.get_as_double(i)),
+                    -static_cast<float>(x.get_as_double(i)));
   EXPECT_TRUE(verify_candidate(o, *b));
   // The input is typed with its concrete shape.
   const auto& t = b->model.graph().input(0).type().tensor_type();
@@ -359,15 +361,16 @@ fs::path reduce_models_dir() {
   static TempDir* dir = new TempDir();
   static bool made = false;
   if (!made) {
-    const std::string cmd = std::string(ONNXDBG_BINARY_DIR) + "/make-reduce-models " +
-                            dir->path.string();
+    const std::string cmd =
+        std::string(ONNXDBG_BINARY_DIR) + "/make-reduce-models " + dir->path.string();
     made = std::system(cmd.c_str()) == 0;
   }
   return dir->path;
 }
 
 TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
-  for (const char* name : {"resnet70.onnx", "transformer611.onnx", "dag1994.onnx", "chain300.onnx"}) {
+  for (const char* name :
+       {"resnet70.onnx", "transformer611.onnx", "dag1994.onnx", "chain300.onnx"}) {
     auto m = load_model(reduce_models_dir() / name);
     ASSERT_TRUE(m) << name;
     Original o = prepared(m->proto);
