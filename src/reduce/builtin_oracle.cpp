@@ -176,15 +176,7 @@ Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& opti
     return invalid_argument(
         "--fail-on mismatch compares backends: give at least two (e.g. --backends "
         "reference,onnxruntime)");
-  std::vector<std::regex> regexes;
-  for (const auto& r : options.fail_regex) {
-    try {
-      regexes.emplace_back(r, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return invalid_argument("--fail-regex '" + r +
-                              "' is not a valid regular expression: " + e.what());
-    }
-  }
+  ODB_ASSIGN_OR_RETURN(std::vector<std::regex> regexes, compile_fail_regexes(options.fail_regex));
   std::vector<std::unique_ptr<Backend>> backends;
   for (const auto& spec : options.backends) {
     ODB_ASSIGN_OR_RETURN(auto b, create_backend(spec));

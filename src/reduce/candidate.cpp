@@ -68,6 +68,18 @@ bool type_of(const Original& o, const std::string& name, onnx::TypeProto& out) {
   return false;
 }
 
+// Per sample, the golden values of `names`; empty when one of them has none.
+std::vector<TensorMap> golden_values_of(const Original& o, const std::vector<std::string>& names) {
+  std::vector<TensorMap> out(o.golden.size());
+  for (size_t s = 0; s < o.golden.size(); ++s)
+    for (const auto& name : names) {
+      auto it = o.golden[s].find(name);
+      if (it == o.golden[s].end()) return {};
+      out[s].emplace(name, it->second);
+    }
+  return out;
+}
+
 }  // namespace
 
 Candidate whole_model(const Original& original) {
@@ -233,31 +245,8 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
       }
 
   if (!o.golden.empty()) {
-    bool complete = true;
-    b.feeds.resize(o.golden.size());
-    for (size_t s = 0; s < o.golden.size() && complete; ++s)
-      for (const auto& name : b.inputs) {
-        auto it = o.golden[s].find(name);
-        if (it == o.golden[s].end()) {
-          complete = false;
-          break;
-        }
-        b.feeds[s].emplace(name, it->second);
-      }
-    if (!complete) b.feeds.clear();
-    if (complete && c.preserves_values()) {
-      b.golden_outputs.resize(o.golden.size());
-      for (size_t s = 0; s < o.golden.size() && complete; ++s)
-        for (const auto& name : b.outputs) {
-          auto it = o.golden[s].find(name);
-          if (it == o.golden[s].end()) {
-            complete = false;
-            break;
-          }
-          b.golden_outputs[s].emplace(name, it->second);
-        }
-      if (!complete) b.golden_outputs.clear();
-    }
+    b.feeds = golden_values_of(o, b.inputs);
+    if (!b.feeds.empty() && c.preserves_values()) b.golden_outputs = golden_values_of(o, b.outputs);
   }
   if (!m.SerializeToString(&b.bytes)) return invalid_argument("the candidate cannot be serialized");
   b.hash = fnv1a_hex(b.bytes);

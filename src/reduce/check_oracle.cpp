@@ -209,20 +209,25 @@ class CheckOracle : public Oracle {
 
 }  // namespace
 
-Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options) {
-  if (options.command.empty() || options.command[0].empty())
-    return invalid_argument("--check needs a command");
-  if (options.ignore_fail_code && options.fail_regex.empty())
-    return invalid_argument("--ignore-fail-code needs --fail-regex (otherwise nothing can fail)");
-  std::vector<std::regex> regexes;
-  for (const auto& r : options.fail_regex) {
+Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes) {
+  std::vector<std::regex> out;
+  for (const auto& r : regexes) {
     try {
-      regexes.emplace_back(r, std::regex::ECMAScript);
+      out.emplace_back(r, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
       return invalid_argument("--fail-regex '" + r +
                               "' is not a valid regular expression: " + e.what());
     }
   }
+  return out;
+}
+
+Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options) {
+  if (options.command.empty() || options.command[0].empty())
+    return invalid_argument("--check needs a command");
+  if (options.ignore_fail_code && options.fail_regex.empty())
+    return invalid_argument("--ignore-fail-code needs --fail-regex (otherwise nothing can fail)");
+  ODB_ASSIGN_OR_RETURN(std::vector<std::regex> regexes, compile_fail_regexes(options.fail_regex));
   return std::unique_ptr<Oracle>(new CheckOracle(options, std::move(regexes)));
 }
 

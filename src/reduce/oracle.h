@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,6 +68,9 @@ struct CheckOptions {
 /// Errors: kInvalidArgument for an empty command, a bad regex, or ignore_fail_code without
 /// fail_regex.
 Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options);
+
+/// Compiles --fail-regex values (ECMAScript). Errors: kInvalidArgument naming the bad regex.
+Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes);
 
 /// The built-in failures.
 enum class FailOn {

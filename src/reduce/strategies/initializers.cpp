@@ -1,8 +1,6 @@
 // Strategy initializers: set float weights to zero where the failure does not depend on their
 // values, so a reader of the reduced model sees which weights matter (shapes are kept: ONNX
 // shape inference and the op semantics depend on them).
-#include "reduce/ddmin.h"
-#include "reduce/reducer.h"
 #include "reduce/strategies/strategies.h"
 
 namespace onnxdbg::reduce {
@@ -20,19 +18,9 @@ Status strategy_initializers(Reducer& r) {
       items.push_back(t.name());
   }
   if (items.empty()) return Status::ok();
-  BatchTest<std::string> test =
-      [&](const std::vector<std::vector<std::string>>& subsets) -> Expected<int> {
-    std::vector<Candidate> batch;
-    for (const auto& keep : subsets) {
-      Candidate c = r.current();
-      for (const auto& n : items)
-        if (std::find(keep.begin(), keep.end(), n) == keep.end()) c.zeroed_initializers.insert(n);
-      batch.push_back(std::move(c));
-    }
-    return r.try_batch(batch);
-  };
-  auto kept = ddmin<std::string>(items, test, /*try_empty=*/true);
-  return kept ? Status::ok() : kept.status();
+  return ddmin_edits<std::string>(
+      r, items, [&](Candidate& c, const std::string& item) { c.zeroed_initializers.insert(item); },
+      /*try_empty=*/true);
 }
 
 }  // namespace onnxdbg::reduce
