@@ -11,13 +11,11 @@ namespace {
 
 template <class T>
 Status lp_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel, double p) {
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g,
-                       forward_geometry(ctx, in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
-  Shape out_shape{x.dim(0), x.dim(1)};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+  ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
+  const SpatialGeometry& g = ps.g;
+  const Shape& out_shape = ps.out_shape;
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
-  const int64_t planes = x.dim(0) * x.dim(1), in_size = product(in_spatial), out_size = product(g.out);
+  const int64_t planes = ps.planes, in_size = ps.in_size, out_size = ps.out_size;
   const T* px = x.data<T>();
   T* py = y.data<T>();
   for_each_window_chunk(g, [&](const WindowChunk& wc) {

@@ -12,23 +12,22 @@ namespace {
 
 template <class T>
 Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) {
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g,
-                       forward_geometry(ctx, in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
+  ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
+  const SpatialGeometry& g = ps.g;
+  const Shape& out_shape = ps.out_shape;
   const bool column_major = ctx.attr_int("storage_order", 0) != 0;
   const bool want_indices = ctx.output_requested(1);
-  Shape out_shape{x.dim(0), x.dim(1)};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
   Tensor indices;
   if (want_indices) {
     ODB_ASSIGN_OR_RETURN(indices, Tensor::make(DType::kInt64, out_shape));
   }
-  const int64_t planes = x.dim(0) * x.dim(1), in_size = product(in_spatial), out_size = product(g.out);
+  const int64_t planes = ps.planes, in_size = ps.in_size, out_size = ps.out_size;
   const T* px = x.data<T>();
   T* py = y.data<T>();
   int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
   // Column-major offset of a row-major spatial offset (storage_order = 1).
+  const Shape& in_spatial = ps.in_spatial;
   auto to_column_major = [&](int64_t off) {
     int64_t result = 0, scale = 1;
     for (size_t d = 0; d < in_spatial.size(); ++d) {

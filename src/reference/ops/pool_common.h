@@ -90,6 +90,31 @@ inline Expected<Shape> read_pool_kernel(const KernelContext& ctx, const Tensor& 
   return kernel;
 }
 
+/// What MaxPool, AveragePool and LpPool set up before sliding their windows: the geometry of
+/// `kernel` over X's spatial dims (forward_geometry with the node's ceil_mode), Y's shape
+/// N x C x out..., and the sizes that index planes (N*C planes of in_size and out_size elements).
+struct PoolSetup {
+  SpatialGeometry g;
+  Shape in_spatial, out_shape;
+  int64_t planes = 0, in_size = 0, out_size = 0;
+};
+
+/// PoolSetup for X (rank >= 3, checked by read_pool_kernel) and `kernel`. Errors: those of
+/// forward_geometry (bad strides, pads, dilations, a kernel larger than the padded input).
+inline Expected<PoolSetup> pool_setup(const KernelContext& ctx, const Tensor& x,
+                                      const Shape& kernel) {
+  PoolSetup s;
+  s.in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  ODB_ASSIGN_OR_RETURN(
+      s.g, forward_geometry(ctx, s.in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
+  s.out_shape = {x.dim(0), x.dim(1)};
+  s.out_shape.insert(s.out_shape.end(), s.g.out.begin(), s.g.out.end());
+  s.planes = x.dim(0) * x.dim(1);
+  s.in_size = product(s.in_spatial);
+  s.out_size = product(s.g.out);
+  return s;
+}
+
 /// Global pooling: y[n, c, 1, ..., 1] = reduce(plane of x[n, c], plane size) for X of shape
 /// N x C x D1 x ... (rank >= 2). Errors: kModelError for lower ranks.
 template <class T, class R>
