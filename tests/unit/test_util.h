@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../../tools/demo_model.h"
 #include "core/tensor.h"
 #include "core/value.h"
 #include "model/model.h"
@@ -155,22 +156,9 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& d
   return r;
 }
 
-/// The demo model of tools/make_demo_model.cpp (keep the two the same): MatMul, Relu and a Softmax
-/// at opset 13 without an axis (so axis -1), on float[1,3,4] x; outputs 'probs' and 'scaled'.
-/// OpenCV 4.6 applies Softmax's pre-13 default axis, so it disagrees on 'probs'.
-inline const char* demo_model_text() {
-  return R"(
-<ir_version: 8, opset_import: ["" : 13]>
-demo_softmax (float[1,3,4] x) => (float[1,3,4] probs, float[1,3,4] scaled)
-<float[4,4] w = {0.5, -0.25, 0.0, 1.0, 0.75, 0.5, -1.0, 0.25, -0.5, 1.0, 0.5, 0.0, 0.25, 0.0, 0.75, -0.5}>
-{
-  proj = MatMul(x, w)
-  act = Relu(proj)
-  probs = Softmax(act)
-  two = Constant<value = float {2.0}>()
-  scaled = Mul(act, two)
-}
-)";
-}
+/// The demo model of tools/make_demo_model.cpp (tools/demo_model.h): MatMul, Relu and a Softmax at
+/// opset 13 without an axis on float[1,3,4] x; outputs 'probs' and 'scaled'. OpenCV 4.6 applies
+/// Softmax's pre-13 default axis, so it disagrees on 'probs'.
+inline const char* demo_model_text() { return demo::model_text(); }
 
 }  // namespace onnxdbg::testing
