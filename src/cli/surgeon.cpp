@@ -244,7 +244,8 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
                   "Static input shapes: NAME:1x3x224x224 or NAME:[1,3,224,224] (repeatable)");
   san->add_flag("--fold-constants", s->fold,
                 "Replace every subgraph computable from constants by initializers (to a fixed "
-                "point; Shape of statically shaped tensors counts as constant)");
+                "point, inside If/Loop/Scan bodies too; Shape of statically shaped tensors "
+                "counts as constant)");
   san->add_option("--fold-size-limit", s->fold_size_limit,
                   "Do not fold outputs larger than this many bytes (0: no limit)");
   san->add_flag("--cleanup", s->cleanup, "Remove dead nodes and unused initializers");
