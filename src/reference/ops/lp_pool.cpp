@@ -12,23 +12,15 @@ namespace {
 template <class T>
 Status lp_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel, double p) {
   ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
-  const SpatialGeometry& g = ps.g;
-  const Shape& out_shape = ps.out_shape;
-  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
-  const int64_t planes = ps.planes, in_size = ps.in_size, out_size = ps.out_size;
+  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), ps.out_shape));
   const T* px = x.data<T>();
   T* py = y.data<T>();
-  for_each_window_chunk(g, [&](const WindowChunk& wc) {
-    for (int64_t pl = 0; pl < planes; ++pl) {
-      const T* xp = px + pl * in_size;
-      for (int64_t o = wc.begin; o < wc.end; ++o) {
-        const auto j = static_cast<size_t>(o - wc.begin);
-        double sum = 0;
-        for (int64_t q = wc.row_ptr[j]; q < wc.row_ptr[j + 1]; ++q)
-          sum += std::pow(std::abs(static_cast<double>(xp[wc.offsets[static_cast<size_t>(q)]])), p);
-        py[pl * out_size + o] = static_cast<T>(std::pow(sum, 1.0 / p));
-      }
-    }
+  for_each_pool_window(ps, [&](const PoolWindow& w) {
+    const T* xp = px + w.in_base;
+    double sum = 0;
+    for (int64_t q = 0; q < w.count; ++q)
+      sum += std::pow(std::abs(static_cast<double>(xp[w.offsets[q]])), p);
+    py[w.out] = static_cast<T>(std::pow(sum, 1.0 / p));
   });
   ctx.set_output(0, std::move(y));
   return Status::ok();

@@ -13,16 +13,13 @@ namespace {
 template <class T>
 Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) {
   ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
-  const SpatialGeometry& g = ps.g;
-  const Shape& out_shape = ps.out_shape;
   const bool column_major = ctx.attr_int("storage_order", 0) != 0;
   const bool want_indices = ctx.output_requested(1);
-  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), ps.out_shape));
   Tensor indices;
   if (want_indices) {
-    ODB_ASSIGN_OR_RETURN(indices, Tensor::make(DType::kInt64, out_shape));
+    ODB_ASSIGN_OR_RETURN(indices, Tensor::make(DType::kInt64, ps.out_shape));
   }
-  const int64_t planes = ps.planes, in_size = ps.in_size, out_size = ps.out_size;
   const T* px = x.data<T>();
   T* py = y.data<T>();
   int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
@@ -39,28 +36,23 @@ Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) 
     }
     return result;
   };
-  for_each_window_chunk(g, [&](const WindowChunk& wc) {
-    for (int64_t pl = 0; pl < planes; ++pl) {
-      const T* xp = px + pl * in_size;
-      for (int64_t o = wc.begin; o < wc.end; ++o) {
-        const auto j = static_cast<size_t>(o - wc.begin);
-        const int64_t b = wc.row_ptr[j], e = wc.row_ptr[j + 1];
-        T best = T(0);
-        int64_t arg = -1;
-        for (int64_t q = b; q < e; ++q) {
-          const int64_t off = wc.offsets[static_cast<size_t>(q)];
-          const T v = xp[off];
-          bool better = arg < 0 || v > best;
-          if constexpr (std::is_floating_point_v<T>) better = better || (std::isnan(v) && !std::isnan(best));
-          if (better) {
-            best = v;
-            arg = off;
-          }
-        }
-        py[pl * out_size + o] = best;
-        if (pi) pi[pl * out_size + o] = arg < 0 ? -1 : pl * in_size + (column_major ? to_column_major(arg) : arg);
+  for_each_pool_window(ps, [&](const PoolWindow& w) {
+    const T* xp = px + w.in_base;
+    T best = T(0);
+    int64_t arg = -1;
+    for (int64_t q = 0; q < w.count; ++q) {
+      const int64_t off = w.offsets[q];
+      const T v = xp[off];
+      bool better = arg < 0 || v > best;
+      if constexpr (std::is_floating_point_v<T>)
+        better = better || (std::isnan(v) && !std::isnan(best));
+      if (better) {
+        best = v;
+        arg = off;
       }
     }
+    py[w.out] = best;
+    if (pi) pi[w.out] = arg < 0 ? -1 : w.in_base + (column_major ? to_column_major(arg) : arg);
   });
   ctx.set_output(0, std::move(y));
   if (want_indices) ctx.set_output(1, std::move(indices));

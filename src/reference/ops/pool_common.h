@@ -115,6 +115,37 @@ inline Expected<PoolSetup> pool_setup(const KernelContext& ctx, const Tensor& x,
   return s;
 }
 
+/// One window of for_each_pool_window: output element `out` (flat index into Y), `in_base` the flat
+/// index of its plane's first input element, and the in-plane offsets of the `count` input
+/// positions it covers (padding excluded); `padded_count` counts its positions inside the padded
+/// input (AveragePool's count_include_pad).
+struct PoolWindow {
+  int64_t in_base = 0, out = 0;
+  const int64_t* offsets = nullptr;
+  int64_t count = 0, padded_count = 0;
+};
+
+/// Calls f(const PoolWindow&) for every output position of every plane of `ps`, planes inner
+/// (the window offsets are computed once per chunk of positions and reused for each plane).
+template <class F>
+void for_each_pool_window(const PoolSetup& ps, F&& f) {
+  for_each_window_chunk(ps.g, [&](const WindowChunk& wc) {
+    PoolWindow w;
+    for (int64_t pl = 0; pl < ps.planes; ++pl) {
+      w.in_base = pl * ps.in_size;
+      for (int64_t o = wc.begin; o < wc.end; ++o) {
+        const auto j = static_cast<size_t>(o - wc.begin);
+        const int64_t b = wc.row_ptr[j];
+        w.out = pl * ps.out_size + o;
+        w.offsets = wc.offsets.data() + b;
+        w.count = wc.row_ptr[j + 1] - b;
+        w.padded_count = wc.padded_count[j];
+        f(w);
+      }
+    }
+  });
+}
+
 /// Global pooling: y[n, c, 1, ..., 1] = reduce(plane of x[n, c], plane size) for X of shape
 /// N x C x D1 x ... (rank >= 2). Errors: kModelError for lower ranks.
 template <class T, class R>
