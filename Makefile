@@ -36,6 +36,7 @@ bench: build models
 	@cmake --build $(BUILD) --target make-synthetic-model >/dev/null
 	@node bench/viewer.js $(BUILD) $(MODELS)
 	@bash bench/reduce.sh $(BUILD) $(MODELS)
+	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 
 clean:
 	rm -rf $(BUILD) out

@@ -3,7 +3,8 @@
 # 2,000-node model under 0.5 s, and `surgeon sanitize --fold-constants` of ch_PP-OCRv4_det_infer
 # to a fixed point under 2 s. Measured as CPU time (user + sys), which other jobs on a busy
 # machine do not inflate; wall times are printed beside them.
-# usage: targets.sh ONNXDBG MODELS_DIR
+# A benchmark, not a test (speed targets live in `make bench`).
+# usage: structure.sh ONNXDBG MODELS_DIR
 set -uo pipefail
 bin=$1 models=$2
 synth="$(dirname "$bin")/make-synthetic-model"
