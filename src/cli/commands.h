@@ -28,5 +28,6 @@ void add_diff_command(CLI::App& app, CommandContext& ctx);
 void add_lint_command(CLI::App& app, CommandContext& ctx);
 void add_view_command(CLI::App& app, CommandContext& ctx);
 void add_surgeon_command(CLI::App& app, CommandContext& ctx);
+void add_data_command(CLI::App& app, CommandContext& ctx);
 
 }  // namespace onnxdbg::cli

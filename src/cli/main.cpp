@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_lint_command(app, ctx);
   add_view_command(app, ctx);
   add_surgeon_command(app, ctx);
+  add_data_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -49,6 +49,18 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
     if (options.progress) options.progress(s);
   };
 
+  if (options.golden_outputs) {
+    BackendRun loaded;
+    loaded.spec.name = "loaded";
+    loaded.spec.options["file"] = options.golden_source;
+    loaded.description = "golden outputs loaded from " + options.golden_source;
+    loaded.ok = true;
+    for (const auto& [name, t] : *options.golden_outputs) {
+      loaded.info.output_names.push_back(name);
+      loaded.outputs.emplace(name, t);
+    }
+    rep.backends.push_back(std::move(loaded));
+  }
   for (const auto& spec : specs) {
     BackendRun br;
     br.spec = spec;

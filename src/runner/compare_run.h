@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,11 +64,17 @@ struct CompareRunOptions {
   bool validate = false;  ///< check every output for NaN/Inf
   /// Called with short status lines ("loading model on onnxruntime") for a progress display.
   std::function<void(const std::string&)> progress;
+  /// Golden outputs loaded from a file (--load-outputs): when set, they come first as the
+  /// pseudo-backend "loaded:file=<golden_source>" and every backend is compared with them.
+  /// Every tensor in it is compared (give graph outputs only).
+  std::optional<TensorMap> golden_outputs;
+  std::string golden_source;  ///< the file they came from, for the report
 };
 
 /// Creates each backend, loads `model_path` and runs `inputs` on it; a backend that fails at any
 /// stage is recorded with its error and the others go on. Then compares each output of each
-/// backend with the first backend that ran (compare_tensors), validates NaN/Inf when asked, and
+/// backend with options.golden_outputs when given, else with the first backend that ran
+/// (compare_tensors), validates NaN/Inf when asked, and
 /// sets the verdict: kDisagree when a comparison or validation fails, else kError when a backend
 /// failed or fewer than one backend ran, else kAgree.
 CompareRunReport run_and_compare(const std::filesystem::path& model_path,
