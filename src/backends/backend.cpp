@@ -98,6 +98,13 @@ Status validate_backend_spec(const BackendSpec& spec) {
   }
   if (!doc) return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
   for (const auto& [key, value] : spec.options) {
+    // precision=fp16 is handled before the backend sees the model (runner/precision.h).
+    if (key == "precision") {
+      if (value != "fp32" && value != "fp16")
+        return invalid_argument("backend " + spec.name + ": precision must be fp32 or fp16, not '" +
+                                value + "'");
+      continue;
+    }
     // debug_crash/debug_hang are test hooks of the worker, accepted on isolated backends only.
     if (doc->isolated && (key == "debug_crash" || key == "debug_abort" || key == "debug_hang")) continue;
     bool known = false;

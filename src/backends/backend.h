@@ -146,8 +146,9 @@ const std::vector<BackendDoc>& backend_docs();
 /// Errors: kInvalidArgument for an unknown name or option (the message lists the valid ones).
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
 
-/// Checks `spec`'s options against backend_docs(), and onnxruntime's providers= names
-/// (parse_provider_list). Errors: kInvalidArgument naming the option.
+/// Checks `spec`'s options against backend_docs(), onnxruntime's providers= names
+/// (parse_provider_list), and precision=fp32|fp16, which every backend accepts (the caller
+/// converts the model; see runner/precision.h). Errors: kInvalidArgument naming the option.
 Status validate_backend_spec(const BackendSpec& spec);
 
 /// Parses --backends: a comma-separated list of BackendSpec texts, each validated. An item that

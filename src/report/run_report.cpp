@@ -102,6 +102,17 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
     }
     t.print(os);
   }
+  if (!rep.fp16_overflows.empty()) {
+    os << "\nfloat16 overflow points (float32 reference values beyond 65504, inf in float16):\n";
+    Table t({"node", "op type", "tensor", "max |value|"},
+            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight});
+    for (const auto& o : rep.fp16_overflows)
+      t.add_row({o.node.empty() ? "#" + std::to_string(o.node_index) : o.node, o.op_type, o.tensor,
+                 short_number(o.max_abs)});
+    t.print(os);
+  } else if (!rep.fp16_check_error.empty()) {
+    os << "\nfloat16 overflow points: not computed: " << rep.fp16_check_error << "\n";
+  }
   if (!rep.validation.empty()) {
     os << "\nvalidation (NaN/Inf):\n";
     for (const auto& v : rep.validation)
@@ -169,6 +180,13 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
                                 {"pass", r.pass},
                                 {"reason", r.reason}});
   }
+  j["fp16_overflows"] = json::array();
+  for (const auto& o : rep.fp16_overflows)
+    j["fp16_overflows"].push_back({{"tensor", o.tensor},
+                                   {"node", o.node},
+                                   {"op_type", o.op_type},
+                                   {"node_index", o.node_index},
+                                   {"max_abs", o.max_abs}});
   j["validation"] = json::array();
   for (const auto& v : rep.validation)
     j["validation"].push_back({{"backend", v.backend}, {"output", v.output}, {"nan_or_inf", v.count},

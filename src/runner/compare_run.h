@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
+#include "runner/precision.h"
 
 namespace onnxdbg {
 
@@ -48,6 +49,10 @@ std::string verdict_name(Verdict v);  ///< "agree" | "disagree" | "error"
 
 struct CompareRunReport {
   std::string model;
+  /// With a precision=fp16 backend: float32 tensors beyond float16's range (find_fp16_overflows),
+  /// in node order; fp16_check_error says why they could not be computed, if so.
+  std::vector<Fp16Overflow> fp16_overflows;
+  std::string fp16_check_error;
   TensorMap inputs;
   std::vector<BackendRun> backends;
   std::vector<OutputComparison> comparisons;
@@ -72,7 +77,9 @@ struct CompareRunOptions {
 };
 
 /// Creates each backend, loads `model_path` and runs `inputs` on it; a backend that fails at any
-/// stage is recorded with its error and the others go on. Then compares each output of each
+/// stage is recorded with its error and the others go on. A backend with precision=fp16 loads
+/// the model converted by write_fp16_model (in a temporary folder, removed afterwards), and the
+/// report lists the float16 overflow points. Then compares each output of each
 /// backend with options.golden_outputs when given, else with the first backend that ran
 /// (compare_tensors), validates NaN/Inf when asked, and
 /// sets the verdict: kDisagree when a comparison or validation fails, else kError when a backend
