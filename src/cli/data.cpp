@@ -31,12 +31,26 @@ int to_input_command(const ToInputArgs& a) {
     for (const auto& i : g.input()) values.insert(i.name());
     for (const auto& n : g.node())
       for (const auto& o : n.output()) values.insert(o);
-    for (const auto& s : *merged)
+    std::set<std::string> outputs;
+    for (const auto& o : g.output()) outputs.insert(o.name());
+    size_t dropped = 0;
+    for (auto& s : *merged) {
+      // Other backends' outputs, as `run --save-outputs` writes them (BACKEND/NAME), are not
+      // data for the model: leave them out.
+      dropped += std::erase_if(s, [&](const auto& kv) {
+        const size_t slash = kv.first.rfind('/');
+        return !values.count(kv.first) && slash != std::string::npos &&
+               outputs.count(kv.first.substr(slash + 1));
+      });
       for (const auto& [name, t] : s)
         if (!values.count(name))
           return report_error(invalid_argument("the merged data holds '" + name +
                                                "', which is not a tensor of " + a.model +
                                                "; was a file saved from another model?"));
+    }
+    if (dropped)
+      std::cerr << "onnxdbg: note: left out " << dropped
+                << " tensor(s) named BACKEND/OUTPUT (other backends' outputs)\n";
   }
   if (Status st = save_samples(a.output, *merged); !st) return report_error(st);
   size_t tensors = 0;
@@ -65,7 +79,8 @@ void add_data_command(CLI::App& app, CommandContext& ctx) {
                    "or .npz (one sample)")
       ->required();
   to_input->add_option("--model", args->model,
-                       "Check that every merged tensor is a tensor of this model");
+                       "Check that every merged tensor is a tensor of this model (other backends' "
+                       "outputs saved as BACKEND/OUTPUT by run --save-outputs are left out)");
   to_input->footer("Exit status: 0 on success, 2 on bad input (nothing is written then).");
   to_input->callback([args, &ctx] { ctx.exit_code = to_input_command(*args); });
 }

@@ -18,6 +18,7 @@
 #include "report/table.h"
 #include "runner/compare_run.h"
 #include "runner/input_gen.h"
+#include "runner/layer_values.h"
 
 namespace onnxdbg::cli {
 
@@ -215,6 +216,12 @@ int run_command(const RunArgs& a) {
       for (const auto& [name, t] : b.outputs) all[first ? name : b.spec.to_string() + "/" + name] = t;
       first = false;
     }
+    if (layers) {
+      // With --layerwise, every intermediate tensor too: the reference's values.
+      auto values = reference_layer_values(a.model, *inputs, budget);
+      if (!values) return report_error(values.status());
+      for (auto& [name, t] : *values) all.emplace(name, std::move(t));
+    }
     Status st = save_npz(a.save_outputs, all);
     if (!st) return report_error(st);
   }
@@ -283,7 +290,9 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--save-inputs", args->save_inputs, "Write the inputs used to a .npz file");
   cmd->add_option("--save-outputs", args->save_outputs,
                   "Write every backend's outputs to a .npz file: the first backend's under their "
-                  "own names (golden values), the others as BACKEND/NAME");
+                  "own names (golden values), the others as BACKEND/NAME; with --layerwise also "
+                  "the reference's value of every intermediate tensor (within "
+                  "--layerwise-memory)");
   cmd->add_flag("--validate", args->validate, "Also fail when any output holds NaN or Inf");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of tables");
   cmd->add_flag("--layerwise", args->layerwise,

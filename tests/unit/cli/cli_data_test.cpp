@@ -180,5 +180,33 @@ TEST_F(CliData, ToInputMergesInputsAndLayerwiseOutputs) {
   EXPECT_FALSE(fs::exists(dir_ / "bad.npz"));
 }
 
+TEST_F(CliData, LayerwiseSaveOutputsHoldsEveryLayer) {
+  ASSERT_TRUE(save_npz(dir_ / "x.npz", {{"x", row(1, -2, 3)}}).is_ok());
+  auto r = run_cli(
+      "run m.onnx --backends reference,onnxruntime --load-inputs x.npz --layerwise "
+      "--save-outputs lw.npz --json",
+      dir_);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto saved = load_npz(dir_ / "lw.npz");
+  ASSERT_TRUE(saved.has_value()) << saved.status().to_string();
+  testing::expect_tensor_near(saved->at("h"), {1, 3}, {1, 0, 3});  // the intermediate tensor
+  testing::expect_tensor_near(saved->at("y"), {1, 3}, {-1, 0, -3});
+  EXPECT_TRUE(saved->count("onnxruntime/y"));
+  // Merged with the inputs like `polygraphy data to-input`, and used as golden outputs.
+  auto merge = run_cli("data to-input x.npz lw.npz -o all.npz --model m.onnx", dir_);
+  EXPECT_EQ(merge.exit_code, 0) << merge.out << merge.err;
+  auto again = run_cli("run m.onnx --load-inputs x.npz --load-outputs all.npz", dir_);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.err.find("not graph outputs; they are not compared"), std::string::npos)
+      << again.err;
+  // A budget too small for the layers: one sentence, and no file.
+  auto tiny = run_cli(
+      "run m.onnx --backends reference,onnxruntime --load-inputs x.npz --layerwise "
+      "--layerwise-memory 16 --save-outputs tiny.npz",
+      dir_);
+  EXPECT_EQ(tiny.exit_code, 2) << tiny.out << tiny.err;
+  EXPECT_FALSE(fs::exists(dir_ / "tiny.npz"));
+}
+
 }  // namespace
 }  // namespace onnxdbg
