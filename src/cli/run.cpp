@@ -9,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "compare/layerwise.h"
 #include "data/npz.h"
 #include "data/samples.h"
@@ -45,6 +46,7 @@ struct RunArgs {
   std::string layerwise_memory = "2GiB";
   std::string save_repro;
   bool strict_providers = false;
+  HtmlOutput html;
 };
 
 /// The default repro folder: ./onnxdbg-repro/<model stem>_<node>, with only safe characters.
@@ -236,6 +238,11 @@ int run_command(const RunArgs& a) {
     report::print_run_report(rep, std::cout, report::use_color(1));
     if (layers) report::print_layerwise_report(*layers, std::cout, report::use_color(1));
   }
+  if (!a.html.path.empty()) {
+    auto ov = run_overlays(rep, layers ? &*layers : nullptr);
+    if (Status st = write_html_view(a.html, *model, std::move(ov), std::cerr); !st)
+      return report_error(st);
+  }
   if (!provider_problem.empty()) return report_error(invalid_argument(provider_problem));
   return rep.verdict == Verdict::kAgree && layers_agree ? kExitOk : kExitMismatch;
 }
@@ -308,6 +315,9 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--save-repro", args->save_repro,
                   "Folder for the first divergent node as an ONNX test case (model.onnx + "
                   "test_data_set_0); default ./onnxdbg-repro/<model>_<node>");
+  add_html_option(cmd, args->html,
+                  "each node coloured by its error (with --layerwise: every node's own error), "
+                  "the first divergent node centred");
   cmd->footer(
       "Exit status: 0 when all backends agree, 1 when they disagree or a backend fails, 2 on a "
       "usage or model error, or with --strict-providers when a provider was missing or replaced.");
