@@ -30,6 +30,7 @@ void add_diff_command(CLI::App& app, CommandContext& ctx);
 void add_lint_command(CLI::App& app, CommandContext& ctx);
 void add_view_command(CLI::App& app, CommandContext& ctx);
 void add_surgeon_command(CLI::App& app, CommandContext& ctx);
+void add_data_command(CLI::App& app, CommandContext& ctx);
 void add_reduce_command(CLI::App& app, CommandContext& ctx);
 
 /// `onnxdbg reduce ... --check CMD ARGS...`: moves everything after --check out of `args` (the

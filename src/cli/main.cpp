@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add_lint_command(app, ctx);
   add_view_command(app, ctx);
   add_surgeon_command(app, ctx);
+  add_data_command(app, ctx);
   add_reduce_command(app, ctx);
   std::vector<std::string> args(argv + 1, argv + argc);
   take_check_command(args);
