@@ -1,11 +1,12 @@
 // `onnxdbg diff A.onnx B.onnx`: the structural difference between two models, summary first;
 // --html also writes the viewer page of A with the diff painted on it (merged or side by side).
+#include "diff/diff.h"
+
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
-#include "diff/diff.h"
 #include "report/table.h"
 
 namespace onnxdbg::cli {
@@ -44,7 +45,8 @@ int diff_command(const DiffArgs& args) {
     j["changed"] = nlohmann::json::array();
     for (const auto& c : d->changed) j["changed"].push_back({{"node", c.item}, {"what", c.what}});
     j["graph"] = nlohmann::json::array();
-    for (const auto& c : d->graph_changes) j["graph"].push_back({{"item", c.item}, {"what", c.what}});
+    for (const auto& c : d->graph_changes)
+      j["graph"].push_back({{"item", c.item}, {"what", c.what}});
     j["matched_by_name"] = d->matched_by_name;
     j["matched_by_position"] = d->matched_by_position;
     std::cout << j.dump(2) << "\n";
@@ -56,11 +58,13 @@ int diff_command(const DiffArgs& args) {
     std::cout << "\n" << title << " (" << names.size() << "):\n";
     const size_t shown = std::min<size_t>(names.size(), 50);
     for (size_t i = 0; i < shown; ++i) std::cout << "  " << names[i] << "\n";
-    if (shown < names.size()) std::cout << "  ... and " << names.size() - shown << " more (--json lists all)\n";
+    if (shown < names.size())
+      std::cout << "  ... and " << names.size() - shown << " more (--json lists all)\n";
   };
   list("nodes only in " + d->a_name, d->only_in_a);
   list("nodes only in " + d->b_name, d->only_in_b);
-  auto table = [](const std::string& title, const std::vector<DiffChange>& changes, const char* head) {
+  auto table = [](const std::string& title, const std::vector<DiffChange>& changes,
+                  const char* head) {
     if (changes.empty()) return;
     std::cout << "\n" << title << ":\n";
     report::Table t({head, "difference"});
@@ -69,7 +73,8 @@ int diff_command(const DiffArgs& args) {
   };
   table("changed nodes", d->changed, "node");
   table("graph", d->graph_changes, "item");
-  std::cout << "\n" << d->matched_by_name << " nodes matched by name, " << d->matched_by_position
+  std::cout << "\n"
+            << d->matched_by_name << " nodes matched by name, " << d->matched_by_position
             << " by op type and position\n";
   return d->identical() ? kExitOk : kExitMismatch;
 }
@@ -86,7 +91,7 @@ void add_diff_command(CLI::App& app, CommandContext& ctx) {
   add_html_option(cmd, args->html,
                   "the diff painted on A: nodes only in A or B in their own colours, changed "
                   "nodes marked, the summary on top");
-  add_diff_layout_option(cmd, args->html);
+  add_diff_layout_option(cmd, args->html)->needs("--html");
   cmd->footer("Exit status: 0 when the models are the same, 1 when they differ, 2 on an error.");
   cmd->callback([args, &ctx] { ctx.exit_code = diff_command(*args); });
 }

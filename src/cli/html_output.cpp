@@ -15,10 +15,11 @@ void add_html_option(CLI::App* cmd, HtmlOutput& out, const std::string& shows) {
                       "; one self-contained file");
 }
 
-void add_diff_layout_option(CLI::App* cmd, HtmlOutput& out) {
-  cmd->add_option("--diff-layout", out.diff_layout,
-                  "Layout the diff page opens with: merged (one graph, nodes only in the other "
-                  "model added) or side (both models side by side); a button switches")
+CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out) {
+  return cmd
+      ->add_option("--diff-layout", out.diff_layout,
+                   "Layout the diff page opens with: merged (one graph, nodes only in the other "
+                   "model added) or side (both models side by side); a button switches")
       ->check(CLI::IsMember({"merged", "side"}))
       ->capture_default_str();
 }

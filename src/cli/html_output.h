@@ -26,8 +26,9 @@ struct HtmlOutput {
 void add_html_option(CLI::App* cmd, HtmlOutput& out, const std::string& shows);
 
 /// Adds `--diff-layout merged|side` to `cmd`: the layout a diff page opens with (CLI11 refuses
-/// any other word with one sentence).
-void add_diff_layout_option(CLI::App* cmd, HtmlOutput& out);
+/// any other word with one sentence). Returns the option, so a command can require the option
+/// that gives it meaning (`->needs("--diff")`).
+CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out);
 
 /// The overlay of one `onnxdbg run`: the same JSON object `run --json` prints (README "run
 /// --json"), with the layerwise entries and first divergent node when `layers` is given, so the

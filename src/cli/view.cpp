@@ -79,9 +79,9 @@ void add_view_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--report", args->report,
                   "JSON of `onnxdbg run --json` (with or without --layerwise): colour nodes by "
                   "error, highlight the first divergent node");
-  cmd->add_option("--diff", args->diff,
-                  "Second model: nodes only in one model and changed nodes are marked");
-  add_diff_layout_option(cmd, args->page);
+  auto* diff = cmd->add_option(
+      "--diff", args->diff, "Second model: nodes only in one model and changed nodes are marked");
+  add_diff_layout_option(cmd, args->page)->needs(diff);
   cmd->add_flag("--lint", args->lint, "Paint lint findings on their nodes");
   cmd->add_option("--highlight-nodes", args->highlight,
                   "Node names to highlight (comma-separated, any graph; \"#12 Conv\" for the "

@@ -73,4 +73,10 @@ check "lint --html into a missing folder: exit 2, one sentence" \
   '[ $rc -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "cannot write"'
 err=$("$bin" diff "$out/demo.onnx" "$out/demo.onnx" --html "$out/x.html" --diff-layout diagonal 2>&1 >/dev/null); rc=$?
 check "diff --diff-layout diagonal: exit 2, refused" '[ $rc -eq 2 ] && echo "$err" | grep -q "diff-layout"'
+err=$("$bin" view "$out/demo.onnx" -o "$out/y.html" --diff-layout side 2>&1 >/dev/null); rc=$?
+check "view --diff-layout without --diff: exit 2, says it needs --diff" \
+  '[ $rc -eq 2 ] && echo "$err" | grep -q -- "--diff" && [ ! -e "$out/y.html" ]'
+err=$("$bin" diff "$out/demo.onnx" "$out/demo.onnx" --diff-layout side 2>&1 >/dev/null); rc=$?
+check "diff --diff-layout without --html: exit 2, says it needs --html" \
+  '[ $rc -eq 2 ] && echo "$err" | grep -q -- "--html"'
 exit $fail
