@@ -63,7 +63,9 @@ const std::vector<BackendDoc>& backend_docs() {
   static const std::vector<BackendDoc> docs = {
       {"reference", "onnxdbg's own interpreter, the golden backend (in process)", false,
        {{"profile", "0|1", "print time per op type to stderr when the session ends (also "
-                           "ONNXDBG_PROFILE=1)"}}},
+                           "ONNXDBG_PROFILE=1)"},
+        {"random_seed", "N", "seed of random ops without a seed attribute (default 0; runs "
+                             "repeat bit for bit)"}}},
       {"onnxruntime", "ONNX Runtime (CPU), in an isolated worker process", true,
        {{"opt", "disabled|basic|extended|all", "graph optimization level (default all)"},
         {"threads", "N", "intra-op threads (default: ONNX Runtime's choice)"},
