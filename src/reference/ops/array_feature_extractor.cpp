@@ -20,10 +20,12 @@ Status array_feature_extractor(KernelContext& ctx) {
   shape.back() = static_cast<int64_t>(idx.size());
   if (x->rank() == 1) shape.insert(shape.begin(), 1);
   ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(x->dtype(), shape));
-  const int64_t rows = last ? x->numel() / last : dims_product(x->shape(), 0, x->shape().size() - 1);
+  const int64_t rows =
+      last ? x->numel() / last : dims_product(x->shape(), 0, x->shape().size() - 1);
   const int64_t k = static_cast<int64_t>(idx.size());
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < k; ++j) copy_elements(*x, r * last + idx[static_cast<size_t>(j)], z, r * k + j, 1);
+    for (int64_t j = 0; j < k; ++j)
+      copy_elements(*x, r * last + idx[static_cast<size_t>(j)], z, r * k + j, 1);
   ctx.set_output(0, std::move(z));
   return Status::ok();
 }

@@ -13,7 +13,8 @@ Status binarizer(KernelContext& ctx) {
                        std::string(dtype_name(t)));
   const double threshold = ctx.attr_float("threshold", 0.0f);
   Tensor y(t, x->shape());
-  for (int64_t i = 0; i < x->numel(); ++i) y.set_from_double(i, x->get_as_double(i) > threshold ? 1 : 0);
+  for (int64_t i = 0; i < x->numel(); ++i)
+    y.set_from_double(i, x->get_as_double(i) > threshold ? 1 : 0);
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

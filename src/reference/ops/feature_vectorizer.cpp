@@ -15,7 +15,9 @@ Status feature_vectorizer(KernelContext& ctx) {
   int64_t n = -1, total = 0;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     ODB_ASSIGN_OR_RETURN(FeatureMatrix x, feature_matrix(ctx, i));
-    if (dims[i] < 0) return model_error(ctx.describe() + ": inputdimensions[" + std::to_string(i) + "] is negative");
+    if (dims[i] < 0)
+      return model_error(ctx.describe() + ": inputdimensions[" + std::to_string(i) +
+                         "] is negative");
     if (n >= 0 && x.n != n)
       return model_error(ctx.describe() + ": input " + std::to_string(i) + " has " +
                          std::to_string(x.n) + " rows, input 0 has " + std::to_string(n));
@@ -28,7 +30,8 @@ Status feature_vectorizer(KernelContext& ctx) {
   for (int64_t r = 0; r < n; ++r) {
     int64_t col = 0;
     for (size_t i = 0; i < xs.size(); ++i) {
-      for (int64_t j = 0; j < std::min(dims[i], xs[i].c); ++j) y[static_cast<size_t>(r * total + col + j)] = xs[i].row(r)[j];
+      for (int64_t j = 0; j < std::min(dims[i], xs[i].c); ++j)
+        y[static_cast<size_t>(r * total + col + j)] = xs[i].row(r)[j];
       col += dims[i];
     }
   }

@@ -18,8 +18,8 @@ Status imputer(KernelContext& ctx) {
   for (float f : ctx.attr_floats("imputed_value_floats")) imputed.push_back(f);
   for (int64_t v : ctx.attr_ints("imputed_value_int64s")) imputed.push_back(static_cast<double>(v));
   const std::string which = floating ? "imputed_value_floats" : "imputed_value_int64s";
-  if (!ctx.has_attr(which) || imputed.size() != (floating ? ctx.attr_floats(which).size()
-                                                          : ctx.attr_ints(which).size()))
+  if (!ctx.has_attr(which) ||
+      imputed.size() != (floating ? ctx.attr_floats(which).size() : ctx.attr_ints(which).size()))
     return model_error(ctx.describe() + " has a " + std::string(dtype_name(t)) +
                        " input, which needs " + which + " (and not the other imputed list)");
   const int64_t c = x->rank() == 0 ? 1 : x->dim(x->rank() - 1);
@@ -41,6 +41,8 @@ Status imputer(KernelContext& ctx) {
 
 }  // namespace
 
-void register_imputer(KernelRegistry& r) { r.add("Imputer", 1, imputer, HalfMode::kNative, kMlDomain); }
+void register_imputer(KernelRegistry& r) {
+  r.add("Imputer", 1, imputer, HalfMode::kNative, kMlDomain);
+}
 
 }  // namespace onnxdbg::reference

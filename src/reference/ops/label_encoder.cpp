@@ -48,8 +48,10 @@ Status encode(KernelContext& ctx, const Tensor& x, const Tensor& keys, const Ten
   Tensor y(values.dtype(), x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
     auto it = index.find(key_bytes(x, i));
-    if (it == index.end()) copy_elements(def, 0, y, i, 1);
-    else copy_elements(values, it->second, y, i, 1);
+    if (it == index.end())
+      copy_elements(def, 0, y, i, 1);
+    else
+      copy_elements(values, it->second, y, i, 1);
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();

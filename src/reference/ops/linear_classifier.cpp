@@ -10,7 +10,8 @@ namespace {
 
 Status linear_classifier(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(FeatureMatrix x, feature_matrix(ctx, 0));
-  ODB_ASSIGN_OR_RETURN(ClassLabels labels, class_labels_of(ctx, "classlabels_ints", "classlabels_strings"));
+  ODB_ASSIGN_OR_RETURN(ClassLabels labels,
+                       class_labels_of(ctx, "classlabels_ints", "classlabels_strings"));
   ODB_ASSIGN_OR_RETURN(PostTransform transform, post_transform_of(ctx));
   const std::vector<float> coef = ctx.attr_floats("coefficients");
   const std::vector<float> intercepts = ctx.attr_floats("intercepts");

@@ -16,9 +16,9 @@ Status linear_regressor(KernelContext& ctx) {
     return model_error(ctx.describe() + ": targets is " + std::to_string(targets) +
                        ", it must be at least 1");
   if (static_cast<int64_t>(coef.size()) != targets * x.c)
-    return model_error(ctx.describe() + " has " + std::to_string(coef.size()) +
-                       " coefficients; " + std::to_string(targets) + " targets of " +
-                       std::to_string(x.c) + " features need " + std::to_string(targets * x.c));
+    return model_error(ctx.describe() + " has " + std::to_string(coef.size()) + " coefficients; " +
+                       std::to_string(targets) + " targets of " + std::to_string(x.c) +
+                       " features need " + std::to_string(targets * x.c));
   if (!intercepts.empty() && static_cast<int64_t>(intercepts.size()) != targets)
     return model_error(ctx.describe() + " has " + std::to_string(intercepts.size()) +
                        " intercepts for " + std::to_string(targets) + " targets");

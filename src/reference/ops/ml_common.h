@@ -112,9 +112,7 @@ struct ClassLabels {
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
   bool is_string() const { return !strings.empty(); }
-  int64_t size() const {
-    return static_cast<int64_t>(is_string() ? strings.size() : ints.size());
-  }
+  int64_t size() const { return static_cast<int64_t>(is_string() ? strings.size() : ints.size()); }
   /// A [n] int64 or string tensor holding label idx[k] at k.
   Tensor gather(const std::vector<int64_t>& idx) const {
     const Shape shape{static_cast<int64_t>(idx.size())};
@@ -124,7 +122,8 @@ struct ClassLabels {
       return y;
     }
     Tensor y(DType::kInt64, shape);
-    for (size_t k = 0; k < idx.size(); ++k) y.data<int64_t>()[k] = ints[static_cast<size_t>(idx[k])];
+    for (size_t k = 0; k < idx.size(); ++k)
+      y.data<int64_t>()[k] = ints[static_cast<size_t>(idx[k])];
     return y;
   }
 };
@@ -136,8 +135,7 @@ inline Expected<ClassLabels> class_labels_of(const KernelContext& ctx, const std
   l.strings = ctx.attr_strings(strings_attr);
   if (l.ints.empty() == l.strings.empty())
     return model_error(ctx.describe() + " needs exactly one of " + ints_attr + " and " +
-                       strings_attr + ", " +
-                       (l.ints.empty() ? "got neither" : "got both"));
+                       strings_attr + ", " + (l.ints.empty() ? "got neither" : "got both"));
   return l;
 }
 

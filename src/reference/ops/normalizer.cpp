@@ -23,7 +23,8 @@ Status normalizer(KernelContext& ctx) {
       for (int64_t j = 0; j < x.c; ++j) d += norm == "L1" ? std::abs(r[j]) : r[j] * r[j];
       if (norm == "L2") d = std::sqrt(d);
     }
-    for (int64_t j = 0; j < x.c; ++j) out[i * x.c + j] = static_cast<float>(d == 0 ? r[j] : r[j] / d);
+    for (int64_t j = 0; j < x.c; ++j)
+      out[i * x.c + j] = static_cast<float>(d == 0 ? r[j] : r[j] / d);
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();

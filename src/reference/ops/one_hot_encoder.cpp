@@ -17,7 +17,9 @@ Status one_hot_encoder(KernelContext& ctx) {
   if (cat_ints.empty() == cat_strings.empty())
     return model_error(ctx.describe() + " needs exactly one of cats_int64s and cats_strings");
   if (strings != !cat_strings.empty())
-    return model_error(ctx.describe() + " has " + (strings ? "a string input but cats_int64s" : "a numeric input but cats_strings"));
+    return model_error(
+        ctx.describe() + " has " +
+        (strings ? "a string input but cats_int64s" : "a numeric input but cats_strings"));
   const bool zeros = ctx.attr_int("zeros", 1) != 0;
   std::unordered_map<std::string, int64_t> index;
   const auto ncat = static_cast<int64_t>(strings ? cat_strings.size() : cat_ints.size());

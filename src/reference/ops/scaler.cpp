@@ -33,6 +33,8 @@ Status scaler(KernelContext& ctx) {
 
 }  // namespace
 
-void register_scaler(KernelRegistry& r) { r.add("Scaler", 1, scaler, HalfMode::kNative, kMlDomain); }
+void register_scaler(KernelRegistry& r) {
+  r.add("Scaler", 1, scaler, HalfMode::kNative, kMlDomain);
+}
 
 }  // namespace onnxdbg::reference

@@ -48,11 +48,19 @@ Status tree_ensemble_classifier(KernelContext& ctx) {
 
   std::vector<double> z(static_cast<size_t>(x.n * classes));
   std::vector<int64_t> best(static_cast<size_t>(x.n));
+  std::vector<char> has(static_cast<size_t>(classes));  // voted for in this row, or has a base
   for (int64_t i = 0; i < x.n; ++i) {
     double* s = z.data() + i * classes;
+    std::fill(has.begin(), has.end(), 0);
     for (size_t root : e.roots)
-      for (const auto& [k, w] : e.leaf(root, x.row(i)).votes) s[k] += w;
-    for (int64_t k = 0; k < nb; ++k) s[k] += base[static_cast<size_t>(k)];
+      for (const auto& [k, w] : e.leaf(root, x.row(i)).votes) {
+        s[k] += w;
+        has[static_cast<size_t>(k)] = 1;
+      }
+    for (int64_t k = 0; k < nb; ++k) {
+      s[k] += base[static_cast<size_t>(k)];
+      has[static_cast<size_t>(k)] = 1;
+    }
     int64_t& label = best[static_cast<size_t>(i)];
     if (binary && e.voted[0] == 0 && nb < 2) {
       label = binary_row(s[0], e.all_votes_positive, transform, s);
@@ -64,9 +72,12 @@ Status tree_ensemble_classifier(KernelContext& ctx) {
       double tmp[2];
       label = binary_row(s[e.voted[0]], e.all_votes_positive, PostTransform::kNone, tmp);
     } else {
-      label = 0;
-      for (int64_t k = 1; k < classes; ++k)
-        if (s[k] > s[label]) label = k;
+      // The first highest score among the classes that have one (as ONNX Runtime does: a
+      // class no leaf voted for and without a base value does not compete); class 0 if none.
+      label = -1;
+      for (int64_t k = 0; k < classes; ++k)
+        if (has[static_cast<size_t>(k)] && (label < 0 || s[k] > s[label])) label = k;
+      if (label < 0) label = 0;
     }
     apply_post_transform(transform, s, classes);
   }

@@ -17,14 +17,14 @@ struct TreeEnsemble {
     Mode mode = Mode::kLeaf;
     int64_t feature = 0;
     double value = 0;
-    size_t if_true = 0, if_false = 0;  // indices into `nodes`
-    bool missing_true = false;         // NaN takes the true branch
+    size_t if_true = 0, if_false = 0;               // indices into `nodes`
+    bool missing_true = false;                      // NaN takes the true branch
     std::vector<std::pair<int64_t, double>> votes;  // (target or class, weight)
   };
   std::vector<Node> nodes;
-  std::vector<size_t> roots;  ///< the first node of each tree, trees in increasing id order
-  int64_t max_feature = -1;   ///< highest feature id a branch reads
-  std::vector<int64_t> voted; ///< sorted distinct target/class ids that receive votes
+  std::vector<size_t> roots;   ///< the first node of each tree, trees in increasing id order
+  int64_t max_feature = -1;    ///< highest feature id a branch reads
+  std::vector<int64_t> voted;  ///< sorted distinct target/class ids that receive votes
   bool all_votes_positive = true;
 
   /// The leaf row `x` reaches from `root`. The spec sends NaN to the branch
@@ -39,13 +39,26 @@ struct TreeEnsemble {
         r = n->missing_true;
       } else {
         switch (n->mode) {
-          case Mode::kLeq: r = v <= t; break;
-          case Mode::kLt: r = v < t; break;
-          case Mode::kGte: r = v >= t; break;
-          case Mode::kGt: r = v > t; break;
-          case Mode::kEq: r = v == t; break;
-          case Mode::kNeq: r = v != t; break;
-          case Mode::kLeaf: break;
+          case Mode::kLeq:
+            r = v <= t;
+            break;
+          case Mode::kLt:
+            r = v < t;
+            break;
+          case Mode::kGte:
+            r = v >= t;
+            break;
+          case Mode::kGt:
+            r = v > t;
+            break;
+          case Mode::kEq:
+            r = v == t;
+            break;
+          case Mode::kNeq:
+            r = v != t;
+            break;
+          case Mode::kLeaf:
+            break;
         }
       }
       n = &nodes[r ? n->if_true : n->if_false];
@@ -56,7 +69,8 @@ struct TreeEnsemble {
 
 /// Float-list attribute `name`, or (version 3) its double form `name`_as_tensor; empty when
 /// neither is given. kModelError when both are.
-inline Expected<std::vector<double>> ml_doubles_attr(const KernelContext& ctx, const std::string& name) {
+inline Expected<std::vector<double>> ml_doubles_attr(const KernelContext& ctx,
+                                                     const std::string& name) {
   const std::string tname = name + "_as_tensor";
   if (ctx.has_attr(name) && ctx.has_attr(tname))
     return model_error(ctx.describe() + " gives both " + name + " and " + tname);
@@ -77,20 +91,21 @@ inline Expected<TreeEnsemble> parse_tree_ensemble(const KernelContext& ctx, cons
   auto bad = [&](const std::string& what) { return model_error(ctx.describe() + ": " + what); };
   const auto tree_ids = ctx.attr_ints("nodes_treeids"), node_ids = ctx.attr_ints("nodes_nodeids");
   const auto features = ctx.attr_ints("nodes_featureids");
-  const auto trues = ctx.attr_ints("nodes_truenodeids"), falses = ctx.attr_ints("nodes_falsenodeids");
+  const auto trues = ctx.attr_ints("nodes_truenodeids"),
+             falses = ctx.attr_ints("nodes_falsenodeids");
   const auto modes = ctx.attr_strings("nodes_modes");
   const auto missing = ctx.attr_ints("nodes_missing_value_tracks_true");
   ODB_ASSIGN_OR_RETURN(std::vector<double> values, ml_doubles_attr(ctx, "nodes_values"));
   const size_t n = node_ids.size();
   if (n == 0) return bad("nodes_nodeids is empty; a tree ensemble needs at least one node");
   const std::vector<std::pair<const char*, size_t>> lengths = {
-      {"nodes_treeids", tree_ids.size()},     {"nodes_featureids", features.size()},
-      {"nodes_truenodeids", trues.size()},    {"nodes_falsenodeids", falses.size()},
-      {"nodes_modes", modes.size()},          {"nodes_values", values.size()}};
+      {"nodes_treeids", tree_ids.size()},  {"nodes_featureids", features.size()},
+      {"nodes_truenodeids", trues.size()}, {"nodes_falsenodeids", falses.size()},
+      {"nodes_modes", modes.size()},       {"nodes_values", values.size()}};
   for (const auto& [name, len] : lengths)
     if (len != n)
-      return bad(std::string(name) + " has " + std::to_string(len) + " entries but nodes_nodeids has " +
-                 std::to_string(n));
+      return bad(std::string(name) + " has " + std::to_string(len) +
+                 " entries but nodes_nodeids has " + std::to_string(n));
   if (!missing.empty() && missing.size() != n)
     return bad("nodes_missing_value_tracks_true has " + std::to_string(missing.size()) +
                " entries but nodes_nodeids has " + std::to_string(n));
@@ -113,7 +128,8 @@ inline Expected<TreeEnsemble> parse_tree_ensemble(const KernelContext& ctx, cons
   for (size_t i = 0; i < n; ++i) {
     auto& node = e.nodes[i];
     auto m = kModes.find(modes[i]);
-    if (m == kModes.end()) return bad("nodes_modes[" + std::to_string(i) + "] '" + modes[i] + "' is not a node mode");
+    if (m == kModes.end())
+      return bad("nodes_modes[" + std::to_string(i) + "] '" + modes[i] + "' is not a node mode");
     node.mode = m->second;
     node.value = values[i];
     node.missing_true = !missing.empty() && missing[i] != 0;
@@ -121,11 +137,13 @@ inline Expected<TreeEnsemble> parse_tree_ensemble(const KernelContext& ctx, cons
     node.feature = features[i];
     if (node.feature < 0) return bad("nodes_featureids[" + std::to_string(i) + "] is negative");
     e.max_feature = std::max(e.max_feature, node.feature);
-    for (auto [child, dest] : {std::pair{trues[i], &node.if_true}, std::pair{falses[i], &node.if_false}}) {
+    for (auto [child, dest] :
+         {std::pair{trues[i], &node.if_true}, std::pair{falses[i], &node.if_false}}) {
       auto it = index.find({tree_ids[i], child});
       if (it == index.end())
-        return bad("node " + std::to_string(node_ids[i]) + " of tree " + std::to_string(tree_ids[i]) +
-                   " branches to node " + std::to_string(child) + ", which the tree does not have");
+        return bad("node " + std::to_string(node_ids[i]) + " of tree " +
+                   std::to_string(tree_ids[i]) + " branches to node " + std::to_string(child) +
+                   ", which the tree does not have");
       *dest = it->second;
     }
   }
@@ -144,8 +162,9 @@ inline Expected<TreeEnsemble> parse_tree_ensemble(const KernelContext& ctx, cons
   for (size_t k = 0; k < nv; ++k) {
     auto it = index.find({v_trees[k], v_nodes[k]});
     if (it == index.end())
-      return bad(vote + " weight " + std::to_string(k) + " is for node " + std::to_string(v_nodes[k]) +
-                 " of tree " + std::to_string(v_trees[k]) + ", which does not exist");
+      return bad(vote + " weight " + std::to_string(k) + " is for node " +
+                 std::to_string(v_nodes[k]) + " of tree " + std::to_string(v_trees[k]) +
+                 ", which does not exist");
     if (v_ids[k] < 0 || v_ids[k] >= n_outputs)
       return bad(vote + "_ids[" + std::to_string(k) + "] is " + std::to_string(v_ids[k]) +
                  ", outside [0, " + std::to_string(n_outputs) + ")");
@@ -158,7 +177,8 @@ inline Expected<TreeEnsemble> parse_tree_ensemble(const KernelContext& ctx, cons
 }
 
 /// Checks that `x` has the features the trees read.
-inline Status check_tree_features(const KernelContext& ctx, const TreeEnsemble& e, const FeatureMatrix& x) {
+inline Status check_tree_features(const KernelContext& ctx, const TreeEnsemble& e,
+                                  const FeatureMatrix& x) {
   if (e.max_feature >= x.c)
     return model_error(ctx.describe() + " reads feature " + std::to_string(e.max_feature) +
                        " but the input has " + std::to_string(x.c) + " features");

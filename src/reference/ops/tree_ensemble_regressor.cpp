@@ -35,9 +35,12 @@ Status tree_ensemble_regressor(KernelContext& ctx) {
     for (size_t root : e.roots)
       for (const auto& [t, w] : e.leaf(root, x.row(i)).votes) {
         double& v = s[t];
-        if (agg == "MIN") v = has[static_cast<size_t>(t)] ? std::min(v, w) : w;
-        else if (agg == "MAX") v = has[static_cast<size_t>(t)] ? std::max(v, w) : w;
-        else v += w;
+        if (agg == "MIN")
+          v = has[static_cast<size_t>(t)] ? std::min(v, w) : w;
+        else if (agg == "MAX")
+          v = has[static_cast<size_t>(t)] ? std::max(v, w) : w;
+        else
+          v += w;
         has[static_cast<size_t>(t)] = 1;
       }
     for (int64_t t = 0; t < targets; ++t) {
