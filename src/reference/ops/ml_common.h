@@ -61,12 +61,13 @@ inline double ml_logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 /// sqrt(2) * erfinv(2p - 1), the inverse of the standard normal CDF, with erfinv by Winitzki's
 /// approximation (a = 0.147): the one ONNX's Python reference (aionnxml/_common_classifier.py)
 /// and ONNX Runtime (ml_common.h) both use, so PROBIT outputs agree with theirs (the exact
-/// inverse differs from it by up to ~2e-3 relative).
+/// inverse differs from it by up to ~2e-3 relative). probit(0) = -inf and probit(1) = +inf, as
+/// in ONNX Runtime (ONNX's reference returns 0 there).
 inline double ml_probit(double p) {
   double x = 2 * p - 1;
   const double sgn = x < 0 ? -1.0 : 1.0;
   x = (1 - x) * (1 + x);
-  if (x == 0) return 0;
+  if (x == 0) return sgn * INFINITY;
   const double lg = std::log(x);
   const double v = 2 / (M_PI * 0.147) + 0.5 * lg;
   const double v2 = 1 / 0.147 * lg;
