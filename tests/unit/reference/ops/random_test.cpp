@@ -2,6 +2,8 @@
 // numpy.random.RandomState(0).rand(3) and .randn(3)), repeatability, dtypes, shapes and ranges
 // for unseeded draws, Bernoulli's extremes and Multinomial's degenerate distributions, and
 // unseeded draws repeating run to run (seeded by InterpreterOptions::random_seed and the node).
+#include "backends/backend.h"
+#include "backends/backend_test_util.h"
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
@@ -132,6 +134,28 @@ g (float[1,4] x) => (float[1,4] a, float[1,4] a2, float[1,4] b, float[1,4] c, fl
   auto moved = named;
   moved.mutable_graph()->mutable_node()->SwapElements(0, 1);
   EXPECT_EQ(draw(named, 0).at("a2"), draw(moved, 0).at("a2"));
+}
+
+TEST(RandomOps, ReferenceBackendOptionRandomSeed) {
+  TempDir dir;
+  const auto path = dir.write_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+g () => (float[3] z) { z = RandomUniform<shape=[3]>() })");
+  auto run_with = [&](const std::string& seed) -> Expected<RunResult> {
+    ODB_ASSIGN_OR_RETURN(auto backend,
+                         create_backend(BackendSpec{"reference", {{"random_seed", seed}}}));
+    ODB_ASSIGN_OR_RETURN(auto session, backend->load(path));
+    return session->run({});
+  };
+  auto a = run_with("7"), b = run_with("7"), c = run_with("8");
+  ASSERT_TRUE(a.has_value()) << a.status().to_string();
+  ASSERT_TRUE(b.has_value() && c.has_value());
+  EXPECT_EQ(values(a->outputs.at("z")), values(b->outputs.at("z")));
+  EXPECT_NE(values(a->outputs.at("z")), values(c->outputs.at("z")));
+  auto bad = run_with("-1");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.status().to_string().find("random_seed must be a non-negative integer"),
+            std::string::npos)
+      << bad.status().to_string();
 }
 
 }  // namespace
