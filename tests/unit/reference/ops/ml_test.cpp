@@ -66,12 +66,19 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
+// The declared type of two labels given by the attribute text `labels` (ONNX Runtime wants the
+// graph outputs typed).
+std::string label_type(const std::string& labels) {
+  return labels.find("strings") != std::string::npos ? "string[2]" : "int64[2]";
+}
+
 Tensor x2x2() { return f32({2, 2}, {1, 2, 3, -1}); }
 
 // ---- LinearClassifier --------------------------------------------------------------------
 
 std::string linear_classifier(const std::string& transform, const std::string& labels) {
-  return std::string(kHeader) + R"(g (float[2,2] x) => (y, float[2,3] z) {
+  return std::string(kHeader) + R"(g (float[2,2] x) => ()" + label_type(labels) +
+         R"( y, float[2,3] z) {
   y, z = ai.onnx.ml.LinearClassifier<coefficients = [1.0, 0.0, 0.0, 1.0, -1.0, 0.5],
       intercepts = [0.0, 0.5, 0.0], )" +
          labels + R"(, post_transform = ")" + transform + R"(">(x)
@@ -99,7 +106,8 @@ TEST(MlLinearClassifier, EveryPostTransformMatchesSpecAndOnnxRuntime) {
 
 TEST(MlLinearClassifier, ProbitAndStringLabels) {
   // PROBIT of the raw scores 0.1, 0.5, 0.9 (Winitzki's erfinv, as ONNX's reference computes).
-  const std::string text = std::string(kHeader) + R"(g (float[1,1] x) => (y, float[1,3] z) {
+  const std::string text =
+      std::string(kHeader) + R"(g (float[1,1] x) => (string[1] y, float[1,3] z) {
   y, z = ai.onnx.ml.LinearClassifier<coefficients = [1.0, 1.0, 1.0], intercepts = [0.0, 0.4, 0.8],
       classlabels_strings = ["a", "b", "c"], post_transform = "PROBIT">(x)
 })";
@@ -113,7 +121,8 @@ TEST(MlLinearClassifier, ProbitAndStringLabels) {
 
 TEST(MlLinearClassifier, BinaryWithOneRowOfCoefficients) {
   // One score s = x0 - x1: Y = labels[1] when s > 0; Z = [1 - s, s].
-  const std::string text = std::string(kHeader) + R"(g (float[2,2] x) => (y, float[2,2] z) {
+  const std::string text =
+      std::string(kHeader) + R"(g (float[2,2] x) => (int64[2] y, float[2,2] z) {
   y, z = ai.onnx.ml.LinearClassifier<coefficients = [1.0, -1.0], intercepts = [0.0],
       classlabels_ints = [0, 1]>(x)
 })";
@@ -427,9 +436,8 @@ TEST(MlTreeEnsembleRegressor, MalformedTreesNameTheNode) {
 // class 2 +0.5, leaf 2 -> class 0 +0.25. Scores: row 0 [1, 0, 0.5], row 1 [0.25, 1, 0].
 std::string classifier(const std::string& extra,
                        const std::string& labels = "classlabels_int64s = [7, 8, 9]") {
-  return std::string(kHeader) +
-         "g (float[2,2] x) => (y, float[2,3] z) {\n  y, z = ai.onnx.ml.TreeEnsembleClassifier<" +
-         kTrees + R"(,
+  return std::string(kHeader) + "g (float[2,2] x) => (" + label_type(labels) +
+         " y, float[2,3] z) {\n  y, z = ai.onnx.ml.TreeEnsembleClassifier<" + kTrees + R"(,
       class_treeids = [0, 0, 1, 1], class_nodeids = [1, 2, 1, 2], class_ids = [0, 1, 2, 0],
       class_weights = [1.0, 1.0, 0.5, 0.25], )" +
          labels + extra + ">(x)\n}";
@@ -473,7 +481,8 @@ TEST(MlTreeEnsembleClassifier, StringLabels) {
 // leaf 2 +2; tree 1 leaf 1 +0.5, leaf 2 -0.25. Margins: row 0 -0.5, row 1 1.75.
 std::string binary_margin(const std::string& transform) {
   return std::string(kHeader) +
-         "g (float[2,2] x) => (y, float[2,2] z) {\n  y, z = ai.onnx.ml.TreeEnsembleClassifier<" +
+         "g (float[2,2] x) => (int64[2] y, float[2,2] z) {\n  y, z = "
+         "ai.onnx.ml.TreeEnsembleClassifier<" +
          kTrees + R"(,
       class_treeids = [0, 0, 1, 1], class_nodeids = [1, 2, 1, 2], class_ids = [0, 0, 0, 0],
       class_weights = [-1.0, 2.0, 0.5, -0.25], classlabels_int64s = [0, 1],
@@ -492,10 +501,10 @@ TEST(MlTreeEnsembleClassifier, BinaryMarginLogisticAndNone) {
 
 TEST(MlTreeEnsembleClassifier, BinaryProbabilitiesForBothClasses) {
   // A random forest's leaves hold both class probabilities: row 0 [0.7, 0.3], row 1 [0.15, 0.85].
-  const std::string text =
-      std::string(kHeader) +
-      "g (float[2,2] x) => (y, float[2,2] z) {\n  y, z = ai.onnx.ml.TreeEnsembleClassifier<" +
-      kTrees + R"(,
+  const std::string text = std::string(kHeader) +
+                           "g (float[2,2] x) => (int64[2] y, float[2,2] z) {\n  y, z = "
+                           "ai.onnx.ml.TreeEnsembleClassifier<" +
+                           kTrees + R"(,
       class_treeids = [0, 0, 0, 0, 1, 1, 1, 1], class_nodeids = [1, 1, 2, 2, 1, 1, 2, 2],
       class_ids = [0, 1, 0, 1, 0, 1, 0, 1],
       class_weights = [0.4, 0.1, 0.05, 0.45, 0.3, 0.2, 0.1, 0.4], classlabels_int64s = [3, 5]>(x)
