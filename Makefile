@@ -35,6 +35,8 @@ bench: build models
 	@bash bench/run.sh $(BUILD) $(MODELS)
 	@cmake --build $(BUILD) --target make-synthetic-model >/dev/null
 	@node bench/viewer.js $(BUILD) $(MODELS)
+	@bash bench/reduce.sh $(BUILD) $(MODELS)
+	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 
 clean:
 	rm -rf $(BUILD) out

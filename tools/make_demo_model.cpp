@@ -4,6 +4,7 @@
 // really disagree on it.
 #include <iostream>
 
+#include "demo_model.h"
 #include "model/model.h"
 #include "onnx/defs/parser.h"
 
@@ -12,18 +13,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: make-demo-model OUT.onnx\n";
     return 2;
   }
-  const char* text = R"ONNX(
-<ir_version: 8, opset_import: ["" : 13], producer_name: "onnxdbg make-demo-model">
-demo_softmax (float[1,3,4] x) => (float[1,3,4] probs, float[1,3,4] scaled)
-<float[4,4] w = {0.5, -0.25, 0.0, 1.0, 0.75, 0.5, -1.0, 0.25, -0.5, 1.0, 0.5, 0.0, 0.25, 0.0, 0.75, -0.5}>
-{
-  proj = MatMul(x, w)
-  act = Relu(proj)
-  probs = Softmax(act)
-  two = Constant<value = float {2.0}>()
-  scaled = Mul(act, two)
-}
-)ONNX";
+  const char* text = onnxdbg::demo::model_text();
   onnx::ModelProto model;
   onnx::OnnxParser parser(text);
   auto st = parser.Parse(model);

@@ -69,12 +69,18 @@ const std::vector<BackendDoc>& backend_docs() {
       {"onnxruntime", "ONNX Runtime (CPU), in an isolated worker process", true,
        {{"opt", "disabled|basic|extended|all", "graph optimization level (default all)"},
         {"threads", "N", "intra-op threads (default: ONNX Runtime's choice)"},
-        {"providers", "cpu[+...]", "execution providers to request, in order"},
+        {"providers", "cpu|cuda|tensorrt|openvino|...[+...]",
+         "execution providers to request, in priority order, separated by '+' or ',' "
+         "(providers=cuda+cpu); one this ONNX Runtime lacks, or nodes placed on one not "
+         "requested, is a warning (an error with --strict-providers)"},
         {"optimized_model", "PATH", "save the optimized graph to PATH"},
         {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}},
-      {"opencv", "OpenCV DNN 4.6 (CPU), in an isolated worker process", true,
-       {{"threads", "N", "threads for OpenCV's parallel loops (cv::setNumThreads; default: "
-                         "OpenCV's choice)"},
+      {"opencv",
+       "OpenCV DNN 4.6 (CPU), in an isolated worker process",
+       true,
+       {{"threads", "N",
+         "threads for OpenCV's parallel loops (cv::setNumThreads; default: "
+         "OpenCV's choice)"},
         {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}},
   };
   return docs;
@@ -89,6 +95,13 @@ Status validate_backend_spec(const BackendSpec& spec) {
   }
   if (!doc) return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
   for (const auto& [key, value] : spec.options) {
+    // precision=fp16 is handled before the backend sees the model (runner/precision.h).
+    if (key == "precision") {
+      if (value != "fp32" && value != "fp16")
+        return invalid_argument("backend " + spec.name + ": precision must be fp32 or fp16, not '" +
+                                value + "'");
+      continue;
+    }
     // debug_crash/debug_hang are test hooks of the worker, accepted on isolated backends only.
     if (doc->isolated && (key == "debug_crash" || key == "debug_abort" || key == "debug_hang")) continue;
     bool known = false;
@@ -100,8 +113,45 @@ Status validate_backend_spec(const BackendSpec& spec) {
     if (!known)
       return invalid_argument("backend " + spec.name + " has no option '" + key + "'" +
                               (keys.empty() ? std::string(" (it takes none)") : " (options: " + keys + ")"));
+    if (spec.name == "onnxruntime" && key == "providers") {
+      auto list = parse_provider_list(value);
+      if (!list) return invalid_argument("onnxruntime: " + list.status().message());
+    }
   }
   return Status::ok();
+}
+
+Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list) {
+  std::vector<BackendSpec> out;
+  std::string last_key;  // the option written last in the previous backend item
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    const size_t comma = list.find(',', pos);
+    const std::string item =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::string name = item.substr(0, item.find(':'));
+    bool is_backend = false;
+    for (const auto& d : backend_docs()) is_backend = is_backend || d.name == name;
+    if (!item.empty() && !is_backend && item.find(':') == std::string::npos &&
+        last_key == "providers") {
+      // "onnxruntime:providers=cuda,cpu": 'cpu' names no backend, so it continues the provider
+      // list written last. Only list-valued options continue: "threads=1,bogus" stays an error
+      // about an unknown backend, not a strange thread count.
+      out.back().options[last_key] += "," + item;
+    } else if (!item.empty()) {
+      ODB_ASSIGN_OR_RETURN(BackendSpec spec, BackendSpec::parse(item));
+      const size_t colon = item.rfind(':');
+      last_key = colon == std::string::npos
+                     ? ""
+                     : item.substr(colon + 1, item.find('=', colon) - colon - 1);
+      out.push_back(std::move(spec));
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  for (const auto& spec : out) ODB_RETURN_IF_ERROR(validate_backend_spec(spec));
+  if (out.empty()) return invalid_argument("--backends lists no backend");
+  return out;
 }
 
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/providers.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
@@ -41,8 +42,19 @@ struct BackendSpec {
 struct SessionInfo {
   double load_seconds = 0;               ///< wall time to create the session, seconds
   std::vector<std::string> providers;    ///< execution providers the session actually uses
-  std::vector<std::string> warnings;     ///< e.g. an option the backend ignored
+  std::vector<std::string> warnings;  ///< e.g. an option the backend ignored; provider_warnings too
   std::vector<std::string> output_names; ///< in model order
+  /// Execution providers asked for (onnxruntime's providers=, full names, priority order); empty
+  /// for backends without providers.
+  std::vector<std::string> providers_requested;
+  /// Nodes of the session's graph per provider (ONNX Runtime's assignment after its basic graph
+  /// optimizations); empty when the backend cannot tell.
+  std::map<std::string, int64_t> provider_node_counts;
+  /// Every node and the provider it was assigned (same source as provider_node_counts).
+  std::vector<NodePlacement> node_placement;
+  /// The warnings about providers alone (also in `warnings`): a requested provider missing,
+  /// refused or silently replaced. --strict-providers turns any of them into an error.
+  std::vector<std::string> provider_warnings;
 };
 
 /// Result of one run.
@@ -134,7 +146,17 @@ const std::vector<BackendDoc>& backend_docs();
 /// Errors: kInvalidArgument for an unknown name or option (the message lists the valid ones).
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
 
-/// Checks `spec`'s options against backend_docs(). Errors: kInvalidArgument naming the option.
+/// Checks `spec`'s options against backend_docs(), onnxruntime's providers= names
+/// (parse_provider_list), and precision=fp32|fp16, which every backend accepts (the caller
+/// converts the model; see runner/precision.h). Errors: kInvalidArgument naming the option.
 Status validate_backend_spec(const BackendSpec& spec);
+
+/// Parses --backends: a comma-separated list of BackendSpec texts, each validated. An item that
+/// is not a backend name and has no ':' continues the previous item's providers= value when
+/// that was its last option, so "reference,onnxruntime:providers=cuda,cpu" is two backends, the
+/// second with providers=cuda,cpu ('+' separates providers too: providers=cuda+cpu). Empty items
+/// are skipped. Errors: kInvalidArgument for an empty list, a malformed item, an unknown backend or
+/// option (from BackendSpec::parse and validate_backend_spec).
+Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list);
 
 }  // namespace onnxdbg

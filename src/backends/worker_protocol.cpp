@@ -244,10 +244,16 @@ Status status_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json info_to_json(const SessionInfo& info) {
+  nlohmann::json placement = nlohmann::json::array();
+  for (const auto& p : info.node_placement) placement.push_back({p.node, p.op_type, p.provider});
   return {{"load_seconds", info.load_seconds},
           {"providers", info.providers},
           {"warnings", info.warnings},
-          {"output_names", info.output_names}};
+          {"output_names", info.output_names},
+          {"providers_requested", info.providers_requested},
+          {"provider_node_counts", info.provider_node_counts},
+          {"node_placement", std::move(placement)},
+          {"provider_warnings", info.provider_warnings}};
 }
 
 SessionInfo info_from_json(const nlohmann::json& j) {
@@ -256,6 +262,14 @@ SessionInfo info_from_json(const nlohmann::json& j) {
   info.providers = j.value("providers", std::vector<std::string>{});
   info.warnings = j.value("warnings", std::vector<std::string>{});
   info.output_names = j.value("output_names", std::vector<std::string>{});
+  info.providers_requested = j.value("providers_requested", std::vector<std::string>{});
+  info.provider_node_counts = j.value("provider_node_counts", std::map<std::string, int64_t>{});
+  info.provider_warnings = j.value("provider_warnings", std::vector<std::string>{});
+  for (const auto& p : j.value("node_placement", nlohmann::json::array())) {
+    if (p.is_array() && p.size() == 3 && p[0].is_string() && p[1].is_string() && p[2].is_string())
+      info.node_placement.push_back(
+          {p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>()});
+  }
   return info;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -28,5 +30,11 @@ void add_diff_command(CLI::App& app, CommandContext& ctx);
 void add_lint_command(CLI::App& app, CommandContext& ctx);
 void add_view_command(CLI::App& app, CommandContext& ctx);
 void add_surgeon_command(CLI::App& app, CommandContext& ctx);
+void add_data_command(CLI::App& app, CommandContext& ctx);
+void add_reduce_command(CLI::App& app, CommandContext& ctx);
+
+/// `onnxdbg reduce ... --check CMD ARGS...`: moves everything after --check out of `args` (the
+/// command line without argv[0]) so that the check command's own options are not parsed as ours.
+void take_check_command(std::vector<std::string>& args);
 
 }  // namespace onnxdbg::cli

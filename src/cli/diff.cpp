@@ -1,8 +1,10 @@
-// `onnxdbg diff A.onnx B.onnx`: the structural difference between two models, summary first.
+// `onnxdbg diff A.onnx B.onnx`: the structural difference between two models, summary first;
+// --html also writes the viewer page of A with the diff painted on it (merged or side by side).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "diff/diff.h"
 #include "report/table.h"
 
@@ -13,7 +15,17 @@ namespace {
 struct DiffArgs {
   std::string a, b;
   bool json = false;
+  HtmlOutput html;
 };
+
+// The page of A with the diff against B, written before the report so its note comes first.
+Status write_diff_html(const DiffArgs& args, const LoadedModel& a, const LoadedModel& b,
+                       const ModelDiff& d) {
+  report::ViewerOverlays ov;
+  ov.diff = d;
+  ov.diff_model = &b;
+  return write_html_view(args.html, a, std::move(ov), std::cerr);
+}
 
 int diff_command(const DiffArgs& args) {
   auto a = load_model(args.a);
@@ -22,6 +34,7 @@ int diff_command(const DiffArgs& args) {
   if (!b) return report_error(b.status());
   auto d = diff_models(*a, *b);
   if (!d) return report_error(d.status());
+  if (Status st = write_diff_html(args, *a, *b, *d); !st) return report_error(st);
   if (args.json) {
     nlohmann::json j;
     j["summary"] = d->summary;
@@ -70,6 +83,10 @@ void add_diff_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("b", args->b, "Second model (B)")->required();
   cmd->add_flag("--json", args->json,
                 "Print one JSON object: summary, identical, only_in_a, only_in_b, changed, graph");
+  add_html_option(cmd, args->html,
+                  "the diff painted on A: nodes only in A or B in their own colours, changed "
+                  "nodes marked, the summary on top");
+  add_diff_layout_option(cmd, args->html);
   cmd->footer("Exit status: 0 when the models are the same, 1 when they differ, 2 on an error.");
   cmd->callback([args, &ctx] { ctx.exit_code = diff_command(*args); });
 }

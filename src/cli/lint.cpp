@@ -1,10 +1,12 @@
 // `onnxdbg lint`: structural checks of a model (ONNX checker, strict shape inference and onnxdbg's
-// own rules), every finding in one pass; a table grouped by graph, or one JSON object with --json.
+// own rules), every finding in one pass; a table grouped by graph, or one JSON object with --json;
+// --html also writes the viewer page with the findings painted on their nodes.
 #include "lint/lint.h"
 
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "model/model.h"
 #include "report/lint_report.h"
 #include "report/table.h"
@@ -17,6 +19,7 @@ struct LintArgs {
   std::string model;
   std::vector<std::string> disable;
   bool json = false;
+  HtmlOutput html;
 };
 
 int lint_command(const LintArgs& a) {
@@ -32,7 +35,12 @@ int lint_command(const LintArgs& a) {
     report::print_lint_report(*findings, model->path.filename().string(), std::cout,
                               report::use_color(1));
   }
-  return lint::count_findings(*findings).error > 0 ? kExitMismatch : kExitOk;
+  const bool errors = lint::count_findings(*findings).error > 0;
+  report::ViewerOverlays ov;
+  ov.lint = std::move(*findings);
+  if (Status st = write_html_view(a.html, *model, std::move(ov), std::cerr); !st)
+    return report_error(st);
+  return errors ? kExitMismatch : kExitOk;
 }
 
 }  // namespace
@@ -48,6 +56,7 @@ void add_lint_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--disable", args->disable, "Rule not to run (repeatable). Rules: " + rules);
   cmd->add_flag("--json", args->json, "Print one JSON object instead of tables");
+  add_html_option(cmd, args->html, "the findings painted on their nodes");
   cmd->footer(
       "Exit status: 0 when no errors were found (warnings allowed), 1 when there are "
       "errors, 2 when the file cannot be read as a model or on bad usage.");

@@ -1,4 +1,5 @@
 // onnxdbg CLI entry point: registers every subcommand and turns uncaught errors into one sentence.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -28,8 +29,13 @@ int main(int argc, char** argv) {
   add_lint_command(app, ctx);
   add_view_command(app, ctx);
   add_surgeon_command(app, ctx);
+  add_data_command(app, ctx);
+  add_reduce_command(app, ctx);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  take_check_command(args);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -9,15 +9,17 @@
 
 #include "backends/backend.h"
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "compare/layerwise.h"
 #include "data/npz.h"
-#include "data/test_data.h"
+#include "data/samples.h"
 #include "model/model.h"
 #include "report/layerwise_report.h"
 #include "report/run_report.h"
 #include "report/table.h"
 #include "runner/compare_run.h"
 #include "runner/input_gen.h"
+#include "runner/layer_values.h"
 
 namespace onnxdbg::cli {
 
@@ -33,6 +35,8 @@ struct RunArgs {
   std::vector<std::string> rtol;
   std::string error_stat = "elemwise";
   std::string load_inputs;
+  std::string load_outputs;
+  size_t sample = 0;
   std::string save_inputs;
   std::string save_outputs;
   bool validate = false;
@@ -41,6 +45,8 @@ struct RunArgs {
   bool isolate = false;
   std::string layerwise_memory = "2GiB";
   std::string save_repro;
+  bool strict_providers = false;
+  HtmlOutput html;
 };
 
 /// The default repro folder: ./onnxdbg-repro/<model stem>_<node>, with only safe characters.
@@ -52,26 +58,23 @@ std::string default_repro_dir(const std::string& model, const LayerTensor& t) {
   return (std::filesystem::path("onnxdbg-repro") / leaf).string();
 }
 
-Expected<std::vector<BackendSpec>> parse_backends(const std::string& list) {
-  std::vector<BackendSpec> out;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    const size_t comma = list.find(',', pos);
-    const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!item.empty()) {
-      ODB_ASSIGN_OR_RETURN(BackendSpec spec, BackendSpec::parse(item));
-      ODB_RETURN_IF_ERROR(validate_backend_spec(spec));
-      out.push_back(std::move(spec));
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
+/// With --strict-providers: one sentence naming the first backend that did not run on the
+/// execution providers it asked for, or "" when all did.
+std::string strict_provider_error(const CompareRunReport& rep) {
+  for (const auto& b : rep.backends) {
+    if (b.info.provider_warnings.empty()) continue;
+    const size_t more = b.info.provider_warnings.size() - 1;
+    return b.spec.to_string() +
+           " did not run on the execution providers requested "
+           "(--strict-providers): " +
+           b.info.provider_warnings.front() +
+           (more ? " (and " + std::to_string(more) + " more)" : "");
   }
-  if (out.empty()) return invalid_argument("--backends lists no backend");
-  return out;
+  return "";
 }
 
 int run_command(const RunArgs& a) {
-  auto specs = parse_backends(a.backends);
+  auto specs = parse_backend_list(a.backends);
   if (!specs) return report_error(specs.status());
   ToleranceSpec tol;
   if (Status st = parse_tolerance_args(a.atol, a.rtol, tol); !st) return report_error(st);
@@ -88,8 +91,14 @@ int run_command(const RunArgs& a) {
     auto b = parse_memory_size(a.layerwise_memory);
     if (!b) return report_error(Status(b.status().code(), "--layerwise-memory: " + b.status().message()));
     budget = *b;
-    for (const auto& s : *specs)
+    for (const auto& s : *specs) {
+      if (s.option("precision") == "fp16")
+        return report_error(invalid_argument(
+            "--layerwise does not run precision=fp16 backends yet (" + s.to_string() +
+            "); compare their outputs without --layerwise, and see the float16 range in the "
+            "layerwise report of the float32 run"));
       if (s.name != "reference") layer_specs.push_back(s);
+    }
     if (layer_specs.empty())
       return report_error(invalid_argument(
           "--layerwise compares the reference's intermediate tensors with another backend; add "
@@ -99,23 +108,61 @@ int run_command(const RunArgs& a) {
   auto model = load_model(a.model);
   if (!model) return report_error(model.status());
   for (const auto& w : model->warnings) std::cerr << "onnxdbg: warning: " << w << "\n";
-  Expected<TensorMap> inputs = a.load_inputs.empty()
-                                   ? generate_inputs(model->proto.graph(), gen)
-                                   : load_tensors(a.load_inputs, model->proto.graph());
+  const onnx::GraphProto& graph = model->proto.graph();
+  Expected<TensorMap> inputs = TensorMap{};
+  size_t input_samples = 0;
+  if (a.load_inputs.empty()) {
+    inputs = generate_inputs(graph, gen);
+  } else {
+    // Data saved from another model is the usual mistake; say so before any backend runs.
+    auto loaded = load_samples(a.load_inputs, graph, DataRole::kInputs);
+    if (!loaded) return report_error(loaded.status());
+    if (Status st =
+            check_samples(loaded->samples, graph, DataRole::kInputs, "'" + a.load_inputs + "'");
+        !st)
+      return report_error(st);
+    input_samples = loaded->samples.size();
+    if (a.sample >= input_samples)
+      return report_error(invalid_argument("--sample " + std::to_string(a.sample) + ": '" +
+                                           a.load_inputs + "' holds " +
+                                           std::to_string(input_samples) + " sample(s)"));
+    if (input_samples > 1 && !a.json)
+      std::cerr << "onnxdbg: note: '" << a.load_inputs << "' holds " << input_samples
+                << " samples; running sample " << a.sample << " (--sample K picks another)\n";
+    inputs = std::move(loaded->samples[a.sample]);
+  }
   if (!inputs) return report_error(inputs.status());
-  if (!a.load_inputs.empty()) {
-    // Data saved from another model is the usual cause; say so before any backend runs.
-    std::string names;
-    for (const auto& sig : model_inputs(model->proto.graph()))
-      names += (names.empty() ? "" : ", ") + sig.name;
-    for (const auto& [name, t] : *inputs) {
-      bool known = false;
-      for (const auto& sig : model_inputs(model->proto.graph())) known = known || sig.name == name;
-      if (!known)
-        return report_error(invalid_argument(
-            "'" + a.load_inputs + "' holds '" + name + "', which is not an input of " + a.model +
-            " (its inputs: " + names + "); was it saved from another model?"));
-    }
+  std::optional<TensorMap> golden;
+  if (!a.load_outputs.empty()) {
+    auto loaded = load_samples(a.load_outputs, graph, DataRole::kOutputs);
+    if (!loaded) return report_error(loaded.status());
+    if (Status st =
+            check_samples(loaded->samples, graph, DataRole::kOutputs, "'" + a.load_outputs + "'");
+        !st)
+      return report_error(st);
+    const size_t n = loaded->samples.size();
+    if (input_samples && n != input_samples)
+      return report_error(invalid_argument(
+          "'" + a.load_inputs + "' holds " + std::to_string(input_samples) +
+          " input sample(s) but '" + a.load_outputs + "' holds " + std::to_string(n) +
+          " output sample(s); they must come from the same run"));
+    if (!input_samples && n > 1)
+      return report_error(invalid_argument("'" + a.load_outputs + "' holds " + std::to_string(n) +
+                                           " output samples; give their inputs with --load-inputs "
+                                           "so each is compared with its own"));
+    if (!loaded->note.empty() && !a.json) std::cerr << "onnxdbg: note: " << loaded->note << "\n";
+    golden = std::move(loaded->samples[input_samples ? a.sample : 0]);
+    // Only graph outputs are golden values here; inputs and intermediate tensors a merged file
+    // may also hold are not compared.
+    size_t others = 0;
+    std::erase_if(*golden, [&](const auto& kv) {
+      for (const auto& sig : model_outputs(graph))
+        if (sig.name == kv.first) return false;
+      return ++others > 0;
+    });
+    if (others && !a.json)
+      std::cerr << "onnxdbg: note: '" << a.load_outputs << "' also holds " << others
+                << " tensor(s) that are not graph outputs; they are not compared\n";
   }
   if (!a.save_inputs.empty()) {
     Status st = save_npz(a.save_inputs, *inputs);
@@ -128,6 +175,10 @@ int run_command(const RunArgs& a) {
   opt.error_stat = *stat;
   opt.validate = a.validate;
   if (tty) opt.progress = [](const std::string& s) { std::cerr << "\r\x1b[K[onnxdbg] " << s << "..." << std::flush; };
+  if (golden) {
+    opt.golden_outputs = std::move(golden);
+    opt.golden_source = a.load_outputs;
+  }
   CompareRunReport rep = run_and_compare(a.model, *specs, *inputs, opt);
 
   std::optional<LayerwiseReport> layers;
@@ -152,6 +203,11 @@ int run_command(const RunArgs& a) {
     }
   }
   if (tty) std::cerr << "\r\x1b[K" << std::flush;
+  const std::string provider_problem = a.strict_providers ? strict_provider_error(rep) : "";
+  if (!provider_problem.empty()) {
+    rep.verdict = Verdict::kError;
+    rep.verdict_line = provider_problem;
+  }
 
   if (!a.save_outputs.empty()) {
     // The golden (first) backend's outputs under their own names, the others as BACKEND/NAME.
@@ -161,6 +217,12 @@ int run_command(const RunArgs& a) {
       if (!b.ok) continue;
       for (const auto& [name, t] : b.outputs) all[first ? name : b.spec.to_string() + "/" + name] = t;
       first = false;
+    }
+    if (layers) {
+      // With --layerwise, every intermediate tensor too: the reference's values.
+      auto values = reference_layer_values(a.model, *inputs, budget);
+      if (!values) return report_error(values.status());
+      for (auto& [name, t] : *values) all.emplace(name, std::move(t));
     }
     Status st = save_npz(a.save_outputs, all);
     if (!st) return report_error(st);
@@ -176,6 +238,12 @@ int run_command(const RunArgs& a) {
     report::print_run_report(rep, std::cout, report::use_color(1));
     if (layers) report::print_layerwise_report(*layers, std::cout, report::use_color(1));
   }
+  if (!a.html.path.empty()) {
+    auto ov = run_overlays(rep, layers ? &*layers : nullptr);
+    if (Status st = write_html_view(a.html, *model, std::move(ov), std::cerr); !st)
+      return report_error(st);
+  }
+  if (!provider_problem.empty()) return report_error(invalid_argument(provider_problem));
   return rep.verdict == Verdict::kAgree && layers_agree ? kExitOk : kExitMismatch;
 }
 
@@ -191,7 +259,17 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   }
   auto* cmd = app.add_subcommand("run", "Run a model on several backends and compare their outputs.");
   cmd->add_option("model", args->model, "ONNX model file")->required();
+  backend_help +=
+      "\nEvery backend also takes precision=fp16: it runs the model converted to float16 "
+      "(inputs and outputs stay float32), and the report lists the nodes whose float32 values "
+      "exceed float16's range."
+      "\nA comma after providers=... continues the provider list "
+      "(reference,onnxruntime:providers=cuda,cpu); '+' works too (providers=cuda+cpu).";
   cmd->add_option("--backends", args->backends, backend_help)->capture_default_str();
+  cmd->add_flag("--strict-providers", args->strict_providers,
+                "Fail (exit status 2) when a backend does not run on the execution providers it "
+                "asked for: one missing from ONNX Runtime, refused, or nodes placed on a provider "
+                "not requested (without it these are warnings)");
   cmd->add_option("--seed", args->seed, "Seed for generated inputs")->capture_default_str();
   cmd->add_option("--val-range", args->val_range,
                   "Range of generated values: [LOW,HIGH] for all inputs or NAME:[LOW,HIGH] for one "
@@ -205,12 +283,23 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
                   "|a-e| <= atol + rtol*|e|), max, mean or median")
       ->capture_default_str();
   cmd->add_option("--load-inputs", args->load_inputs,
-                  "Read inputs instead of generating them: a .npz file, an ONNX test-data folder "
-                  "(input_K.pb), or a .pb/.npy file for a single-input model");
+                  "Read inputs instead of generating them: a .npz file, a Polygraphy JSON input "
+                  "file (--save-inputs, data to-input), an ONNX test-data folder (input_K.pb, or "
+                  "test_data_set_N folders: one sample each), or a .pb/.npy file for a "
+                  "single-input model");
+  cmd->add_option("--load-outputs", args->load_outputs,
+                  "Golden outputs to compare every backend against instead of the first "
+                  "backend's: .npz (e.g. from --save-outputs), Polygraphy JSON RunResults (first "
+                  "runner) or input list, ONNX test-data folder (output_K.pb), or .pb/.npy");
+  cmd->add_option("--sample", args->sample,
+                  "Which sample of multi-sample --load-inputs/--load-outputs data to run "
+                  "(0-based; default 0)");
   cmd->add_option("--save-inputs", args->save_inputs, "Write the inputs used to a .npz file");
   cmd->add_option("--save-outputs", args->save_outputs,
                   "Write every backend's outputs to a .npz file: the first backend's under their "
-                  "own names (golden values), the others as BACKEND/NAME");
+                  "own names (golden values), the others as BACKEND/NAME; with --layerwise also "
+                  "the reference's value of every intermediate tensor (within "
+                  "--layerwise-memory)");
   cmd->add_flag("--validate", args->validate, "Also fail when any output holds NaN or Inf");
   cmd->add_flag("--json", args->json, "Print one JSON object instead of tables");
   cmd->add_flag("--layerwise", args->layerwise,
@@ -226,9 +315,12 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--save-repro", args->save_repro,
                   "Folder for the first divergent node as an ONNX test case (model.onnx + "
                   "test_data_set_0); default ./onnxdbg-repro/<model>_<node>");
+  add_html_option(cmd, args->html,
+                  "each node coloured by its error (with --layerwise: every node's own error), "
+                  "the first divergent node centred");
   cmd->footer(
       "Exit status: 0 when all backends agree, 1 when they disagree or a backend fails, 2 on a "
-      "usage or model error.");
+      "usage or model error, or with --strict-providers when a provider was missing or replaced.");
   cmd->callback([args, &ctx] { ctx.exit_code = run_command(*args); });
 }
 

@@ -1,11 +1,14 @@
 // `onnxdbg surgeon`: Polygraphy's model-editing subcommands (sanitize, extract, convert-opset,
-// to-fp16). Each loads the model, calls src/surgeon/, checks the result with lint and writes it.
+// to-fp16). Each loads the model, calls src/surgeon/, checks the result with lint and writes it
+// (or, with --force, writes it in spite of lint errors); --json prints what was done as one object.
 #include "surgeon/surgeon.h"
 
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "report/surgeon_report.h"
 #include "runner/input_gen.h"
 
 namespace onnxdbg::cli {
@@ -25,6 +28,8 @@ std::string fmt_seconds(double s) {
 struct CommonArgs {
   std::string model;
   std::string output;
+  bool json = false;
+  bool force = false;
 };
 
 // Splits "a:[1,2]:float32,b" on commas outside brackets; repeated options are joined.
@@ -48,13 +53,43 @@ std::vector<std::string> split_list(const std::vector<std::string>& args) {
   return out;
 }
 
-// Checks the edited model, writes it and prints "wrote OUT (N nodes)".
-int finish(const LoadedModel& src, const onnx::ModelProto& edited, const std::string& out) {
-  if (Status st = surgeon::finish_edit(edited, src.base_dir); !st) return report_error(st);
-  if (Status st = surgeon::save_edited_model(edited, src.base_dir, out); !st)
+// Checks the edited model and writes it: "wrote OUT (N nodes)", or with --json one object
+// {command, model, output, written, forced, nodes, check, <command>: details}. A model with lint
+// errors is refused (exit 2) unless --force, which writes it, says so loudly and exits 1.
+int finish(const LoadedModel& src, const onnx::ModelProto& edited, const CommonArgs& a,
+           const std::string& command, nlohmann::json details) {
+  auto check = surgeon::check_edit(edited, src.base_dir);
+  if (!check) return report_error(check.status());
+  const bool broken = !check->errors.empty();
+  const int64_t nodes = surgeon::count_nodes(edited.graph());
+  nlohmann::json j = {{"command", command},
+                      {"model", a.model},
+                      {"output", a.output},
+                      {"written", false},
+                      {"forced", false},
+                      {"nodes", nodes},
+                      {"check", report::edit_check_json(*check)},
+                      {command, std::move(details)}};
+  if (broken && !a.force) {
+    if (a.json) std::cout << j.dump(2) << "\n";
+    return report_error(
+        model_error(check->summary() + ", so it was not written (--force writes it anyway)"));
+  }
+  if (broken)
+    std::cerr << "onnxdbg: WARNING: --force: writing " << a.output << " although "
+              << check->summary() << "; runtimes may refuse to load it\n";
+  if (Status st = surgeon::save_edited_model(edited, src.base_dir, a.output); !st)
     return report_error(st);
-  std::cout << "wrote " << out << " (" << surgeon::count_nodes(edited.graph()) << " nodes)\n";
-  return kExitOk;
+  j["written"] = true;
+  j["forced"] = broken;
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "wrote " << a.output << " (" << nodes << " nodes"
+              << (broken ? ", " + std::to_string(check->errors.size()) + " LINT ERRORS" : "")
+              << ")\n";
+  }
+  return broken ? kExitMismatch : kExitOk;
 }
 
 Expected<LoadedModel> load(const std::string& path) {
@@ -69,10 +104,15 @@ CLI::App* add_common(CLI::App& parent, const std::string& name, const std::strin
   auto* cmd = parent.add_subcommand(name, help);
   cmd->add_option("model", a.model, "ONNX model file")->required();
   cmd->add_option("-o,--output", a.output, "Where to write the edited model")->required();
+  cmd->add_flag("--json", a.json,
+                "Print one JSON object (what was done, the check's errors) instead of text");
+  cmd->add_flag("--force", a.force,
+                "Write the result even when the final lint check finds errors (exit status 1)");
   cmd->footer(
       "The result is checked with lint (ONNX checker included) and not written when it "
-      "has errors. Exit status: 0 on success, 2 on bad usage, an unreadable model, or "
-      "an edit that failed.");
+      "has errors, unless --force. Exit status: 0 on success, 1 when --force wrote a model "
+      "with lint errors, 2 on bad usage, an unreadable model, an edit that failed or a "
+      "result refused by the check.");
   return cmd;
 }
 
@@ -98,10 +138,12 @@ int sanitize_command(const SanitizeArgs& a) {
   onnx::ModelProto edited = model->proto;
   auto rep = surgeon::sanitize(edited, model->base_dir, opt);
   if (!rep) return report_error(rep.status());
-  if (rep->fold)
-    for (const auto& n : rep->fold->notes) std::cerr << "onnxdbg: note: " << n << "\n";
-  std::cout << rep->summary() << " (" << fmt_seconds(rep->seconds) << ")\n";
-  return finish(*model, edited, a.output);
+  if (!a.json) {
+    if (rep->fold)
+      for (const auto& n : rep->fold->notes) std::cerr << "onnxdbg: note: " << n << "\n";
+    std::cout << rep->summary() << " (" << fmt_seconds(rep->seconds) << ")\n";
+  }
+  return finish(*model, edited, a, "sanitize", report::sanitize_report_json(*rep));
 }
 
 // --- extract
@@ -129,10 +171,18 @@ int extract_command(const ExtractArgs& a) {
   onnx::ModelProto edited = model->proto;
   const int64_t before = surgeon::count_nodes(edited.graph());
   if (Status st = surgeon::extract(edited, ins, outs); !st) return report_error(st);
-  std::cout << "extracted " << surgeon::count_nodes(edited.graph()) << " of " << before
-            << " nodes: " << ins.size() << " input" << (ins.size() == 1 ? "" : "s") << ", "
-            << outs.size() << " output" << (outs.size() == 1 ? "" : "s") << "\n";
-  return finish(*model, edited, a.output);
+  const int64_t after = surgeon::count_nodes(edited.graph());
+  if (!a.json)
+    std::cout << "extracted " << after << " of " << before << " nodes: " << ins.size() << " input"
+              << (ins.size() == 1 ? "" : "s") << ", " << outs.size() << " output"
+              << (outs.size() == 1 ? "" : "s") << "\n";
+  nlohmann::json details = {{"nodes_before", before},
+                            {"nodes_after", after},
+                            {"inputs", nlohmann::json::array()},
+                            {"outputs", nlohmann::json::array()}};
+  for (const auto& t : ins) details["inputs"].push_back(t.name);
+  for (const auto& t : outs) details["outputs"].push_back(t.name);
+  return finish(*model, edited, a, "extract", std::move(details));
 }
 
 // --- convert-opset
@@ -148,8 +198,9 @@ int convert_command(const ConvertArgs& a) {
   onnx::ModelProto edited = model->proto;
   const int64_t from = model_opset(edited, "");
   if (Status st = surgeon::convert_opset(edited, a.opset); !st) return report_error(st);
-  std::cout << "converted opset " << from << " -> " << model_opset(edited, "") << "\n";
-  return finish(*model, edited, a.output);
+  const int64_t to = model_opset(edited, "");
+  if (!a.json) std::cout << "converted opset " << from << " -> " << to << "\n";
+  return finish(*model, edited, a, "convert-opset", {{"from", from}, {"to", to}});
 }
 
 // --- to-fp16
@@ -169,11 +220,12 @@ int fp16_command(const Fp16Args& a) {
   onnx::ModelProto edited = model->proto;
   auto st = surgeon::to_fp16(edited, model->base_dir, opt);
   if (!st) return report_error(st.status());
-  std::cout << "converted " << st->initializers_converted << " initializers and "
-            << st->constants_converted << " Constant nodes to float16; inserted "
-            << st->casts_inserted << " Cast nodes; " << st->blocked_nodes
-            << " nodes kept in float32\n";
-  return finish(*model, edited, a.output);
+  if (!a.json)
+    std::cout << "converted " << st->initializers_converted << " initializers and "
+              << st->constants_converted << " Constant nodes to float16; inserted "
+              << st->casts_inserted << " Cast nodes; " << st->blocked_nodes
+              << " nodes kept in float32\n";
+  return finish(*model, edited, a, "to-fp16", report::fp16_stats_json(*st));
 }
 
 }  // namespace
@@ -192,7 +244,8 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
                   "Static input shapes: NAME:1x3x224x224 or NAME:[1,3,224,224] (repeatable)");
   san->add_flag("--fold-constants", s->fold,
                 "Replace every subgraph computable from constants by initializers (to a fixed "
-                "point; Shape of statically shaped tensors counts as constant)");
+                "point, inside If/Loop/Scan bodies too; Shape of statically shaped tensors "
+                "counts as constant)");
   san->add_option("--fold-size-limit", s->fold_size_limit,
                   "Do not fold outputs larger than this many bytes (0: no limit)");
   san->add_flag("--cleanup", s->cleanup, "Remove dead nodes and unused initializers");

@@ -1,11 +1,12 @@
 // `onnxdbg view MODEL -o model.html`: writes the interactive HTML view of a model, optionally
-// painted with the errors of a `run --json` report, a diff against a second model, or lint
-// findings. One self-contained file; nothing is served or fetched.
+// painted with the errors of a `run --json` report, a diff against a second model (merged or side
+// by side), lint findings, or highlighted nodes. One self-contained file; nothing is fetched.
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "diff/diff.h"
 #include "lint/lint.h"
 #include "model/model.h"
@@ -16,7 +17,9 @@ namespace onnxdbg::cli {
 namespace {
 
 struct ViewArgs {
-  std::string model, output, report, diff;
+  std::string model, report, diff;
+  HtmlOutput page;  // -o and --diff-layout
+  std::vector<std::string> highlight;
   bool lint = false;
 };
 
@@ -50,12 +53,16 @@ int view_command(const ViewArgs& a) {
     if (!f) return report_error(f.status());
     ov.lint = std::move(*f);
   }
-  auto st = report::write_viewer_html(*model, ov, a.output);
-  if (!st) return report_error(st);
-  if (!report::viewer_has_layout_library())
-    std::cerr << "onnxdbg: warning: built without the dagre layout library (run "
-                 "scripts/install-deps.sh and rebuild); the page cannot draw the graph\n";
-  std::cout << "wrote " << a.output << "\n";
+  if (!a.highlight.empty()) {
+    report::HighlightOverlay h;
+    h.title = "highlighted nodes";
+    h.nodes = a.highlight;
+    h.summary = std::to_string(a.highlight.size()) + " node" +
+                (a.highlight.size() == 1 ? "" : "s") + " given with --highlight-nodes";
+    ov.highlight = std::move(h);
+  }
+  if (Status st = write_html_view(a.page, *model, std::move(ov), std::cout); !st)
+    return report_error(st);
   return kExitOk;
 }
 
@@ -68,13 +75,18 @@ void add_view_command(CLI::App& app, CommandContext& ctx) {
       "Write an interactive HTML view of a model: the graph top to bottom, shapes on the edges, "
       "search, node details; optionally errors of a run, a diff or lint findings painted on it.");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", args->output, "HTML file to write")->required();
+  cmd->add_option("-o,--output", args->page.path, "HTML file to write")->required();
   cmd->add_option("--report", args->report,
                   "JSON of `onnxdbg run --json` (with or without --layerwise): colour nodes by "
                   "error, highlight the first divergent node");
   cmd->add_option("--diff", args->diff,
                   "Second model: nodes only in one model and changed nodes are marked");
+  add_diff_layout_option(cmd, args->page);
   cmd->add_flag("--lint", args->lint, "Paint lint findings on their nodes");
+  cmd->add_option("--highlight-nodes", args->highlight,
+                  "Node names to highlight (comma-separated, any graph; \"#12 Conv\" for the "
+                  "unnamed 13th node); the page opens centred on the first")
+      ->delimiter(',');
   cmd->footer("Exit status: 0 when the page was written, 2 on an error.");
   cmd->callback([args, &ctx] { ctx.exit_code = view_command(*args); });
 }

@@ -175,4 +175,38 @@ CaseResult run_case(const fs::path& case_dir, Backend& backend, const Conformanc
   return r;
 }
 
+CaseResult run_random_case(const fs::path& case_dir, Backend& backend) {
+  CaseResult r;
+  r.name = case_dir.filename().string();
+  auto fail = [&](std::string why) {
+    r.status = CaseStatus::kFailed;
+    r.reason = std::move(why);
+    return r;
+  };
+  auto model = load_model(case_dir / "model.onnx");
+  if (!model) return fail(model.status().to_string());
+  auto session = backend.load(case_dir / "model.onnx");
+  if (!session) return fail(session.status().to_string());
+  const auto set = case_dir / "test_data_set_0";
+  auto inputs = load_test_data_inputs(set, model->proto.graph());
+  auto expected = load_test_data_outputs(set, model->proto.graph());
+  if (!inputs || !expected) return fail("cannot read " + set.string());
+  auto run = (*session)->run(*inputs);
+  if (!run) return fail(run.status().to_string());
+  for (const auto& [name, want] : *expected) {
+    auto it = run->outputs.find(name);
+    if (it == run->outputs.end()) return fail("output '" + name + "' missing");
+    const Tensor& got = it->second;
+    if (got.dtype() != want.dtype() || got.shape() != want.shape())
+      return fail("output '" + name + "' is " + std::string(dtype_name(got.dtype())) + " " +
+                  shape_to_string(got.shape()) + ", expected " +
+                  std::string(dtype_name(want.dtype())) + " " + shape_to_string(want.shape()));
+    for (int64_t i = 0; i < got.numel(); ++i)
+      if (got.get_as_double(i) != 0 && got.get_as_double(i) != 1)
+        return fail("output '" + name + "' holds " + std::to_string(got.get_as_double(i)));
+  }
+  r.status = CaseStatus::kPassed;
+  return r;
+}
+
 }  // namespace onnxdbg::conformance

@@ -42,4 +42,11 @@ Expected<std::vector<std::string>> case_op_types(const std::filesystem::path& ca
 CaseResult run_case(const std::filesystem::path& case_dir, Backend& backend,
                     const ConformanceOptions& options = {});
 
+/// Runs test_data_set_0 of a case whose expected values come from an unseeded random generator
+/// (ONNX 1.12's Bernoulli cases: numpy's global state made the data, so no implementation can
+/// reproduce it) and checks what can be checked: every expected output is produced with the
+/// expected dtype and shape and holds only 0 and 1. kPassed, or kFailed with the first reason
+/// ("output 'y' holds 0.5"); reading or running errors give kFailed with their message.
+CaseResult run_random_case(const std::filesystem::path& case_dir, Backend& backend);
+
 }  // namespace onnxdbg::conformance

@@ -141,6 +141,7 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
       ++d.matched_by_position;
     }
   }
+  d.a_to_b = a_to_b;
   for (int i = 0; i < ga.node_size(); ++i)
     if (a_to_b[static_cast<size_t>(i)] < 0) d.only_in_a.push_back(node_label(ga.node(i), i));
   for (int i = 0; i < gb.node_size(); ++i)

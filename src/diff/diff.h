@@ -27,6 +27,9 @@ struct ModelDiff {
   std::vector<DiffChange> graph_changes;  ///< inputs, outputs, initializers, opsets, IR version
   int matched_by_name = 0;
   int matched_by_position = 0;
+  /// For each node of A's main graph (by index), the index of the B node it matched, or -1 when
+  /// it is only in A.
+  std::vector<int> a_to_b;
   std::string summary;                    ///< one sentence, printed first
   bool identical() const {
     return only_in_a.empty() && only_in_b.empty() && changed.empty() && graph_changes.empty();

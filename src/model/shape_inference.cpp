@@ -77,6 +77,30 @@ void prepare(onnx::GraphProto& g, std::vector<const std::unordered_set<std::stri
   outer.pop_back();
 }
 
+// Inferred value types of every subgraph below `g` into `out`; names typed differently in two
+// places go to `conflicts`.
+void collect_subgraph_types(const onnx::GraphProto& g,
+                            std::unordered_map<std::string, onnx::TypeProto>& out,
+                            std::unordered_set<std::string>& conflicts) {
+  auto add = [&](const onnx::ValueInfoProto& vi) {
+    if (vi.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return;
+    auto [it, fresh] = out.emplace(vi.name(), vi.type());
+    if (!fresh && it->second.SerializeAsString() != vi.type().SerializeAsString())
+      conflicts.insert(vi.name());
+  };
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      std::vector<const onnx::GraphProto*> subs;
+      if (a.has_g()) subs.push_back(&a.g());
+      for (const auto& sg : a.graphs()) subs.push_back(&sg);
+      for (const auto* sg : subs) {
+        for (const auto& vi : sg->value_info()) add(vi);
+        for (const auto& vi : sg->output()) add(vi);
+        collect_subgraph_types(*sg, out, conflicts);
+      }
+    }
+}
+
 }  // namespace
 
 InferredTypes infer_shapes(const onnx::ModelProto& src, bool strict, bool reinfer_outputs) {
@@ -113,6 +137,9 @@ InferredTypes infer_shapes(const onnx::ModelProto& src, bool strict, bool reinfe
     if (vi.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) out.types[vi.name()] = vi.type();
   for (const auto& vi : copy.graph().output())
     if (vi.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) out.types[vi.name()] = vi.type();
+  std::unordered_set<std::string> conflicts;
+  collect_subgraph_types(copy.graph(), out.subgraph_types, conflicts);
+  for (const auto& name : conflicts) out.subgraph_types.erase(name);
   return out;
 }
 

@@ -25,6 +25,9 @@ void add_inference_placeholders(onnx::GraphProto& g,
 /// entries inference filled in), and the error inference stopped at ("" when none).
 struct InferredTypes {
   std::unordered_map<std::string, onnx::TypeProto> types;
+  /// The same for the values of every subgraph (If/Loop/Scan bodies, nested ones included); a
+  /// name that two subgraphs define with different types is left out.
+  std::unordered_map<std::string, onnx::TypeProto> subgraph_types;
   std::string error;
 };
 

@@ -2,6 +2,7 @@
 #include "report/run_report.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "report/table.h"
@@ -36,7 +37,17 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
            {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft});
   for (const auto& b : rep.backends) {
     std::string providers;
-    for (const auto& p : b.info.providers) providers += (providers.empty() ? "" : ",") + p;
+    for (const auto& p : b.info.providers) {
+      providers += (providers.empty() ? "" : ",") + p;
+      if (auto it = b.info.provider_node_counts.find(p); it != b.info.provider_node_counts.end())
+        providers += " (" + std::to_string(it->second) + (it->second == 1 ? " node)" : " nodes)");
+    }
+    if (!b.info.provider_warnings.empty()) {
+      std::string asked;
+      for (const auto& p : b.info.providers_requested)
+        asked += (asked.empty() ? "" : "+") + provider_short_name(p);
+      providers += "; " + colorize("requested " + asked, "yellow", color);
+    }
     if (b.ok) {
       bt.add_row({b.spec.to_string(), colorize("ok", "green", color), seconds(b.info.load_seconds),
                   seconds(b.run_seconds), providers});
@@ -50,6 +61,24 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
   for (const auto& b : rep.backends)
     if (b.ok)
       for (const auto& w : b.info.warnings) os << "  warning (" << b.spec.to_string() << "): " << w << "\n";
+  // Which nodes ran where, by op type, when that is news: several providers, or not the ones asked.
+  for (const auto& b : rep.backends) {
+    if (b.info.node_placement.empty() ||
+        (b.info.provider_node_counts.size() < 2 && b.info.provider_warnings.empty()))
+      continue;
+    os << "  nodes by provider (" << b.spec.to_string() << "):\n";
+    for (const auto& provider : b.info.providers) {
+      std::map<std::string, int64_t> by_op;
+      int64_t n = 0;
+      for (const auto& p : b.info.node_placement)
+        if (p.provider == provider) ++by_op[p.op_type], ++n;
+      std::string ops;
+      for (const auto& [op, count] : by_op)
+        ops += (ops.empty() ? "" : ", ") + op + " " + std::to_string(count);
+      os << "    " << provider << ": " << n << (n == 1 ? " node" : " nodes") << " (" << ops
+         << ")\n";
+    }
+  }
 
   std::vector<std::string> outputs;
   std::set<std::string> seen;
@@ -72,6 +101,17 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
                  std::to_string(r.mismatches) + " / " + std::to_string(r.numel), result});
     }
     t.print(os);
+  }
+  if (!rep.fp16_overflows.empty()) {
+    os << "\nfloat16 overflow points (float32 reference values beyond 65504, inf in float16):\n";
+    Table t({"node", "op type", "tensor", "max |value|"},
+            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight});
+    for (const auto& o : rep.fp16_overflows)
+      t.add_row({o.node.empty() ? "#" + std::to_string(o.node_index) : o.node, o.op_type, o.tensor,
+                 short_number(o.max_abs)});
+    t.print(os);
+  } else if (!rep.fp16_check_error.empty()) {
+    os << "\nfloat16 overflow points: not computed: " << rep.fp16_check_error << "\n";
   }
   if (!rep.validation.empty()) {
     os << "\nvalidation (NaN/Inf):\n";
@@ -112,6 +152,14 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
     jb["run_seconds"] = b.ok ? json(b.run_seconds) : json(nullptr);
     jb["providers"] = b.info.providers;
     jb["warnings"] = b.info.warnings;
+    jb["providers_requested"] = b.info.providers_requested;
+    jb["providers_used"] = b.info.providers;
+    jb["provider_node_counts"] = b.info.provider_node_counts;
+    jb["provider_warnings"] = b.info.provider_warnings;
+    jb["node_providers"] = json::array();
+    for (const auto& p : b.info.node_placement)
+      jb["node_providers"].push_back(
+          {{"node", p.node}, {"op_type", p.op_type}, {"provider", p.provider}});
     j["backends"].push_back(jb);
   }
   j["comparisons"] = json::array();
@@ -132,6 +180,13 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
                                 {"pass", r.pass},
                                 {"reason", r.reason}});
   }
+  j["fp16_overflows"] = json::array();
+  for (const auto& o : rep.fp16_overflows)
+    j["fp16_overflows"].push_back({{"tensor", o.tensor},
+                                   {"node", o.node},
+                                   {"op_type", o.op_type},
+                                   {"node_index", o.node_index},
+                                   {"max_abs", o.max_abs}});
   j["validation"] = json::array();
   for (const auto& v : rep.validation)
     j["validation"].push_back({{"backend", v.backend}, {"output", v.output}, {"nan_or_inf", v.count},

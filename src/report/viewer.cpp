@@ -227,6 +227,29 @@ struct Builder {
   }
 };
 
+// One model into `b`: its graphs, nodes (main graph first, in file order), tensors with inferred
+// types and weight statistics, and the kinds of the main graph's inputs, outputs and weights.
+Expected<ModelSummary> build_model(Builder& b, const LoadedModel& model) {
+  if (!model.proto.has_graph()) return model_error("the model has no graph");
+  InspectOptions opt;
+  opt.layers = opt.attributes = opt.weights = true;
+  auto summary = summarize_model(model, opt);
+  if (!summary) return summary.status();
+  b.types = infer_types(model);
+  for (const auto& w : summary->weights) b.weights.emplace(w.name, &w);
+  b.add_graph(summary->graph, "main", -1, "");
+  const auto& g = model.proto.graph();
+  auto kind = [&](const std::string& name, const char* k) {
+    b.tensors[static_cast<size_t>(b.tensor(name))]["k"] = k;
+  };
+  for (const auto& vi : g.input()) kind(vi.name(), "in");
+  for (const auto& t : g.initializer())
+    if (b.tensor_index.count(t.name())) kind(t.name(), "w");
+  for (const auto& vi : g.output()) kind(vi.name(), "out");
+  b.weights.clear();  // they point into the summary, which the caller may drop
+  return summary;
+}
+
 // "#12 Conv" (diff's label for an unnamed node) -> 12; -1 otherwise.
 int64_t unnamed_index(const std::string& item) {
   if (item.size() < 2 || item[0] != '#') return -1;
@@ -343,7 +366,34 @@ void add_report(Builder& b, const json& rep, json& data) {
   data["report"] = std::move(out);
 }
 
-void add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, json& data) {
+// The other model whole, for the side-by-side layout: its graphs, nodes and tensors appended
+// after the viewed model's with every index shifted, so nothing is shared with the viewed side.
+// Returns the index of its main graph.
+int64_t append_side(Builder& a, Builder& side) {
+  const int64_t g0 = static_cast<int64_t>(a.graphs.size());
+  const int64_t n0 = static_cast<int64_t>(a.nodes.size());
+  const int64_t t0 = static_cast<int64_t>(a.tensors.size());
+  for (auto& g : side.graphs) {
+    if (g["parent"].get<int64_t>() >= 0) g["parent"] = g["parent"].get<int64_t>() + n0;
+    a.graphs.push_back(std::move(g));
+  }
+  auto shift = [](json& list, int64_t by) {
+    for (auto& v : list)
+      if (v.get<int64_t>() >= 0) v = v.get<int64_t>() + by;
+  };
+  for (auto& n : side.nodes) {
+    n["g"] = n["g"].get<int64_t>() + g0;
+    shift(n["i"], t0);
+    shift(n["u"], t0);
+    shift(n["s"], g0);
+    a.nodes.push_back(std::move(n));
+  }
+  for (auto& t : side.tensors) a.tensors.push_back(std::move(t));
+  return g0;
+}
+
+Status add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, DiffLayout layout,
+                json& data) {
   auto find = [&](const std::string& item, int64_t limit) -> int64_t {
     auto it = b.node_by_name.find(item);
     if (it != b.node_by_name.end() && it->second < limit) return it->second;
@@ -356,13 +406,16 @@ void add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, json& da
     const int64_t n = find(name, limit);
     if (n >= 0) b.nodes[static_cast<size_t>(n)]["df"] = "a";
   }
+  std::map<int64_t, std::vector<std::string>> changed_at;  // A node index -> what changed
   for (const auto& c : d.changed) {
     const int64_t n = find(c.item, limit);
     if (n < 0) continue;
     auto& node = b.nodes[static_cast<size_t>(n)];
     if (!node.contains("df")) node["df"] = "c";
     node["dw"].push_back(c.what);
+    changed_at[n].push_back(c.what);
   }
+  int64_t side_graph = -1;
   // Nodes only in B join the main graph, wired by tensor names, after A's main-graph nodes would
   // break contiguity; they go at the end with graph 0 and the page sorts main-graph nodes.
   if (other && other->proto.has_graph()) {
@@ -371,8 +424,8 @@ void add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, json& da
     if (summary) {
       const auto& nodes = summary->graph.nodes;
       for (const auto& n : nodes) {
-        const std::string label = n.name.empty() ? "#" + std::to_string(n.index) + " " + n.op_type
-                                                 : n.name;
+        const std::string label =
+            n.name.empty() ? "#" + std::to_string(n.index) + " " + n.op_type : n.name;
         if (!only_b.count(label) && !only_b.count(n.name)) continue;
         NodeSummary copy = n;
         copy.subgraphs.clear();
@@ -381,14 +434,46 @@ void add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, json& da
         b.nodes[static_cast<size_t>(idx)]["bi"] = n.index;  // position in B, for ordering
       }
     }
+    // The side-by-side layout: B whole, its main-graph nodes in file order first (so B node j
+    // lands at index base + j), marked like A's and paired with their matches.
+    Builder side;
+    auto side_summary = build_model(side, *other);
+    if (!side_summary) return side_summary.status();
+    const int64_t base = static_cast<int64_t>(b.nodes.size());
+    const int64_t b_main = static_cast<int64_t>(other->proto.graph().node_size());
+    std::vector<bool> matched(static_cast<size_t>(b_main), false);
+    for (size_t i = 0; i < d.a_to_b.size() && static_cast<int64_t>(i) < limit; ++i) {
+      const int64_t j = d.a_to_b[i];
+      if (j < 0 || j >= b_main) continue;
+      matched[static_cast<size_t>(j)] = true;
+      b.nodes[i]["p"] = base + j;
+      auto& bn = side.nodes[static_cast<size_t>(j)];
+      bn["p"] = static_cast<int64_t>(i);
+      auto ch = changed_at.find(static_cast<int64_t>(i));
+      if (ch != changed_at.end()) {
+        bn["df"] = "c";
+        bn["dw"] = ch->second;
+      }
+    }
+    for (int64_t j = 0; j < b_main; ++j)
+      if (!matched[static_cast<size_t>(j)]) side.nodes[static_cast<size_t>(j)]["df"] = "b";
+    side_graph = append_side(b, side);
   }
   json graph = json::array();
   for (const auto& c : d.graph_changes) graph.push_back({c.item, c.what});
   json changed = json::array();
   for (const auto& c : d.changed) changed.push_back({c.item, c.what});
-  data["diff"] = {{"summary", d.summary}, {"a", d.a_name}, {"b", d.b_name},
-                  {"only_in_a", d.only_in_a.size()}, {"only_in_b", d.only_in_b.size()},
-                  {"changed", std::move(changed)}, {"graph", std::move(graph)}};
+  data["diff"] = {
+      {"summary", d.summary},
+      {"a", d.a_name},
+      {"b", d.b_name},
+      {"only_in_a", d.only_in_a.size()},
+      {"only_in_b", d.only_in_b.size()},
+      {"changed", std::move(changed)},
+      {"graph", std::move(graph)},
+      {"layout", layout == DiffLayout::kSideBySide && side_graph >= 0 ? "side" : "merged"},
+      {"side_graph", side_graph}};
+  return Status::ok();
 }
 
 void add_lint(Builder& b, const std::vector<lint::Finding>& findings, json& data) {
@@ -418,35 +503,61 @@ void add_lint(Builder& b, const std::vector<lint::Finding>& findings, json& data
                   {"model_findings", std::move(model_findings)}};
 }
 
+Status add_highlight(Builder& b, const HighlightOverlay& h, const std::string& file, json& data) {
+  json list = json::array();
+  std::set<int64_t> seen;
+  for (const auto& name : h.nodes) {
+    int64_t n = -1;
+    auto it = b.node_by_name.find(name);
+    if (it != b.node_by_name.end()) n = it->second;
+    // "#12 Conv": the 13th main-graph node, when its op type agrees (a named node keeps its name).
+    const int64_t idx = unnamed_index(name);
+    if (n < 0 && idx >= 0 && idx < static_cast<int64_t>(b.nodes.size()) &&
+        b.nodes[static_cast<size_t>(idx)]["g"] == 0) {
+      const size_t space = name.find(' ');
+      const std::string op = space == std::string::npos ? "" : name.substr(space + 1);
+      if (op.empty() || b.nodes[static_cast<size_t>(idx)]["o"] == op) n = idx;
+    }
+    if (n < 0) return invalid_argument("highlighted node '" + name + "' is not a node of " + file);
+    if (!seen.insert(n).second) continue;
+    b.nodes[static_cast<size_t>(n)]["h"] = 1;
+    list.push_back(n);
+  }
+  data["highlight"] = {{"title", h.title.empty() ? "highlighted nodes" : h.title},
+                       {"summary", h.summary},
+                       {"nodes", std::move(list)}};
+  return Status::ok();
+}
+
 }  // namespace
 
 Expected<json> viewer_data(const LoadedModel& model, const ViewerOverlays& overlays) {
-  InspectOptions opt;
-  opt.layers = opt.attributes = opt.weights = true;
-  auto summary = summarize_model(model, opt);
-  if (!summary) return summary.status();
   Builder b;
-  b.types = infer_types(model);
-  for (const auto& w : summary->weights) b.weights.emplace(w.name, &w);
-  b.add_graph(summary->graph, "main", -1, "");
-  const auto& g = model.proto.graph();
-  for (const auto& vi : g.input()) b.tensors[static_cast<size_t>(b.tensor(vi.name()))]["k"] = "in";
-  for (const auto& t : g.initializer())
-    if (b.tensor_index.count(t.name())) b.tensors[static_cast<size_t>(b.tensor(t.name()))]["k"] = "w";
-  for (const auto& vi : g.output()) b.tensors[static_cast<size_t>(b.tensor(vi.name()))]["k"] = "out";
+  auto summary = build_model(b, model);
+  if (!summary) return summary.status();
 
   json data;
   json opsets = json::array();
   for (const auto& [d, v] : summary->opset_imports) opsets.push_back({d, v});
-  data["model"] = {{"file", summary->file_name},
-                   {"producer", summary->producer_name + (summary->producer_version.empty()
-                                                              ? "" : " " + summary->producer_version)},
-                   {"ir_version", summary->ir_version}, {"opsets", std::move(opsets)},
-                   {"node_count", summary->node_count},
-                   {"node_count_with_subgraphs", summary->node_count_with_subgraphs}};
+  data["model"] = {
+      {"file", summary->file_name},
+      {"producer", summary->producer_name +
+                       (summary->producer_version.empty() ? "" : " " + summary->producer_version)},
+      {"ir_version", summary->ir_version},
+      {"opsets", std::move(opsets)},
+      {"node_count", summary->node_count},
+      {"node_count_with_subgraphs", summary->node_count_with_subgraphs}};
+  // The highlight and lint look nodes up by name: before the diff adds the other model's nodes.
+  if (overlays.highlight) {
+    Status st = add_highlight(b, *overlays.highlight, summary->file_name, data);
+    if (!st) return st;
+  }
   if (overlays.run_report) add_report(b, *overlays.run_report, data);
-  if (overlays.diff) add_diff(b, *overlays.diff, overlays.diff_model, data);
   if (overlays.lint) add_lint(b, *overlays.lint, data);
+  if (overlays.diff) {
+    Status st = add_diff(b, *overlays.diff, overlays.diff_model, overlays.diff_layout, data);
+    if (!st) return st;
+  }
   data["graphs"] = std::move(b.graphs);
   data["nodes"] = std::move(b.nodes);
   data["tensors"] = std::move(b.tensors);

@@ -1,7 +1,8 @@
 // The HTML model viewer (`onnxdbg view`): one self-contained HTML file showing a model's graph top
 // to bottom (laid out in the page by dagre, bundled at build time, chunk by chunk so 10,000-node
 // models are interactive at once), with inferred shapes on the edges, weight statistics, and
-// optional overlays: per-node errors of `run --json`, a structural diff, lint findings.
+// optional overlays: per-node errors of `run --json`, a structural diff (merged or side by side),
+// lint findings, and a highlighted set of nodes (what `onnxdbg reduce` kept of the original model).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,26 @@
 
 namespace onnxdbg::report {
 
+/// A set of nodes of the viewed model to point at, with a label: e.g. the nodes a reduced model
+/// kept, shown inside the original. Drawn with a violet halo, listed under `title` in the side
+/// panel (each a link that centres it), `title` and `summary` on top; the page opens centred on
+/// the first node (unless a run report names a first divergent node).
+struct HighlightOverlay {
+  std::string title;    ///< a few words, e.g. "reduced model"; empty gives "highlighted nodes"
+  std::string summary;  ///< one line, e.g. "12 of 672 nodes still make opencv disagree"
+  /// Node names of the viewed model, in any graph (subgraph nodes are expanded when shown), or
+  /// diff's label "#12 Conv" (the 13th node of the main graph, unnamed). Duplicates are ignored;
+  /// the order given is the order listed. A name that matches no node is an error (see
+  /// viewer_data).
+  std::vector<std::string> nodes;
+};
+
+/// How a diff is drawn when the page opens; a button in the page switches between the two.
+enum class DiffLayout {
+  kMerged,      ///< one graph: the viewed model plus the nodes only in the other, wired by name
+  kSideBySide,  ///< the viewed model on the left, the other model whole on the right
+};
+
 /// What to paint on the graph besides the model itself. Every overlay is optional.
 struct ViewerOverlays {
   /// The object printed by `onnxdbg run --json` (README "run --json"), with or without
@@ -29,8 +50,12 @@ struct ViewerOverlays {
   /// view, wired to the tensors of the same names). Both set or both empty.
   std::optional<ModelDiff> diff;
   const LoadedModel* diff_model = nullptr;
+  /// The layout the page opens with when `diff` is set (both are always in the page).
+  DiffLayout diff_layout = DiffLayout::kMerged;
   /// Lint findings of the viewed model, painted on their nodes (graph-level ones listed on top).
   std::optional<std::vector<lint::Finding>> lint;
+  /// Nodes to highlight (e.g. by `onnxdbg reduce`).
+  std::optional<HighlightOverlay> highlight;
 };
 
 /// The model as the page's data: one JSON object with keys
@@ -41,18 +66,26 @@ struct ViewerOverlays {
 ///     indices, -1 for an omitted optional input), a [[name, type, value]] attributes,
 ///     s [graph indices of its subgraphs], and overlays: e {err, abs, rel, own, backend, pass,
 ///     nan} from --report, df ("a" only in the viewed model, "b" only in the other, "c" changed),
-///     dw [what changed], l [[severity, rule, message]] lint findings}],
+///     dw [what changed], p (index of its matched node on the other side of a diff), l [[severity,
+///     rule, message]] lint findings, h (1 when highlighted)}],
 ///   tensors [{n (name), t (dtype or ""), s (inferred or declared shape "[1, 3, ?, ?]" or ""),
 ///     k ("in" graph input, "out" graph output, "w" initializer, "" otherwise), w (weight stats
 ///     {dtype, shape, bytes, min, max, mean, std, nan, inf, error} when an initializer or a
 ///     Constant's value; never the values)}],
 ///   report {verdict, verdict_line, atol, rtol, error_stat, first {node, tensor, backend,
 ///     own_error, op_type, index}, worst [{node index, err, backend, tensor}]} with --report,
-///   diff {summary, a, b, only_in_a, only_in_b, changed, graph [[item, what]]} with a diff,
-///   lint {counts {error, warning, info}, model_findings [[severity, rule, graph, message]]}.
+///   diff {summary, a, b, only_in_a, only_in_b, changed, graph [[item, what]], layout ("merged" |
+///     "side"), side_graph} with a diff: the nodes only in the other model are in the main graph
+///     (df "b", for the merged layout), and the other model whole follows as graphs of its own
+///     (graph side_graph is its main graph, parent -1; its nodes and tensors come after the viewed
+///     model's and never share a tensor index with them; df "b" / "c" and p as above),
+///   lint {counts {error, warning, info}, model_findings [[severity, rule, graph, message]]},
+///   highlight {title, summary, nodes [node indices, in the order given]} with a highlight.
 /// Shapes come from ONNX shape inference (libonnx, run on a copy without weight values; a model
 /// it rejects keeps its declared shapes). Weight values are summarised (min, max, mean, std,
-/// NaN/Inf counts), never embedded. Errors: kModelError when the model has no graph.
+/// NaN/Inf counts), never embedded. Errors: kModelError when the model (or the diffed one) has no
+/// graph; kInvalidArgument when a highlighted node name matches no node ("highlighted node 'x' is
+/// not a node of model.onnx").
 Expected<nlohmann::json> viewer_data(const LoadedModel& model, const ViewerOverlays& overlays = {});
 
 /// The whole page: the HTML template, its CSS and JavaScript, the dagre layout library (MIT,

@@ -1,7 +1,10 @@
 // Multi-backend run and comparison against the golden (first) backend.
 #include "runner/compare_run.h"
 
+#include <stdlib.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace onnxdbg {
@@ -49,10 +52,55 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
     if (options.progress) options.progress(s);
   };
 
+  if (options.golden_outputs) {
+    BackendRun loaded;
+    loaded.spec.name = "loaded";
+    loaded.spec.options["file"] = options.golden_source;
+    loaded.description = "golden outputs loaded from " + options.golden_source;
+    loaded.ok = true;
+    for (const auto& [name, t] : *options.golden_outputs) {
+      loaded.info.output_names.push_back(name);
+      loaded.outputs.emplace(name, t);
+    }
+    rep.backends.push_back(std::move(loaded));
+  }
+  // precision=fp16: one float16 copy of the model for every such backend, and the tensors that
+  // overflow float16 named before any of them runs.
+  std::filesystem::path fp16_dir, fp16_model;
+  Status fp16_status;
+  for (const auto& spec : specs) {
+    if (spec.option("precision") != "fp16" || !fp16_model.empty() || !fp16_status.is_ok()) continue;
+    progress("converting the model to float16");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-fp16-XXXXXX";
+    if (!mkdtemp(templ.data())) {
+      fp16_status = invalid_argument("cannot create a temporary folder for the float16 model");
+      break;
+    }
+    fp16_dir = templ;
+    auto written = write_fp16_model(model_path, fp16_dir);
+    if (written)
+      fp16_model = *written;
+    else
+      fp16_status = written.status();
+    auto overflows = find_fp16_overflows(model_path, inputs);
+    if (overflows)
+      rep.fp16_overflows = std::move(*overflows);
+    else
+      rep.fp16_check_error = overflows.status().to_string();
+  }
+
   for (const auto& spec : specs) {
     BackendRun br;
     br.spec = spec;
-    auto backend = create_backend(spec);
+    const bool fp16 = spec.option("precision") == "fp16";
+    if (fp16 && !fp16_status.is_ok()) {
+      br.failed_stage = "create";
+      br.error = fp16_status.to_string();
+      rep.backends.push_back(std::move(br));
+      continue;
+    }
+    auto backend = create_backend(without_precision(spec));
     if (!backend) {
       br.failed_stage = "create";
       br.error = backend.status().to_string();
@@ -61,7 +109,7 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
     }
     br.description = (*backend)->describe();
     progress("loading the model on " + spec.to_string());
-    auto session = (*backend)->load(model_path);
+    auto session = (*backend)->load(fp16 ? fp16_model : model_path);
     if (!session) {
       br.failed_stage = "load";
       br.error = session.status().to_string();
@@ -180,6 +228,10 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
                        (golden->outputs.size() == 1 ? "" : "s") + " within atol " +
                        fmt_num(options.tolerance.default_tol.atol) + " rtol " +
                        fmt_num(options.tolerance.default_tol.rtol);
+  }
+  if (!fp16_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(fp16_dir, ec);
   }
   return rep;
 }

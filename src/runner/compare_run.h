@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
 #include "compare/compare.h"
+#include "runner/precision.h"
 
 namespace onnxdbg {
 
@@ -47,6 +49,10 @@ std::string verdict_name(Verdict v);  ///< "agree" | "disagree" | "error"
 
 struct CompareRunReport {
   std::string model;
+  /// With a precision=fp16 backend: float32 tensors beyond float16's range (find_fp16_overflows),
+  /// in node order; fp16_check_error says why they could not be computed, if so.
+  std::vector<Fp16Overflow> fp16_overflows;
+  std::string fp16_check_error;
   TensorMap inputs;
   std::vector<BackendRun> backends;
   std::vector<OutputComparison> comparisons;
@@ -63,11 +69,19 @@ struct CompareRunOptions {
   bool validate = false;  ///< check every output for NaN/Inf
   /// Called with short status lines ("loading model on onnxruntime") for a progress display.
   std::function<void(const std::string&)> progress;
+  /// Golden outputs loaded from a file (--load-outputs): when set, they come first as the
+  /// pseudo-backend "loaded:file=<golden_source>" and every backend is compared with them.
+  /// Every tensor in it is compared (give graph outputs only).
+  std::optional<TensorMap> golden_outputs;
+  std::string golden_source;  ///< the file they came from, for the report
 };
 
 /// Creates each backend, loads `model_path` and runs `inputs` on it; a backend that fails at any
-/// stage is recorded with its error and the others go on. Then compares each output of each
-/// backend with the first backend that ran (compare_tensors), validates NaN/Inf when asked, and
+/// stage is recorded with its error and the others go on. A backend with precision=fp16 loads
+/// the model converted by write_fp16_model (in a temporary folder, removed afterwards), and the
+/// report lists the float16 overflow points. Then compares each output of each
+/// backend with options.golden_outputs when given, else with the first backend that ran
+/// (compare_tensors), validates NaN/Inf when asked, and
 /// sets the verdict: kDisagree when a comparison or validation fails, else kError when a backend
 /// failed or fewer than one backend ran, else kAgree.
 CompareRunReport run_and_compare(const std::filesystem::path& model_path,

@@ -61,8 +61,12 @@ std::string SanitizeReport::summary() const {
                      : "nodes already in topological order");
   if (fold)
     add("folded " + std::to_string(fold->nodes_folded) + " node" +
-        (fold->nodes_folded == 1 ? "" : "s") + " into " + std::to_string(fold->initializers_added) +
-        " initializer" + (fold->initializers_added == 1 ? "" : "s") +
+        (fold->nodes_folded == 1 ? "" : "s") +
+        (fold->subgraph_nodes_folded
+             ? " (" + std::to_string(fold->subgraph_nodes_folded) + " inside subgraphs)"
+             : "") +
+        " into " + std::to_string(fold->initializers_added) + " initializer" +
+        (fold->initializers_added == 1 ? "" : "s") +
         (fold->skipped_large
              ? " (" + std::to_string(fold->skipped_large) + " kept: over the size limit)"
              : ""));

@@ -20,23 +20,33 @@ int64_t count_nodes(const onnx::GraphProto& g) {
   return n;
 }
 
-Status finish_edit(const onnx::ModelProto& model, const fs::path& base_dir) {
+std::string EditCheck::summary() const {
+  if (errors.empty()) return "";
+  std::string list;
+  for (size_t i = 0; i < errors.size() && i < 5; ++i) list += (i ? "; " : "") + errors[i];
+  if (errors.size() > 5) list += "; and " + std::to_string(errors.size() - 5) + " more";
+  return "the edited model has " + std::to_string(errors.size()) + " lint error" +
+         (errors.size() == 1 ? "" : "s") + ": " + list;
+}
+
+Expected<EditCheck> check_edit(const onnx::ModelProto& model, const fs::path& base_dir) {
   LoadedModel lm;
   lm.proto = model;
   lm.base_dir = base_dir;
   ODB_ASSIGN_OR_RETURN(auto findings, lint::lint_model(lm));
-  std::string list;
-  int64_t errors = 0;
-  for (const auto& f : findings) {
-    if (f.severity != lint::Severity::kError) continue;
-    if (++errors <= 5)
-      list += (list.empty() ? "" : "; ") + f.rule + ": " +
-              (f.graph != "main" && !f.graph.empty() ? f.graph + ": " : "") + f.message;
-  }
-  if (errors == 0) return Status::ok();
-  if (errors > 5) list += "; and " + std::to_string(errors - 5) + " more";
-  return model_error("the edited model has " + std::to_string(errors) + " lint error" +
-                     (errors == 1 ? "" : "s") + ", so it was not written: " + list);
+  EditCheck check;
+  for (const auto& f : findings)
+    if (f.severity == lint::Severity::kError)
+      check.errors.push_back(f.rule + ": " +
+                             (f.graph != "main" && !f.graph.empty() ? f.graph + ": " : "") +
+                             f.message);
+  return check;
+}
+
+Status finish_edit(const onnx::ModelProto& model, const fs::path& base_dir) {
+  ODB_ASSIGN_OR_RETURN(EditCheck check, check_edit(model, base_dir));
+  if (check.errors.empty()) return Status::ok();
+  return model_error(check.summary() + ", so it was not written");
 }
 
 namespace {

@@ -37,22 +37,28 @@ struct FoldOptions {
 };
 
 struct FoldStats {
-  int64_t nodes_folded = 0;        ///< nodes removed because their outputs became initializers
+  int64_t nodes_folded = 0;           ///< nodes removed because their outputs became initializers
+  int64_t subgraph_nodes_folded = 0;  ///< of those, nodes inside If/Loop/Scan bodies
   int64_t initializers_added = 0;  ///< new initializers (tensors still read by the graph)
   int64_t passes = 0;              ///< fold + shape-inference rounds until nothing changed
   int64_t skipped_large = 0;       ///< constant nodes kept because an output exceeded size_limit
   std::vector<std::string> notes;  ///< e.g. "node 'x' (Foo) could not be evaluated: ..."
 };
 
-/// Folds every main-graph node computable from constants: initializers (from IR 4 on, not those
-/// that are also graph inputs, which a caller may override), Constant nodes, and Shape/Size of
-/// tensors whose shape shape inference knows statically. Nodes run on the reference interpreter
-/// (external data read relative to `base_dir`) and their outputs that the rest of the graph still
-/// reads become initializers of the same name; folding and shape inference repeat until nothing
-/// changes. Skipped: non-deterministic ops (Random*, Bernoulli, Multinomial), ops without a
-/// reference kernel, nodes whose evaluation fails (a note says why), outputs over `size_limit`.
-/// Subgraphs are not folded inside, but a node with subgraphs (If, Loop) folds as a whole when
-/// everything it reads is constant. Errors: kModelError when an initializer cannot be read.
+/// Folds every node computable from constants: initializers (from IR 4 on, not those that are
+/// also main-graph inputs, which a caller may override), Constant nodes, and Shape/Size of tensors
+/// whose shape shape inference knows statically. Nodes run on the reference interpreter (external
+/// data read relative to `base_dir`) and their outputs that the rest of the graph still reads
+/// become initializers of the same name; folding and shape inference repeat until nothing
+/// changes. A node with subgraphs (If, Loop, Scan) folds as a whole when everything it reads is
+/// constant; otherwise its bodies are folded inside (ONNX IR "Scoping": a body sees the constants
+/// of every enclosing graph unless its own inputs shadow them), the folded values becoming
+/// initializers of the body, and a folded body output an Identity of such an initializer. Shape
+/// and Size fold in If branches but not in Loop/Scan bodies (carried values may change shape), and
+/// bodies are left alone below IR 4 (which lists every initializer among a graph's inputs).
+/// Skipped: non-deterministic ops (Random*, Bernoulli, Multinomial), ops without a reference
+/// kernel, nodes whose evaluation fails (a note says why), outputs over `size_limit`.
+/// Errors: kModelError when an initializer cannot be read.
 Expected<FoldStats> fold_constants(onnx::ModelProto& model, const std::filesystem::path& base_dir,
                                    const FoldOptions& options = {});
 
@@ -160,9 +166,21 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
 
 // --- checking and writing ------------------------------------------------------------------------
 
+/// What the final check of an edit found: its lint errors (warnings and info are not counted).
+struct EditCheck {
+  std::vector<std::string> errors;  ///< "rule: message", "rule: graph: message" in subgraphs
+  /// "the edited model has 2 lint errors: rule: message; ..." naming the first five ("" when
+  /// there are none).
+  std::string summary() const;
+};
+
 /// Checks an edited model with lint (the ONNX checker is one of its rules); external data resolves
-/// against `base_dir`. Errors: kModelError listing each lint error ("rule: message"), so a
-/// broken result is never written.
+/// against `base_dir`. Errors: those of lint_model (the model cannot be checked at all).
+Expected<EditCheck> check_edit(const onnx::ModelProto& model,
+                               const std::filesystem::path& base_dir);
+
+/// check_edit as a Status: kModelError "<summary>, so it was not written" when there are lint
+/// errors, so a broken result is never written.
 Status finish_edit(const onnx::ModelProto& model, const std::filesystem::path& base_dir);
 
 /// Writes an edited model to `out`. Initializers with external data (relative to `base_dir`)

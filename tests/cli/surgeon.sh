@@ -94,8 +94,10 @@ echo "$out"
 check "to-fp16 --keep-io-types runs on reference" '[ $rc -eq 0 ] && "$bin" run "$tmp/cls16.onnx" --backends reference --input-shapes x:1x3x48x192 >/dev/null 2>&1'
 
 # --- sanitize --fold-constants on every public model ---------------------------------------------------
+count=0
 while read -r file args; do
   case "$file" in ''|\#*) continue ;; esac
+  count=$((count + 1))
   shapes=() ; mode=""
   for a in $args; do
     case "$a" in --input-shapes) mode=s ;; --*) mode="" ;; *) [ "$mode" = s ] && shapes+=("$a") ;; esac
@@ -111,4 +113,5 @@ while read -r file args; do
   check "$file: sanitized model agrees on reference and onnxruntime" '[ $rc -eq 0 ]' || echo "$out" | tail -5
   check "$file: same outputs as the original" 'npz_close "$tmp/a.npz" "$tmp/b.npz"'
 done < "$here/tests/public_models.txt"
+check "sanitize checked all six public models" '[ $count -eq 6 ]'
 exit $fail

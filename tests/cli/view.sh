@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `onnxdbg view` through the real binary, then the pages in headless chromium
 # (tests/viewer/view_test.js): the demo model with the report of a real `onnxdbg run --json`, a
-# diff, names full of <>&'", and (when fetched) silero's If subgraphs and the PP-OCR detector,
+# diff (merged and side by side), highlighted nodes, names full of <>&'", and (when fetched)
+# silero's If subgraphs (one of their nodes highlighted) and the PP-OCR detector,
 # whose page must stay under 5 MB. Screenshots go to BUILD/view_test/. Skips the browser part,
 # with a message, when chromium or playwright-core is missing.
 # usage: view.sh ONNXDBG MODELS_DIR
@@ -48,6 +49,37 @@ if command -v protoc >/dev/null && [ -f /usr/include/onnx/onnx.proto ]; then
     '[ $rc -eq 0 ] && [ "$(grep -c "</script>" "$out/names.html")" -eq 3 ]'
 fi
 
+# Two small models for a side-by-side diff: Softmax's axis changed, Neg only in A, Abs only in B.
+diff_model() {  # NAME AXIS LAST_OP
+  cat > "$out/$1.txtpb" <<PB
+ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "$1"
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+  node { name: "r1" op_type: "Relu" input: "x" output: "r" }
+  node { name: "s1" op_type: "Softmax" input: "r" output: "s" attribute { name: "axis" i: $2 type: INT } }
+  node { name: "$3_1" op_type: "$3" input: "s" output: "y" }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+}
+PB
+  protoc --encode=onnx.ModelProto -I/usr/include /usr/include/onnx/onnx.proto \
+    < "$out/$1.txtpb" > "$out/$1.onnx"
+}
+if command -v protoc >/dev/null && [ -f /usr/include/onnx/onnx.proto ]; then
+  diff_model side_a 0 Neg
+  diff_model side_b 1 Abs
+  "$bin" view "$out/side_a.onnx" -o "$out/diff_side.html" --diff "$out/side_b.onnx" --diff-layout side; rc=$?
+  check "view --diff --diff-layout side: exit 0" '[ $rc -eq 0 ]'
+fi
+
+# Highlighted nodes (what `onnxdbg reduce` will pass): by diff's label for unnamed nodes.
+"$bin" view "$out/demo.onnx" -o "$out/highlight.html" --highlight-nodes "#2 Softmax,#1 Relu"; rc=$?
+check "view --highlight-nodes: exit 0" '[ $rc -eq 0 ] && grep -q "\"highlight\":{" "$out/highlight.html"'
+err=$("$bin" view "$out/demo.onnx" -o "$out/x.html" --highlight-nodes "#2 Softmax,nope" 2>&1); rc=$?
+check "--highlight-nodes with a name that is no node: exit 2, one sentence naming it" \
+  '[ $rc -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] && echo "$err" | grep -q "highlighted node .nope. is not a node of demo.onnx"'
+
 err=$("$bin" view /nonexistent.onnx -o "$out/x.html" 2>&1); rc=$?
 check "missing model: exit 2, one sentence" '[ $rc -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ]'
 err=$("$bin" view "$out/demo.onnx" -o "$out/x.html" --report /nonexistent.json 2>&1); rc=$?
@@ -55,6 +87,9 @@ check "missing report: exit 2" '[ $rc -eq 2 ] && echo "$err" | grep -q "report f
 
 if [ -f "$models/silero_vad_legacy.onnx" ]; then
   "$bin" view "$models/silero_vad_legacy.onnx" -o "$out/silero.html"
+  # A node inside the If's else_branch, highlighted: the page must open with the If expanded.
+  "$bin" view "$models/silero_vad_legacy.onnx" -o "$out/silero_highlight.html" \
+    --highlight-nodes Reshape_512,Equal_23
 fi
 if [ -f "$models/ch_PP-OCRv4_det_infer.onnx" ]; then
   "$bin" view "$models/ch_PP-OCRv4_det_infer.onnx" -o "$out/ppocr.html" --lint

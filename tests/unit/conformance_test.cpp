@@ -39,34 +39,6 @@ const std::map<std::string, std::string> kRandomCases = {
     {"test_bernoulli_seed_expanded", "the data was drawn from numpy's global state, not from the seed"},
 };
 
-// Runs a random case; returns "" when every output has the expected shape and dtype and only
-// 0/1 values, else the reason.
-std::string check_random_case(const std::filesystem::path& dir, Backend& backend) {
-  auto model = load_model(dir / "model.onnx");
-  if (!model) return model.status().to_string();
-  auto session = backend.load(dir / "model.onnx");
-  if (!session) return session.status().to_string();
-  const auto set = dir / "test_data_set_0";
-  auto inputs = load_test_data_inputs(set, model->proto.graph());
-  auto expected = load_test_data_outputs(set, model->proto.graph());
-  if (!inputs || !expected) return "cannot read " + set.string();
-  auto run = (*session)->run(*inputs);
-  if (!run) return run.status().to_string();
-  for (const auto& [name, want] : *expected) {
-    auto it = run->outputs.find(name);
-    if (it == run->outputs.end()) return "output '" + name + "' missing";
-    const Tensor& got = it->second;
-    if (got.dtype() != want.dtype() || got.shape() != want.shape())
-      return "output '" + name + "' is " + std::string(dtype_name(got.dtype())) + " " +
-             shape_to_string(got.shape()) + ", expected " + std::string(dtype_name(want.dtype())) +
-             " " + shape_to_string(want.shape());
-    for (int64_t i = 0; i < got.numel(); ++i)
-      if (got.get_as_double(i) != 0 && got.get_as_double(i) != 1)
-        return "output '" + name + "' holds " + std::to_string(got.get_as_double(i));
-  }
-  return "";
-}
-
 // Cases where ONNX 1.12's test data itself is at fault, each with the reason. The test fails if
 // one of them starts passing (so the list stays honest) or any other case fails.
 const std::map<std::string, std::string> kKnownDataErrors = {
@@ -102,9 +74,9 @@ TEST(Conformance, ReferenceMatchesOnnxBackendTestData) {
     }
     ++claimed;
     if (kRandomCases.count(name)) {
-      const std::string why = check_random_case(dir, *backend);
-      EXPECT_EQ(why, "") << name;
-      if (why.empty()) ++passed;
+      const auto r = conformance::run_random_case(dir, *backend);
+      EXPECT_EQ(r.reason, "") << name;
+      if (r.status == conformance::CaseStatus::kPassed) ++passed;
       std::cout << "random: " << name << " checked by shape, dtype and range (" << kRandomCases.at(name)
                 << ")\n";
       continue;

@@ -1,13 +1,21 @@
 // Helpers for tests: build models from ONNX text format (onnx::OnnxParser), run them on the
-// reference interpreter, and compare tensors.
+// reference interpreter, compare tensors, run the real onnxdbg binary, and the demo model.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "../../tools/demo_model.h"
 #include "core/tensor.h"
 #include "core/value.h"
 #include "model/model.h"
@@ -119,5 +127,46 @@ inline void expect_tensor_near(const Tensor& t, const Shape& shape, const std::v
     EXPECT_LE(std::abs(a - b), atol + rtol * std::abs(b)) << "element " << i << ": " << a << " vs " << b;
   }
 }
+
+/// What the onnxdbg binary did in run_cli.
+struct CliResult {
+  int exit_code = -1;  ///< the process exit status, 128 + signal when a signal ended it
+  std::string out;     ///< stdout, or stdout and stderr interleaved when merge_stderr
+  std::string err;     ///< stderr (empty when merge_stderr)
+};
+
+/// Runs the onnxdbg binary of this build with `args` (a shell command line: quote paths with
+/// spaces) in folder `dir` (the test's current folder when empty). With `merge_stderr`, stderr
+/// goes to `out` in the order written (2>&1); otherwise it is captured apart in `err`.
+inline CliResult run_cli(const std::string& args, const std::filesystem::path& dir = {},
+                         bool merge_stderr = false) {
+  static std::atomic<int> counter{0};
+  const std::filesystem::path err_file =
+      std::filesystem::temp_directory_path() /
+      ("onnxdbg_cli_stderr_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const std::string cmd = (dir.empty() ? "" : "cd '" + dir.string() + "' && ") +
+                          std::string(ONNXDBG_BINARY_DIR) + "/onnxdbg " + args +
+                          (merge_stderr ? " 2>&1" : " 2>'" + err_file.string() + "'");
+  CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  if (!merge_stderr) {
+    std::ifstream e(err_file);
+    r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+    std::error_code ec;
+    std::filesystem::remove(err_file, ec);
+  }
+  return r;
+}
+
+/// The demo model of tools/make_demo_model.cpp (tools/demo_model.h): MatMul, Relu and a Softmax at
+/// opset 13 without an axis on float[1,3,4] x; outputs 'probs' and 'scaled'. OpenCV 4.6 applies
+/// Softmax's pre-13 default axis, so it disagrees on 'probs'.
+inline const char* demo_model_text() { return demo::model_text(); }
 
 }  // namespace onnxdbg::testing

@@ -1,6 +1,7 @@
 // Drives real `onnxdbg view` pages in headless chromium: opens them, searches a node, clicks it,
-// reads its attributes, checks the error colour of a --report overlay and a --diff mark, expands
-// an If subgraph, saves screenshots, and fails on any error the page logs.
+// reads its attributes, checks the error colour of a --report overlay, diff marks in the merged
+// and the side-by-side layout (and the button between them), highlighted nodes, expands an If
+// subgraph, saves screenshots, and fails on any error the page logs.
 // usage: node view_test.js OUT_DIR   (pages written by tests/cli/view.sh into OUT_DIR)
 'use strict';
 const fs = require('fs');
@@ -64,7 +65,76 @@ async function main() {
       const attr = await page.$$eval('#details .attributes tr', (rows) => rows.map((r) => r.textContent));
       check('search "Softmax": attribute axis = 0', attr.some((t) => /^axis0/.test(t)), JSON.stringify(attr));
       await page.screenshot({ path: path.join(out, 'view_diff.png') });
+      // The button switches to side by side: the changed Softmax is marked in both columns.
+      await page.click('#diff-layout');
+      await page.waitForFunction(() => window.onnxdbgViewer.layout === 'side');
+      const sideMarks = await page.$$('g.node.df-c .diff-mark');
+      check('side by side (button): the changed Softmax is marked in both models', sideMarks.length === 2, `${sideMarks.length} marks`);
+      const heads = await page.$$eval('text.colhead', (t) => t.map((x) => x.textContent));
+      check('side by side: each column is headed by its model', heads.length === 2 && heads[0] !== heads[1], JSON.stringify(heads));
+      await page.click('#diff-layout');
+      await page.waitForFunction(() => window.onnxdbgViewer.layout === 'merged');
+      check('back to merged: one mark, no column heads', (await page.$$('g.node.df-c .diff-mark')).length === 1 && (await page.$$('text.colhead')).length === 0);
       check('diff page logs no error', problems.length === 0, problems.join('; '));
+      await page.close();
+    }
+    // 2b. Side by side from the start (--diff-layout side): Softmax's axis changed, Neg only in A,
+    // Abs only in B, each in its own colour and column.
+    if (fs.existsSync(path.join(out, 'diff_side.html'))) {
+      const { page, problems } = await open(browser, path.join(out, 'diff_side.html'));
+      check('--diff-layout side opens side by side', await page.evaluate(() => window.onnxdbgViewer.layout) === 'side');
+      const button = await page.textContent('#diff-layout');
+      check('the layout button offers the merged view', /merged/.test(button), button);
+      const marks = await page.$$('g.node.df-c .diff-mark');
+      check('the changed Softmax is marked on both sides', marks.length === 2, `${marks.length} marks`);
+      const onlyA = await page.$$eval('g.node.df-a:not(.side-b) text.op', (t) => t.map((x) => x.textContent));
+      const onlyB = await page.$$eval('g.node.df-b.side-b text.op', (t) => t.map((x) => x.textContent));
+      check('Neg is only in A (left), Abs only in B (right)', onlyA.join() === 'Neg' && onlyB.join() === 'Abs', `${onlyA} / ${onlyB}`);
+      const fillA = await page.locator('g.node.df-a rect.box').first().evaluate((r) => getComputedStyle(r).fill);
+      const fillB = await page.locator('g.node.df-b rect.box').first().evaluate((r) => getComputedStyle(r).fill);
+      check('only-in-A and only-in-B nodes have their own colours', fillA !== fillB && fillA !== 'rgb(255, 255, 255)' && fillB !== 'rgb(255, 255, 255)', `${fillA} / ${fillB}`);
+      const box = async (sel) => page.locator(sel).first().boundingBox();
+      const negBox = await box('g.node.df-a'), absBox = await box('g.node.df-b.side-b');
+      check('A is drawn left of B', negBox && absBox && negBox.x + negBox.width < absBox.x, JSON.stringify([negBox, absBox]));
+      // The B side's changed Softmax links to its match in A.
+      await page.locator('g.node.df-c.side-b').first().click();
+      const details = await page.textContent('#details');
+      check('B\'s Softmax: what changed and its match in A', /axis 0 -> 1/.test(details) && /matched in side_a\.onnx/.test(details), details.slice(0, 200));
+      await page.click('#details p.pair a.link');
+      const sel = await page.$$eval('g.node.selected', (g) => g.map((x) => x.getAttribute('class')));
+      check('following the link selects A\'s Softmax', sel.length === 1 && !/side-b/.test(sel[0]), JSON.stringify(sel));
+      const summary = await page.textContent('#diff-summary');
+      check('the diff summary is on top', summary.length > 10, summary.slice(0, 100));
+      await page.screenshot({ path: path.join(out, 'view_diff_side.png') });
+      await page.click('#diff-layout');
+      await page.waitForFunction(() => window.onnxdbgViewer.layout === 'merged');
+      const merged = await page.$$eval('g.node.df-b', (g) => g.map((x) => x.getAttribute('class')));
+      check('merged: Abs added to A\'s graph, no B column', merged.length === 1 && !/side-b/.test(merged[0]), JSON.stringify(merged));
+      check('side-by-side page logs no error', problems.length === 0, problems.join('; '));
+      await page.close();
+    }
+    // 2c. Highlighted nodes (--highlight-nodes "#2 Softmax,#1 Relu"), as `onnxdbg reduce` will.
+    {
+      const { page, problems } = await open(browser, path.join(out, 'highlight.html'));
+      const hl = await page.$$eval('g.node.hl text.op', (t) => t.map((x) => x.textContent).sort());
+      check('both highlighted nodes are drawn highlighted', hl.join() === 'Relu,Softmax', JSON.stringify(hl));
+      const halo = await page.locator('g.node.hl rect.halo').first().evaluate((r) => getComputedStyle(r).stroke);
+      check('with a violet halo', halo === 'rgb(130, 80, 223)', halo);
+      check('other nodes are not', (await page.$$('g.node:not(.hl):not(.io) rect.halo')).length === 0);
+      const title = await page.textContent('#detail-title');
+      check('the page opens on the first highlighted node (Softmax)', /^Softmax/.test(title), title);
+      const first = await page.locator('g.node.hl.selected').first().boundingBox();
+      const vp = page.viewportSize();
+      check('centred on it', first && Math.abs(first.x + first.width / 2 - (vp.width - 360) / 2) < 80, JSON.stringify(first));
+      const list = await page.$$eval('#highlight-list a.link', (a) => a.map((x) => x.textContent));
+      check('the side panel lists them in the order given', list.length === 2, JSON.stringify(list));
+      await page.locator('#highlight-list a.link').nth(1).click();
+      const t2 = await page.textContent('#detail-title');
+      check('a click on the list goes to the node', /^Relu/.test(t2), t2);
+      const banner = await page.textContent('#highlight-summary');
+      check('title and summary on top', /highlighted nodes/.test(banner) && /2 nodes given/.test(banner), banner);
+      await page.screenshot({ path: path.join(out, 'view_highlight.png') });
+      check('highlight page logs no error', problems.length === 0, problems.join('; '));
       await page.close();
     }
     // 3. Names with <>&'" in them survive as text.
@@ -80,6 +150,16 @@ async function main() {
       await page.close();
     }
     // 4. Public models, when fetched: If subgraphs expand; PP-OCR stays interactive.
+    if (fs.existsSync(path.join(out, 'silero_highlight.html'))) {
+      const { page, problems } = await open(browser, path.join(out, 'silero_highlight.html'));
+      const title = await page.textContent('#detail-title');
+      check('silero: opens on the highlighted Reshape_512 inside the If', /Reshape_512/.test(title), title);
+      const hl = await page.$$eval('g.node.hl text.op', (t) => t.map((x) => x.textContent).sort());
+      check('silero: its If expanded, both highlighted nodes drawn', hl.join() === 'Equal,Reshape' && (await page.$$('.cluster')).length > 0, JSON.stringify(hl));
+      await page.screenshot({ path: path.join(out, 'view_silero_highlight.png') });
+      check('silero highlight page logs no error', problems.length === 0, problems.join('; '));
+      await page.close();
+    }
     for (const [file, shot] of [['silero.html', 'view_silero.png'], ['ppocr.html', 'view_ppocr_det.png']]) {
       if (!fs.existsSync(path.join(out, file))) { console.log(`skip ${file} (public models not fetched)`); continue; }
       const { page, problems, loadMs } = await open(browser, path.join(out, file));

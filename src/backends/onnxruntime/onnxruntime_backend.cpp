@@ -20,22 +20,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model"};
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string option(const BackendSpec& spec, const std::string& key, const std::string& def = "") {
   auto it = spec.options.find(key);
   return it == spec.options.end() ? def : it->second;
-}
-
-/// "CPUExecutionProvider" -> "cpu": the short name users type.
-std::string short_provider_name(const std::string& full) {
-  std::string s = full;
-  const std::string suffix = "ExecutionProvider";
-  if (s.size() > suffix.size() && s.ends_with(suffix)) s.resize(s.size() - suffix.size());
-  return lower(s);
 }
 
 /// The process-wide ORT environment (ORT wants exactly one).
@@ -78,7 +65,8 @@ Status ort_error(const Ort::Exception& e, bool running) {
 struct SessionConfig {
   GraphOptimizationLevel level = ORT_ENABLE_ALL;
   int threads = 0;
-  std::vector<std::string> providers;  // full names, priority order
+  std::vector<std::string> providers;  // full names, priority order, as requested
+  std::vector<std::string> available;  // Ort::GetAvailableProviders()
   std::string optimized_model;
   std::vector<std::string> warnings;
 };
@@ -119,36 +107,12 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
   }
   c.optimized_model = option(spec, "optimized_model");
 
-  std::vector<std::string> available;
   try {
-    available = Ort::GetAvailableProviders();
+    c.available = Ort::GetAvailableProviders();
   } catch (const Ort::Exception& e) {
     return ort_error(e, false);
   }
-  std::string requested = option(spec, "providers", "cpu");
-  size_t start = 0;
-  while (start <= requested.size()) {
-    size_t end = requested.find('+', start);
-    if (end == std::string::npos) end = requested.size();
-    const std::string want = requested.substr(start, end - start);
-    start = end + 1;
-    if (want.empty()) continue;
-    auto match = std::find_if(available.begin(), available.end(), [&](const std::string& a) {
-      return lower(a) == lower(want) || short_provider_name(a) == lower(want);
-    });
-    if (match == available.end()) {
-      std::vector<std::string> names;
-      for (const auto& a : available) names.push_back(short_provider_name(a) + " (" + a + ")");
-      return invalid_argument(
-          fmt::format("onnxruntime: execution provider '{}' is not available in this ONNX Runtime "
-                      "build; it has: {}",
-                      want, fmt::join(names, ", ")));
-    }
-    if (std::find(c.providers.begin(), c.providers.end(), *match) == c.providers.end()) {
-      c.providers.push_back(*match);
-    }
-  }
-  if (c.providers.empty()) return invalid_argument("onnxruntime: providers= names no provider");
+  ODB_ASSIGN_OR_RETURN(c.providers, parse_provider_list(option(spec, "providers", "cpu")));
   return c;
 }
 
@@ -270,26 +234,46 @@ class OrtSession : public Session {
   std::vector<std::string> input_names_;
 };
 
-/// Providers the session really uses, from ORT's record of which EP got which nodes; falls back
-/// to the configured list when ORT cannot tell (e.g. a graph with no nodes).
-std::vector<std::string> providers_used(const Ort::Session& session,
-                                        const std::vector<std::string>& configured) {
-  std::vector<std::string> used;
+/// Every node of the session's graph and the provider ORT assigned it; empty when ORT cannot
+/// tell (the recording option is off, or an old library).
+std::vector<NodePlacement> node_placement(const Ort::Session& session) {
+  std::vector<NodePlacement> out;
   try {
     for (const auto& subgraph : session.GetEpGraphAssignmentInfo()) {
       const std::string ep = subgraph.GetEpName();
-      if (std::find(used.begin(), used.end(), ep) == used.end()) used.push_back(ep);
+      for (const auto& node : subgraph.GetNodes()) {
+        out.push_back({node.GetName(), node.GetOperatorType(), ep});
+      }
     }
   } catch (const Ort::Exception&) {
-    used.clear();
+    out.clear();
   }
-  if (used.empty()) {
-    used = configured;
-    if (std::find(used.begin(), used.end(), "CPUExecutionProvider") == used.end()) {
-      used.push_back("CPUExecutionProvider");  // ORT's fallback for every node others decline
-    }
+  return out;
+}
+
+/// Adds provider `full` (available in this build) to `so`. The dedicated entry points take
+/// default options; the rest go through the generic AppendExecutionProvider by ORT's short name.
+void append_provider(Ort::SessionOptions& so, const std::string& full) {
+  const std::string s = provider_short_name(full);
+  if (s == "cuda") {
+    Ort::CUDAProviderOptions cuda;
+    so.AppendExecutionProvider_CUDA_V2(*cuda);
+  } else if (s == "tensorrt") {
+    Ort::TensorRTProviderOptions trt;
+    so.AppendExecutionProvider_TensorRT_V2(*trt);
+  } else if (s == "openvino") {
+    so.AppendExecutionProvider_OpenVINO_V2({});
+  } else if (s == "vitisai") {
+    so.AppendExecutionProvider_VitisAI({});
+  } else {
+    static const std::map<std::string, std::string> kGeneric = {
+        {"xnnpack", "XNNPACK"}, {"qnn", "QNN"},       {"snpe", "SNPE"},
+        {"azure", "AZURE"},     {"webnn", "WebNN"},   {"webgpu", "WebGPU"},
+        {"js", "JS"},           {"coreml", "CoreML"}, {"dml", "DML"}};
+    auto it = kGeneric.find(s);
+    so.AppendExecutionProvider(it != kGeneric.end() ? it->second
+                                                    : full.substr(0, full.size() - 17));
   }
-  return used;
 }
 
 class OrtBackend : public Backend {
@@ -301,11 +285,8 @@ class OrtBackend : public Backend {
 
   std::string describe() const override {
     std::vector<std::string> extra;
-    try {
-      for (const auto& p : Ort::GetAvailableProviders()) {
-        if (p != "CPUExecutionProvider") extra.push_back(short_provider_name(p));
-      }
-    } catch (const Ort::Exception&) {
+    for (const auto& p : config_.available) {
+      if (p != "CPUExecutionProvider") extra.push_back(provider_short_name(p));
     }
     extra.insert(extra.begin(), "CPU");
     return fmt::format("ONNX Runtime {} ({})", OrtGetApiBase()->GetVersionString(),
@@ -320,16 +301,42 @@ class OrtBackend : public Backend {
       if (!config_.optimized_model.empty())
         so.SetOptimizedModelFilePath(config_.optimized_model.c_str());
       so.AddConfigEntry(kOrtSessionOptionsRecordEpGraphAssignmentInfo, "1");
+      // A provider this build lacks or refuses is skipped, not fatal: the session then runs on
+      // what is left (CPU last), which is exactly what users must be told about.
+      std::map<std::string, std::string> refused;
       for (const auto& p : config_.providers) {
         if (p == "CPUExecutionProvider") continue;  // always present, always last
-        so.AppendExecutionProvider(p.substr(0, p.size() - std::strlen("ExecutionProvider")));
+        if (std::find(config_.available.begin(), config_.available.end(), p) ==
+            config_.available.end())
+          continue;
+        try {
+          append_provider(so, p);
+        } catch (const Ort::Exception& e) {
+          refused[p] = e.what();
+        }
       }
       const auto t0 = Clock::now();
       Ort::Session session(ort_env(), model_path.c_str(), so);
       SessionInfo info;
       info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-      info.providers = providers_used(session, config_.providers);
+      info.node_placement = node_placement(session);
+      ProviderReport pr =
+          check_providers(config_.providers, config_.available, refused, info.node_placement);
+      info.providers_requested = config_.providers;
+      info.provider_node_counts = pr.node_counts;
+      info.provider_warnings = pr.warnings;
+      info.providers = pr.used;
+      if (info.providers.empty()) {
+        // ORT did not say (e.g. a graph without nodes): what was added, CPU last.
+        for (const auto& p : config_.providers)
+          if (p != "CPUExecutionProvider" && !refused.count(p) &&
+              std::find(config_.available.begin(), config_.available.end(), p) !=
+                  config_.available.end())
+            info.providers.push_back(p);
+        info.providers.push_back("CPUExecutionProvider");
+      }
       info.warnings = config_.warnings;
+      info.warnings.insert(info.warnings.end(), pr.warnings.begin(), pr.warnings.end());
       return std::unique_ptr<Session>(new OrtSession(std::move(session), std::move(info)));
     } catch (const Ort::Exception& e) {
       return ort_error(e, false);

@@ -148,14 +148,7 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
       }
     }
   }
-  if (bias) {
-    const T* pb = bias->data<T>();
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t j = 0; j < m; ++j) {
-        T* row = py + (b * m + j) * p;
-        for (int64_t i = 0; i < p; ++i) row[i] += pb[j];
-      }
-  }
+  add_channel_bias(py, bias, n, m, p);
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -164,16 +157,7 @@ Status conv(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   const Tensor* bias = ctx.input(2);
-  if (x->rank() < 3)
-    return model_error(ctx.describe() + ": X must be N x C x D1 x ... (rank >= 3), got shape " +
-                       shape_to_string(x->shape()));
-  if (w->rank() != x->rank())
-    return model_error(ctx.describe() + ": W has shape " + shape_to_string(w->shape()) +
-                       " but X has shape " + shape_to_string(x->shape()) +
-                       "; their ranks must be equal");
-  if (w->dtype() != x->dtype())
-    return model_error(ctx.describe() + ": W is " + std::string(dtype_name(w->dtype())) +
-                       " but X is " + std::string(dtype_name(x->dtype())));
+  ODB_RETURN_IF_ERROR(check_conv_operands(ctx, *x, *w));
   return visit_float(x->dtype(), "Conv", [&](auto tag) {
     return conv_typed<decltype(tag)>(ctx, *x, *w, bias);
   });

@@ -122,6 +122,35 @@ inline Expected<SpatialGeometry> forward_geometry(const KernelContext& ctx, cons
   return g;
 }
 
+/// The checks Conv and ConvTranspose make of X and W before anything else: X is N x C x D1 x ...
+/// (rank >= 3), W has X's rank and dtype. Errors: kModelError naming the node and both shapes.
+inline Status check_conv_operands(const KernelContext& ctx, const Tensor& x, const Tensor& w) {
+  if (x.rank() < 3)
+    return model_error(ctx.describe() + ": X must be N x C x D1 x ... (rank >= 3), got shape " +
+                       shape_to_string(x.shape()));
+  if (w.rank() != x.rank())
+    return model_error(ctx.describe() + ": W has shape " + shape_to_string(w.shape()) +
+                       " but X has shape " + shape_to_string(x.shape()) +
+                       "; their ranks must be equal");
+  if (w.dtype() != x.dtype())
+    return model_error(ctx.describe() + ": W is " + std::string(dtype_name(w.dtype())) +
+                       " but X is " + std::string(dtype_name(x.dtype())));
+  return Status::ok();
+}
+
+/// Adds the optional bias B (one value per output channel, ONNX Conv/ConvTranspose input 2) to
+/// y, an N x M x P buffer (P spatial positions per channel); does nothing when `bias` is null.
+template <class T>
+void add_channel_bias(T* y, const Tensor* bias, int64_t n, int64_t m, int64_t p) {
+  if (!bias) return;
+  const T* pb = bias->data<T>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t j = 0; j < m; ++j) {
+      T* row = y + (b * m + j) * p;
+      for (int64_t i = 0; i < p; ++i) row[i] += pb[j];
+    }
+}
+
 /// Unfolds `channels` planes of `x` (each product(g.in) elements) into the column matrix `col`
 /// with rows (channel, kernel offset) and columns the output positions whose outer index (all
 /// spatial dims but the last, flattened) lies in [outer_begin, outer_end). Padding reads 0.

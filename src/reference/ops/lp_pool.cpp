@@ -11,26 +11,16 @@ namespace {
 
 template <class T>
 Status lp_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel, double p) {
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g,
-                       forward_geometry(ctx, in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
-  Shape out_shape{x.dim(0), x.dim(1)};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
-  const int64_t planes = x.dim(0) * x.dim(1), in_size = product(in_spatial), out_size = product(g.out);
+  ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
+  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), ps.out_shape));
   const T* px = x.data<T>();
   T* py = y.data<T>();
-  for_each_window_chunk(g, [&](const WindowChunk& wc) {
-    for (int64_t pl = 0; pl < planes; ++pl) {
-      const T* xp = px + pl * in_size;
-      for (int64_t o = wc.begin; o < wc.end; ++o) {
-        const auto j = static_cast<size_t>(o - wc.begin);
-        double sum = 0;
-        for (int64_t q = wc.row_ptr[j]; q < wc.row_ptr[j + 1]; ++q)
-          sum += std::pow(std::abs(static_cast<double>(xp[wc.offsets[static_cast<size_t>(q)]])), p);
-        py[pl * out_size + o] = static_cast<T>(std::pow(sum, 1.0 / p));
-      }
-    }
+  for_each_pool_window(ps, [&](const PoolWindow& w) {
+    const T* xp = px + w.in_base;
+    double sum = 0;
+    for (int64_t q = 0; q < w.count; ++q)
+      sum += std::pow(std::abs(static_cast<double>(xp[w.offsets[q]])), p);
+    py[w.out] = static_cast<T>(std::pow(sum, 1.0 / p));
   });
   ctx.set_output(0, std::move(y));
   return Status::ok();

@@ -12,23 +12,19 @@ namespace {
 
 template <class T>
 Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) {
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g,
-                       forward_geometry(ctx, in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
+  ODB_ASSIGN_OR_RETURN(PoolSetup ps, pool_setup(ctx, x, kernel));
   const bool column_major = ctx.attr_int("storage_order", 0) != 0;
   const bool want_indices = ctx.output_requested(1);
-  Shape out_shape{x.dim(0), x.dim(1)};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), ps.out_shape));
   Tensor indices;
   if (want_indices) {
-    ODB_ASSIGN_OR_RETURN(indices, Tensor::make(DType::kInt64, out_shape));
+    ODB_ASSIGN_OR_RETURN(indices, Tensor::make(DType::kInt64, ps.out_shape));
   }
-  const int64_t planes = x.dim(0) * x.dim(1), in_size = product(in_spatial), out_size = product(g.out);
   const T* px = x.data<T>();
   T* py = y.data<T>();
   int64_t* pi = want_indices ? indices.data<int64_t>() : nullptr;
   // Column-major offset of a row-major spatial offset (storage_order = 1).
+  const Shape& in_spatial = ps.in_spatial;
   auto to_column_major = [&](int64_t off) {
     int64_t result = 0, scale = 1;
     for (size_t d = 0; d < in_spatial.size(); ++d) {
@@ -40,28 +36,23 @@ Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) 
     }
     return result;
   };
-  for_each_window_chunk(g, [&](const WindowChunk& wc) {
-    for (int64_t pl = 0; pl < planes; ++pl) {
-      const T* xp = px + pl * in_size;
-      for (int64_t o = wc.begin; o < wc.end; ++o) {
-        const auto j = static_cast<size_t>(o - wc.begin);
-        const int64_t b = wc.row_ptr[j], e = wc.row_ptr[j + 1];
-        T best = T(0);
-        int64_t arg = -1;
-        for (int64_t q = b; q < e; ++q) {
-          const int64_t off = wc.offsets[static_cast<size_t>(q)];
-          const T v = xp[off];
-          bool better = arg < 0 || v > best;
-          if constexpr (std::is_floating_point_v<T>) better = better || (std::isnan(v) && !std::isnan(best));
-          if (better) {
-            best = v;
-            arg = off;
-          }
-        }
-        py[pl * out_size + o] = best;
-        if (pi) pi[pl * out_size + o] = arg < 0 ? -1 : pl * in_size + (column_major ? to_column_major(arg) : arg);
+  for_each_pool_window(ps, [&](const PoolWindow& w) {
+    const T* xp = px + w.in_base;
+    T best = T(0);
+    int64_t arg = -1;
+    for (int64_t q = 0; q < w.count; ++q) {
+      const int64_t off = w.offsets[q];
+      const T v = xp[off];
+      bool better = arg < 0 || v > best;
+      if constexpr (std::is_floating_point_v<T>)
+        better = better || (std::isnan(v) && !std::isnan(best));
+      if (better) {
+        best = v;
+        arg = off;
       }
     }
+    py[w.out] = best;
+    if (pi) pi[w.out] = arg < 0 ? -1 : w.in_base + (column_major ? to_column_major(arg) : arg);
   });
   ctx.set_output(0, std::move(y));
   if (want_indices) ctx.set_output(1, std::move(indices));

@@ -90,6 +90,62 @@ inline Expected<Shape> read_pool_kernel(const KernelContext& ctx, const Tensor& 
   return kernel;
 }
 
+/// What MaxPool, AveragePool and LpPool set up before sliding their windows: the geometry of
+/// `kernel` over X's spatial dims (forward_geometry with the node's ceil_mode), Y's shape
+/// N x C x out..., and the sizes that index planes (N*C planes of in_size and out_size elements).
+struct PoolSetup {
+  SpatialGeometry g;
+  Shape in_spatial, out_shape;
+  int64_t planes = 0, in_size = 0, out_size = 0;
+};
+
+/// PoolSetup for X (rank >= 3, checked by read_pool_kernel) and `kernel`. Errors: those of
+/// forward_geometry (bad strides, pads, dilations, a kernel larger than the padded input).
+inline Expected<PoolSetup> pool_setup(const KernelContext& ctx, const Tensor& x,
+                                      const Shape& kernel) {
+  PoolSetup s;
+  s.in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  ODB_ASSIGN_OR_RETURN(
+      s.g, forward_geometry(ctx, s.in_spatial, kernel, ctx.attr_int("ceil_mode", 0) != 0));
+  s.out_shape = {x.dim(0), x.dim(1)};
+  s.out_shape.insert(s.out_shape.end(), s.g.out.begin(), s.g.out.end());
+  s.planes = x.dim(0) * x.dim(1);
+  s.in_size = product(s.in_spatial);
+  s.out_size = product(s.g.out);
+  return s;
+}
+
+/// One window of for_each_pool_window: output element `out` (flat index into Y), `in_base` the flat
+/// index of its plane's first input element, and the in-plane offsets of the `count` input
+/// positions it covers (padding excluded); `padded_count` counts its positions inside the padded
+/// input (AveragePool's count_include_pad).
+struct PoolWindow {
+  int64_t in_base = 0, out = 0;
+  const int64_t* offsets = nullptr;
+  int64_t count = 0, padded_count = 0;
+};
+
+/// Calls f(const PoolWindow&) for every output position of every plane of `ps`, planes inner
+/// (the window offsets are computed once per chunk of positions and reused for each plane).
+template <class F>
+void for_each_pool_window(const PoolSetup& ps, F&& f) {
+  for_each_window_chunk(ps.g, [&](const WindowChunk& wc) {
+    PoolWindow w;
+    for (int64_t pl = 0; pl < ps.planes; ++pl) {
+      w.in_base = pl * ps.in_size;
+      for (int64_t o = wc.begin; o < wc.end; ++o) {
+        const auto j = static_cast<size_t>(o - wc.begin);
+        const int64_t b = wc.row_ptr[j];
+        w.out = pl * ps.out_size + o;
+        w.offsets = wc.offsets.data() + b;
+        w.count = wc.row_ptr[j + 1] - b;
+        w.padded_count = wc.padded_count[j];
+        f(w);
+      }
+    }
+  });
+}
+
 /// Global pooling: y[n, c, 1, ..., 1] = reduce(plane of x[n, c], plane size) for X of shape
 /// N x C x D1 x ... (rank >= 2). Errors: kModelError for lower ranks.
 template <class T, class R>

@@ -2,12 +2,15 @@
 // consecutive nodes; each chunk is laid out by dagre when it first comes into view (then the rest
 // in the background), so a 10,000-node model is drawn and searchable at once. Chunks are stacked
 // top to bottom; edges between chunks are dashed. Subgraphs (If/Loop/Scan) expand in place.
+// A diff is drawn merged (one graph) or side by side (two columns of chunks, one per model);
+// highlighted nodes (e.g. what `onnxdbg reduce` kept) get a halo and a list in the side panel.
 'use strict';
 (function () {
   const D = JSON.parse(document.getElementById('onnxdbg-data').textContent);
   const NODES = D.nodes, TENSORS = D.tensors, GRAPHS = D.graphs;
   const CHUNK = 48;             // main-graph nodes per chunk: dagre is superlinear, keep them small
   const NODE_H = 38, RANKSEP = 34, GAP = 36;
+  const COLGAP = 40;            // side by side: half the gap between the two models' columns
   const SVGNS = 'http://www.w3.org/2000/svg';
   const $ = (id) => document.getElementById(id);
   const svg = $('canvas'), viewport = $('viewport'), chunkLayer = $('chunks'), crossLayer = $('cross');
@@ -23,44 +26,66 @@
   });
   const report = D.report || null;
   const tol = report && report.atol != null ? report.atol : null;
+  const HL = D.highlight || null;
+  const hlSet = new Set(HL ? HL.nodes : []);
+
+  // Root graphs: the viewed model's main graph (0) and, with a diff, the other model's (SIDE_G).
+  // Merged layout: graph 0 plus the other model's extra nodes (df 'b' in graph 0); side by side:
+  // graph 0 without those, and the other model whole in a second column.
+  const DIFF = D.diff || null;
+  const SIDE_G = DIFF && DIFF.side_graph >= 0 ? DIFF.side_graph : -1;
+  const isRoot = (g) => GRAPHS[g].parent < 0;
+  const rootOf = (i) => { let g = NODES[i].g; while (!isRoot(g)) g = NODES[GRAPHS[g].parent].g; return g; };
+  const sideB = NODES.map((n, i) => SIDE_G >= 0 && rootOf(i) === SIDE_G);
+  const mergedOnly = NODES.map((n) => n.df === 'b' && n.g === 0);
+  let layout = DIFF && DIFF.layout === 'side' && SIDE_G >= 0 ? 'side' : 'merged';
+  const inLayout = (i) => (layout === 'side' ? !mergedOnly[i] : !sideB[i]);
 
   // Main-graph order: the viewed model's nodes in file order; nodes only in the diffed model go
   // right after the latest node producing one of their inputs.
   // Constant nodes are drawn like initializers: not as boxes, but as weights of their consumers.
   const folded = NODES.map((n) => n.o === 'Constant' && !n.d && n.s.length === 0);
   const key = new Float64Array(NODES.length);
-  const main = [];
   let bump = 0;
   NODES.forEach((n, i) => {
-    if (n.g !== 0 || folded[i]) return;
-    if (n.df === 'b') {
+    if (!isRoot(n.g) || folded[i]) return;
+    if (mergedOnly[i]) {
       let k = -1;
       n.i.forEach((t) => { if (t >= 0 && producer[t] >= 0 && producer[t] !== i) k = Math.max(k, key[producer[t]]); });
       key[i] = k + 1e-6 * (++bump);
     } else key[i] = i;
-    main.push(i);
   });
-  main.sort((a, b) => key[a] - key[b]);
-
-  // chunk of every node (subgraph nodes: the chunk of their outermost owner)
-  const chunkOf = new Int32Array(NODES.length).fill(-1);
-  const chunks = [];
-  for (let s = 0; s < main.length; s += CHUNK) {
-    const members = main.slice(s, s + CHUNK);
-    const c = { index: chunks.length, members, layout: null, el: null, est: 0, y: 0 };
-    members.forEach((m) => { chunkOf[m] = c.index; });
-    chunks.push(c);
-  }
-  const ownerOf = (i) => { let n = i; while (NODES[n].g !== 0) n = GRAPHS[NODES[n].g].parent; return n; };
-  NODES.forEach((n, i) => { if (n.g !== 0) chunkOf[i] = chunkOf[ownerOf(i)]; });
+  const ownerOf = (i) => { let n = i; while (!isRoot(NODES[n].g)) n = GRAPHS[NODES[n].g].parent; return n; };
   const subNodes = GRAPHS.map(() => []);
-  NODES.forEach((n, i) => { if (n.g !== 0 && !folded[i]) subNodes[n.g].push(i); });
+  NODES.forEach((n, i) => { if (!isRoot(n.g) && !folded[i]) subNodes[n.g].push(i); });
   // A folded Constant stands for its first consumer when searched or linked.
   const target = (i) => { if (!folded[i]) return i; for (const t of NODES[i].u) if (t >= 0 && consumers[t].length) return target(consumers[t][0]); return -1; };
   const expanded = new Set();
 
+  // Chunks of the current layout, column by column (0: the viewed model, 1: the other one side
+  // by side), and the chunk of every node shown (subgraph nodes: their outermost owner's).
+  let chunks = [], chunkOf = new Int32Array(NODES.length).fill(-1);
+  function buildChunks() {
+    chunks = [];
+    chunkOf = new Int32Array(NODES.length).fill(-1);
+    const roots = layout === 'side' ? [0, SIDE_G] : [0];
+    roots.forEach((root, col) => {
+      const main = [];
+      NODES.forEach((n, i) => { if (n.g === root && !folded[i] && inLayout(i)) main.push(i); });
+      main.sort((a, b) => key[a] - key[b]);
+      for (let s = 0; s < main.length; s += CHUNK) {
+        const members = main.slice(s, s + CHUNK);
+        const c = { index: chunks.length, col, members, layout: null, el: null, est: 0, y: 0 };
+        members.forEach((m) => { chunkOf[m] = c.index; });
+        chunks.push(c);
+      }
+    });
+    NODES.forEach((n, i) => { if (!isRoot(n.g) && inLayout(i)) chunkOf[i] = chunkOf[ownerOf(i)]; });
+    chunks.forEach(estimate);
+  }
+
   // Height estimate of a chunk before layout: its longest path in ranks.
-  chunks.forEach((c) => {
+  function estimate(c) {
     const rank = new Map();
     let maxr = 0;
     for (const m of c.members) {
@@ -73,7 +98,7 @@
       maxr = Math.max(maxr, r);
     }
     c.est = (maxr + 1) * (NODE_H + RANKSEP) + 40;
-  });
+  }
 
   // ---- labels and colours -----------------------------------------------------------------------
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -117,11 +142,11 @@
       for (const m of members) {
         const n = NODES[m];
         g.setNode('n' + m, { width: nodeWidth(n) + (n.s.length ? 22 : 0), height: NODE_H });
-        if (compound && n.g !== 0) {
+        if (compound && !isRoot(n.g)) {
           g.setNode('g' + n.g, {});
           g.setParent('n' + m, 'g' + n.g);
           const owner = GRAPHS[n.g].parent;
-          if (NODES[owner].g !== 0) g.setParent('g' + n.g, 'g' + NODES[owner].g);
+          if (!isRoot(NODES[owner].g)) g.setParent('g' + n.g, 'g' + NODES[owner].g);
         }
       }
       const io = [];
@@ -137,12 +162,12 @@
             g.setEdge('t' + t, 'n' + m);
           } else if (p < 0 && TENSORS[t].k === 'in') g.setEdge('t' + t, 'n' + m);
         }
-        if (n.g !== 0 && !fed) {
+        if (!isRoot(n.g) && !fed) {
           const owner = GRAPHS[n.g].parent;
           if (inChunk.has(owner)) g.setEdge('n' + owner, 'n' + m, { minlen: 1, weight: 0 });
         }
         for (const t of n.u) {
-          if (t >= 0 && TENSORS[t].k === 'out' && n.g === 0) {
+          if (t >= 0 && TENSORS[t].k === 'out' && isRoot(n.g)) {
             g.setNode('t' + t, { width: Math.min(200, 7 * TENSORS[t].n.length + 24), height: 26 }); io.push(t);
             g.setEdge('n' + m, 't' + t);
           }
@@ -170,12 +195,23 @@
     placeChunks();
   }
   function placeChunks() {
-    let y = 0;
-    for (const c of chunks) { c.y = y; y += (c.layout ? c.layout.h : c.est) + GAP; if (c.el) c.el.setAttribute('transform', `translate(${-chunkWidth(c) / 2},${c.y})`); }
-    totalHeight = y;
+    const y = [0, 0];
+    for (const c of chunks) {
+      const x = chunkX(c);
+      // A drawn chunk that moves (one above it was laid out) leaves its dashed edges behind.
+      if (c.el && c.el.isConnected && (c.y !== y[c.col] || c.x !== x)) crossStale = true;
+      c.y = y[c.col];
+      c.x = x;
+      y[c.col] += (c.layout ? c.layout.h : c.est) + GAP;
+      if (c.el) c.el.setAttribute('transform', `translate(${x},${c.y})`);
+    }
+    totalHeight = Math.max(y[0], y[1]);
   }
-  let totalHeight = 0;
+  let totalHeight = 0, crossStale = false;
   const chunkWidth = (c) => (c.layout ? c.layout.w : 300);
+  // Left edge of a chunk: centred on x = 0, or side by side the viewed model right-aligned left of
+  // the middle and the other model left-aligned right of it (stable while chunks are laid out).
+  const chunkX = (c) => (layout !== 'side' ? -chunkWidth(c) / 2 : c.col === 0 ? -COLGAP - chunkWidth(c) : COLGAP);
 
   // ---- drawing ------------------------------------------------------------------------------
   const el = (tag, attrs, parent) => {
@@ -190,7 +226,7 @@
   const found = new Set();
   function drawChunk(c) {
     const L = c.layout;
-    const root = el('g', { class: 'chunk', transform: `translate(${-L.w / 2},${c.y})` });
+    const root = el('g', { class: 'chunk', transform: `translate(${chunkX(c)},${c.y})` });
     for (const cl of L.clusters) {
       el('rect', { class: 'cluster', x: cl.x - cl.w / 2, y: cl.y - cl.h / 2, width: cl.w, height: cl.h, rx: 6 }, root);
       const t = el('text', { class: 'clabel', x: cl.x - cl.w / 2 + 6, y: cl.y - cl.h / 2 + 11 }, root);
@@ -224,6 +260,7 @@
       g.dataset.id = i;
       nodeEls.set(i, g);
       decorate(g, i);
+      if (hlSet.has(i)) el('rect', { class: 'halo', x: -5, y: -5, width: p.w + 10, height: p.h + 10, rx: 8 }, g);
       const r = el('rect', { class: 'box', width: p.w, height: p.h, rx: 4 }, g);
       const col = errColor(n.e);
       if (col) r.style.fill = col;
@@ -257,6 +294,8 @@
     if (i === selected) cls += ' selected';
     if (i === firstNode) cls += ' first';
     if (found.has(i)) cls += ' found';
+    if (hlSet.has(i)) cls += ' hl';
+    if (sideB[i]) cls += ' side-b';
     g.setAttribute('class', cls);
   }
   function nodeCenter(i) {
@@ -265,7 +304,7 @@
     if (!c.layout) return null;
     const p = c.layout.pos.get('n' + i);
     if (!p) return null;
-    return { x: p.x - c.layout.w / 2, y: p.y + c.y, w: p.w, h: p.h };
+    return { x: p.x + chunkX(c), y: p.y + c.y, w: p.w, h: p.h };
   }
 
   // ---- view: pan, zoom, virtualisation ----------------------------------------------------------
@@ -302,7 +341,7 @@
         if (!c.el.isConnected) { chunkLayer.appendChild(c.el); changed = true; }
       } else if (c.el && c.el.isConnected) { c.el.remove(); changed = true; }
     }
-    if (changed) { keepAnchor(); drawCross(); }
+    if (changed || crossStale) { keepAnchor(); drawCross(); crossStale = false; }
     setAnchor();
   }
   function setAnchor() {
@@ -350,12 +389,17 @@
     update();
   }
   function fitWidth() {
-    const c = chunks[0];
-    if (c && !c.layout) layoutChunk(c);
-    const w = c && c.layout ? c.layout.w : 400;
-    view.k = Math.max(0.7, Math.min(1.2, (svg.clientWidth - 40) / w));
+    // The first chunk of each column sets the width.
+    const side = layout === 'side';
+    let w = side ? 2 * COLGAP : 0;
+    for (const col of side ? [0, 1] : [0]) {
+      const c = chunks.find((x) => x.col === col);
+      if (c && !c.layout) layoutChunk(c);
+      w += c && c.layout ? c.layout.w : 400;
+    }
+    view.k = Math.max(side ? 0.3 : 0.7, Math.min(1.2, (svg.clientWidth - 40) / w));
     view.x = svg.clientWidth / 2;
-    view.y = 20;
+    view.y = side ? 34 : 20;
     anchor = null;
     applyView();
   }
@@ -414,7 +458,7 @@
       if (t < 0) return `<tr><td>${k}</td><td colspan="2"><i>omitted</i></td></tr>`;
       const x = TENSORS[t], p = producer[t];
       const from = producers && p >= 0 ? `<br>from ${nodeLink(p)}` : '';
-      const to = !producers ? consumers[t].slice(0, 8).map(nodeLink).join(', ') : '';
+      const to = !producers ? consumers[t].filter(inLayout).slice(0, 8).map(nodeLink).join(', ') : '';
       return `<tr><td>${k}</td><td class="tensor-name">${esc(x.n)}${from}${to ? '<br>to ' + to : ''}${weightHtml(x.w)}</td><td>${esc(x.t)} ${esc(x.s)}</td></tr>`;
     }).join('');
   }
@@ -425,7 +469,9 @@
     if (nodeEls.has(i)) decorate(nodeEls.get(i), i);
     const n = NODES[i];
     let h = `<h3 id="detail-title">${esc(n.o)} <span class="detail-name">${esc(n.n)}</span></h3>`;
-    h += `<div>${n.d ? 'domain ' + esc(n.d) + ', ' : ''}graph ${esc(GRAPHS[n.g].path)}${n.df === 'b' ? ' (only in ' + esc(D.diff.b) + ')' : ''}</div>`;
+    h += `<div>${n.d ? 'domain ' + esc(n.d) + ', ' : ''}graph ${esc(GRAPHS[n.g].path)}${sideB[i] ? ' of ' + esc(DIFF.b) : ''}${n.df === 'b' ? ' (only in ' + esc(DIFF.b) + ')' : ''}</div>`;
+    if (n.p != null && layout === 'side') h += `<p class="pair">matched in ${esc(sideB[i] ? DIFF.a : DIFF.b)}: ${nodeLink(n.p)}</p>`;
+    if (hlSet.has(i)) h += `<p class="hl-note">in <b>${esc(HL.title)}</b></p>`;
     if (n.e) h += `<h3>Error</h3><table class="errors"><tr><td>error</td><td class="err-value">${fmt(n.e.err)}${n.e.own != null ? ' (own)' : ''}</td></tr><tr><td>max abs</td><td>${fmt(n.e.abs)}</td></tr><tr><td>max rel</td><td>${fmt(n.e.rel)}</td></tr><tr><td>backend</td><td>${esc(n.e.backend)}</td></tr><tr><td>tensor</td><td>${esc(n.e.tensor)}</td></tr><tr><td>result</td><td>${n.e.pass ? 'pass' : '<b>FAIL</b>'}${n.e.nan ? ', NaN/Inf' : ''}</td></tr></table>`;
     if (n.dw) h += `<h3>Changed</h3><ul class="diff-what">${n.dw.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`;
     if (n.df === 'a') h += `<p><b>Only in ${esc(D.diff.a)}</b></p>`;
@@ -439,7 +485,7 @@
   }
   function showTensor(t) {
     const x = TENSORS[t];
-    $('details').innerHTML = `<h3>${esc(x.k === 'in' ? 'Graph input' : x.k === 'out' ? 'Graph output' : 'Tensor')} ${esc(x.n)}</h3><p>${esc(x.t)} ${esc(x.s)}</p>${weightHtml(x.w)}<p>consumers: ${consumers[t].slice(0, 20).map(nodeLink).join(', ')}</p>`;
+    $('details').innerHTML = `<h3>${esc(x.k === 'in' ? 'Graph input' : x.k === 'out' ? 'Graph output' : 'Tensor')} ${esc(x.n)}</h3><p>${esc(x.t)} ${esc(x.s)}</p>${weightHtml(x.w)}<p>consumers: ${consumers[t].filter(inLayout).slice(0, 20).map(nodeLink).join(', ')}</p>`;
   }
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a.link');
@@ -448,9 +494,11 @@
     else if (a.dataset.toggle != null) { toggle(+a.dataset.toggle); select(+a.dataset.toggle); }
   });
   function goTo(i) {
+    // A node of the layout not shown (the other model's, merged or side by side): its match.
+    if (!inLayout(i)) { if (NODES[i].p != null && inLayout(NODES[i].p)) i = NODES[i].p; else return; }
     // Subgraph nodes: expand every owner first.
     const owners = [];
-    for (let n = i; NODES[n].g !== 0; n = GRAPHS[NODES[n].g].parent) owners.push(GRAPHS[NODES[n].g].parent);
+    for (let n = i; !isRoot(NODES[n].g); n = GRAPHS[NODES[n].g].parent) owners.push(GRAPHS[NODES[n].g].parent);
     let relayout = false;
     for (const o of owners) if (!expanded.has(o)) { expanded.add(o); relayout = true; }
     if (relayout && chunkOf[i] >= 0) layoutChunk(chunks[chunkOf[i]]);
@@ -470,6 +518,7 @@
     const LIMIT = 200;
     let total = 0;
     for (let i = 0; i < NODES.length; i++) {
+      if (!inLayout(i)) continue;
       const [nm, op] = lower[i];
       if (op === q) { total++; if (out.length < LIMIT) out.push({ kind: 'op', node: i }); }
       else if (nm.includes(q)) { total++; if (out.length < LIMIT) out.push({ kind: 'node', node: i }); }
@@ -477,7 +526,7 @@
     for (let t = 0; t < TENSORS.length; t++) {
       if (!tlower[t].includes(q)) continue;
       const n = producer[t] >= 0 ? producer[t] : consumers[t][0];
-      if (n == null || n < 0) continue;
+      if (n == null || n < 0 || !inLayout(n)) continue;
       total++;
       if (out.length < LIMIT) out.push({ kind: 'tensor', node: n, tensor: t });
     }
@@ -530,14 +579,20 @@
     if (typeof dagre === 'undefined' || !dagre) b += '<div class="banner-error">This page was built without its layout library (dagre); run scripts/install-deps.sh and rebuild onnxdbg.</div>';
     if (D.diff) {
       const d = D.diff;
-      b += `<div class="banner-diff" id="diff-summary"><b>diff</b> ${esc(d.summary)} &nbsp; <span class="swatch" style="background:#ffd7d5"></span>only in ${esc(d.a)} (${d.only_in_a}) <span class="swatch" style="background:#d3f5d8"></span>only in ${esc(d.b)} (${d.only_in_b}) <span class="swatch" style="border:2px solid #bf8700"></span>\u0394 changed (${d.changed.length})${d.graph.length ? ' &nbsp; graph: ' + d.graph.slice(0, 5).map((g) => esc(g[0] + ': ' + g[1])).join('; ') : ''}</div>`;
+      b += `<div class="banner-diff" id="diff-summary"><b>diff</b> ${esc(d.summary)} &nbsp; <span class="swatch" style="background:#ffd7d5"></span>only in ${esc(d.a)} (${d.only_in_a}) <span class="swatch" style="background:#d3f5d8"></span>only in ${esc(d.b)} (${d.only_in_b}) <span class="swatch" style="border:2px solid #bf8700"></span>\u0394 changed (${d.changed.length})${d.graph.length ? ' &nbsp; graph: ' + d.graph.slice(0, 5).map((g) => esc(g[0] + ': ' + g[1])).join('; ') : ''}${SIDE_G >= 0 ? ' <button id="diff-layout"></button>' : ''}</div>`;
     }
+    if (HL) b += `<div class="banner-highlight" id="highlight-summary"><span class="swatch hl-swatch"></span><b>${esc(HL.title)}</b> (${HL.nodes.length}) ${esc(HL.summary)}</div>`;
     if (report) b += `<div class="banner-report" id="report-verdict"><b>${esc(report.verdict || 'run')}</b> ${esc(report.verdict_line || '')}</div>`;
     if (D.lint) {
       const c = D.lint.counts;
       b += `<div class="banner-lint" id="lint-summary"><b>lint</b> ${c.error} errors, ${c.warning} warnings, ${c.info} info${D.lint.model_findings.length ? ': ' + D.lint.model_findings.slice(0, 5).map((f) => esc(f[0] + ' ' + f[1] + ': ' + f[3])).join('; ') : ''}</div>`;
     }
     $('banners').innerHTML = b;
+    if (SIDE_G >= 0) $('diff-layout').onclick = () => setLayout(layout === 'side' ? 'merged' : 'side');
+    if (HL) {
+      const shown = HL.nodes.slice(0, 500);
+      $('highlight').innerHTML = `<h3>${esc(HL.title)} (${HL.nodes.length})</h3>${HL.summary ? '<p>' + esc(HL.summary) + '</p>' : ''}<ol id="highlight-list">${shown.map((i) => `<li>${nodeLink(i)} <span class="kind">${esc(NODES[i].o)}</span></li>`).join('')}</ol>${HL.nodes.length > shown.length ? '<p class="hint">and ' + (HL.nodes.length - shown.length) + ' more</p>' : ''}`;
+    }
     if (report) {
       let l = `<h3>Error legend</h3><div class="scale"></div><div style="display:flex;justify-content:space-between;font-size:11px"><span>\u2264 atol</span><span>10\u00b2\u00d7</span><span>\u2265 10\u2074\u00d7 atol</span></div>`;
       l += `<div id="tolerance">atol ${fmt(report.atol)}, rtol ${fmt(report.rtol)}${report.error_stat ? ', ' + esc(report.error_stat) : ''}; colour = ${report.layerwise ? 'own error of each node (isolated)' : 'max abs error of the outputs'}</div>`;
@@ -550,8 +605,44 @@
     }
   }
 
+  // ---- diff layout: merged or side by side ------------------------------------------------------
+  function drawHeads() {
+    const heads = $('heads');
+    heads.textContent = '';
+    if (layout !== 'side') return;
+    el('text', { class: 'colhead', x: -COLGAP, y: -8, 'text-anchor': 'end' }, heads).textContent = 'A: ' + DIFF.a;
+    el('text', { class: 'colhead', x: COLGAP, y: -8 }, heads).textContent = 'B: ' + DIFF.b;
+  }
+  function showLayoutButton() {
+    const b = $('diff-layout');
+    if (b) b.textContent = layout === 'side' ? 'show merged' : 'show side by side';
+    api.layout = layout;
+  }
+  // Rebuilds the chunks of the other layout; the selected node (or its match) stays in view.
+  function setLayout(mode) {
+    if (mode === layout || SIDE_G < 0) return;
+    let keep = selected;
+    layout = mode;
+    if (keep >= 0 && !inLayout(keep)) keep = NODES[keep].p != null && inLayout(NODES[keep].p) ? NODES[keep].p : -1;
+    for (const c of chunks) if (c.el) c.el.remove();
+    chunkLayer.textContent = '';
+    crossLayer.textContent = '';
+    nodeEls.clear();
+    expanded.clear();
+    anchor = null;
+    buildChunks();
+    placeChunks();
+    drawHeads();
+    showLayoutButton();
+    if (keep >= 0) goTo(keep); else fitWidth();
+    update();
+    startBackground();
+  }
+
   // ---- start --------------------------------------------------------------------------------
-  function backgroundLayout() {
+  let backgroundRun = 0;  // a layout switch starts a new background pass and ends the old one
+  function backgroundLayout(run) {
+    if (run !== backgroundRun) return;
     const t0 = performance.now();
     let did = false;
     for (const c of chunks) {
@@ -560,14 +651,24 @@
       did = true;
       if (performance.now() - t0 > 12) break;
     }
-    if (did) { keepAnchor(); scheduleUpdate(); setTimeout(backgroundLayout, 0); }
+    if (did) { keepAnchor(); scheduleUpdate(); setTimeout(() => backgroundLayout(run), 0); }
     else { api.layoutDone = true; $('status').textContent = `${chunks.length} chunks laid out`; }
+  }
+  function startBackground() {
+    api.layoutDone = false;
+    const run = ++backgroundRun;
+    setTimeout(() => backgroundLayout(run), 50);
   }
   window.addEventListener('error', (e) => api.errors.push(String(e.message)));
   banners();
   if (typeof dagre === 'undefined' || !dagre) return;
+  buildChunks();
   placeChunks();
-  if (firstNode >= 0) centerOn(firstNode, 1); else fitWidth();
+  drawHeads();
+  showLayoutButton();
+  if (firstNode >= 0) centerOn(firstNode, 1);
+  else if (HL && HL.nodes.length) goTo(HL.nodes[0]);
+  else fitWidth();
   update();
   api.firstRender = performance.now();
   api.ready = true;
@@ -575,6 +676,7 @@
   api.goTo = goTo;
   api.nodeIndex = (name) => NODES.findIndex((n) => n.n === name);
   api.chunks = chunks.length;
+  api.setLayout = setLayout;
   $('status').textContent = `drawn in ${Math.round(api.firstRender)} ms`;
-  setTimeout(backgroundLayout, 50);
+  startBackground();
 })();

@@ -1,5 +1,8 @@
 // The ONNX Runtime backend through the worker: values, every supported element type both ways,
-// options (opt, threads, providers, optimized_model) and ORT's own error messages.
+// options (opt, threads, providers, optimized_model), provider truth (requested vs used, node
+// placement) and ORT's own error messages.
+#include <set>
+
 #include "backend_test_util.h"
 
 namespace onnxdbg {
@@ -116,15 +119,66 @@ TEST(OnnxRuntime, RefusesBadOptionValues) {
   EXPECT_EQ(bad_threads.status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST(OnnxRuntime, RefusesUnknownProviderListingAvailableOnes) {
+TEST(OnnxRuntime, MissingProviderIsAWarningAndNodesRunOnCpu) {
+  // The case users hit: they asked for CUDA (or OpenVINO, TensorRT), this ONNX Runtime has only
+  // the CPU provider, and every node silently ran there.
+  TempDir dir;
+  const auto model = dir.write_model(kGemmReluModel);
+  for (const char* asked : {"cuda+cpu", "cuda,cpu", "openvino", "tensorrt+cuda"}) {
+    auto session = isolated("onnxruntime", {{"providers", asked}})->load(model);
+    ASSERT_TRUE(session.has_value()) << asked << ": " << session.status().to_string();
+    const SessionInfo& info = (*session)->info();
+    EXPECT_EQ(info.providers, std::vector<std::string>{"CPUExecutionProvider"}) << asked;
+    ASSERT_FALSE(info.provider_warnings.empty()) << asked;
+    const std::string& w = info.provider_warnings.front();
+    EXPECT_NE(w.find("was requested but this ONNX Runtime build does not have it"),
+              std::string::npos)
+        << w;
+    EXPECT_NE(w.find("nodes ran on CPUExecutionProvider"), std::string::npos) << w;
+    for (const auto& pw : info.provider_warnings) {
+      EXPECT_NE(std::find(info.warnings.begin(), info.warnings.end(), pw), info.warnings.end());
+    }
+    ASSERT_EQ(info.provider_node_counts.size(), 1u);
+    EXPECT_EQ(info.provider_node_counts.begin()->first, "CPUExecutionProvider");
+    EXPECT_EQ(info.provider_node_counts.begin()->second,
+              static_cast<int64_t>(info.node_placement.size()));
+    // The session still runs, on the CPU.
+    auto out = (*session)->run({{"x", Tensor::from_vector<float>({1, 3}, {1, 1, 1})}});
+    ASSERT_TRUE(out.has_value()) << out.status().to_string();
+    testing::expect_tensor_near(out->outputs.at("y"), {1, 2}, {9.5, 0});
+  }
+  auto two = isolated("onnxruntime", {{"providers", "tensorrt+cuda+cpu"}})->load(model);
+  ASSERT_TRUE(two.has_value()) << two.status().to_string();
+  EXPECT_EQ((*two)->info().providers_requested,
+            (std::vector<std::string>{"TensorrtExecutionProvider", "CUDAExecutionProvider",
+                                      "CPUExecutionProvider"}));
+  EXPECT_EQ((*two)->info().provider_warnings.size(), 2u);
+}
+
+TEST(OnnxRuntime, ListsWhichNodeRanOnWhichProvider) {
+  TempDir dir;
+  auto session = isolated("onnxruntime", {{"providers", "cpu"}, {"opt", "disabled"}})
+                     ->load(dir.write_model(kGemmReluModel));
+  ASSERT_TRUE(session.has_value()) << session.status().to_string();
+  const SessionInfo& info = (*session)->info();
+  EXPECT_TRUE(info.provider_warnings.empty());
+  EXPECT_EQ(info.providers_requested, std::vector<std::string>{"CPUExecutionProvider"});
+  std::multiset<std::string> ops;
+  for (const auto& p : info.node_placement) {
+    EXPECT_EQ(p.provider, "CPUExecutionProvider") << p.node;
+    ops.insert(p.op_type);
+  }
+  EXPECT_EQ(ops, (std::multiset<std::string>{"Add", "MatMul", "Relu"}));
+}
+
+TEST(OnnxRuntime, UnknownProviderNameIsRefused) {
   TempDir dir;
   auto session =
-      isolated("onnxruntime", {{"providers", "cuda+cpu"}})->load(dir.write_model(kGemmReluModel));
+      isolated("onnxruntime", {{"providers", "cdua"}})->load(dir.write_model(kGemmReluModel));
   ASSERT_FALSE(session.has_value());
   EXPECT_EQ(session.status().code(), ErrorCode::kInvalidArgument);
-  const std::string& msg = session.status().message();
-  EXPECT_NE(msg.find("'cuda' is not available"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("cpu (CPUExecutionProvider)"), std::string::npos) << msg;
+  EXPECT_NE(session.status().message().find("unknown execution provider 'cdua'"), std::string::npos)
+      << session.status().message();
 }
 
 TEST(OnnxRuntime, AcceptsFullProviderNames) {

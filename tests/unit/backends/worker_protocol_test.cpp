@@ -126,7 +126,19 @@ TEST(WorkerProtocol, StatusAndInfoRoundTrip) {
   info.providers = {"CPUExecutionProvider"};
   info.warnings = {"w"};
   info.output_names = {"y", "z"};
+  info.providers_requested = {"CUDAExecutionProvider", "CPUExecutionProvider"};
+  info.provider_node_counts = {{"CPUExecutionProvider", 2}};
+  info.node_placement = {{"mm", "MatMul", "CPUExecutionProvider"},
+                         {"", "Relu", "CPUExecutionProvider"}};
+  info.provider_warnings = {"cuda missing"};
   const SessionInfo b = info_from_json(info_to_json(info));
+  EXPECT_EQ(b.providers_requested, info.providers_requested);
+  EXPECT_EQ(b.provider_node_counts, info.provider_node_counts);
+  EXPECT_EQ(b.provider_warnings, info.provider_warnings);
+  ASSERT_EQ(b.node_placement.size(), 2u);
+  EXPECT_EQ(b.node_placement[0].node, "mm");
+  EXPECT_EQ(b.node_placement[1].op_type, "Relu");
+  EXPECT_EQ(b.node_placement[1].provider, "CPUExecutionProvider");
   EXPECT_EQ(b.load_seconds, 1.25);
   EXPECT_EQ(b.providers, info.providers);
   EXPECT_EQ(b.warnings, info.warnings);

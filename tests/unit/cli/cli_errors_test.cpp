@@ -2,10 +2,6 @@
 // documented exit code, never a crash.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -17,22 +13,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using testing::CliResult;
 
+// stdout and stderr together in r.out, in the order written.
 CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(ONNXDBG_BINARY_DIR) + "/onnxdbg " + args + " 2>&1";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return testing::run_cli(args, {}, /*merge_stderr=*/true);
 }
 
 class CliErrors : public ::testing::Test {
@@ -59,9 +44,9 @@ g (float[N, 3] x) => (float[N, 3] y) { y = Identity(x) }
 
 // One line on stderr that starts "onnxdbg: error:".
 void expect_one_error_line(const CliResult& r, const std::string& needle) {
-  EXPECT_EQ(r.output.rfind("onnxdbg: error: ", 0), 0u) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  EXPECT_NE(r.output.find(needle), std::string::npos) << r.output;
+  EXPECT_EQ(r.out.rfind("onnxdbg: error: ", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
 }
 
 TEST_F(CliErrors, MissingFile) {
@@ -112,7 +97,7 @@ TEST_F(CliErrors, InputShapeMissingADim) {
   auto r = run_cli("run " + p.string() + " --backends reference");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "dynamic dimension 'N' on axis 0");
-  EXPECT_NE(r.output.find("--input-shapes x:Nx3"), std::string::npos) << r.output;
+  EXPECT_NE(r.out.find("--input-shapes x:Nx3"), std::string::npos) << r.out;
 }
 
 TEST_F(CliErrors, UnknownBackendAndOption) {
@@ -129,9 +114,9 @@ TEST_F(CliErrors, CrashingBackendIsAnErrorResultNotACrash) {
   const fs::path p = write_model("dyn.onnx", kDynamicModel);
   auto r = run_cli("run " + p.string() +
                    " --backends reference,onnxruntime:debug_crash=run --input-shapes x:2x3 --json");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("SIGSEGV"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("\"verdict\": \"error\""), std::string::npos) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("SIGSEGV"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"verdict\": \"error\""), std::string::npos) << r.out;
 }
 
 }  // namespace

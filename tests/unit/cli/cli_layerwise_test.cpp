@@ -2,11 +2,8 @@
 // JSON report and its repro folder, and bad input (budget, backends, inputs of another model)
 // as one clear sentence with exit code 2.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,39 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-CliResult run_cli(const std::string& args, const fs::path& dir) {
-  const std::string cmd = "cd " + dir.string() + " && " + std::string(ONNXDBG_BINARY_DIR) +
-                          "/onnxdbg " + args + " 2>" + (dir / "stderr.txt").string();
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  std::ifstream e(dir / "stderr.txt");
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
-
-const char* kDemo = R"(
-<ir_version: 8, opset_import: ["" : 13]>
-demo_softmax (float[1,3,4] x) => (float[1,3,4] probs, float[1,3,4] scaled)
-<float[4,4] w = {0.5, -0.25, 0.0, 1.0, 0.75, 0.5, -1.0, 0.25, -0.5, 1.0, 0.5, 0.0, 0.25, 0.0, 0.75, -0.5}>
-{
-  proj = MatMul(x, w)
-  act = Relu(proj)
-  probs = Softmax(act)
-  two = Constant<value = float {2.0}>()
-  scaled = Mul(act, two)
-}
-)";
+using testing::CliResult;
+using testing::run_cli;
 
 class CliLayerwise : public ::testing::Test {
  protected:
@@ -62,7 +28,7 @@ class CliLayerwise : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     model_ = dir_ / "demo.onnx";
-    ASSERT_TRUE(save_model(testing::parse_text_model(kDemo), model_).is_ok());
+    ASSERT_TRUE(save_model(testing::parse_text_model(testing::demo_model_text()), model_).is_ok());
   }
   void TearDown() override { fs::remove_all(dir_); }
   void expect_usage_error(const CliResult& r, const std::string& needle) {

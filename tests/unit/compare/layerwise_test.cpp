@@ -19,18 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The model of tools/make_demo_model.cpp: OpenCV 4.6 applies Softmax's pre-13 default axis.
-const char* kDemo = R"(
-<ir_version: 8, opset_import: ["" : 13]>
-demo_softmax (float[1,3,4] x) => (float[1,3,4] probs, float[1,3,4] scaled)
-<float[4,4] w = {0.5, -0.25, 0.0, 1.0, 0.75, 0.5, -1.0, 0.25, -0.5, 1.0, 0.5, 0.0, 0.25, 0.0, 0.75, -0.5}>
-{
-  proj = MatMul(x, w)
-  act = Relu(proj)
-  probs = Softmax(act)
-  two = Constant<value = float {2.0}>()
-  scaled = Mul(act, two)
-}
-)";
+const char* const kDemo = testing::demo_model_text();
 
 // float16 all the way: x in [0.7, 1] times 1000 times 100 exceeds 65504, so 'b' is +Inf.
 const char* kFp16 = R"(

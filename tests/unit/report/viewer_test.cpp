@@ -1,12 +1,14 @@
 // The HTML viewer's page generation: data for a small model (shapes from inference, weights
 // summarised), escaping of names with <>&'" inside the embedded JSON, overlays from a run report,
-// a diff and lint findings, and the size bound on a public model.
+// a diff (merged and side by side), lint findings and highlighted nodes, and the size bound on a
+// public model.
 #include "report/viewer.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "test_util.h"
 
@@ -130,11 +132,136 @@ g (float[1,3,4] x) => (float[1,3,4] z)
   auto data = report::viewer_data(a, ov);
   ASSERT_TRUE(data);
   const auto& nodes = (*data)["nodes"];
-  ASSERT_EQ(nodes.size(), 3u);
+  ASSERT_EQ(nodes.size(), 6u);  // A's 2, B's Relu for the merged layout, B's 3 for side by side
   EXPECT_EQ(nodes[1]["df"], "c");
   EXPECT_EQ(nodes[2]["df"], "b");
   EXPECT_EQ(nodes[2]["o"], "Relu");
   EXPECT_FALSE((*data)["diff"]["summary"].get<std::string>().empty());
+}
+
+TEST(Viewer, SideBySideDiffCarriesTheOtherModelWholeAndPairsMatches) {
+  auto a = text_model(kModel);
+  auto b = text_model(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,4] x) => (float[1,3,4] z)
+<float[4,4] w = {1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1}>
+{
+  mm = MatMul(x, w)
+  y = Softmax<axis = 1>(mm)
+  z = Relu(y)
+}
+)ONNX");
+  b.path = "other.onnx";
+  auto d = diff_models(a, b);
+  ASSERT_TRUE(d);
+  report::ViewerOverlays ov;
+  ov.diff = *d;
+  ov.diff_model = &b;
+  ov.diff_layout = report::DiffLayout::kSideBySide;
+  auto data = report::viewer_data(a, ov);
+  ASSERT_TRUE(data) << data.status().to_string();
+  const auto& j = *data;
+  EXPECT_EQ(j["diff"]["layout"], "side");
+  const int64_t side = j["diff"]["side_graph"].get<int64_t>();
+  ASSERT_EQ(side, 1);  // A has one graph; B's main graph follows
+  EXPECT_EQ(j["graphs"][1]["parent"], -1);
+  // A's 2 nodes, the merged layout's extra Relu, then B's 3 nodes in file order.
+  const auto& nodes = j["nodes"];
+  ASSERT_EQ(nodes.size(), 6u);
+  EXPECT_EQ(nodes[2]["df"], "b");
+  EXPECT_EQ(nodes[2]["g"], 0);
+  for (int k = 3; k < 6; ++k) EXPECT_EQ(nodes[k]["g"], side);
+  EXPECT_EQ(nodes[3]["o"], "MatMul");
+  EXPECT_FALSE(nodes[3].contains("df"));  // matched and unchanged
+  EXPECT_EQ(nodes[3]["p"], 0);
+  EXPECT_EQ(nodes[0]["p"], 3);
+  EXPECT_EQ(nodes[4]["df"], "c");  // the changed Softmax, marked on both sides
+  EXPECT_EQ(nodes[1]["df"], "c");
+  EXPECT_EQ(nodes[4]["p"], 1);
+  EXPECT_EQ(nodes[1]["p"], 4);
+  EXPECT_NE(nodes[4]["dw"][0].get<std::string>().find("axis 2 -> 1"), std::string::npos);
+  EXPECT_EQ(nodes[5]["o"], "Relu");
+  EXPECT_EQ(nodes[5]["df"], "b");
+  // B's tensors are its own: no tensor index is shared between the two sides.
+  std::set<int64_t> a_tensors, b_tensors;
+  for (int k = 0; k < 6; ++k)
+    for (const char* io : {"i", "u"})
+      for (const auto& t : nodes[k][io])
+        if (k < 2)
+          a_tensors.insert(t.get<int64_t>());
+        else if (k >= 3)
+          b_tensors.insert(t.get<int64_t>());
+  for (int64_t t : b_tensors) {
+    EXPECT_EQ(a_tensors.count(t), 0u) << j["tensors"][t]["n"];
+    EXPECT_LT(t, static_cast<int64_t>(j["tensors"].size()));
+  }
+  EXPECT_EQ(j["tensors"][nodes[5]["u"][0].get<int64_t>()]["k"], "out");  // B's output z
+
+  ov.diff_layout = report::DiffLayout::kMerged;
+  auto merged = report::viewer_data(a, ov);
+  ASSERT_TRUE(merged);
+  EXPECT_EQ((*merged)["diff"]["layout"], "merged");
+}
+
+TEST(Viewer, HighlightMarksNodesByNameOrLabelInTheOrderGiven) {
+  auto m = text_model(kModel);
+  m.proto.mutable_graph()->mutable_node(1)->set_name("soft");
+  report::ViewerOverlays ov;
+  ov.highlight = report::HighlightOverlay{
+      "reduced model", "2 of 2 nodes still fail", {"soft", "#0 MatMul", "soft"}};
+  auto data = report::viewer_data(m, ov);
+  ASSERT_TRUE(data) << data.status().to_string();
+  const auto& h = (*data)["highlight"];
+  EXPECT_EQ(h["title"], "reduced model");
+  EXPECT_EQ(h["summary"], "2 of 2 nodes still fail");
+  EXPECT_EQ(h["nodes"], nlohmann::json::parse("[1, 0]"));  // order given, duplicate dropped
+  EXPECT_EQ((*data)["nodes"][0]["h"], 1);
+  EXPECT_EQ((*data)["nodes"][1]["h"], 1);
+  // The page carries it: parse the data block back out of the HTML.
+  const std::string html = report::render_viewer_html(*data);
+  const std::string tag = "id=\"onnxdbg-data\">";
+  const size_t begin = html.find(tag) + tag.size();
+  auto back = nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
+  EXPECT_EQ(back["highlight"], h);
+  EXPECT_NE(html.find("highlight-list"), std::string::npos);  // the page script draws the list
+}
+
+TEST(Viewer, HighlightOfAnUnknownNodeIsOneClearError) {
+  auto m = text_model(kModel);
+  for (const std::string bad : {"nope", "#1 MatMul", "#7 Relu"}) {
+    report::ViewerOverlays ov;
+    ov.highlight = report::HighlightOverlay{"", "", {"#0 MatMul", bad}};
+    auto data = report::viewer_data(m, ov);
+    ASSERT_FALSE(data) << bad;
+    EXPECT_EQ(data.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(data.status().message(), "highlighted node '" + bad + "' is not a node of test.onnx");
+  }
+}
+
+TEST(Viewer, HighlightFindsSubgraphNodes) {
+  auto m = text_model(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[2] x) => (float[2] y)
+{
+  y = If(c) <then_branch = t () => (float[2] a) { a = Relu(x) },
+             else_branch = e () => (float[2] b) { b = Neg(x) }>
+}
+)ONNX");
+  m.proto.mutable_graph()
+      ->mutable_node(0)
+      ->mutable_attribute(1)
+      ->mutable_g()
+      ->mutable_node(0)
+      ->set_name("inner_neg");
+  const std::string which = m.proto.graph().node(0).attribute(1).name();
+  report::ViewerOverlays ov;
+  ov.highlight = report::HighlightOverlay{"", "", {"inner_neg"}};
+  auto data = report::viewer_data(m, ov);
+  ASSERT_TRUE(data) << data.status().to_string();
+  const int64_t n = (*data)["highlight"]["nodes"][0].get<int64_t>();
+  EXPECT_EQ((*data)["nodes"][n]["o"], which == "else_branch" ? "Neg" : "Relu");
+  EXPECT_NE((*data)["nodes"][n]["g"], 0);
+  EXPECT_EQ((*data)["highlight"]["title"], "highlighted nodes");
 }
 
 TEST(Viewer, LintFindingsLandOnTheirNodes) {

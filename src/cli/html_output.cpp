@@ -1,0 +1,48 @@
+// `--html PATH` for run, lint and diff (and the writing step of view): one place that adds the
+// options and writes the viewer page, so every command's page is the one `onnxdbg view` writes.
+#include "cli/html_output.h"
+
+#include <iostream>
+
+#include "report/layerwise_report.h"
+#include "report/run_report.h"
+
+namespace onnxdbg::cli {
+
+void add_html_option(CLI::App* cmd, HtmlOutput& out, const std::string& shows) {
+  cmd->add_option("--html", out.path,
+                  "Also write the HTML view of the model (as `onnxdbg view`) with " + shows +
+                      "; one self-contained file");
+}
+
+void add_diff_layout_option(CLI::App* cmd, HtmlOutput& out) {
+  cmd->add_option("--diff-layout", out.diff_layout,
+                  "Layout the diff page opens with: merged (one graph, nodes only in the other "
+                  "model added) or side (both models side by side); a button switches")
+      ->check(CLI::IsMember({"merged", "side"}))
+      ->capture_default_str();
+}
+
+report::ViewerOverlays run_overlays(const CompareRunReport& rep, const LayerwiseReport* layers) {
+  report::ViewerOverlays ov;
+  nlohmann::json j = report::run_report_json(rep);
+  if (layers) report::add_layerwise_json(*layers, j);
+  ov.run_report = std::move(j);
+  return ov;
+}
+
+Status write_html_view(const HtmlOutput& out, const LoadedModel& model,
+                       report::ViewerOverlays overlays, std::ostream& note) {
+  if (out.path.empty()) return Status::ok();
+  overlays.diff_layout =
+      out.diff_layout == "side" ? report::DiffLayout::kSideBySide : report::DiffLayout::kMerged;
+  Status st = report::write_viewer_html(model, overlays, out.path);
+  if (!st) return st;
+  if (!report::viewer_has_layout_library())
+    std::cerr << "onnxdbg: warning: built without the dagre layout library (run "
+                 "scripts/install-deps.sh and rebuild); the page cannot draw the graph\n";
+  note << "wrote " << out.path << "\n";
+  return Status::ok();
+}
+
+}  // namespace onnxdbg::cli

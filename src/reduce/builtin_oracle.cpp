@@ -1,0 +1,189 @@
+// The built-in oracles (--fail-on mismatch|error|nan): run a candidate on the chosen backends with
+// its golden input values and decide without a subprocess per check. The reference's outputs of
+// a value-preserving candidate are the golden values already computed, so it never runs again.
+#include <fstream>
+#include <regex>
+
+#include "reduce/oracle.h"
+#include "reference/interpreter.h"
+
+namespace onnxdbg::reduce {
+
+Expected<FailOn> fail_on_from_name(const std::string& name) {
+  if (name == "mismatch") return FailOn::kMismatch;
+  if (name == "error") return FailOn::kError;
+  if (name == "nan") return FailOn::kNan;
+  return invalid_argument("--fail-on '" + name + "' is not one of mismatch, error, nan");
+}
+
+std::string fail_on_name(FailOn f) {
+  switch (f) {
+    case FailOn::kMismatch:
+      return "mismatch";
+    case FailOn::kError:
+      return "error";
+    case FailOn::kNan:
+      return "nan";
+  }
+  return "?";
+}
+
+namespace {
+
+class BuiltinOracle : public Oracle {
+ public:
+  BuiltinOracle(BuiltinOptions o, std::vector<std::unique_ptr<Backend>> backends,
+                std::vector<std::regex> regexes)
+      : o_(std::move(o)), backends_(std::move(backends)), regexes_(std::move(regexes)) {}
+
+  std::string describe() const override {
+    std::string s;
+    for (FailOn f : o_.fail_on) s += (s.empty() ? "" : "|") + fail_on_name(f);
+    s += " on ";
+    for (size_t i = 0; i < o_.backends.size(); ++i)
+      s += (i ? (o_.fail_on.count(FailOn::kMismatch) ? " vs " : ", ") : "") +
+           o_.backends[i].to_string();
+    return s;
+  }
+
+  Expected<OracleVerdict> test(const BuiltCandidate& c, int /*slot*/) override {
+    if (c.feeds.empty() && !c.inputs.empty())
+      return internal_error("candidate without input values reached the built-in oracle");
+    // One session per backend and candidate; samples run in the same session.
+    std::vector<std::vector<TensorMap>> outputs(backends_.size());
+    for (size_t b = 0; b < backends_.size(); ++b) {
+      std::string error;
+      auto st = run_backend(b, c, outputs[b], error);
+      if (!st) return st;
+      if (!error.empty()) {
+        OracleVerdict v;
+        const bool matches = regexes_.empty() || std::any_of(regexes_.begin(), regexes_.end(),
+                                                             [&](const std::regex& r) {
+                                                               return std::regex_search(error, r);
+                                                             });
+        v.fails = o_.fail_on.count(FailOn::kError) && matches;
+        v.detail = o_.backends[b].to_string() + " failed: " + first_line(error);
+        return v;
+      }
+    }
+    OracleVerdict v;
+    if (o_.fail_on.count(FailOn::kNan)) {
+      for (size_t s = 0; s < c.feeds.size() || (s == 0 && c.feeds.empty()); ++s) {
+        bool inputs_finite = true;
+        if (!c.feeds.empty())
+          for (const auto& [name, t] : c.feeds[s]) inputs_finite &= count_nan_or_inf(t) == 0;
+        if (!inputs_finite) continue;
+        for (size_t b = 0; b < backends_.size(); ++b)
+          for (const auto& [name, t] : outputs[b][s])
+            if (int64_t k = count_nan_or_inf(t); k > 0) {
+              v.fails = true;
+              v.detail = o_.backends[b].to_string() + ": output '" + name + "' has " +
+                         std::to_string(k) + " NaN/Inf of " + std::to_string(t.numel()) +
+                         " from finite inputs";
+              return v;
+            }
+      }
+    }
+    if (o_.fail_on.count(FailOn::kMismatch)) {
+      for (size_t s = 0; s < outputs[0].size(); ++s)
+        for (size_t b = 1; b < backends_.size(); ++b)
+          for (const auto& [name, golden] : outputs[0][s]) {
+            auto it = outputs[b][s].find(name);
+            if (it == outputs[b][s].end()) continue;
+            TensorComparison cmp =
+                compare_tensors(it->second, golden, o_.tolerance.for_output(name), o_.error_stat);
+            if (!cmp.pass) {
+              v.fails = true;
+              v.detail = o_.backends[b].to_string() + " vs " + o_.backends[0].to_string() +
+                         ", output '" + name + "': " + cmp.reason;
+              return v;
+            }
+          }
+    }
+    v.detail = "no " + std::string(o_.fail_on.count(FailOn::kMismatch) ? "mismatch" : "failure");
+    return v;
+  }
+
+ private:
+  static std::string first_line(const std::string& s) {
+    const size_t p = s.find('\n');
+    return p == std::string::npos ? s : s.substr(0, p);
+  }
+
+  // Runs every sample of `c` on backend b. A backend failure goes to `error` (a verdict);
+  // only trouble of our own (cannot write the candidate) is a Status.
+  Status run_backend(size_t b, const BuiltCandidate& c, std::vector<TensorMap>& out,
+                     std::string& error) {
+    const size_t samples = std::max<size_t>(1, c.feeds.size());
+    out.assign(samples, {});
+    const TensorMap empty;
+    auto feed = [&](size_t s) -> const TensorMap& { return c.feeds.empty() ? empty : c.feeds[s]; };
+    if (o_.backends[b].name == "reference") {
+      if (!c.golden_outputs.empty() && o_.backends[b].options.empty()) {
+        out = c.golden_outputs;
+        return Status::ok();
+      }
+      auto interp = reference::Interpreter::create(c.model);
+      if (!interp) {
+        error = interp.status().to_string();
+        return Status::ok();
+      }
+      for (size_t s = 0; s < samples; ++s) {
+        auto r = (*interp)->run(feed(s));
+        if (!r) {
+          error = r.status().to_string();
+          return Status::ok();
+        }
+        out[s] = std::move(*r);
+      }
+      return Status::ok();
+    }
+    const std::filesystem::path path = o_.work_dir / "candidate.onnx";
+    {
+      std::ofstream f(path, std::ios::binary | std::ios::trunc);
+      f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+      if (!f.good())
+        return invalid_argument("cannot write the candidate to '" + path.string() +
+                                "' (disk full or no permission?)");
+    }
+    auto session = backends_[b]->load(path);
+    if (!session) {
+      error = session.status().to_string();
+      return Status::ok();
+    }
+    for (size_t s = 0; s < samples; ++s) {
+      auto r = (*session)->run(feed(s));
+      if (!r) {
+        error = r.status().to_string();
+        return Status::ok();
+      }
+      out[s] = std::move(r->outputs);
+    }
+    return Status::ok();
+  }
+
+  BuiltinOptions o_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::vector<std::regex> regexes_;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& options) {
+  if (options.fail_on.empty()) return invalid_argument("--fail-on names no failure");
+  if (options.backends.empty()) return invalid_argument("--fail-on needs --backends");
+  if (options.fail_on.count(FailOn::kMismatch) && options.backends.size() < 2)
+    return invalid_argument(
+        "--fail-on mismatch compares backends: give at least two (e.g. --backends "
+        "reference,onnxruntime)");
+  ODB_ASSIGN_OR_RETURN(std::vector<std::regex> regexes, compile_fail_regexes(options.fail_regex));
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const auto& spec : options.backends) {
+    ODB_ASSIGN_OR_RETURN(auto b, create_backend(spec));
+    backends.push_back(std::move(b));
+  }
+  return std::unique_ptr<Oracle>(
+      new BuiltinOracle(options, std::move(backends), std::move(regexes)));
+}
+
+}  // namespace onnxdbg::reduce

@@ -1,0 +1,364 @@
+// Building candidates: the subset of nodes, the new graph inputs fed with golden values, the
+// frontier outputs, dead-node removal and the edits of the attribute/initializer/input strategies.
+#include "reduce/candidate.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "model/model.h"
+#include "model/shape_inference.h"
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "reference/interpreter.h"
+#include "surgeon/graph_util.h"
+
+namespace onnxdbg::reduce {
+
+namespace {
+
+std::string fnv1a_hex(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  static const char* kHex = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = kHex[h & 15];
+  return out;
+}
+
+// Tensor type of a value: from the golden values (concrete dims; a dim that differs between
+// samples becomes symbolic), else from shape inference, else from the graph's declarations.
+bool type_of(const Original& o, const std::string& name, onnx::TypeProto& out) {
+  if (!o.golden.empty()) {
+    auto it = o.golden[0].find(name);
+    if (it != o.golden[0].end()) {
+      const Tensor& t = it->second;
+      out.Clear();
+      auto* tt = out.mutable_tensor_type();
+      tt->set_elem_type(static_cast<int32_t>(t.dtype()));
+      auto* shape = tt->mutable_shape();
+      for (int64_t d = 0; d < t.rank(); ++d) {
+        bool same = true;
+        for (size_t s = 1; s < o.golden.size(); ++s) {
+          auto jt = o.golden[s].find(name);
+          same = same && jt != o.golden[s].end() && jt->second.rank() == t.rank() &&
+                 jt->second.dim(d) == t.dim(d);
+        }
+        if (same)
+          shape->add_dim()->set_dim_value(t.dim(d));
+        else
+          shape->add_dim()->set_dim_param(name + "_dim" + std::to_string(d));
+      }
+      return true;
+    }
+  }
+  if (auto it = o.inferred.find(name); it != o.inferred.end() && it->second.value_case() != 0) {
+    out = it->second;
+    return true;
+  }
+  const auto& g = o.model.graph();
+  for (const auto& vi : g.input())
+    if (vi.name() == name && vi.has_type()) return out = vi.type(), true;
+  for (const auto& vi : g.output())
+    if (vi.name() == name && vi.has_type()) return out = vi.type(), true;
+  for (const auto& vi : g.value_info())
+    if (vi.name() == name && vi.has_type()) return out = vi.type(), true;
+  return false;
+}
+
+// Per sample, the golden values of `names`; empty when one of them has none.
+std::vector<TensorMap> golden_values_of(const Original& o, const std::vector<std::string>& names) {
+  std::vector<TensorMap> out(o.golden.size());
+  for (size_t s = 0; s < o.golden.size(); ++s)
+    for (const auto& name : names) {
+      auto it = o.golden[s].find(name);
+      if (it == o.golden[s].end()) return {};
+      out[s].emplace(name, it->second);
+    }
+  return out;
+}
+
+}  // namespace
+
+Candidate whole_model(const Original& original) {
+  Candidate c;
+  for (int i = 0; i < original.model.graph().node_size(); ++i) c.nodes.push_back(i);
+  return c;
+}
+
+Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) {
+  const auto& g = o.model.graph();
+  const int n = g.node_size();
+  if (c.nodes.empty()) return invalid_argument("the candidate has no nodes");
+
+  const auto& ix = o.index;
+  if (static_cast<int>(ix.reads.size()) != n)
+    return internal_error("build_candidate before prepare_original");
+  std::vector<char> kept(static_cast<size_t>(n), 0);
+  for (int i : c.nodes) {
+    if (i < 0 || i >= n) return invalid_argument("node index out of range");
+    kept[static_cast<size_t>(i)] = 1;
+  }
+  const auto& reads = ix.reads;
+  const auto& graph_outputs = ix.graph_outputs;
+  auto read_by_removed = [&](const std::string& v) {
+    auto it = ix.consumers.find(v);
+    if (it == ix.consumers.end()) return false;
+    for (int k : it->second)
+      if (!kept[static_cast<size_t>(k)]) return true;
+    return false;
+  };
+
+  // Frontier outputs: values kept nodes produce that the original still needed elsewhere.
+  std::vector<std::string> outputs;
+  std::unordered_map<std::string, int> producer;
+  for (int i : c.nodes)
+    for (const auto& out : g.node(i).output()) {
+      if (out.empty()) continue;
+      producer.emplace(out, i);
+      if ((graph_outputs.count(out) || read_by_removed(out)) && !c.dropped_outputs.count(out))
+        outputs.push_back(out);
+    }
+  // Keep the original graph outputs first, in their order, then the frontier in node order.
+  std::stable_sort(outputs.begin(), outputs.end(), [&](const std::string& a, const std::string& b) {
+    return graph_outputs.count(a) > graph_outputs.count(b);
+  });
+  if (outputs.empty()) return invalid_argument("the candidate has no outputs");
+  if (o.keep_outputs)
+    for (const auto& out : outputs)
+      if (!graph_outputs.count(out))
+        return invalid_argument("--no-reduce-outputs: '" + out + "' is not a graph output");
+
+  // Live nodes: those some output depends on.
+  std::vector<char> live(static_cast<size_t>(n), 0);
+  std::vector<int> live_list;
+  std::vector<std::string> work(outputs.begin(), outputs.end());
+  std::unordered_set<std::string> seen(work.begin(), work.end());
+  while (!work.empty()) {
+    const std::string v = work.back();
+    work.pop_back();
+    auto it = producer.find(v);
+    if (it == producer.end() || live[static_cast<size_t>(it->second)]) continue;
+    live[static_cast<size_t>(it->second)] = 1;
+    live_list.push_back(it->second);
+    for (const auto& r : reads[static_cast<size_t>(it->second)])
+      if (seen.insert(r).second) work.push_back(r);
+  }
+
+  BuiltCandidate b;
+  auto& m = b.model;
+  m.set_ir_version(o.model.ir_version());
+  *m.mutable_opset_import() = o.model.opset_import();
+  m.set_producer_name("onnxdbg reduce");
+  m.set_model_version(o.model.model_version());
+  *m.mutable_functions() = o.model.functions();
+  auto* mg = m.mutable_graph();
+  mg->set_name(g.name().empty() ? "reduced" : g.name());
+
+  std::unordered_set<std::string> defined;
+  std::vector<std::string> boundary;
+  std::vector<std::string> used_inits;
+  std::sort(live_list.begin(), live_list.end());
+  for (int i : live_list) {
+    b.nodes.push_back(i);
+    onnx::NodeProto* node = mg->add_node();
+    *node = g.node(i);
+    for (const auto& [ni, attr] : c.removed_attributes) {
+      if (ni != i) continue;
+      auto* attrs = node->mutable_attribute();
+      for (int k = 0; k < attrs->size(); ++k)
+        if (attrs->Get(k).name() == attr) {
+          attrs->DeleteSubrange(k, 1);
+          break;
+        }
+    }
+  }
+  for (int i : b.nodes)
+    for (const auto& out : g.node(i).output())
+      if (!out.empty()) defined.insert(out);
+  std::unordered_set<std::string> added;
+  for (int i : b.nodes)
+    for (const auto& r : reads[static_cast<size_t>(i)]) {
+      if (defined.count(r) || !added.insert(r).second) continue;
+      if (ix.initializers.count(r))
+        used_inits.push_back(r);
+      else
+        boundary.push_back(r);
+    }
+
+  for (const auto& name : used_inits) {
+    onnx::TensorProto* t = mg->add_initializer();
+    const onnx::TensorProto& src = g.initializer(ix.initializers.at(name));
+    if (c.zeroed_initializers.count(name)) {
+      ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(src, o.base_dir));
+      ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(v.dtype(), v.shape()));
+      *t = tensor_to_proto(z, name);
+    } else {
+      *t = src;
+    }
+  }
+  for (const auto& name : boundary) {
+    if (o.keep_inputs) {
+      if (!ix.graph_inputs.count(name) || c.frozen_inputs.count(name))
+        return invalid_argument("--no-reduce-inputs: '" + name + "' is not a graph input");
+    }
+    if (c.frozen_inputs.count(name)) {
+      if (o.golden.empty() || !o.golden[0].count(name))
+        return invalid_argument("no golden value to freeze '" + name + "'");
+      *mg->add_initializer() = tensor_to_proto(o.golden[0].at(name), name);
+      continue;
+    }
+    onnx::ValueInfoProto* vi = mg->add_input();
+    vi->set_name(name);
+    if (!type_of(o, name, *vi->mutable_type()))
+      return invalid_argument("the type of new input '" + name + "' is unknown");
+    b.inputs.push_back(name);
+  }
+  if (m.ir_version() < 4)  // before IR 4 every initializer is also a graph input
+    for (const auto& t : mg->initializer()) {
+      onnx::ValueInfoProto* vi = mg->add_input();
+      vi->set_name(t.name());
+      auto* tt = vi->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+  for (const auto& name : outputs) {
+    onnx::ValueInfoProto* vi = mg->add_output();
+    vi->set_name(name);
+    if (!type_of(o, name, *vi->mutable_type()))
+      return invalid_argument("the type of output '" + name + "' is unknown");
+    b.outputs.push_back(name);
+  }
+  if (o.fallback_shapes && !o.golden.empty())
+    for (int i : b.nodes)
+      for (const auto& out : g.node(i).output()) {
+        if (out.empty() || std::find(outputs.begin(), outputs.end(), out) != outputs.end())
+          continue;
+        onnx::TypeProto t;
+        if (o.golden[0].count(out) && type_of(o, out, t)) {
+          onnx::ValueInfoProto* vi = mg->add_value_info();
+          vi->set_name(out);
+          *vi->mutable_type() = t;
+        }
+      }
+
+  if (!o.golden.empty()) {
+    b.feeds = golden_values_of(o, b.inputs);
+    if (!b.feeds.empty() && c.preserves_values()) b.golden_outputs = golden_values_of(o, b.outputs);
+  }
+  if (!m.SerializeToString(&b.bytes)) return invalid_argument("the candidate cannot be serialized");
+  b.hash = fnv1a_hex(b.bytes);
+  return b;
+}
+
+Status verify_candidate(const Original& o, const BuiltCandidate& c) {
+  if (!o.verify) return Status::ok();
+  try {
+    onnx::checker::check_model(c.model);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    if (size_t p = what.find("==> Context"); p != std::string::npos) what = what.substr(0, p);
+    while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+    return model_error("ONNX checker: " + what);
+  }
+  // A value-preserving subset fed with golden values has the very types the original had, which
+  // shape inference already accepted; only edited candidates need inference again.
+  const bool edited = c.golden_outputs.empty();
+  if (!o.fallback_shapes && o.infer_candidates && edited) {
+    InferredTypes t = infer_shapes(c.model, /*strict=*/true);
+    if (!t.error.empty()) return model_error("shape inference: " + t.error);
+  }
+  return Status::ok();
+}
+
+std::vector<std::string> optional_attributes(const onnx::ModelProto& model,
+                                             const onnx::NodeProto& node) {
+  std::vector<std::string> out;
+  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const int64_t opset = model_opset(model, domain);
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset > 0 ? opset : 1), domain);
+  if (!schema) return out;
+  for (const auto& a : node.attribute()) {
+    auto it = schema->attributes().find(a.name());
+    if (it != schema->attributes().end() && !it->second.required) out.push_back(a.name());
+  }
+  return out;
+}
+
+Status prepare_original(Original& o) {
+  auto& g = *o.model.mutable_graph();
+  // Candidates are written away from the model's folder: inline external weights once.
+  for (auto& t : *g.mutable_initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(t, o.base_dir));
+      t = tensor_to_proto(v, t.name());
+    }
+  // Strict inference once: its types serve candidates, and whether it succeeds on the original
+  // decides whether edited candidates are checked with it.
+  InferredTypes strict = infer_shapes(o.model, /*strict=*/true);
+  o.infer_candidates = strict.error.empty();
+  o.inferred = o.infer_candidates ? std::move(strict.types) : infer_shapes(o.model).types;
+  o.index = {};
+  for (int i = 0; i < g.node_size(); ++i) {
+    o.index.reads.push_back(surgeon::node_reads(g.node(i)));
+    for (const auto& r : o.index.reads.back()) o.index.consumers[r].push_back(i);
+  }
+  for (int i = 0; i < g.initializer_size(); ++i)
+    o.index.initializers.emplace(g.initializer(i).name(), i);
+  for (const auto& vi : g.input()) o.index.graph_inputs.insert(vi.name());
+  for (const auto& vi : g.output()) o.index.graph_outputs.insert(vi.name());
+
+  o.golden.clear();
+  o.golden_error.clear();
+  auto interp = reference::Interpreter::create(o.model, o.base_dir);
+  if (!interp) {
+    o.golden_error = interp.status().to_string();
+  } else {
+    for (const auto& sample : o.samples) {
+      TensorMap values = sample;
+      auto hook = [&](const onnx::NodeProto&, size_t, const std::string& name, const Tensor& v) {
+        values.insert_or_assign(name, v);
+      };
+      auto r = (*interp)->run(sample, hook);
+      if (!r) {
+        o.golden.clear();
+        o.golden_error = r.status().to_string();
+        break;
+      }
+      o.golden.push_back(std::move(values));
+    }
+  }
+
+  if (!o.provided.empty()) {
+    std::unordered_set<std::string> produced;
+    for (const auto& n : g.node())
+      for (const auto& out : n.output()) produced.insert(out);
+    for (const auto& [name, t] : o.provided)
+      if (!produced.count(name))
+        return invalid_argument("the loaded value '" + name +
+                                "' is not a tensor of the model; was it saved from another model?");
+    if (o.golden.empty() && !o.samples.empty()) {
+      o.golden.push_back(o.samples[0]);
+      o.golden_error.clear();
+    }
+    if (!o.golden.empty())
+      for (const auto& [name, t] : o.provided) o.golden[0].insert_or_assign(name, t);
+  }
+
+  o.verify = true;
+  auto whole = build_candidate(o, whole_model(o));
+  if (!whole) {
+    o.verify = false;
+    o.verify_note = whole.status().message();
+  } else if (Status st = verify_candidate(o, *whole); !st) {
+    o.verify = false;
+    o.verify_note = "the original model itself fails verification (" + st.message() +
+                    "); candidates are not verified before the oracle";
+  }
+  return Status::ok();
+}
+
+}  // namespace onnxdbg::reduce

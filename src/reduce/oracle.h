@@ -1,0 +1,103 @@
+// Oracles: is this candidate still failing? An external check command (Polygraphy's --check,
+// --fail-code, --fail-regex, plus a timeout) or a built-in oracle that runs the candidate on
+// backends in this process's control (mismatch, error, NaN), reusing the golden values.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "compare/compare.h"
+#include "reduce/candidate.h"
+
+namespace onnxdbg::reduce {
+
+/// What an oracle said about one candidate.
+struct OracleVerdict {
+  bool fails = false;      ///< the candidate still shows the failure ("bad" in Polygraphy's terms)
+  std::string detail;      ///< one line: "exit code 1", "output y: 3 of 10 elements differ ..."
+  bool timed_out = false;  ///< the check ran past its timeout (fails as --timeout-means says)
+};
+
+class Oracle {
+ public:
+  virtual ~Oracle() = default;
+  /// One line for the summary ("check `python3 check.py`", "mismatch reference vs opencv").
+  virtual std::string describe() const = 0;
+  /// How many candidates test() may be given at once, on different slots.
+  virtual int max_parallel() const { return 1; }
+  /// Whether candidates must come with input values (built-in oracles run them; a check command
+  /// may not need any). Candidates whose inputs have no golden values are invalid then.
+  virtual bool needs_values() const { return true; }
+  /// Tests one candidate; `slot` in [0, max_parallel()) tells concurrent calls apart (each slot
+  /// has its own files). Errors: only when the oracle itself cannot work (the check command does
+  /// not exist, a backend cannot be created); a failing candidate is a verdict, not an error.
+  virtual Expected<OracleVerdict> test(const BuiltCandidate& candidate, int slot) = 0;
+};
+
+/// --check CMD...: runs a command on the candidate written to --iter-artifact.
+struct CheckOptions {
+  std::vector<std::string> command;                  ///< argv; argv[0] is looked up on PATH
+  std::string iter_artifact = "onnxdbg_debug.onnx";  ///< where the candidate is written
+  /// Where the candidate's input values (sample 0, .npz) are written when there are golden
+  /// values, so a check such as `onnxdbg run ... --load-inputs onnxdbg_debug_inputs.npz` sees
+  /// the values the subgraph saw inside the full model.
+  std::string iter_inputs = "onnxdbg_debug_inputs.npz";
+  std::optional<int> fail_code;         ///< fail only on this exit code
+  bool ignore_fail_code = false;        ///< the exit code never decides (only --fail-regex)
+  std::vector<std::string> fail_regex;  ///< ECMAScript regexes searched in stdout and stderr
+  double timeout_seconds = 0;           ///< 0: no timeout
+  bool timeout_means_fail = false;      ///< --timeout-means fail|pass (default pass)
+  int jobs = 1;                         ///< -j: checks run at once
+  /// Folder for the per-job copies when jobs > 1 (each job writes into <work_dir>/job<K>/ and
+  /// arguments naming iter_artifact / iter_inputs are rewritten to those paths).
+  std::filesystem::path work_dir;
+};
+
+/// Makes the --check oracle. With jobs == 1 the candidate is written to iter_artifact exactly
+/// (relative to the current folder, as Polygraphy does) and the command runs in the current
+/// folder; with more jobs each runs on its own copy. The command also sees the path in the
+/// environment variable ONNXDBG_ITER_ARTIFACT. As in Polygraphy's `debug reduce`, a candidate
+/// fails when the exit code is non-zero (or equals fail_code) and, if fail_regex is given, one
+/// regex matches stdout or stderr; with ignore_fail_code the regexes decide alone.
+/// Errors: kInvalidArgument for an empty command, a bad regex, or ignore_fail_code without
+/// fail_regex.
+Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options);
+
+/// Compiles --fail-regex values (ECMAScript). Errors: kInvalidArgument naming the bad regex.
+Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes);
+
+/// The built-in failures.
+enum class FailOn {
+  kMismatch,  ///< outputs of a backend differ from the first backend's beyond the tolerance
+  kError,     ///< a backend refuses, crashes on, or fails to run the candidate
+  kNan,       ///< an output holds NaN or Inf although every input is finite
+};
+Expected<FailOn> fail_on_from_name(const std::string& name);
+std::string fail_on_name(FailOn f);
+
+struct BuiltinOptions {
+  std::set<FailOn> fail_on;
+  /// The first is the golden backend for kMismatch; the reference's outputs of a candidate that
+  /// preserves values are the golden values themselves (no run).
+  std::vector<BackendSpec> backends;
+  ToleranceSpec tolerance;
+  ErrorStat error_stat = ErrorStat::kElemwise;
+  std::vector<std::string> fail_regex;  ///< kError: the error text must match one of these
+  std::filesystem::path work_dir;       ///< where candidates are written for isolated backends
+};
+
+/// Makes a built-in oracle. Backends are created once; isolated ones (onnxruntime, opencv) load
+/// each candidate from a file in work_dir in their worker process, so a crash on a candidate is
+/// a kError verdict, not a crash of onnxdbg. Candidates without input values (no golden values)
+/// are refused as invalid by the reducer before they reach it.
+/// Errors: kInvalidArgument (no fail_on, no backends, kMismatch with one backend, a bad regex),
+/// those of create_backend.
+Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& options);
+
+}  // namespace onnxdbg::reduce

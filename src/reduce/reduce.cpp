@@ -1,0 +1,140 @@
+// reduce_model(): passes of strategies until nothing shrinks, then confirmation and min-good.
+#include "reduce/reduce.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "model/model.h"
+#include "reduce/strategies/strategies.h"
+
+namespace onnxdbg::reduce {
+
+namespace {
+
+std::string node_label(const onnx::NodeProto& n, int index) {
+  // Unnamed nodes as `onnxdbg diff` and the viewer label them: "#12 Conv".
+  return n.name().empty() ? "#" + std::to_string(index) + " " + n.op_type() : n.name();
+}
+
+}  // namespace
+
+Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
+                                    const ReduceOptions& options) {
+  std::vector<const StrategyEntry*> pass;
+  for (const auto& name : options.strategies) {
+    const StrategyEntry* found = nullptr;
+    for (const auto& e : strategy_table())
+      if (e.name == name) found = &e;
+    if (!found) {
+      std::string names;
+      for (const auto& e : strategy_table()) names += (names.empty() ? "" : ", ") + e.name;
+      return invalid_argument("unknown strategy '" + name + "' (strategies: " + names + ")");
+    }
+    pass.push_back(found);
+  }
+
+  ReduceReport rep;
+  rep.oracle = oracle.describe();
+  rep.nodes_before = original.model.graph().node_size();
+  rep.golden_note = original.golden_error;
+  rep.output = options.reducer.output.string();
+  Reducer r(original, oracle, options.reducer);
+  if (!original.verify_note.empty()) r.add_note(original.verify_note);
+  r.set_phase("original");
+  ODB_ASSIGN_OR_RETURN(OracleVerdict first, r.start());
+  rep.original_fails = first.fails;
+  rep.original_detail = first.detail;
+  std::vector<std::string> order;
+  if (first.fails) {
+    while (true) {
+      ++rep.passes;
+      const size_t before = r.current().nodes.size();
+      for (const StrategyEntry* s : pass) {
+        if (r.current().nodes.size() <= 1 &&
+            (s->name == "nodes" || s->name == "bisect" || s->name == "linear"))
+          continue;
+        r.set_phase(s->name);
+        if (std::find(order.begin(), order.end(), s->name) == order.end()) order.push_back(s->name);
+        auto& st = r.stats()[s->name];
+        st.name = s->name;
+        ++st.runs;
+        const auto t0 = std::chrono::steady_clock::now();
+        Status status = s->run(r);
+        st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ODB_RETURN_IF_ERROR(status);
+      }
+      if (r.current().nodes.size() >= before) break;
+    }
+    if (options.confirm) {
+      r.set_phase("confirm");
+      ODB_ASSIGN_OR_RETURN(OracleVerdict again, r.confirm_current());
+      rep.flaky = !again.fails;
+    }
+    if (!options.min_good.empty()) {
+      if (const Candidate* good = r.min_good()) {
+        auto built = build_candidate(original, *good);
+        if (built) {
+          Status st = save_model(built->model, options.min_good);
+          if (st) {
+            rep.min_good = options.min_good.string();
+            rep.min_good_nodes = static_cast<int64_t>(built->nodes.size());
+          } else {
+            r.add_note("--min-good: " + st.message());
+          }
+        }
+      } else {
+        r.add_note("--min-good: no passing candidate was seen, so none was written");
+      }
+    }
+  }
+  const auto& g = original.model.graph();
+  for (int i : r.current_built().nodes) {
+    rep.kept_nodes.push_back(node_label(g.node(i), i));
+    rep.kept_op_types.push_back(g.node(i).op_type());
+  }
+  rep.inputs = r.current_built().inputs;
+  rep.outputs = r.current_built().outputs;
+  rep.nodes_after = static_cast<int64_t>(r.current_built().nodes.size());
+  rep.oracle_calls = r.oracle_calls();
+  rep.cache_hits = r.cache_hits();
+  rep.invalid_skipped = r.invalid();
+  rep.timeouts = r.timeouts();
+  rep.seconds = r.elapsed_seconds();
+  for (const auto& name : order) rep.strategies.push_back(r.stats()[name]);
+  rep.notes = r.notes();
+  return rep;
+}
+
+std::string report_json(const ReduceReport& rep) {
+  nlohmann::json j;
+  j["original_fails"] = rep.original_fails;
+  j["original_detail"] = rep.original_detail;
+  j["oracle"] = rep.oracle;
+  j["nodes_before"] = rep.nodes_before;
+  j["nodes_after"] = rep.nodes_after;
+  j["kept_nodes"] = rep.kept_nodes;
+  j["kept_op_types"] = rep.kept_op_types;
+  j["inputs"] = rep.inputs;
+  j["outputs"] = rep.outputs;
+  j["passes"] = rep.passes;
+  j["oracle_calls"] = rep.oracle_calls;
+  j["cache_hits"] = rep.cache_hits;
+  j["invalid_skipped"] = rep.invalid_skipped;
+  j["timeouts"] = rep.timeouts;
+  j["seconds"] = rep.seconds;
+  j["strategies"] = nlohmann::json::array();
+  for (const auto& s : rep.strategies)
+    j["strategies"].push_back({{"name", s.name},
+                               {"runs", s.runs},
+                               {"oracle_calls", s.oracle_calls},
+                               {"nodes_removed", s.nodes_removed},
+                               {"seconds", s.seconds}});
+  j["output"] = rep.original_fails ? nlohmann::json(rep.output) : nlohmann::json(nullptr);
+  j["min_good"] = rep.min_good.empty() ? nlohmann::json(nullptr) : nlohmann::json(rep.min_good);
+  j["golden_values"] = rep.golden_note.empty();
+  j["notes"] = rep.notes;
+  j["flaky"] = rep.flaky;
+  return j.dump(2);
+}
+
+}  // namespace onnxdbg::reduce

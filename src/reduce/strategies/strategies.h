@@ -1,0 +1,58 @@
+// The reduction strategies (each a file in this folder, listed once in strategies.def) and the
+// modes that sequence them. A strategy proposes candidates through Reducer::try_batch and leaves
+// the smallest failing one it found as the reducer's current candidate.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "reduce/ddmin.h"
+#include "reduce/reducer.h"
+
+namespace onnxdbg::reduce {
+
+class Reducer;
+
+#define ODB_STRATEGY(name, help) Status strategy_##name(Reducer& r);
+#include "reduce/strategies/strategies.def"
+#undef ODB_STRATEGY
+
+struct StrategyEntry {
+  std::string name;
+  Status (*run)(Reducer&);
+  std::string help;
+};
+
+/// Every strategy, in strategies.def order.
+const std::vector<StrategyEntry>& strategy_table();
+
+/// The strategies a --mode runs in one pass: "bisect" -> {bisect}; "linear" -> {linear};
+/// "full" -> {nodes, branches, inputs, attributes, initializers} (ddmin's first rounds bisect the
+/// topological order anyway). Errors: kInvalidArgument for another mode.
+Expected<std::vector<std::string>> strategies_for_mode(const std::string& mode);
+
+/// ddmin over edits of the current candidate: a subset of `items` is what stays as it is, and each
+/// item left out is applied to a copy of the current candidate by `apply` (drop an output, freeze
+/// an input, ...). With `try_empty`, applying all of them is tried first.
+/// Errors: the reducer's.
+template <class T>
+Status ddmin_edits(Reducer& r, const std::vector<T>& items,
+                   const std::function<void(Candidate&, const T&)>& apply, bool try_empty) {
+  BatchTest<T> test = [&](const std::vector<std::vector<T>>& subsets) -> Expected<int> {
+    std::vector<Candidate> batch;
+    for (const auto& keep : subsets) {
+      Candidate c = r.current();
+      for (const auto& item : items)
+        if (std::find(keep.begin(), keep.end(), item) == keep.end()) apply(c, item);
+      batch.push_back(std::move(c));
+    }
+    return r.try_batch(batch);
+  };
+  auto kept = ddmin<T>(items, test, try_empty);
+  return kept ? Status::ok() : kept.status();
+}
+
+}  // namespace onnxdbg::reduce

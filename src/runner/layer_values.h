@@ -1,0 +1,23 @@
+// Every intermediate tensor of one float32 reference run, for `run --layerwise --save-outputs`
+// (Polygraphy's `--onnx-outputs mark all --save-outputs`): the golden values of every layer, so
+// `onnxdbg data to-input` can merge them with the inputs for a later run or a bug report.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+#include "backends/backend.h"
+#include "core/status.h"
+
+namespace onnxdbg {
+
+/// Runs the model at `model_path` once on the reference interpreter with `inputs` and returns
+/// every tensor a main-graph node produces (graph outputs included), by name; tensors of
+/// subgraphs are not included. `budget_bytes` bounds the total size held: a run whose tensors
+/// need more stops with an error before anything is returned.
+/// Errors: kInvalidArgument "... need more than --layerwise-memory ..." over budget; those of
+/// load_model, reference::Interpreter::create and run.
+Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_path,
+                                           const TensorMap& inputs, uint64_t budget_bytes);
+
+}  // namespace onnxdbg

@@ -1,0 +1,48 @@
+// Reduced precision on a backend (`--backends onnxruntime:precision=fp16`): the model converted
+// to float16 with the surgeon before that backend loads it, and the nodes whose float32 values
+// exceed float16's range (65504), found by one reference run before any float16 backend runs.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/status.h"
+
+namespace onnxdbg {
+
+/// The largest finite float16 value; float32 values beyond it become +-inf in float16.
+constexpr double kFloat16Max = 65504.0;
+
+/// The precision a spec asks for: its `precision` option, "fp32" when absent.
+/// Errors: kInvalidArgument for a value other than fp32 or fp16.
+Expected<std::string> spec_precision(const BackendSpec& spec);
+
+/// `spec` without its precision option (what the backend itself is created from).
+BackendSpec without_precision(const BackendSpec& spec);
+
+/// Converts the model at `model_path` to float16 (surgeon to_fp16: weights and activations,
+/// graph inputs and outputs kept float32 with Casts inside, so the same inputs feed it and its
+/// outputs compare with float32 ones) and writes it as `dir`/<stem>_fp16.onnx.
+/// Errors: those of load_model, to_fp16 and save_model, with "while converting to float16".
+Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,
+                                                 const std::filesystem::path& dir);
+
+/// A float32 tensor of the main graph whose reference value exceeds float16's range.
+struct Fp16Overflow {
+  std::string tensor;
+  std::string node;  ///< producing node's name ("" when unnamed)
+  std::string op_type;
+  size_t node_index = 0;  ///< position in the main graph
+  double max_abs = 0;     ///< largest finite |value| in float32
+};
+
+/// Runs the model at `model_path` once on the reference interpreter in float32 with `inputs` and
+/// lists, in node order, the float32 tensors (node outputs of the main graph) whose largest finite
+/// |value| exceeds kFloat16Max: where a float16 run overflows to inf. Errors: those of
+/// load_model, Interpreter::create (kUnsupported for ops without a kernel) and Interpreter::run.
+Expected<std::vector<Fp16Overflow>> find_fp16_overflows(const std::filesystem::path& model_path,
+                                                        const TensorMap& inputs);
+
+}  // namespace onnxdbg

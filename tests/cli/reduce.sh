@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `onnxdbg reduce` through the real binary, as a user runs it: an external --check command (a real
+# subprocess that fails while the candidate holds a Log node) on the benchmark's 300-node chain,
+# the built-in mismatch oracle on the demo model (OpenCV's Softmax axis bug), and the bad inputs:
+# a missing check command, an original that does not fail, no oracle at all.
+# usage: reduce.sh ONNXDBG MODELS_DIR
+set -uo pipefail
+bin=$1
+tools="$(dirname "$bin")"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; return 1; fi; }
+cd "$tmp"
+"$tools/make-reduce-models" "$tmp" || { echo "FAIL make-reduce-models"; exit 1; }
+"$tools/make-demo-model" "$tmp/demo.onnx" || { echo "FAIL make-demo-model"; exit 1; }
+
+# External check: grep the protobuf for the op type (exit 1 = still failing), two at a time.
+"$bin" reduce chain300.onnx -o reduced.onnx -j 2 --artifacts arts --min-good good.onnx \
+  --check sh -c '! grep -qa Log onnxdbg_debug.onnx' > out.txt 2> err.txt
+rc=$?
+check "check oracle exits 0" "[ $rc -eq 0 ]" || cat out.txt err.txt
+check "reduced to the one Log node" "grep -q 'reduced 300 -> 1 node' out.txt && grep -q '(Log)' out.txt" || cat out.txt
+check "reduced model written and loadable" "$bin inspect reduced.onnx > insp.txt && grep -q Log insp.txt"
+check "artifacts sorted into good/ and bad/" "ls arts/bad/iter_1.onnx >/dev/null && [ -n \"\$(ls arts/good)\" ]"
+check "min-good written" "[ -s good.onnx ]"
+check "journal written" "[ -s reduced.onnx.journal ]"
+
+# --resume replays from the journal: only the original and the confirmation reach the oracle.
+"$bin" reduce chain300.onnx -o reduced.onnx -j 2 --resume --json \
+  --check sh -c '! grep -qa Log onnxdbg_debug.onnx' > resumed.json 2> err.txt
+check "resume calls the oracle twice" "grep -q '\"oracle_calls\": 2' resumed.json" || cat resumed.json err.txt
+
+# Built-in oracle: OpenCV 4.6 applies Softmax on the wrong axis for opset 13.
+"$bin" reduce demo.onnx -o demo_reduced.onnx --fail-on mismatch --backends reference,opencv \
+  --atol 1e-4 --rtol 1e-3 --json --html demo.html > demo.json 2> err.txt
+rc=$?
+check "mismatch oracle exits 0" "[ $rc -eq 0 ]" || cat demo.json err.txt
+check "mismatch reduced to Softmax" "python3 -c 'import json,sys; r=json.load(open(\"demo.json\")); sys.exit(r[\"kept_op_types\"] != [\"Softmax\"])'" || cat demo.json
+
+check "html page highlights the reduced node" "grep -q 'reduced model' demo.html && grep -q '1 of 5 nodes still fail' demo.html" || ls -la
+
+# Bad input.
+"$bin" reduce chain300.onnx -o x.onnx --check no-such-check-cmd arg > out.txt 2> err.txt
+rc=$?
+check "missing check command: exit 2" "[ $rc -eq 2 ]"
+check "missing check command: says so" "grep -q \"check command 'no-such-check-cmd' was not found\" err.txt" || cat err.txt
+"$bin" reduce chain300.onnx -o x.onnx --check sh -c 'exit 0' > out.txt 2> err.txt
+rc=$?
+check "original passes: exit 1" "[ $rc -eq 1 ]"
+check "original passes: says so" "grep -q 'does not fail' out.txt" || cat out.txt err.txt
+check "original passes: nothing written" "[ ! -e x.onnx ]"
+"$bin" reduce chain300.onnx -o x.onnx > out.txt 2> err.txt
+rc=$?
+check "no oracle: exit 2 with a hint" "[ $rc -eq 2 ] && grep -q -- '--fail-on' err.txt"
+"$bin" reduce missing.onnx -o x.onnx --fail-on nan > out.txt 2> err.txt
+check "missing model: exit 2" "[ $? -eq 2 ] && grep -q 'missing.onnx' err.txt"
+exit $fail

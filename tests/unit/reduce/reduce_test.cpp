@@ -1,0 +1,477 @@
+// Tests of onnxdbg reduce: ddmin's 1-minimality, candidates fed with golden values, the --check
+// oracle on real subprocesses (timeouts, missing commands, flaky checks), the built-in oracles on
+// the reference and OpenCV, the cache and journal, artifacts and min-good.
+#include "reduce/reduce.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "model/model.h"
+#include "reduce/ddmin.h"
+#include "reduce/strategies/strategies.h"
+#include "runner/input_gen.h"
+#include "test_util.h"
+
+namespace onnxdbg::reduce {
+namespace {
+
+namespace fs = std::filesystem;
+using onnxdbg::testing::parse_text_model;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "onnxdbg-reduce-test-XXXXXX").string();
+    path = mkdtemp(t.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+Original prepared(const onnx::ModelProto& model, int samples = 1) {
+  Original o;
+  o.model = model;
+  for (int i = 0; i < samples; ++i) {
+    InputGenOptions gen;
+    gen.seed = 1 + static_cast<uint64_t>(i);
+    gen.default_range = {-1.0, 1.0};
+    auto in = generate_inputs(model.graph(), gen);
+    EXPECT_TRUE(in.has_value()) << in.status().to_string();
+    o.samples.push_back(*in);
+  }
+  EXPECT_TRUE(prepare_original(o));
+  return o;
+}
+
+std::vector<std::string> kept_ops(const ReduceReport& r) { return r.kept_op_types; }
+
+// Two branches from x; the failure needs the Sin on one and the Erf on the other.
+const char* kTwoBranches = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  a1 = Relu(x)
+  a2 = Sin(a1)
+  a3 = Abs(a2)
+  b1 = Neg(x)
+  b2 = Erf(b1)
+  b3 = Exp(b2)
+  c = Add(a3, b3)
+  d = Tanh(c)
+  y = Sigmoid(d)
+}
+)ONNX";
+
+TEST(Ddmin, FindsTheOneMinimalSubsetOfPlainItems) {
+  std::vector<int> items;
+  for (int i = 0; i < 40; ++i) items.push_back(i);
+  int calls = 0;
+  BatchTest<int> test = [&](const std::vector<std::vector<int>>& subsets) -> Expected<int> {
+    for (size_t k = 0; k < subsets.size(); ++k) {
+      ++calls;
+      const auto& s = subsets[k];
+      if (std::count(s.begin(), s.end(), 3) && std::count(s.begin(), s.end(), 37))
+        return static_cast<int>(k);
+    }
+    return -1;
+  };
+  auto r = ddmin<int>(items, test);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (std::vector<int>{3, 37}));
+  EXPECT_LT(calls, 80);
+}
+
+TEST(Candidate, RemovedNodesBecomeInputsFedWithGoldenValues) {
+  Original o = prepared(parse_text_model(kTwoBranches));
+  ASSERT_EQ(o.golden.size(), 1u);
+  Candidate c;
+  c.nodes = {4};  // b2 = Erf(b1) alone
+  auto b = build_candidate(o, c);
+  ASSERT_TRUE(b) << b.status().to_string();
+  EXPECT_EQ(b->inputs, std::vector<std::string>{"b1"});
+  EXPECT_EQ(b->outputs, std::vector<std::string>{"b2"});
+  ASSERT_EQ(b->feeds.size(), 1u);
+  // The fed value is what Neg(x) computed inside the full model.
+  const Tensor& fed = b->feeds[0].at("b1");
+  const Tensor& x = o.samples[0].at("x");
+  for (int64_t i = 0; i < x.numel(); ++i)
+    EXPECT_FLOAT_EQ(static_cast<float>(fed.get_as_double(i)),
+                    -static_cast<float>(x.get_as_double(i)));
+  EXPECT_TRUE(verify_candidate(o, *b));
+  // The input is typed with its concrete shape.
+  const auto& t = b->model.graph().input(0).type().tensor_type();
+  ASSERT_EQ(t.shape().dim_size(), 2);
+  EXPECT_EQ(t.shape().dim(0).dim_value(), 2);
+  // Running the candidate on the reference gives the golden value of b2.
+  auto out = onnxdbg::testing::run_reference(b->model, b->feeds[0]);
+  ASSERT_TRUE(out.count("b2"));
+  EXPECT_EQ(compare_tensors(out.at("b2"), o.golden[0].at("b2"), {0, 0}).mismatches, 0);
+}
+
+TEST(Candidate, DroppedOutputsTakeTheirBranchAlong) {
+  Original o = prepared(parse_text_model(kTwoBranches));
+  Candidate c;
+  c.nodes = {0, 1, 2, 3, 4, 5};  // both branches, without the join: outputs a3 and b3
+  auto b = build_candidate(o, c);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->outputs, (std::vector<std::string>{"a3", "b3"}));
+  c.dropped_outputs = {"b3"};
+  b = build_candidate(o, c);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->nodes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(b->inputs, std::vector<std::string>{"x"});
+  c.nodes.clear();
+  EXPECT_FALSE(build_candidate(o, c));
+}
+
+// The check is a real subprocess: it "fails" (exit 1) when the candidate holds both op types.
+std::vector<std::string> both_ops_check(const std::string& a, const std::string& b) {
+  return {"sh", "-c",
+          "! (grep -qa '" + a + "' \"$ONNXDBG_ITER_ARTIFACT\" && grep -qa '" + b +
+              "' \"$ONNXDBG_ITER_ARTIFACT\")"};
+}
+
+TEST(Reduce, TwoNodesOnDifferentBranchesReduceToAOneMinimalModel) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  CheckOptions co;
+  co.command = both_ops_check("Sin", "Erf");
+  co.iter_artifact = (tmp.path / "onnxdbg_debug.onnx").string();
+  co.work_dir = tmp.path;
+  auto oracle = make_check_oracle(co);
+  ASSERT_TRUE(oracle);
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("full");
+  ro.reducer.output = tmp.path / "reduced.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  EXPECT_TRUE(rep->original_fails);
+  EXPECT_EQ(kept_ops(*rep), (std::vector<std::string>{"Sin", "Erf"}));
+  EXPECT_FALSE(rep->flaky);
+  // 1-minimal: removing either node makes the check pass.
+  auto written = load_model(tmp.path / "reduced.onnx");
+  ASSERT_TRUE(written);
+  EXPECT_EQ(written->proto.graph().node_size(), 2);
+  for (int drop = 0; drop < 2; ++drop) {
+    onnx::ModelProto m = written->proto;
+    m.mutable_graph()->mutable_node()->DeleteSubrange(drop, 1);
+    BuiltCandidate b;
+    b.model = m;
+    m.SerializeToString(&b.bytes);
+    auto v = (*oracle)->test(b, 0);
+    ASSERT_TRUE(v);
+    EXPECT_FALSE(v->fails) << "removing node " << drop << " still fails";
+  }
+}
+
+TEST(Reduce, ParallelChecksGiveTheSameResultAsOne) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  std::vector<std::string> results;
+  for (int jobs : {1, 3}) {
+    CheckOptions co;
+    co.command = both_ops_check("Sin", "Erf");
+    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.jobs = jobs;
+    co.work_dir = tmp.path;
+    auto oracle = make_check_oracle(co);
+    ASSERT_TRUE(oracle);
+    ReduceOptions ro;
+    ro.strategies = {"nodes"};
+    ro.reducer.output = tmp.path / ("r" + std::to_string(jobs) + ".onnx");
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    std::string s;
+    for (const auto& n : rep->kept_op_types) s += n + ",";
+    results.push_back(s);
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+TEST(Reduce, BisectAndLinearKeepAWindowOfTheTopologicalOrder) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  for (const char* mode : {"bisect", "linear"}) {
+    CheckOptions co;
+    co.command = both_ops_check("Sin", "Erf");
+    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.work_dir = tmp.path;
+    auto oracle = make_check_oracle(co);
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode(mode);
+    ro.reducer.output = tmp.path / "r.onnx";
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    // Sin is node 1 and Erf node 4: the window 1..4 is the smallest contiguous one.
+    EXPECT_EQ(rep->kept_op_types, (std::vector<std::string>{"Sin", "Abs", "Neg", "Erf"})) << mode;
+  }
+}
+
+TEST(Reduce, AnOriginalThatPassesIsReportedAndNothingIsReduced) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  CheckOptions co;
+  co.command = both_ops_check("Cos", "Erf");
+  co.iter_artifact = (tmp.path / "a.onnx").string();
+  auto oracle = make_check_oracle(co);
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep);
+  EXPECT_FALSE(rep->original_fails);
+  EXPECT_EQ(rep->oracle_calls, 1);
+  EXPECT_FALSE(fs::exists(tmp.path / "r.onnx"));
+}
+
+TEST(Reduce, AMissingCheckCommandIsAClearError) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  CheckOptions co;
+  co.command = {"no-such-command-onnxdbg", "x"};
+  co.iter_artifact = (tmp.path / "a.onnx").string();
+  auto oracle = make_check_oracle(co);
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_FALSE(rep);
+  EXPECT_EQ(rep.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(rep.status().message().find("no-such-command-onnxdbg"), std::string::npos);
+}
+
+TEST(CheckOracle, TimeoutsCountAsTheUserSays) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  auto b = build_candidate(o, whole_model(o));
+  ASSERT_TRUE(b);
+  for (bool means_fail : {false, true}) {
+    CheckOptions co;
+    co.command = {"sleep", "5"};
+    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.timeout_seconds = 0.2;
+    co.timeout_means_fail = means_fail;
+    auto oracle = make_check_oracle(co);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto v = (*oracle)->test(*b, 0);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_TRUE(v);
+    EXPECT_TRUE(v->timed_out);
+    EXPECT_EQ(v->fails, means_fail);
+    EXPECT_LT(s, 3.0);
+  }
+}
+
+TEST(CheckOracle, FailCodeAndRegexFollowPolygraphysRules) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  auto b = build_candidate(o, whole_model(o));
+  auto verdict = [&](CheckOptions co) {
+    co.iter_artifact = (tmp.path / "a.onnx").string();
+    auto oracle = make_check_oracle(co);
+    EXPECT_TRUE(oracle) << oracle.status().to_string();
+    auto v = (*oracle)->test(*b, 0);
+    EXPECT_TRUE(v);
+    return v->fails;
+  };
+  CheckOptions co;
+  co.command = {"sh", "-c", "echo 'Op: Erf'; exit 3"};
+  EXPECT_TRUE(verdict(co));
+  co.fail_code = 2;
+  EXPECT_FALSE(verdict(co));
+  co.fail_code = 3;
+  co.fail_regex = {"Op: Sin"};
+  EXPECT_FALSE(verdict(co));
+  co.fail_regex = {"Op: Sin", "Op: E.f"};
+  EXPECT_TRUE(verdict(co));
+  co.command = {"sh", "-c", "echo 'Op: Erf' >&2; exit 0"};
+  co.fail_code.reset();
+  EXPECT_FALSE(verdict(co));
+  co.ignore_fail_code = true;
+  EXPECT_TRUE(verdict(co));
+  co.fail_regex = {"("};
+  EXPECT_FALSE(make_check_oracle(co));
+}
+
+TEST(Reduce, AFlakyCheckIsReported) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  // Fails on its first 3 calls whatever the candidate, then passes: the final re-test of the
+  // result passes although the cached verdict says it failed.
+  const fs::path counter = tmp.path / "count";
+  CheckOptions co;
+  co.command = {"sh", "-c",
+                "n=$(cat '" + counter.string() + "' 2>/dev/null || echo 0); echo $((n+1)) > '" +
+                    counter.string() + "'; [ $n -ge 3 ]"};
+  co.iter_artifact = (tmp.path / "a.onnx").string();
+  auto oracle = make_check_oracle(co);
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  EXPECT_TRUE(rep->flaky);
+  bool noted = false;
+  for (const auto& n : rep->notes) noted = noted || n.find("flaky") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(Reduce, TheJournalLetsAResumedRunSkipTheOracle) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  CheckOptions co;
+  co.command = both_ops_check("Sin", "Erf");
+  co.iter_artifact = (tmp.path / "a.onnx").string();
+  auto oracle = make_check_oracle(co);
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("full");
+  ro.reducer.output = tmp.path / "r.onnx";
+  ro.reducer.journal = tmp.path / "r.journal";
+  ro.reducer.artifacts = tmp.path / "artifacts";
+  ro.min_good = tmp.path / "good.onnx";
+  auto first = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(first) << first.status().to_string();
+  EXPECT_GT(first->oracle_calls, 4);
+  // Artifacts are sorted by verdict, and min-good is a passing model.
+  EXPECT_TRUE(fs::exists(tmp.path / "artifacts" / "bad" / "iter_1.onnx"));
+  EXPECT_FALSE(fs::is_empty(tmp.path / "artifacts" / "good"));
+  ASSERT_FALSE(first->min_good.empty());
+  auto good = load_model(first->min_good);
+  ASSERT_TRUE(good);
+  BuiltCandidate gb;
+  good->proto.SerializeToString(&gb.bytes);
+  gb.model = good->proto;
+  EXPECT_FALSE((*oracle)->test(gb, 0)->fails);
+
+  ro.reducer.resume = true;
+  ro.reducer.artifacts.clear();
+  auto second = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->kept_op_types, first->kept_op_types);
+  EXPECT_EQ(second->oracle_calls, 2);  // the original and the confirmation only
+  EXPECT_GT(second->cache_hits, 0);
+}
+
+// Real models of the benchmark's shapes, made by tools/make_reduce_models.cpp.
+fs::path reduce_models_dir() {
+  static TempDir* dir = new TempDir();
+  static bool made = false;
+  if (!made) {
+    const std::string cmd =
+        std::string(ONNXDBG_BINARY_DIR) + "/make-reduce-models " + dir->path.string();
+    made = std::system(cmd.c_str()) == 0;
+  }
+  return dir->path;
+}
+
+TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
+  for (const char* name :
+       {"resnet70.onnx", "transformer611.onnx", "dag1994.onnx", "chain300.onnx"}) {
+    auto m = load_model(reduce_models_dir() / name);
+    ASSERT_TRUE(m) << name;
+    Original o = prepared(m->proto);
+    ASSERT_TRUE(o.golden_error.empty()) << o.golden_error;
+    TempDir tmp;
+    BuiltinOptions bo;
+    bo.fail_on = {FailOn::kNan};
+    bo.backends = {*BackendSpec::parse("reference")};
+    bo.work_dir = tmp.path;
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle);
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode("full");
+    ro.reducer.output = tmp.path / "r.onnx";
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    EXPECT_TRUE(rep->original_fails) << name;
+    EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Log"}) << name;
+  }
+}
+
+TEST(Reduce, BuiltInMismatchOracleFindsTheSoftmaxOpenCvGetsWrong) {
+  TempDir tmp;
+  const std::string cmd =
+      std::string(ONNXDBG_BINARY_DIR) + "/make-demo-model " + (tmp.path / "demo.onnx").string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto m = load_model(tmp.path / "demo.onnx");
+  ASSERT_TRUE(m);
+  Original o = prepared(m->proto, /*samples=*/2);
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kMismatch};
+  bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("opencv")};
+  bo.tolerance.default_tol = {1e-4, 1e-3};
+  bo.work_dir = tmp.path;
+  auto oracle = make_builtin_oracle(bo);
+  ASSERT_TRUE(oracle) << oracle.status().to_string();
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("full");
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  ASSERT_TRUE(rep->original_fails) << rep->original_detail;
+  EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
+}
+
+TEST(Reduce, ACandidateThatCrashesTheBackendIsAVerdictNotACrash) {
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kError};
+  bo.backends = {*BackendSpec::parse("onnxruntime:debug_crash=run")};
+  bo.fail_regex = {"SIGSEGV"};
+  bo.work_dir = tmp.path;
+  auto oracle = make_builtin_oracle(bo);
+  ASSERT_TRUE(oracle) << oracle.status().to_string();
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  EXPECT_TRUE(rep->original_fails);
+  EXPECT_NE(rep->original_detail.find("SIGSEGV"), std::string::npos) << rep->original_detail;
+  EXPECT_EQ(rep->nodes_after, 1);  // every candidate crashes: one node is enough
+}
+
+TEST(Reduce, LayerwiseValuesTheUserBringsAreTheGoldenValues) {
+  Original o;
+  o.model = parse_text_model(kTwoBranches);
+  o.samples.push_back({{"x", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  o.provided.emplace("b1", Tensor::from_vector<float>({2, 3}, {7, 7, 7, 7, 7, 7}));
+  ASSERT_TRUE(prepare_original(o));
+  Candidate c;
+  c.nodes = {4};  // Erf(b1)
+  auto b = build_candidate(o, c);
+  ASSERT_TRUE(b);
+  EXPECT_FLOAT_EQ(static_cast<float>(b->feeds[0].at("b1").get_as_double(0)), 7.0f);
+  // A value of another model is refused in one sentence.
+  o.provided.emplace("nope", Tensor::from_vector<float>({1}, {0}));
+  Status st = prepare_original(o);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("'nope' is not a tensor of the model"), std::string::npos);
+}
+
+TEST(Ddmin, NarrowFindsOneBadItemInAboutLogRounds) {
+  for (size_t width : {1u, 2u, 3u}) {
+    std::vector<int> items;
+    for (int i = 0; i < 1000; ++i) items.push_back(i);
+    int rounds = 0;
+    BatchTest<int> test = [&](const std::vector<std::vector<int>>& subsets) -> Expected<int> {
+      ++rounds;
+      for (size_t k = 0; k < subsets.size(); ++k)
+        if (std::count(subsets[k].begin(), subsets[k].end(), 613)) return static_cast<int>(k);
+      return -1;
+    };
+    auto r = narrow<int>(items, test, width);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, std::vector<int>{613}) << width;
+    EXPECT_LE(rounds, static_cast<int>(std::ceil(std::log(1000.0) / std::log(width + 1.0))) + 1)
+        << width;
+  }
+}
+
+}  // namespace
+}  // namespace onnxdbg::reduce
