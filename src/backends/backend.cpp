@@ -16,7 +16,8 @@ Expected<BackendSpec> BackendSpec::parse(const std::string& text) {
   if (s.name.empty()) return invalid_argument("empty backend name in '" + text + "'");
   while (pos != std::string::npos) {
     const size_t next = text.find(':', pos + 1);
-    const std::string kv = text.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
+    const std::string kv =
+        text.substr(pos + 1, next == std::string::npos ? std::string::npos : next - pos - 1);
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
       return invalid_argument("backend option '" + kv + "' in '" + text +
@@ -66,7 +67,10 @@ const std::vector<BackendDoc>& backend_docs() {
        false,
        {{"profile", "0|1",
          "print time per op type to stderr when the session ends (also "
-         "ONNXDBG_PROFILE=1)"}}},
+         "ONNXDBG_PROFILE=1)"},
+        {"random_seed", "N",
+         "seed of random ops without a seed attribute (default 0; runs "
+         "repeat bit for bit)"}}},
       {"onnxruntime",
        "ONNX Runtime (CPU), in an isolated worker process",
        true,
@@ -96,7 +100,8 @@ Status validate_backend_spec(const BackendSpec& spec) {
     names += (names.empty() ? "" : ", ") + d.name;
     if (d.name == spec.name) doc = &d;
   }
-  if (!doc) return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
+  if (!doc)
+    return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
   for (const auto& [key, value] : spec.options) {
     // precision=fp16 is handled before the backend sees the model (runner/precision.h).
     if (key == "precision") {
@@ -106,7 +111,8 @@ Status validate_backend_spec(const BackendSpec& spec) {
       continue;
     }
     // debug_crash/debug_hang are test hooks of the worker, accepted on isolated backends only.
-    if (doc->isolated && (key == "debug_crash" || key == "debug_abort" || key == "debug_hang")) continue;
+    if (doc->isolated && (key == "debug_crash" || key == "debug_abort" || key == "debug_hang"))
+      continue;
     bool known = false;
     std::string keys;
     for (const auto& o : doc->options) {
@@ -114,8 +120,9 @@ Status validate_backend_spec(const BackendSpec& spec) {
       known = known || o.key == key;
     }
     if (!known)
-      return invalid_argument("backend " + spec.name + " has no option '" + key + "'" +
-                              (keys.empty() ? std::string(" (it takes none)") : " (options: " + keys + ")"));
+      return invalid_argument(
+          "backend " + spec.name + " has no option '" + key + "'" +
+          (keys.empty() ? std::string(" (it takes none)") : " (options: " + keys + ")"));
     if (spec.name == "onnxruntime" && key == "providers") {
       auto list = parse_provider_list(value);
       if (!list) return invalid_argument("onnxruntime: " + list.status().message());
@@ -165,7 +172,8 @@ Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec) {
     char* end = nullptr;
     const double s = std::strtod(t.c_str(), &end);
     if (end == t.c_str() || *end || !(s > 0))
-      return invalid_argument("backend option timeout=" + t + " is not a positive number of seconds");
+      return invalid_argument("backend option timeout=" + t +
+                              " is not a positive number of seconds");
     iso.load_timeout_seconds = iso.run_timeout_seconds = s;
   }
   return make_isolated_backend(spec, iso);

@@ -2,6 +2,7 @@
 #include "conformance/conformance.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -52,6 +53,11 @@ Expected<std::vector<std::string>> case_op_types(const fs::path& case_dir) {
 
 namespace {
 
+// Whether two numeric tensors of one dtype and shape differ in any byte.
+bool values_differ(const Tensor& a, const Tensor& b) {
+  return a.nbytes() != b.nbytes() || (a.nbytes() && std::memcmp(a.raw(), b.raw(), a.nbytes()) != 0);
+}
+
 // Why `got` differs from `want` ("" when it matches): tensors element-wise within `tol`, sequences
 // element by element, optionals by presence and then content.
 std::string value_mismatch(const Value& got, const Value& want, const Tolerance& tol,
@@ -70,6 +76,16 @@ std::string value_mismatch(const Value& got, const Value& want, const Tolerance&
       return {};
     }
     case Value::Kind::kSequence: {
+      if (got.sequence().holds_maps() || want.sequence().holds_maps()) {
+        const auto &a = got.sequence().maps, &e = want.sequence().maps;
+        if (got.sequence().holds_maps() != want.sequence().holds_maps() || a.size() != e.size())
+          return what + " is " + got.describe() + ", expected " + want.describe();
+        for (size_t i = 0; i < a.size(); ++i) {
+          std::string m = value_mismatch(a[i], e[i], tol, what + " element " + std::to_string(i));
+          if (!m.empty()) return m;
+        }
+        return {};
+      }
       const auto &a = got.sequence().tensors, &e = want.sequence().tensors;
       if (a.size() != e.size())
         return what + " is a sequence of " + std::to_string(a.size()) + " tensors, expected " +
@@ -86,6 +102,15 @@ std::string value_mismatch(const Value& got, const Value& want, const Tolerance&
                " optional, expected " + (want.has_element() ? "a non-empty" : "an empty") + " one";
       return got.has_element() ? value_mismatch(got.element(), want.element(), tol, what)
                                : std::string();
+    case Value::Kind::kMap: {
+      // Keys exactly (same order: ZipMap writes its labels' order), values within `tol`.
+      const Map &a = got.map(), &e = want.map();
+      if (a.keys.dtype() != e.keys.dtype() || a.keys.shape() != e.keys.shape() ||
+          (a.keys.dtype() == DType::kString ? a.keys.strings() != e.keys.strings()
+                                            : values_differ(a.keys, e.keys)))
+        return what + " has keys that differ from the expected map's";
+      return value_mismatch(Value(a.values), Value(e.values), tol, what + " values");
+    }
   }
   return {};
 }

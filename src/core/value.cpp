@@ -1,4 +1,4 @@
-// Value: tensors, sequences and optionals held by one name at run time.
+// Value: tensors, sequences, maps and optionals held by one name at run time.
 #include "core/value.h"
 
 namespace onnxdbg {
@@ -18,6 +18,8 @@ std::string value_kind_name(Value::Kind kind) {
       return "a sequence";
     case Value::Kind::kOptional:
       return "an optional";
+    case Value::Kind::kMap:
+      return "a map";
   }
   return "a value";
 }
@@ -28,6 +30,9 @@ namespace {
 std::string describe_tensor(const Tensor& t) {
   return std::string(dtype_name(t.dtype())) + "[" + shape_to_string(t.shape()) + "]";
 }
+std::string map_types(DType key, DType value) {
+  return "(" + std::string(dtype_name(key)) + " to " + std::string(dtype_name(value)) + ")";
+}
 }  // namespace
 
 std::string Value::describe() const {
@@ -36,9 +41,15 @@ std::string Value::describe() const {
       return describe_tensor(tensor());
     case Kind::kSequence: {
       const auto& s = sequence();
+      if (s.holds_maps())
+        return "sequence of " + std::to_string(s.maps.size()) + " maps " +
+               map_types(s.map_key_type, s.elem_type);
       return "sequence of " + std::to_string(s.tensors.size()) + " " +
              std::string(dtype_name(s.elem_type)) + " tensors";
     }
+    case Kind::kMap:
+      return "map of " + std::to_string(map().size()) + " entries " +
+             map_types(map().keys.dtype(), map().values.dtype());
     case Kind::kOptional:
       return has_element() ? "optional holding " + element().describe() : "empty optional";
   }

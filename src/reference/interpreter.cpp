@@ -117,10 +117,26 @@ onnx::TypeProto type_of(const Value& v) {
     case Value::Kind::kTensor:
       tensor_type(v.tensor(), *t.mutable_tensor_type());
       break;
-    case Value::Kind::kSequence:
-      t.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
-          static_cast<int32_t>(v.sequence().elem_type));
+    case Value::Kind::kSequence: {
+      const Sequence& s = v.sequence();
+      auto* elem = t.mutable_sequence_type()->mutable_elem_type();
+      if (s.holds_maps()) {
+        auto* mt = elem->mutable_map_type();
+        mt->set_key_type(static_cast<int32_t>(s.map_key_type));
+        mt->mutable_value_type()->mutable_tensor_type()->set_elem_type(
+            static_cast<int32_t>(s.elem_type));
+      } else {
+        elem->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(s.elem_type));
+      }
       break;
+    }
+    case Value::Kind::kMap: {
+      auto* mt = t.mutable_map_type();
+      mt->set_key_type(static_cast<int32_t>(v.map().keys.dtype()));
+      mt->mutable_value_type()->mutable_tensor_type()->set_elem_type(
+          static_cast<int32_t>(v.map().values.dtype()));
+      break;
+    }
     case Value::Kind::kOptional: {
       auto* ot = t.mutable_optional_type();
       if (v.has_element()) *ot->mutable_elem_type() = type_of(v.element());
@@ -139,6 +155,8 @@ std::optional<Value::Kind> declared_kind(const onnx::TypeProto& t) {
       return Value::Kind::kSequence;
     case onnx::TypeProto::kOptionalType:
       return Value::Kind::kOptional;
+    case onnx::TypeProto::kMapType:
+      return Value::Kind::kMap;
     default:
       return std::nullopt;
   }
@@ -328,6 +346,8 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
   for (const auto& [name, v] : inputs)
     if (!declared.count(name))
       return invalid_argument("'" + name + "' is not an input of the model");
+  random_.run_seed = options_.random_seed;
+  random_.draws.clear();
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
   for (int i = 0; i < g.output_size(); ++i) result[g.output(i).name()] = std::move(outs[static_cast<size_t>(i)]);
@@ -463,6 +483,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         return tout;
       };
       KernelContext ctx(node, opset, std::move(ins), runner, value_runner);
+      ctx.set_random_source(&random_, i);
       Status st;
       try {
         st = def->fn(ctx);

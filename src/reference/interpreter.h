@@ -15,6 +15,7 @@
 #include "core/value.h"
 #include "onnx/onnx_pb.h"
 #include "reference/function_body.h"
+#include "reference/kernel.h"
 
 namespace onnxdbg::reference {
 
@@ -46,6 +47,12 @@ struct InterpreterOptions {
   /// Time every top-level node and total the times per op type (see Interpreter::profile()).
   /// The environment variable ONNXDBG_PROFILE=1 turns it on as well.
   bool profile = false;
+  /// Seed of the random ops that have no `seed` attribute (RandomNormal, RandomUniform, their
+  /// *Like forms, Bernoulli, Multinomial). Each run starts afresh from it, so two runs of one
+  /// model with one seed give the same values bit for bit; a node's values depend on this seed,
+  /// its name (its index in its graph when unnamed) and how often it ran before in the run
+  /// (reference::RandomSource). Ops with a `seed` attribute use that instead.
+  uint64_t random_seed = 0;
 };
 
 /// Time spent in one op type during profiled runs.
@@ -114,6 +121,7 @@ class Interpreter {
   std::filesystem::path base_dir_;
   InterpreterOptions options_;
   std::map<std::pair<std::string, std::string>, OpProfile> profile_;
+  RandomSource random_;  // seeds of unseeded random ops; its draw counts restart every run
   std::map<const onnx::GraphProto*, std::unique_ptr<GraphPlan>> plans_;
   OpsetMap opsets_;
   std::map<const onnx::GraphProto*, std::map<std::string, Value>> initializers_;

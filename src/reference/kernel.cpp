@@ -72,6 +72,28 @@ std::string KernelContext::describe() const {
   return "node '" + node_.name() + "' (" + node_.op_type() + ")";
 }
 
+namespace {
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+uint32_t KernelContext::random_seed() const {
+  // FNV-1a of the node's identity: its name, or its position when it has none.
+  const std::string id = node_.name().empty() ? "#" + std::to_string(node_index_) : node_.name();
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : id) h = (h ^ c) * 0x100000001b3ULL;
+  uint64_t run_seed = 0, draw = 0;
+  if (random_source_) {
+    run_seed = random_source_->run_seed;
+    draw = random_source_->draws[&node_]++;
+  }
+  return static_cast<uint32_t>(splitmix64(splitmix64(splitmix64(run_seed) ^ h) ^ draw));
+}
+
 void KernelRegistry::add(const std::string& op_type, int since_version, KernelFn fn,
                          HalfMode half_mode, const std::string& domain) {
   auto& v = kernels_[{domain, op_type}];

@@ -18,6 +18,15 @@ namespace onnxdbg::reference {
 
 class KernelContext;
 
+/// Seeds for the random ops that have no `seed` attribute (RandomNormal, RandomUniform, their
+/// *Like forms, Bernoulli, Multinomial), one per run so that runs repeat bit for bit: node N's
+/// k-th draw of a run (k counts Loop/Scan iterations) is seeded with
+/// SplitMix64(run_seed, FNV-1a(N's name, or "#<index in its graph>" when unnamed), k).
+struct RandomSource {
+  uint64_t run_seed = 0;                                ///< InterpreterOptions::random_seed
+  std::map<const onnx::NodeProto*, uint64_t> draws;     ///< draws so far in this run, per node
+};
+
 /// A kernel computes a node's outputs from its inputs. It returns an error Status (kModelError
 /// for inputs that break the op's spec, kUnsupported for a case not implemented); it never throws.
 using KernelFn = Status (*)(KernelContext&);
@@ -108,6 +117,16 @@ class KernelContext {
   /// "node 'conv_3' (Conv)": for error messages.
   std::string describe() const;
 
+  /// Where random_seed() draws from, and this node's index in its graph (for unnamed nodes);
+  /// the interpreter sets it before calling the kernel.
+  void set_random_source(RandomSource* source, size_t node_index) {
+    random_source_ = source;
+    node_index_ = node_index;
+  }
+  /// A 32-bit seed for a random op without a `seed` attribute, as RandomSource describes; each
+  /// call counts as one draw of this node. Seed 0-derived values when no source was set.
+  uint32_t random_seed() const;
+
  private:
   const onnx::NodeProto& node_;
   int64_t opset_;
@@ -118,6 +137,8 @@ class KernelContext {
   std::vector<const Value*> values_;
   std::vector<Value> value_outputs_;
   ValueSubgraphRunner value_subgraph_runner_;
+  RandomSource* random_source_ = nullptr;
+  size_t node_index_ = 0;
 };
 
 /// How the interpreter treats float16/bfloat16 for a kernel.

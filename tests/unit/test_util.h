@@ -98,6 +98,14 @@ inline std::string run_reference_values_error(const onnx::ModelProto& model,
   return out ? std::string() : out.status().to_string();
 }
 
+/// A sequence of `tensors` of element type `elem`.
+inline Sequence sequence_of(DType elem, std::vector<Tensor> tensors) {
+  Sequence s;
+  s.elem_type = elem;
+  s.tensors = std::move(tensors);
+  return s;
+}
+
 /// Element values of any numeric tensor as doubles.
 inline std::vector<double> values(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));

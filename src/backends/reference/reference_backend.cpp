@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "model/model.h"
 #include "reference/interpreter.h"
@@ -75,6 +76,14 @@ class ReferenceBackend : public Backend {
     if (profile != "0" && profile != "1")
       return invalid_argument("reference: profile must be 0 or 1, not '" + profile + "'");
     options.profile = profile == "1";
+    {
+      const std::string seed = spec_.option("random_seed", "0");
+      char* end = nullptr;
+      options.random_seed = std::strtoull(seed.c_str(), &end, 10);
+      if (seed.empty() || seed[0] == '-' || *end)
+        return invalid_argument("reference: random_seed must be a non-negative integer, not '" +
+                                seed + "'");
+    }
     auto interp = reference::Interpreter::create(m.proto, m.base_dir, options);
     if (!interp) return std::move(interp).status();
     SessionInfo info;

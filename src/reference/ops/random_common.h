@@ -2,7 +2,8 @@
 // Multinomial) drawn like ONNX's reference, which uses numpy's legacy RandomState: MT19937 seeded
 // with int(seed) (init_genrand), doubles from two 32-bit words (53 bits), normals by the polar
 // Box-Muller method with the second value cached. Without a seed the spec asks for an
-// implementation-chosen one; we take it from std::random_device, so such runs are not repeatable.
+// implementation-chosen one; we derive it from the run's seed and the node
+// (KernelContext::random_seed), so runs repeat bit for bit.
 #pragma once
 
 #include <cmath>
@@ -17,12 +18,13 @@ class NumpyRandomState {
  public:
   explicit NumpyRandomState(uint32_t seed) : gen_(seed) {}
   /// The state for a node: its `seed` attribute (a float, truncated like Python's int()) or,
-  /// without one, a fresh nondeterministic seed.
+  /// without one, the seed the run gives the node (KernelContext::random_seed: the run-level
+  /// InterpreterOptions::random_seed, the node's name or index, and its draw count).
   static NumpyRandomState for_node(const KernelContext& ctx) {
     if (ctx.has_attr("seed") && !std::isnan(ctx.attr_float("seed", 0)))
       return NumpyRandomState(
           static_cast<uint32_t>(static_cast<int64_t>(ctx.attr_float("seed", 0))));
-    return NumpyRandomState(std::random_device{}());
+    return NumpyRandomState(ctx.random_seed());
   }
   /// numpy random_sample(): uniform in [0, 1).
   double uniform() {

@@ -25,10 +25,15 @@ inline Expected<const Value*> required_value(const KernelContext& ctx, size_t i)
   return v;
 }
 
-/// Input i as a sequence; kModelError naming the node when it is missing or of another kind.
+/// Input i as a sequence of tensors; kModelError naming the node when it is missing, of another
+/// kind, or a sequence of maps (ai.onnx.ml ZipMap's output, which these kernels do not take).
 inline Expected<const Sequence*> sequence_input(const KernelContext& ctx, size_t i) {
   ODB_ASSIGN_OR_RETURN(const Value* v, required_value(ctx, i));
   if (!v->is_sequence()) return wrong_kind(ctx, i, "a sequence", *v);
+  if (v->as_sequence()->holds_maps())
+    return model_error(ctx.node().op_type() + " of node '" + ctx.node().name() +
+                       "' expects a sequence of tensors as input " + std::to_string(i) +
+                       ", got a " + v->describe());
   return v->as_sequence();
 }
 

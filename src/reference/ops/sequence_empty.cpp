@@ -10,7 +10,9 @@ Status sequence_empty(KernelContext& ctx) {
   if (!dtype || *dtype == DType::kUndefined)
     return model_error(ctx.describe() + ": 'dtype' " + std::to_string(ctx.attr_int("dtype", 1)) +
                        " is not a tensor element type");
-  ctx.set_output_value(0, Sequence{*dtype, {}});
+  Sequence empty;
+  empty.elem_type = *dtype;
+  ctx.set_output_value(0, std::move(empty));
   return Status::ok();
 }
 

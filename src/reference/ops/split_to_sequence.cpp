@@ -43,7 +43,8 @@ Status split_to_sequence(KernelContext& ctx) {
   const auto a = static_cast<size_t>(axis);
   const int64_t outer = dims_product(x->shape(), 0, a);
   const int64_t inner = dims_product(x->shape(), a + 1, x->shape().size());
-  Sequence out{x->dtype(), {}};
+  Sequence out;
+  out.elem_type = x->dtype();
   int64_t start = 0;
   for (int64_t p : parts) {
     Shape s = x->shape();

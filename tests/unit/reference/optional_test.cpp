@@ -71,7 +71,7 @@ TEST(Optional, HoldsSequencesAndPassesThroughIdentityAndIf) {
   out = run_reference_values(
       m, {{"c", Tensor::scalar<bool>(false)},
           {"x", f32({1}, {4})},
-          {"in", Value::optional_of(Sequence{DType::kFloat, {f32({1}, {9})}})}});
+          {"in", Value::optional_of(testing::sequence_of(DType::kFloat, {f32({1}, {9})}))}});
   ASSERT_TRUE(out["chosen"].has_element());
   expect_tensor_near(out["chosen"].element().sequence().tensors.at(0), {1}, {9});
   expect_tensor_near(out["had"].tensor(), {}, {1});

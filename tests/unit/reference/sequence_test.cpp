@@ -142,14 +142,14 @@ TEST(Sequence, SequenceMapWithSequenceAndTensorInputs) {
       >
     })");
   auto out = run_reference_values(
-      m, {{"xs", Sequence{DType::kFloat, {f32({1}, {1}), f32({2}, {2, 3})}}},
-          {"ys", Sequence{DType::kFloat, {f32({1}, {10}), f32({2}, {20, 30})}}},
+      m, {{"xs", testing::sequence_of(DType::kFloat, {f32({1}, {1}), f32({2}, {2, 3})})},
+          {"ys", testing::sequence_of(DType::kFloat, {f32({1}, {10}), f32({2}, {20, 30})})},
           {"bias", f32({1}, {100})}});
   expect_sequence(out["sums"], {{1}, {2}}, {{111}, {122, 133}});
   expect_sequence(out["shapes"], {{1}, {1}}, {{1}, {2}});
   const std::string msg =
-      run_reference_values_error(m, {{"xs", Sequence{DType::kFloat, {f32({1}, {1})}}},
-                                     {"ys", Sequence{DType::kFloat, {}}},
+      run_reference_values_error(m, {{"xs", testing::sequence_of(DType::kFloat, {f32({1}, {1})})},
+                                     {"ys", testing::sequence_of(DType::kFloat, {})},
                                      {"bias", f32({1}, {100})}});
   EXPECT_NE(msg.find("input 1 is a sequence of 0 tensors but input 0 has 1"), std::string::npos)
       << msg;
@@ -261,7 +261,7 @@ TEST(Sequence, DefaultRunValuesTakesTensorsOnly) {
   auto ok = s.run_values({{"x", f32({1}, {5})}});
   ASSERT_TRUE(ok.has_value());
   expect_tensor_near(ok->outputs["x"].tensor(), {1}, {5});
-  auto bad = s.run_values({{"s", Sequence{DType::kFloat, {}}}});
+  auto bad = s.run_values({{"s", testing::sequence_of(DType::kFloat, {})}});
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(bad.status().message().find("input 's' is a sequence"), std::string::npos);

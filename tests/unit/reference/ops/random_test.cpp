@@ -1,6 +1,9 @@
 // Generator kernels: seeded values equal numpy's legacy RandomState (the values below are
 // numpy.random.RandomState(0).rand(3) and .randn(3)), repeatability, dtypes, shapes and ranges
-// for unseeded draws, Bernoulli's extremes and Multinomial's degenerate distributions.
+// for unseeded draws, Bernoulli's extremes and Multinomial's degenerate distributions, and
+// unseeded draws repeating run to run (seeded by InterpreterOptions::random_seed and the node).
+#include "backends/backend.h"
+#include "backends/backend_test_util.h"
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
@@ -84,6 +87,75 @@ g (float[1,3] x) => (int64[1,20] z) { z = Multinomial<sample_size=20, seed=3.0, 
   ASSERT_EQ(a.dtype(), DType::kInt64);
   EXPECT_EQ(values(a), values(b));
   for (double v : values(a)) EXPECT_TRUE(v == 0 || v == 1 || v == 2);
+}
+
+// Every output of one run of `model` with `seed`, as doubles by name.
+std::map<std::string, std::vector<double>> draw(const onnx::ModelProto& model, uint64_t seed,
+                                                int runs = 1) {
+  reference::InterpreterOptions options;
+  options.random_seed = seed;
+  auto in = reference::Interpreter::create(model, {}, options);
+  EXPECT_TRUE(in.has_value()) << in.status().to_string();
+  std::map<std::string, std::vector<double>> out;
+  for (int r = 0; r < runs && in; ++r) {
+    auto res = (*in)->run({{"x", f32({1, 4}, {0.5f, 0.5f, 0.5f, 0.5f})}});
+    EXPECT_TRUE(res.has_value()) << res.status().to_string();
+    if (!res) break;
+    for (auto& [name, t] : *res) out[name] = values(t);
+  }
+  return out;
+}
+
+TEST(RandomOps, UnseededDrawsRepeatRunToRun) {
+  const auto m = parse_text_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,4] x) => (float[1,4] a, float[1,4] a2, float[1,4] b, float[1,4] c, float[1,4] d,
+                     float[1,4] e, int32[1,8] f) {
+  a = RandomNormal<shape=[1,4]>()
+  a2 = RandomNormal<shape=[1,4]>()
+  b = RandomUniform<shape=[1,4]>()
+  c = RandomNormalLike(x)
+  d = RandomUniformLike(x)
+  e = Bernoulli(x)
+  f = Multinomial<sample_size=8>(x)
+})");
+  // Two sessions, and two runs of one session, give the same values bit for bit.
+  const auto first = draw(m, 0), again = draw(m, 0), second_run = draw(m, 0, 2);
+  ASSERT_EQ(first.size(), 7u);
+  EXPECT_EQ(first, again);
+  EXPECT_EQ(first, second_run);
+  // The values depend on the run seed and on the node: two identical unnamed nodes differ.
+  EXPECT_NE(first.at("a"), first.at("a2"));
+  const auto other = draw(m, 12345);
+  EXPECT_NE(first.at("a"), other.at("a"));
+  EXPECT_NE(first.at("b"), other.at("b"));
+  // A named node is seeded by its name, so its values survive edits elsewhere in the graph.
+  auto named = m;
+  named.mutable_graph()->mutable_node(1)->set_name("noise");
+  auto moved = named;
+  moved.mutable_graph()->mutable_node()->SwapElements(0, 1);
+  EXPECT_EQ(draw(named, 0).at("a2"), draw(moved, 0).at("a2"));
+}
+
+TEST(RandomOps, ReferenceBackendOptionRandomSeed) {
+  TempDir dir;
+  const auto path = dir.write_model(R"(<ir_version: 8, opset_import: ["" : 17]>
+g () => (float[3] z) { z = RandomUniform<shape=[3]>() })");
+  auto run_with = [&](const std::string& seed) -> Expected<RunResult> {
+    ODB_ASSIGN_OR_RETURN(auto backend,
+                         create_backend(BackendSpec{"reference", {{"random_seed", seed}}}));
+    ODB_ASSIGN_OR_RETURN(auto session, backend->load(path));
+    return session->run({});
+  };
+  auto a = run_with("7"), b = run_with("7"), c = run_with("8");
+  ASSERT_TRUE(a.has_value()) << a.status().to_string();
+  ASSERT_TRUE(b.has_value() && c.has_value());
+  EXPECT_EQ(values(a->outputs.at("z")), values(b->outputs.at("z")));
+  EXPECT_NE(values(a->outputs.at("z")), values(c->outputs.at("z")));
+  auto bad = run_with("-1");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.status().to_string().find("random_seed must be a non-negative integer"),
+            std::string::npos)
+      << bad.status().to_string();
 }
 
 }  // namespace

@@ -1,0 +1,115 @@
+// LabelEncoder (ai.onnx.ml LabelEncoder-1/2). Version 1 maps int64 to string by indexing
+// classes_strings (default_string when out of range) and string to int64 by position in it
+// (default_int64 when absent). Version 2 maps each element through the parallel lists keys_* and
+// values_* (float, int64 or string; one of each), default_* of the value type when absent; keys
+// match bit for bit, so a NaN key matches NaN. Output: X's shape.
+#include <unordered_map>
+
+#include "reference/ops/ml_common.h"
+
+namespace onnxdbg::reference {
+namespace {
+
+// The bytes of element i, the key it is looked up by (strings as they are).
+std::string key_bytes(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kString) return t.strings()[static_cast<size_t>(i)];
+  const size_t es = dtype_size(t.dtype());
+  return std::string(reinterpret_cast<const char*>(t.raw()) + static_cast<size_t>(i) * es, es);
+}
+
+// One of the list attributes `<prefix>_floats|int64s|strings` as a 1-D tensor; kNotFound when
+// none is set, kModelError when more than one is.
+Expected<Tensor> list_attr(const KernelContext& ctx, const std::string& prefix) {
+  int found = 0;
+  Tensor t;
+  if (auto v = ctx.attr_floats(prefix + "_floats"); ctx.has_attr(prefix + "_floats")) {
+    t = Tensor::from_vector<float>({static_cast<int64_t>(v.size())}, v);
+    ++found;
+  }
+  if (auto v = ctx.attr_ints(prefix + "_int64s"); ctx.has_attr(prefix + "_int64s")) {
+    t = Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v);
+    ++found;
+  }
+  if (auto v = ctx.attr_strings(prefix + "_strings"); ctx.has_attr(prefix + "_strings")) {
+    t = Tensor::from_vector<std::string>({static_cast<int64_t>(v.size())}, v);
+    ++found;
+  }
+  if (found != 1)
+    return model_error(ctx.describe() + " needs exactly one of " + prefix + "_floats, " + prefix +
+                       "_int64s and " + prefix + "_strings, got " + std::to_string(found));
+  return t;
+}
+
+// Y[i] = values[index of X[i] in keys], or def.
+Status encode(KernelContext& ctx, const Tensor& x, const Tensor& keys, const Tensor& values,
+              const Tensor& def) {
+  std::unordered_map<std::string, int64_t> index;
+  for (int64_t k = 0; k < keys.numel(); ++k) index.emplace(key_bytes(keys, k), k);
+  Tensor y(values.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    auto it = index.find(key_bytes(x, i));
+    if (it == index.end())
+      copy_elements(def, 0, y, i, 1);
+    else
+      copy_elements(values, it->second, y, i, 1);
+  }
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+Status label_encoder_1(KernelContext& ctx) {
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  const auto classes = ctx.attr_strings("classes_strings");
+  const auto n = static_cast<int64_t>(classes.size());
+  if (x->dtype() == DType::kString) {
+    std::vector<int64_t> ids(classes.size());
+    for (int64_t k = 0; k < n; ++k) ids[static_cast<size_t>(k)] = k;
+    return encode(ctx, *x, Tensor::from_vector<std::string>({n}, classes),
+                  Tensor::from_vector<int64_t>({n}, ids),
+                  Tensor::scalar<int64_t>(ctx.attr_int("default_int64", -1)));
+  }
+  if (x->dtype() != DType::kInt64)
+    return model_error(ctx.describe() + " takes int64 or string input, got " +
+                       std::string(dtype_name(x->dtype())));
+  Tensor y(DType::kString, x->shape());
+  const std::string def = ctx.attr_string("default_string", "_Unused");
+  for (int64_t i = 0; i < x->numel(); ++i) {
+    const int64_t v = x->data<int64_t>()[i];
+    y.strings()[static_cast<size_t>(i)] = v >= 0 && v < n ? classes[static_cast<size_t>(v)] : def;
+  }
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+Status label_encoder_2(KernelContext& ctx) {
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  ODB_ASSIGN_OR_RETURN(Tensor keys, list_attr(ctx, "keys"));
+  ODB_ASSIGN_OR_RETURN(Tensor values, list_attr(ctx, "values"));
+  if (keys.numel() != values.numel())
+    return model_error(ctx.describe() + " has " + std::to_string(keys.numel()) + " keys but " +
+                       std::to_string(values.numel()) + " values");
+  if (x->dtype() != keys.dtype())
+    return model_error(ctx.describe() + " has " + std::string(dtype_name(keys.dtype())) +
+                       " keys but a " + std::string(dtype_name(x->dtype())) + " input");
+  Tensor def;
+  switch (values.dtype()) {
+    case DType::kFloat:
+      def = Tensor::scalar<float>(ctx.attr_float("default_float", -0.0f));
+      break;
+    case DType::kInt64:
+      def = Tensor::scalar<int64_t>(ctx.attr_int("default_int64", -1));
+      break;
+    default:
+      def = Tensor::scalar<std::string>(ctx.attr_string("default_string", "_Unused"));
+  }
+  return encode(ctx, *x, keys, values, def);
+}
+
+}  // namespace
+
+void register_label_encoder(KernelRegistry& r) {
+  r.add("LabelEncoder", 1, label_encoder_1, HalfMode::kNative, kMlDomain);
+  r.add("LabelEncoder", 2, label_encoder_2, HalfMode::kNative, kMlDomain);
+}
+
+}  // namespace onnxdbg::reference
