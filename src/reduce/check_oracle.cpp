@@ -199,6 +199,11 @@ class CheckOracle : public Oracle {
     v.detail = p.signal ? "killed by signal " + std::to_string(p.signal)
                         : "exit code " + std::to_string(p.exit_code);
     if (!matched.empty()) v.detail += ", output matched '" + matched + "'";
+    // The check's own last words tell a real failure from a broken check (a missing module, a
+    // wrong path) at a glance.
+    if (std::string last = last_line(p.err.empty() ? p.out : p.err); !last.empty())
+      v.detail +=
+          "; last line of its " + std::string(p.err.empty() ? "stdout" : "stderr") + ": " + last;
     return v;
   }
 
@@ -208,6 +213,17 @@ class CheckOracle : public Oracle {
 };
 
 }  // namespace
+
+std::string last_line(const std::string& text, size_t max_chars) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  size_t begin = text.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  begin = text.find_first_not_of(" \t", begin);
+  std::string line = text.substr(begin, end + 1 - begin);
+  if (line.size() > max_chars) line = line.substr(0, max_chars) + "...";
+  return line;
+}
 
 Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes) {
   std::vector<std::regex> out;

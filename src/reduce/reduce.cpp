@@ -65,6 +65,12 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
       }
       if (r.current().nodes.size() >= before) break;
     }
+    if (!r.saw_passing() && r.oracle_calls() > 2)
+      r.add_note("the oracle failed every one of the " + std::to_string(r.oracle_calls()) +
+                 " candidates it tested, the smallest included, so it may fail for a reason "
+                 "other than the model (a check that cannot start, a missing module, a wrong "
+                 "path); its verdict on the original was: " +
+                 first.detail);
     if (options.confirm) {
       r.set_phase("confirm");
       ODB_ASSIGN_OR_RETURN(OracleVerdict again, r.confirm_current());

@@ -66,6 +66,9 @@ class Reducer {
   /// (smallest symmetric difference of node sets), or nullptr when none passed.
   const Candidate* min_good() const;
 
+  /// Whether the oracle has passed any candidate (a reduction where none passed suggests an
+  /// oracle that fails for a reason other than the model).
+  bool saw_passing() const { return !passing_.empty(); }
   int64_t oracle_calls() const { return oracle_calls_; }
   int64_t cache_hits() const { return cache_hits_; }
   int64_t invalid() const { return invalid_; }

@@ -244,6 +244,46 @@ TEST(Reduce, AMissingCheckCommandIsAClearError) {
   EXPECT_NE(rep.status().message().find("no-such-command-onnxdbg"), std::string::npos);
 }
 
+TEST(Reduce, ACheckThatFailsOnEveryCandidateIsCalledOut) {
+  // The classic broken check: the interpreter lacks a module, so every candidate "fails" and the
+  // reduction ends on an arbitrary node. The verdict quotes the check's last stderr line and the
+  // report says no candidate ever passed.
+  TempDir tmp;
+  Original o = prepared(parse_text_model(kTwoBranches));
+  CheckOptions co;
+  co.command = {"sh", "-c",
+                "echo 'Traceback ...' >&2; echo \"ModuleNotFoundError: No module named "
+                "'onnx'\" >&2; exit 1"};
+  co.iter_artifact = (tmp.path / "a.onnx").string();
+  auto oracle = make_check_oracle(co);
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = tmp.path / "r.onnx";
+  auto rep = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(rep) << rep.status().to_string();
+  EXPECT_EQ(rep->original_detail,
+            "exit code 1; last line of its stderr: ModuleNotFoundError: No module named 'onnx'");
+  bool noted = false;
+  for (const auto& n : rep->notes)
+    noted |= n.find("the oracle failed every one of the") != std::string::npos &&
+             n.find("ModuleNotFoundError") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A check that passes some candidates gets no such note.
+  co.command = both_ops_check("Cos", "Erf");
+  auto good = make_check_oracle(co);
+  auto rep2 = reduce_model(o, **good, ro);
+  ASSERT_TRUE(rep2);
+  for (const auto& n : rep2->notes)
+    EXPECT_EQ(n.find("the oracle failed every one"), std::string::npos) << n;
+}
+
+TEST(CheckOracle, LastLineIsTrimmedAndCut) {
+  EXPECT_EQ(last_line("a\n  b c  \n\n"), "b c");
+  EXPECT_EQ(last_line(" \n\t"), "");
+  EXPECT_EQ(last_line("only"), "only");
+  EXPECT_EQ(last_line(std::string(200, 'x'), 10), "xxxxxxxxxx...");
+}
+
 TEST(CheckOracle, TimeoutsCountAsTheUserSays) {
   TempDir tmp;
   Original o = prepared(parse_text_model(kTwoBranches));
