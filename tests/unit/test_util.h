@@ -114,8 +114,9 @@ inline std::vector<double> values(const Tensor& t) {
 }
 
 /// Expects `t` to have `shape` and values close to `expected` (|a-b| <= atol + rtol*|b|).
-inline void expect_tensor_near(const Tensor& t, const Shape& shape, const std::vector<double>& expected,
-                               double atol = 1e-5, double rtol = 1e-5) {
+inline void expect_tensor_near(const Tensor& t, const Shape& shape,
+                               const std::vector<double>& expected, double atol = 1e-5,
+                               double rtol = 1e-5) {
   ASSERT_EQ(shape_to_string(t.shape()), shape_to_string(shape));
   ASSERT_EQ(static_cast<size_t>(t.numel()), expected.size());
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -124,7 +125,8 @@ inline void expect_tensor_near(const Tensor& t, const Shape& shape, const std::v
       EXPECT_TRUE(std::isnan(a)) << "element " << i;
       continue;
     }
-    EXPECT_LE(std::abs(a - b), atol + rtol * std::abs(b)) << "element " << i << ": " << a << " vs " << b;
+    EXPECT_LE(std::abs(a - b), atol + rtol * std::abs(b))
+        << "element " << i << ": " << a << " vs " << b;
   }
 }
 
@@ -137,14 +139,15 @@ struct CliResult {
 
 /// Runs the onnxdbg binary of this build with `args` (a shell command line: quote paths with
 /// spaces) in folder `dir` (the test's current folder when empty). With `merge_stderr`, stderr
-/// goes to `out` in the order written (2>&1); otherwise it is captured apart in `err`.
+/// goes to `out` in the order written (2>&1); otherwise it is captured apart in `err`. `env`, when
+/// given, is put before the command ("TMPDIR=/x ": variable assignments ending in a space).
 inline CliResult run_cli(const std::string& args, const std::filesystem::path& dir = {},
-                         bool merge_stderr = false) {
+                         bool merge_stderr = false, const std::string& env = "") {
   static std::atomic<int> counter{0};
   const std::filesystem::path err_file =
       std::filesystem::temp_directory_path() /
       ("onnxdbg_cli_stderr_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  const std::string cmd = (dir.empty() ? "" : "cd '" + dir.string() + "' && ") +
+  const std::string cmd = (dir.empty() ? "" : "cd '" + dir.string() + "' && ") + env +
                           std::string(ONNXDBG_BINARY_DIR) + "/onnxdbg " + args +
                           (merge_stderr ? " 2>&1" : " 2>'" + err_file.string() + "'");
   CliResult r;

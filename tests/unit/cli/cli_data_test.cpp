@@ -24,26 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-CliResult run_cli(const std::string& args, const fs::path& dir) {
-  const std::string cmd = "cd " + dir.string() + " && " + std::string(ONNXDBG_BINARY_DIR) +
-                          "/onnxdbg " + args + " 2>" + (dir / "stderr.txt").string();
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  std::ifstream e(dir / "stderr.txt");
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
+using testing::CliResult;
+using testing::run_cli;
 
 const char* kModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>

@@ -66,9 +66,10 @@ TEST_F(CliLayerwise, DemoNamesSoftmaxAndWritesTheRepro) {
   }
 
   // The text report names it too, and the repro folder's test case fails on OpenCV alone.
-  r = run_cli("run demo.onnx --backends reference,onnxruntime,opencv --layerwise --isolate "
-              "--save-repro softmax_case",
-              dir_);
+  r = run_cli(
+      "run demo.onnx --backends reference,onnxruntime,opencv --layerwise --isolate "
+      "--save-repro softmax_case",
+      dir_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("first divergent node: #2 (Softmax), tensor 'probs', on opencv"),
             std::string::npos)

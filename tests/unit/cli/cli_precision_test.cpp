@@ -18,26 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-CliResult run_cli(const std::string& args, const fs::path& dir, const std::string& env = "") {
-  const std::string cmd = "cd " + dir.string() + " && " + env + std::string(ONNXDBG_BINARY_DIR) +
-                          "/onnxdbg " + args + " 2>" + (dir / "stderr.txt").string();
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  std::ifstream e(dir / "stderr.txt");
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  return r;
-}
+using testing::CliResult;
+using testing::run_cli;
 
 // big = x * 1000 is in float16's range; huge = big * 1000 is not (3e6 for x = 3).
 const char* kModel = R"(
@@ -84,7 +66,7 @@ TEST_F(CliPrecision, NamesTheOverflowPointAndFails) {
   fs::create_directories(dir_ / "tmp");
   auto j =
       run_cli("run m.onnx --backends reference,onnxruntime:precision=fp16 --val-range [1,3] --json",
-              dir_, "TMPDIR=" + (dir_ / "tmp").string() + " ");
+              dir_, false, "TMPDIR=" + (dir_ / "tmp").string() + " ");
   EXPECT_EQ(j.exit_code, 1) << j.out << j.err;
   const auto json = nlohmann::json::parse(j.out);
   ASSERT_EQ(json["fp16_overflows"].size(), 1u);
