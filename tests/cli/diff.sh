@@ -6,7 +6,7 @@ bin=$1
 data=/usr/share/libonnx-testdata/data/node
 [ -d "$data" ] || { echo "SKIP: libonnx-testdata not installed"; exit 0; }
 fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1 (last exit status ${rc:-none})"; fail=1; fi; }
 
 out=$("$bin" diff "$data/test_add/model.onnx" "$data/test_add/model.onnx"); rc=$?
 check "a model against itself: exit 0, same graph" '[ $rc -eq 0 ] && echo "$out" | grep -q "have the same graph"'
