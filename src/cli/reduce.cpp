@@ -205,6 +205,7 @@ int reduce_command(const ReduceArgs& a) {
     bo.error_stat = *stat;
     bo.fail_regex = a.fail_regex;
     bo.work_dir = tmp.path;
+    bo.jobs = a.jobs;
     if (original.golden.empty())
       return report_error(invalid_argument(
           "built-in oracles feed candidates the golden values of the reference, which cannot run "
@@ -380,7 +381,10 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
                   "inputs, attributes, initializers; repeated while nodes shrink)")
       ->capture_default_str();
   cmd->add_option("--strategies", args->strategies, strategies_help);
-  cmd->add_option("-j,--jobs", args->jobs, "Check commands run at once")->capture_default_str();
+  cmd->add_option("-j,--jobs", args->jobs,
+                  "Candidates tested at once (check commands, or built-in oracle runs on "
+                  "their own threads and workers)")
+      ->capture_default_str();
   cmd->add_option("--artifacts", args->artifacts,
                   "Keep every candidate in DIR/good and DIR/bad as iter_<N>.onnx");
   cmd->add_option("--min-good", args->min_good,

@@ -6,6 +6,7 @@
 
 #include "reduce/oracle.h"
 #include "reference/interpreter.h"
+#include "runner/precision.h"
 
 namespace onnxdbg::reduce {
 
@@ -46,14 +47,16 @@ class BuiltinOracle : public Oracle {
     return s;
   }
 
-  Expected<OracleVerdict> test(const BuiltCandidate& c, int /*slot*/) override {
+  int max_parallel() const override { return std::max(1, o_.jobs); }
+
+  Expected<OracleVerdict> test(const BuiltCandidate& c, int slot) override {
     if (c.feeds.empty() && !c.inputs.empty())
       return internal_error("candidate without input values reached the built-in oracle");
     // One session per backend and candidate; samples run in the same session.
     std::vector<std::vector<TensorMap>> outputs(backends_.size());
     for (size_t b = 0; b < backends_.size(); ++b) {
       std::string error;
-      auto st = run_backend(b, c, outputs[b], error);
+      auto st = run_backend(b, c, slot, outputs[b], error);
       if (!st) return st;
       if (!error.empty()) {
         OracleVerdict v;
@@ -110,16 +113,18 @@ class BuiltinOracle : public Oracle {
     return p == std::string::npos ? s : s.substr(0, p);
   }
 
-  // Runs every sample of `c` on backend b. A backend failure goes to `error` (a verdict);
-  // only trouble of our own (cannot write the candidate) is a Status.
-  Status run_backend(size_t b, const BuiltCandidate& c, std::vector<TensorMap>& out,
+  // Runs every sample of `c` on backend b (from job `slot`). A backend failure goes to `error`
+  // (a verdict); only trouble of our own (cannot write the candidate) is a Status.
+  Status run_backend(size_t b, const BuiltCandidate& c, int slot, std::vector<TensorMap>& out,
                      std::string& error) {
     const size_t samples = std::max<size_t>(1, c.feeds.size());
     out.assign(samples, {});
     const TensorMap empty;
     auto feed = [&](size_t s) -> const TensorMap& { return c.feeds.empty() ? empty : c.feeds[s]; };
-    if (o_.backends[b].name == "reference") {
-      if (!c.golden_outputs.empty() && o_.backends[b].options.empty()) {
+    // The plain reference runs in this process; a reference with options (precision, ...) and
+    // the isolated backends load the candidate from a file, as `run` does.
+    if (o_.backends[b].name == "reference" && o_.backends[b].options.empty()) {
+      if (!c.golden_outputs.empty()) {
         out = c.golden_outputs;
         return Status::ok();
       }
@@ -138,13 +143,25 @@ class BuiltinOracle : public Oracle {
       }
       return Status::ok();
     }
-    const std::filesystem::path path = o_.work_dir / "candidate.onnx";
+    const std::filesystem::path dir = o_.work_dir / ("job" + std::to_string(slot));
+    std::filesystem::path path = dir / "candidate.onnx";
     {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
       std::ofstream f(path, std::ios::binary | std::ios::trunc);
       f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
       if (!f.good())
         return invalid_argument("cannot write the candidate to '" + path.string() +
                                 "' (disk full or no permission?)");
+    }
+    if (o_.backends[b].option("precision") == "fp16") {
+      // The candidate converted as `run` converts the model (float32 inputs and outputs kept).
+      auto fp16 = write_fp16_model(path, dir);
+      if (!fp16) {
+        error = fp16.status().to_string();
+        return Status::ok();
+      }
+      path = *fp16;
     }
     auto session = backends_[b]->load(path);
     if (!session) {
@@ -179,7 +196,8 @@ Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& opti
   ODB_ASSIGN_OR_RETURN(std::vector<std::regex> regexes, compile_fail_regexes(options.fail_regex));
   std::vector<std::unique_ptr<Backend>> backends;
   for (const auto& spec : options.backends) {
-    ODB_ASSIGN_OR_RETURN(auto b, create_backend(spec));
+    if (auto precision = spec_precision(spec); !precision) return precision.status();
+    ODB_ASSIGN_OR_RETURN(auto b, create_backend(without_precision(spec)));
     backends.push_back(std::move(b));
   }
   return std::unique_ptr<Oracle>(

@@ -94,6 +94,9 @@ struct BuiltinOptions {
   ErrorStat error_stat = ErrorStat::kElemwise;
   std::vector<std::string> fail_regex;  ///< kError: the error text must match one of these
   std::filesystem::path work_dir;       ///< where candidates are written for isolated backends
+  /// -j: candidates tested at once, each on its own thread with its own sessions (and its own
+  /// candidate file in work_dir, so isolated backends' workers run side by side).
+  int jobs = 1;
 };
 
 /// Makes a built-in oracle. Backends are created once; isolated ones (onnxruntime, opencv) load

@@ -445,15 +445,63 @@ TEST(Reduce, BuiltInMismatchOracleFindsTheSoftmaxOpenCvGetsWrong) {
   bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("opencv")};
   bo.tolerance.default_tol = {1e-4, 1e-3};
   bo.work_dir = tmp.path;
-  auto oracle = make_builtin_oracle(bo);
-  ASSERT_TRUE(oracle) << oracle.status().to_string();
-  ReduceOptions ro;
-  ro.strategies = *strategies_for_mode("full");
-  ro.reducer.output = tmp.path / "r.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
-  ASSERT_TRUE(rep) << rep.status().to_string();
-  ASSERT_TRUE(rep->original_fails) << rep->original_detail;
-  EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
+  for (int jobs : {1, 2}) {
+    SCOPED_TRACE("jobs " + std::to_string(jobs));
+    bo.jobs = jobs;  // two OpenCV workers side by side, each on its own candidate file
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle) << oracle.status().to_string();
+    EXPECT_EQ((*oracle)->max_parallel(), jobs);
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode("full");
+    ro.reducer.output = tmp.path / "r.onnx";
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    ASSERT_TRUE(rep->original_fails) << rep->original_detail;
+    EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
+  }
+}
+
+TEST(Reduce, Float16PrecisionIsHonouredByTheBuiltInOracle) {
+  // x * 1000 * 1000 leaves float16's range (65504) for x in [1, 3]: on a backend with
+  // precision=fp16 the candidate is converted as `run` converts the model, so the mismatch is
+  // seen and reduced to the one node whose value overflows (the Mul, or the Div fed the frozen
+  // overflowing value); a reference that ignored the option would see no mismatch at all.
+  TempDir tmp;
+  Original o = prepared(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,3] x) => (float[1,3] y)
+<float k = {1000.0}, float m = {1000000.0}>
+{
+  a = Relu(x)
+  big = Mul(a, k)
+  huge = Mul(big, k)
+  z = Div(huge, m)
+  y = Neg(z)
+})"));
+  for (const char* backend : {"reference:precision=fp16", "onnxruntime:precision=fp16"}) {
+    SCOPED_TRACE(backend);
+    BuiltinOptions bo;
+    bo.fail_on = {FailOn::kMismatch};
+    bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse(backend)};
+    bo.tolerance.default_tol = {1e-2, 1e-2};
+    bo.work_dir = tmp.path;
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle) << oracle.status().to_string();
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode("full");
+    ro.reducer.output = tmp.path / "r.onnx";
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    ASSERT_TRUE(rep->original_fails) << rep->original_detail;
+    ASSERT_EQ(rep->kept_op_types.size(), 1u);
+    EXPECT_TRUE(rep->kept_op_types[0] == "Mul" || rep->kept_op_types[0] == "Div")
+        << rep->kept_op_types[0];
+  }
+  BuiltinOptions bad;
+  bad.fail_on = {FailOn::kMismatch};
+  bad.backends = {*BackendSpec::parse("reference"),
+                  *BackendSpec::parse("reference:precision=int8")};
+  EXPECT_FALSE(make_builtin_oracle(bad));
 }
 
 TEST(Reduce, ACandidateThatCrashesTheBackendIsAVerdictNotACrash) {
