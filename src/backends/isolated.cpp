@@ -96,6 +96,25 @@ std::optional<int> wait_for_exit(pid_t pid, Clock::duration limit) {
   }
 }
 
+/// Our environment, plus glibc's malloc tunable that puts large allocations on transparent huge
+/// pages (unless GLIBC_TUNABLES already sets it): the backends allocate hundreds of megabytes of
+/// outputs in a layerwise run, and 4 KiB page faults would dominate its time.
+std::vector<std::string> worker_environment() {
+  std::vector<std::string> env;
+  bool tunables = false;
+  for (char** e = environ; e && *e; ++e) {
+    std::string v = *e;
+    if (v.rfind("GLIBC_TUNABLES=", 0) == 0) {
+      tunables = true;
+      if (v.find("glibc.malloc.hugetlb") == std::string::npos)
+        v += (v.size() > 15 ? ":" : "") + std::string("glibc.malloc.hugetlb=1");
+    }
+    env.push_back(std::move(v));
+  }
+  if (!tunables) env.push_back("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+  return env;
+}
+
 /// One onnxdbg-worker process and its pipes.
 class WorkerProcess {
  public:
@@ -167,7 +186,11 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string&
 
   std::string arg0 = exe, arg1 = backend;
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  const int rc = posix_spawn(&w->pid_, exe.c_str(), &actions, &attr, argv, environ);
+  std::vector<std::string> env_text = worker_environment();
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  const int rc = posix_spawn(&w->pid_, exe.c_str(), &actions, &attr, argv, env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(child_in);
@@ -328,8 +351,7 @@ class IsolatedSession : public Session {
     result.outputs = std::move(reply.tensors);
     result.run_seconds = reply.header.value("run_seconds", 0.0);
     result.peak_rss_bytes = reply.header.value("peak_rss_bytes", int64_t{0});
-    result.not_observed =
-        reply.header.value("not_observed", std::map<std::string, std::string>{});
+    result.not_observed = reply.header.value("not_observed", std::map<std::string, std::string>{});
     return result;
   }
 
