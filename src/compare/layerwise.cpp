@@ -326,17 +326,23 @@ class Runner {
         progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
                              bi + 1, batches_.size(), batch.end - batch.begin,
                              memory_size_string(batch.bytes)));
-        Expected<RunResult> got =
-            observing[k] ? observing[k]->run_observing(inputs_, batch_names(batch))
-                         : run_with_outputs(specs[k], *backends[k], batch, bi, plain_nodes[k]);
-        if (!got) {
-          fail(k, got.status());
-          continue;
+        // Extra outputs: at most max_extra_outputs per run, while the golden values are held.
+        const size_t step =
+            observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
+        for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
+          const Batch part{begin, std::min(batch.end, begin + step), 0};
+          Expected<RunResult> got =
+              observing[k] ? observing[k]->run_observing(inputs_, batch_names(part))
+                           : run_with_outputs(specs[k], *backends[k], part, plain_nodes[k]);
+          if (!got) {
+            fail(k, got.status());
+            break;
+          }
+          ++rep_.backends[k].batches;
+          progress(fmt::format("layerwise: comparing {} tensors of {}", part.end - part.begin,
+                               specs[k].to_string()));
+          compare_batch(k, part, golden, *got);
         }
-        ++rep_.backends[k].batches;
-        progress(fmt::format("layerwise: comparing {} tensors of {}", batch.end - batch.begin,
-                             specs[k].to_string()));
-        compare_batch(k, batch, golden, *got);
       }
       // While the batch's golden values are held, its divergent nodes whose inputs are all
       // among them are isolated without another reference run.
@@ -462,7 +468,8 @@ class Runner {
 
   /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`.
   Expected<RunResult> run_with_outputs(const BackendSpec& spec, Backend& backend,
-                                       const Batch& batch, size_t bi, int64_t plain_nodes) {
+                                       const Batch& batch, int64_t plain_nodes) {
+    const size_t bi = static_cast<size_t>(rep_.backends[current_backend(spec)].batches);
     onnx::ModelProto m = model_.proto;
     std::set<std::string> outputs;
     for (const auto& o : m.graph().output()) outputs.insert(o.name());

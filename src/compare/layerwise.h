@@ -20,6 +20,12 @@
 
 namespace onnxdbg {
 
+/// Default LayerwiseOptions::max_extra_outputs. ONNX Runtime's cost per run grows faster than
+/// linearly with the number of graph outputs (each one is kept out of its memory planning and
+/// fusions, and copied out): on PP-OCRv4 det at 640x640 (330 intermediate tensors), one run with
+/// all of them costs more than several runs with a share each. Measured with bench/layerwise.sh.
+inline constexpr size_t kLayerwiseMaxExtraOutputs = 100;
+
 struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
   ErrorStat error_stat = ErrorStat::kElemwise;
@@ -27,6 +33,10 @@ struct LayerwiseOptions {
   /// sized so that its golden values plus one backend's copy, as it is received and decoded,
   /// fit: batch bytes <= memory_budget / kLayerwiseCopies.
   uint64_t memory_budget = uint64_t{2} << 30;
+  /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
+  /// tensors is asked for in several runs of the model (no extra reference run: the batch's
+  /// golden values are held meanwhile). See kLayerwiseMaxExtraOutputs.
+  size_t max_extra_outputs = kLayerwiseMaxExtraOutputs;
   bool isolate = false;  ///< re-run each divergent node alone (--isolate)
   /// Folder for the temporary models (created and removed); default: the system temp folder.
   std::filesystem::path temp_dir;

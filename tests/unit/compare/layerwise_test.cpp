@@ -159,6 +159,19 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
   EXPECT_EQ(r->tensors[r->first->tensor].name, "probs");
 }
 
+TEST_F(Layerwise, ExtraOutputsAreCappedPerRunWithoutMoreReferenceRuns) {
+  LoadedModel m = write(kDemo, "demo.onnx");
+  LayerwiseOptions opt;
+  opt.max_extra_outputs = 1;  // one extra output per ONNX Runtime run
+  auto r = run_layerwise(m, {{"onnxruntime", {}}}, inputs(m), opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->backends[0].batches, 4);
+  EXPECT_EQ(r->reference_runs, 1);  // one memory batch: its golden values serve every run
+  EXPECT_EQ(r->comparisons.size(), 4u);
+  EXPECT_EQ(r->backends[0].observed, 4);
+  EXPECT_EQ(r->backends[0].failed, 0);
+}
+
 TEST_F(Layerwise, IsolationUsesTheBatchGoldenValuesAndBatchingKeepsTheAnswer) {
   LoadedModel m = write(kDemo, "demo.onnx");
   const TensorMap in = inputs(m);
