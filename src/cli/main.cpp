@@ -21,16 +21,21 @@ int report_error(const Status& st) {
 
 namespace {
 
-/// Re-executes onnxdbg once with glibc's malloc tunable that puts large allocations on
-/// transparent huge pages (unless GLIBC_TUNABLES already names it; glibc reads tunables only at
-/// startup). Tensors of hundreds of megabytes are allocated and freed in a run, above all with
-/// --layerwise, and with 4 KiB pages the kernel's page faults and zeroing took about a third of
-/// its CPU time (bench/layerwise.sh). Returns only when it does not re-execute.
+/// Re-executes onnxdbg once with glibc's malloc tunables that put large allocations on
+/// transparent huge pages and keep freed memory for reuse instead of returning it to the kernel
+/// (unless GLIBC_TUNABLES already names hugetlb; glibc reads tunables only at startup). Tensors
+/// of hundreds of megabytes are allocated and freed in a run, above all with --layerwise, and
+/// the kernel's page faults and zeroing of fresh pages took about a third of its CPU time
+/// (bench/layerwise.sh). The worker gets the same (backends/isolated.cpp). Returns only when it
+/// does not re-execute.
 void reexec_with_huge_pages(char** argv) {
   const char* t = std::getenv("GLIBC_TUNABLES");
   std::string tunables = t ? t : "";
   if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;
-  tunables += (tunables.empty() ? "" : ":") + std::string("glibc.malloc.hugetlb=1");
+  tunables += (tunables.empty() ? "" : ":") +
+              std::string(
+                  "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+                  "glibc.malloc.trim_threshold=4294967296");
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
   execv("/proc/self/exe", argv);  // on failure, go on as we are
 }
