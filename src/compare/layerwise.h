@@ -20,11 +20,14 @@
 
 namespace onnxdbg {
 
-/// Default LayerwiseOptions::max_extra_outputs. ONNX Runtime's cost per run grows faster than
-/// linearly with the number of graph outputs (each one is kept out of its memory planning and
-/// fusions, and copied out): on PP-OCRv4 det at 640x640 (330 intermediate tensors), one run with
-/// all of them costs more than several runs with a share each. Measured with bench/layerwise.sh.
-inline constexpr size_t kLayerwiseMaxExtraOutputs = 100;
+/// Default LayerwiseOptions::max_extra_outputs. Each ONNX Runtime run with extra outputs costs a
+/// whole inference, but one run with very many outputs costs more than several with a share each
+/// (the outputs are kept out of ORT's memory planning and fusions, and all of them are copied and
+/// held at once). bench/layerwise.sh on PP-OCRv4 det at 640x640 (330 intermediate tensors), CPU
+/// seconds of `run --layerwise --isolate` at --layerwise-memory 2GiB (one memory batch):
+/// 330 per run 8.3 / 6.5, 150: 3.2 / 3.5, 100: 4.6 / 4.1, 60: 4.1 / 4.3; at 768MiB (batches of
+/// ~110 tensors) 150 and 330 are the same, 100 and 60 cost 0.3-0.9 s more.
+inline constexpr size_t kLayerwiseMaxExtraOutputs = 150;
 
 struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
