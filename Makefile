@@ -37,6 +37,7 @@ bench: build models
 	@node bench/viewer.js $(BUILD) $(MODELS)
 	@bash bench/reduce.sh $(BUILD) $(MODELS)
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
+	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 
 clean:
 	rm -rf $(BUILD) out

@@ -1,6 +1,8 @@
 // Isolated backends: each Session owns one onnxdbg-worker process, spawned with its stdin and
 // stdout as the request/reply pipes and its stderr in an unlinked temp file (read back on a
-// crash). Every wait has a deadline; a worker that dies or hangs becomes a kBackendError.
+// crash). Every wait has a deadline; a worker that dies or hangs becomes a kBackendError. A
+// worker whose session ended cleanly waits in a pool for the next load of the same backend
+// (layerwise runs load dozens of models); one that crashed, hung or misbehaved never returns.
 #include "backends/isolated.h"
 
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -96,6 +100,32 @@ std::optional<int> wait_for_exit(pid_t pid, Clock::duration limit) {
   }
 }
 
+/// glibc malloc tunables for the worker: large allocations on transparent huge pages, and freed
+/// memory (up to 32 MiB blocks from the heap, not mmap; no trimming below 4 GiB) kept for reuse by
+/// the next run or load instead of being returned to the kernel and zeroed again: the backends
+/// allocate hundreds of megabytes of outputs in a layerwise run, and page faults and zeroing
+/// would dominate its time. onnxdbg's main() sets the same for itself.
+constexpr const char* kMallocTunables =
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+    "glibc.malloc.trim_threshold=4294967296";
+
+/// Our environment, plus kMallocTunables unless GLIBC_TUNABLES already sets hugetlb.
+std::vector<std::string> worker_environment() {
+  std::vector<std::string> env;
+  bool tunables = false;
+  for (char** e = environ; e && *e; ++e) {
+    std::string v = *e;
+    if (v.rfind("GLIBC_TUNABLES=", 0) == 0) {
+      tunables = true;
+      if (v.find("glibc.malloc.hugetlb") == std::string::npos)
+        v += (v.size() > 15 ? ":" : "") + std::string(kMallocTunables);
+    }
+    env.push_back(std::move(v));
+  }
+  if (!tunables) env.push_back(std::string("GLIBC_TUNABLES=") + kMallocTunables);
+  return env;
+}
+
 /// One onnxdbg-worker process and its pipes.
 class WorkerProcess {
  public:
@@ -108,6 +138,15 @@ class WorkerProcess {
   /// the step for messages ("loading the model"). A reply with ok=false gives the worker's Status.
   Expected<worker::Frame> call(const nlohmann::json& header, const TensorMap& tensors,
                                double timeout_s, const std::string& doing);
+  /// Whether the worker may serve another request: no crash, hang or protocol error seen, and
+  /// the process has not exited meanwhile.
+  bool usable() {
+    if (!gone_.is_ok() || pid_ <= 0) return false;
+    int status = 0;
+    return waitpid(pid_, &status, WNOHANG) == 0;
+  }
+  /// The pool's key: the executable and the backend it runs.
+  std::string pool_key() const { return exe_ + '\n' + backend_; }
 
  private:
   explicit WorkerProcess(std::string backend) : backend_(std::move(backend)) {}
@@ -120,6 +159,7 @@ class WorkerProcess {
   std::string with_stderr(std::string message) const;
 
   std::string backend_;
+  std::string exe_;
   pid_t pid_ = -1;
   int to_ = -1;    // requests: our write end of the worker's stdin
   int from_ = -1;  // replies: our read end of the worker's stdout
@@ -130,6 +170,7 @@ class WorkerProcess {
 Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string& backend) {
   ODB_ASSIGN_OR_RETURN(const std::string exe, find_worker_executable());
   std::unique_ptr<WorkerProcess> w(new WorkerProcess(backend));
+  w->exe_ = exe;
 
   int req[2], rep[2];
   if (pipe2(req, O_CLOEXEC) != 0)
@@ -167,7 +208,11 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string&
 
   std::string arg0 = exe, arg1 = backend;
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  const int rc = posix_spawn(&w->pid_, exe.c_str(), &actions, &attr, argv, environ);
+  std::vector<std::string> env_text = worker_environment();
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  const int rc = posix_spawn(&w->pid_, exe.c_str(), &actions, &attr, argv, env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(child_in);
@@ -305,10 +350,60 @@ Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const 
   return reply;
 }
 
+/// Idle workers, one per backend name at most, kept until the next load or the end of onnxdbg
+/// (their pipes close and they exit). Reusing one saves starting a process, loading the
+/// third-party libraries and faulting in fresh memory for every model a layerwise run loads.
+class WorkerPool {
+ public:
+  /// An idle worker for `backend` (of the executable find_worker_executable names now), or a
+  /// new one.
+  static Expected<std::unique_ptr<WorkerProcess>> take(const std::string& backend) {
+    ODB_ASSIGN_OR_RETURN(const std::string exe, find_worker_executable());
+    std::unique_ptr<WorkerProcess> w;
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      auto it = idle().find(exe + '\n' + backend);
+      if (it != idle().end()) {
+        w = std::move(it->second);
+        idle().erase(it);
+      }
+    }
+    if (w && w->usable()) return w;
+    return WorkerProcess::spawn(backend);
+  }
+  /// Keeps `w` for the next take() when it is usable and no other worker of its kind waits.
+  static void give_back(std::unique_ptr<WorkerProcess> w) {
+    if (!w || !w->usable()) return;
+    std::lock_guard<std::mutex> lock(mutex());
+    const std::string key = w->pool_key();
+    idle().try_emplace(key, std::move(w));
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<std::string, std::unique_ptr<WorkerProcess>>& idle() {
+    static std::map<std::string, std::unique_ptr<WorkerProcess>> workers;
+    return workers;
+  }
+};
+
+/// How long an idle worker gets to drop its session before it is killed instead of pooled.
+constexpr double kUnloadTimeoutSeconds = 10;
+
 class IsolatedSession : public Session {
  public:
   IsolatedSession(std::unique_ptr<WorkerProcess> w, SessionInfo info, double run_timeout_s)
       : worker_(std::move(w)), info_(std::move(info)), run_timeout_s_(run_timeout_s) {}
+  ~IsolatedSession() override {
+    if (worker_ && worker_->usable() &&
+        worker_->call({{"type", "unload"}}, {}, kUnloadTimeoutSeconds, "unloading the model"))
+      WorkerPool::give_back(std::move(worker_));
+  }
+  IsolatedSession(const IsolatedSession&) = delete;
+  IsolatedSession& operator=(const IsolatedSession&) = delete;
   const SessionInfo& info() const override { return info_; }
 
   Expected<RunResult> run(const TensorMap& inputs) override { return run_observing(inputs, {}); }
@@ -328,8 +423,7 @@ class IsolatedSession : public Session {
     result.outputs = std::move(reply.tensors);
     result.run_seconds = reply.header.value("run_seconds", 0.0);
     result.peak_rss_bytes = reply.header.value("peak_rss_bytes", int64_t{0});
-    result.not_observed =
-        reply.header.value("not_observed", std::map<std::string, std::string>{});
+    result.not_observed = reply.header.value("not_observed", std::map<std::string, std::string>{});
     return result;
   }
 
@@ -348,10 +442,11 @@ class IsolatedBackend : public Backend {
 
   std::string describe() const override {
     if (!description_) {
-      auto w = WorkerProcess::spawn(spec_.name);
+      auto w = WorkerPool::take(spec_.name);
       Expected<worker::Frame> reply =
           w ? (*w)->call(request("describe"), {}, options_.load_timeout_seconds, "starting")
             : Expected<worker::Frame>(w.status());
+      if (w) WorkerPool::give_back(std::move(*w));
       description_ = reply ? reply->header.value("describe", spec_.name)
                            : spec_.name + " (unavailable: " + reply.status().message() + ")";
     }
@@ -359,14 +454,19 @@ class IsolatedBackend : public Backend {
   }
 
   Expected<std::unique_ptr<Session>> load(const fs::path& model_path) override {
-    ODB_ASSIGN_OR_RETURN(auto w, WorkerProcess::spawn(spec_.name));
+    ODB_ASSIGN_OR_RETURN(auto w, WorkerPool::take(spec_.name));
     std::error_code ec;
     const fs::path absolute = fs::absolute(model_path, ec);
     nlohmann::json req = request("load");
     req["model"] = (ec ? model_path : absolute).string();
-    ODB_ASSIGN_OR_RETURN(worker::Frame reply,
-                         w->call(req, {}, options_.load_timeout_seconds, "loading the model"));
-    SessionInfo info = worker::info_from_json(reply.header.value("info", nlohmann::json::object()));
+    Expected<worker::Frame> reply =
+        w->call(req, {}, options_.load_timeout_seconds, "loading the model");
+    if (!reply) {
+      WorkerPool::give_back(std::move(w));  // refused the model but still well: kept
+      return reply.status();
+    }
+    SessionInfo info =
+        worker::info_from_json(reply->header.value("info", nlohmann::json::object()));
     return std::unique_ptr<Session>(
         new IsolatedSession(std::move(w), std::move(info), options_.run_timeout_seconds));
   }

@@ -191,8 +191,9 @@ IoOutcome read_frame(int fd, Frame* frame, Deadline deadline) {
       }
       left -= bytes;
       if (entry.contains("dtype")) {  // raw bytes of a numeric tensor, read in place
-        auto t = Tensor::make(static_cast<DType>(entry.at("dtype").get<int>()),
-                              entry.at("shape").get<Shape>());
+        // Uninitialised: every byte is read from the pipe next.
+        auto t = Tensor::make_uninitialized(static_cast<DType>(entry.at("dtype").get<int>()),
+                                            entry.at("shape").get<Shape>());
         if (!t || t->dtype() == DType::kString || t->nbytes() != bytes) {
           return {IoResult::kError, "malformed frame: tensor '" + name + "' has a bad size"};
         }

@@ -18,8 +18,10 @@
 //                                                         + output tensors
 // "observe" (optional) names intermediate tensors to read too (Session::run_observing); the reply
 // then carries "not_observed": {NAME: REASON} for those the backend could not give.
-// A failed request answers {"ok":false,"status":{Status}}. The worker serves one load and any
-// number of runs, and exits when its input pipe closes.
+//   {"type":"unload"}                                    -> {"ok":true}
+// A failed request answers {"ok":false,"status":{Status}}. The worker holds one session at a
+// time: a load (after any number of runs) replaces the previous session, "unload" drops it so
+// an idle worker can wait for the next load. It exits when its input pipe closes.
 #pragma once
 
 #include <chrono>

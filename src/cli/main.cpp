@@ -1,8 +1,12 @@
 // onnxdbg CLI entry point: registers every subcommand and turns uncaught errors into one sentence.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -15,10 +19,35 @@ int report_error(const Status& st) {
 
 }  // namespace onnxdbg::cli
 
+namespace {
+
+/// Re-executes onnxdbg once with glibc's malloc tunables that put large allocations on
+/// transparent huge pages and keep freed memory for reuse instead of returning it to the kernel
+/// (unless GLIBC_TUNABLES already names hugetlb; glibc reads tunables only at startup). Tensors
+/// of hundreds of megabytes are allocated and freed in a run, above all with --layerwise, and
+/// the kernel's page faults and zeroing of fresh pages took about a third of its CPU time
+/// (bench/layerwise.sh). The worker gets the same (backends/isolated.cpp). Returns only when it
+/// does not re-execute.
+void reexec_with_huge_pages(char** argv) {
+  const char* t = std::getenv("GLIBC_TUNABLES");
+  std::string tunables = t ? t : "";
+  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  tunables += (tunables.empty() ? "" : ":") +
+              std::string(
+                  "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+                  "glibc.malloc.trim_threshold=4294967296");
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);  // on failure, go on as we are
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  reexec_with_huge_pages(argv);
   using namespace onnxdbg::cli;
-  CLI::App app{"onnxdbg: debug ONNX models. Inspect them, run them on several backends and "
-               "compare the outputs, and find where backends disagree."};
+  CLI::App app{
+      "onnxdbg: debug ONNX models. Inspect them, run them on several backends and "
+      "compare the outputs, and find where backends disagree."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "onnxdbg 0.1.0");
   CommandContext ctx;

@@ -44,9 +44,8 @@ class TempDir {
     if (ec) base = "/tmp";
     std::string templ = (base / "onnxdbg-layerwise-XXXXXX").string();
     if (!mkdtemp(templ.data())) {
-      return invalid_argument(
-          fmt::format("cannot create a temporary folder in '{}' for the layerwise models",
-                      base.string()));
+      return invalid_argument(fmt::format(
+          "cannot create a temporary folder in '{}' for the layerwise models", base.string()));
     }
     TempDir d;
     d.path_ = templ;
@@ -148,8 +147,8 @@ Expected<onnx::ModelProto> nodes_model(const LoadedModel& model, const std::vect
       } else if (v != values.end()) {
         set_tensor_type(mg->add_input(), name, v->second.dtype(), &v->second.shape());
       } else {
-        return internal_error(fmt::format("no golden value for '{}', read by node {}", name,
-                                          node_label(node, idx)));
+        return internal_error(
+            fmt::format("no golden value for '{}', read by node {}", name, node_label(node, idx)));
       }
     }
     auto* copy = mg->add_node();
@@ -232,10 +231,10 @@ class GoldenSource {
     TensorMap out;
     for (const auto& n : names)
       if (auto it = inputs_->find(n); it != inputs_->end()) out[n] = it->second;
-    ODB_RETURN_IF_ERROR(run([&](const onnx::NodeProto&, size_t, const std::string& tensor,
-                                const Tensor& value) {
-      if (names.count(tensor)) out[tensor] = value;
-    }));
+    ODB_RETURN_IF_ERROR(
+        run([&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
+          if (names.count(tensor)) out[tensor] = value;
+        }));
     return out;
   }
   int runs() const { return runs_; }
@@ -327,24 +326,34 @@ class Runner {
         progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
                              bi + 1, batches_.size(), batch.end - batch.begin,
                              memory_size_string(batch.bytes)));
-        Expected<RunResult> got =
-            observing[k] ? observing[k]->run_observing(inputs_, batch_names(batch))
-                         : run_with_outputs(specs[k], *backends[k], batch, bi, plain_nodes[k]);
-        if (!got) {
-          fail(k, got.status());
-          continue;
+        // Extra outputs: at most max_extra_outputs per run, while the golden values are held.
+        const size_t step =
+            observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
+        for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
+          const Batch part{begin, std::min(batch.end, begin + step), 0};
+          Expected<RunResult> got =
+              observing[k] ? observing[k]->run_observing(inputs_, batch_names(part))
+                           : run_with_outputs(specs[k], *backends[k], part, plain_nodes[k]);
+          if (!got) {
+            fail(k, got.status());
+            break;
+          }
+          ++rep_.backends[k].batches;
+          progress(fmt::format("layerwise: comparing {} tensors of {}", part.end - part.begin,
+                               specs[k].to_string()));
+          compare_batch(k, part, golden, *got);
         }
-        ++rep_.backends[k].batches;
-        progress(fmt::format("layerwise: comparing {} tensors of {}", batch.end - batch.begin,
-                             specs[k].to_string()));
-        compare_batch(k, batch, golden, *got);
       }
+      // While the batch's golden values are held, its divergent nodes whose inputs are all
+      // among them are isolated without another reference run.
+      if (opt_.isolate) isolate_ready(specs, backends, batch, golden);
     }
 
     if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, backends));
     pick_first_divergences();
     rep_.reference_runs = src_->runs();
     rep_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    rep_.peak_rss_bytes = peak_rss_bytes();
     src_ = nullptr;
     return Status::ok();
   }
@@ -370,7 +379,11 @@ class Runner {
     uint64_t too_big_bytes = 0;
     ODB_RETURN_IF_ERROR(src_->run([&](const onnx::NodeProto& node, size_t index,
                                       const std::string& name, const Tensor& value) {
-      if (node.op_type() == "Constant" && node.domain().empty()) return;
+      if (node.op_type() == "Constant" && node.domain().empty()) {
+        // Not compared, but isolated nodes may read it (model data: no budget of its own).
+        if (opt_.isolate) constants_[name] = value;
+        return;
+      }
       LayerTensor lt;
       lt.name = name;
       lt.node_index = index;
@@ -455,7 +468,8 @@ class Runner {
 
   /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`.
   Expected<RunResult> run_with_outputs(const BackendSpec& spec, Backend& backend,
-                                       const Batch& batch, size_t bi, int64_t plain_nodes) {
+                                       const Batch& batch, int64_t plain_nodes) {
+    const size_t bi = static_cast<size_t>(rep_.backends[current_backend(spec)].batches);
     onnx::ModelProto m = model_.proto;
     std::set<std::string> outputs;
     for (const auto& o : m.graph().output()) outputs.insert(o.name());
@@ -538,7 +552,7 @@ class Runner {
     // Nodes to isolate, per backend, in topological order.
     std::map<size_t, std::set<size_t>> by_node;  // node index -> backends
     for (const auto& c : rep_.comparisons) {
-      if (c.pass()) continue;
+      if (c.pass() || isolated_nodes_.count(rep_.tensors[c.tensor].node_index)) continue;
       by_node[rep_.tensors[c.tensor].node_index].insert(current_backend_name(c.backend));
     }
     if (by_node.empty()) return Status::ok();
@@ -598,28 +612,95 @@ class Runner {
         isolate_nodes(k, *backends[k], mine, golden, constants);
       }
       done += chunk.size();
-      // Chunks come in topological order: the first one with a node failing on its own holds
-      // the first divergent node; keep what its repro needs.
-      if (rep_.first_node_values.empty()) {
-        for (size_t idx : chunk) {
-          bool own_fail = false;
-          for (const auto& c : rep_.comparisons)
-            own_fail = own_fail || (c.own && !c.own->pass &&
-                                    rep_.tensors[c.tensor].node_index == idx);
-          if (!own_fail) continue;
-          const auto& node = g.node(static_cast<int>(idx));
-          std::vector<std::string> names = node_reads(node);
-          names.insert(names.end(), node.output().begin(), node.output().end());
-          for (const auto& n : names) {
-            if (auto it = golden.find(n); it != golden.end()) rep_.first_node_values[n] = it->second;
-            if (auto it = constants.find(n); it != constants.end())
-              rep_.first_node_values[n] = it->second;
-          }
-          break;
-        }
-      }
+      remember_first_node_values(chunk, golden, constants);
     }
     return Status::ok();
+  }
+
+  /// Keeps the golden values the earliest node of `chunk` failing on its own reads and writes,
+  /// when it comes before the node kept so far, so the repro needs no extra reference run.
+  void remember_first_node_values(const std::vector<size_t>& chunk, const TensorMap& golden,
+                                  const TensorMap& constants) {
+    const auto& g = model_.proto.graph();
+    for (size_t idx : chunk) {
+      if (first_values_node_ && *first_values_node_ <= idx) return;
+      bool own_fail = false;
+      for (const auto& c : rep_.comparisons)
+        own_fail = own_fail || (c.own && !c.own->pass && rep_.tensors[c.tensor].node_index == idx);
+      if (!own_fail) continue;
+      const auto& node = g.node(static_cast<int>(idx));
+      std::vector<std::string> names = node_reads(node);
+      names.insert(names.end(), node.output().begin(), node.output().end());
+      rep_.first_node_values.clear();
+      for (const auto& n : names) {
+        if (auto it = golden.find(n); it != golden.end()) rep_.first_node_values[n] = it->second;
+        if (auto it = constants.find(n); it != constants.end())
+          rep_.first_node_values[n] = it->second;
+        if (auto it = inputs_.find(n); it != inputs_.end()) rep_.first_node_values[n] = it->second;
+      }
+      first_values_node_ = idx;
+      return;
+    }
+  }
+
+  /// Golden values (not initializers) node `idx` reads and writes.
+  std::vector<std::string> node_values(size_t idx) const {
+    const auto& node = model_.proto.graph().node(static_cast<int>(idx));
+    std::vector<std::string> names;
+    for (const auto& n : node_reads(node))
+      if (!initializers_.count(n) || inputs_.count(n)) names.push_back(n);
+    for (const auto& o : node.output())
+      if (!o.empty()) names.push_back(o);
+    return names;
+  }
+
+  /// Isolates the divergent nodes of `batch` whose golden inputs and outputs are all in `golden`
+  /// (the batch's values), graph inputs or Constant outputs; the others wait for isolate().
+  /// The values are lent to the isolation model (moved out and back), not copied.
+  void isolate_ready(const std::vector<BackendSpec>& specs,
+                     const std::vector<std::unique_ptr<Backend>>& backends, const Batch& batch,
+                     TensorMap& golden) {
+    if (initializers_.empty())
+      for (const auto& t : model_.proto.graph().initializer()) initializers_.insert(t.name());
+    std::map<size_t, std::set<size_t>> by_node;  // node index -> backends
+    for (const auto& c : rep_.comparisons) {
+      if (c.pass() || c.tensor < batch.begin || c.tensor >= batch.end) continue;
+      by_node[rep_.tensors[c.tensor].node_index].insert(current_backend_name(c.backend));
+    }
+    std::vector<size_t> ready;
+    std::set<std::string> names;
+    for (const auto& [idx, ks] : by_node) {
+      if (isolated_nodes_.count(idx)) continue;
+      bool all = true;
+      for (const auto& n : node_values(idx))
+        all = all && (golden.count(n) || inputs_.count(n) || constants_.count(n));
+      if (!all) continue;
+      ready.push_back(idx);
+      for (const auto& n : node_values(idx))
+        if (!constants_.count(n) || inputs_.count(n)) names.insert(n);
+    }
+    if (ready.empty()) return;
+    TensorMap lent;
+    for (const auto& n : names) {
+      if (auto it = golden.find(n); it != golden.end())
+        lent[n] = std::move(it->second);
+      else
+        lent[n] = inputs_.at(n);
+    }
+    for (size_t k = 0; k < specs.size(); ++k) {
+      if (!backends[k] || !rep_.backends[k].ok) continue;
+      std::vector<size_t> mine;
+      for (size_t idx : ready)
+        if (by_node[idx].count(k)) mine.push_back(idx);
+      if (mine.empty()) continue;
+      progress(
+          fmt::format("layerwise: isolating {} nodes on {}", mine.size(), specs[k].to_string()));
+      isolate_nodes(k, *backends[k], mine, lent, constants_);
+    }
+    remember_first_node_values(ready, lent, constants_);
+    for (auto& [n, t] : lent)
+      if (auto it = golden.find(n); it != golden.end()) it->second = std::move(t);
+    isolated_nodes_.insert(ready.begin(), ready.end());
   }
 
   size_t current_backend_name(const std::string& name) const {
@@ -630,7 +711,7 @@ class Runner {
 
   /// All of `nodes` in one model of disjoint single-node graphs; node by node when that fails.
   void isolate_nodes(size_t k, Backend& backend, const std::vector<size_t>& nodes,
-                     const TensorMap& golden, const TensorMap& constants) {
+                     TensorMap& golden, const TensorMap& constants) {
     Status st = isolate_together(k, backend, nodes, golden, constants);
     if (st.is_ok()) return;
     if (nodes.size() == 1) {
@@ -651,22 +732,25 @@ class Runner {
   }
 
   Status isolate_together(size_t k, Backend& backend, const std::vector<size_t>& nodes,
-                          const TensorMap& golden, const TensorMap& constants) {
+                          TensorMap& golden, const TensorMap& constants) {
     const std::string prefix = "onnxdbg_isolated/";
     auto rename = [&](const std::string& n) { return prefix + n; };
     // OpenCV's importer wants every graph output's shape; ONNX Runtime infers them itself.
     const bool shapes = observes_by_name(BackendSpec{backend.name(), {}});
     ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,
                          nodes_model(model_, nodes, golden, constants, rename, shapes));
-    TensorMap feeds;
-    for (const auto& in : m.graph().input()) feeds[in.name()] = golden.at(in.name());
     const fs::path path = tmp_ / "isolated.onnx";
     ODB_RETURN_IF_ERROR(save_model(m, path));
     auto session = backend.load(path);
     if (!session) return session.status();
     progress(fmt::format("layerwise: running {} isolated nodes on {}", nodes.size(),
                          rep_.backends[k].backend));
+    // The golden inputs are lent to the run (moved out and back), not copied.
+    TensorMap feeds;
+    for (const auto& in : m.graph().input()) feeds[in.name()] = std::move(golden.at(in.name()));
     auto r = (*session)->run(feeds);
+    for (auto& [name, t] : feeds) golden.at(name) = std::move(t);
+    feeds.clear();
     if (!r) return r.status();
     const std::set<size_t> wanted(nodes.begin(), nodes.end());
     for (auto& c : rep_.comparisons) {
@@ -716,6 +800,10 @@ class Runner {
   fs::path tmp_;
   GoldenSource* src_ = nullptr;
   std::vector<Batch> batches_;
+  TensorMap constants_;                      // outputs of Constant nodes (with isolate)
+  std::set<std::string> initializers_;       // names of the main graph's initializers
+  std::set<size_t> isolated_nodes_;          // nodes isolate_ready already re-ran
+  std::optional<size_t> first_values_node_;  // whose values rep_.first_node_values holds
 };
 
 }  // namespace
@@ -730,11 +818,20 @@ Expected<uint64_t> parse_memory_size(const std::string& text) {
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   char* end = nullptr;
   const double v = num.empty() ? -1 : std::strtod(num.c_str(), &end);
-  static const std::map<std::string, double> units = {
-      {"", 1},          {"b", 1},           {"k", 1e3},         {"kb", 1e3},
-      {"m", 1e6},       {"mb", 1e6},        {"g", 1e9},         {"gb", 1e9},
-      {"t", 1e12},      {"tb", 1e12},       {"kib", 1024.0},    {"mib", 1048576.0},
-      {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+  static const std::map<std::string, double> units = {{"", 1},
+                                                      {"b", 1},
+                                                      {"k", 1e3},
+                                                      {"kb", 1e3},
+                                                      {"m", 1e6},
+                                                      {"mb", 1e6},
+                                                      {"g", 1e9},
+                                                      {"gb", 1e9},
+                                                      {"t", 1e12},
+                                                      {"tb", 1e12},
+                                                      {"kib", 1024.0},
+                                                      {"mib", 1048576.0},
+                                                      {"gib", 1073741824.0},
+                                                      {"tib", 1099511627776.0}};
   auto u = units.find(unit);
   if (num.empty() || !end || *end != '\0' || u == units.end()) {
     return invalid_argument(fmt::format(
@@ -834,7 +931,8 @@ Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
   if (st.is_ok()) {
     fs::remove_all(dir, ec);
     fs::rename(staging, dir, ec);
-    if (ec) st = invalid_argument(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+    if (ec)
+      st = invalid_argument(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
   }
   if (!st.is_ok()) {
     fs::remove_all(staging, ec);

@@ -20,6 +20,15 @@
 
 namespace onnxdbg {
 
+/// Default LayerwiseOptions::max_extra_outputs. Each ONNX Runtime run with extra outputs costs a
+/// whole inference, but one run with very many outputs costs more than several with a share each
+/// (the outputs are kept out of ORT's memory planning and fusions, and all of them are copied and
+/// held at once). bench/layerwise.sh on PP-OCRv4 det at 640x640 (330 intermediate tensors), CPU
+/// seconds of `run --layerwise --isolate` at --layerwise-memory 2GiB (one memory batch):
+/// 330 per run 8.3 / 6.5, 150: 3.2 / 3.5, 100: 4.6 / 4.1, 60: 4.1 / 4.3; at 768MiB (batches of
+/// ~110 tensors) 150 and 330 are the same, 100 and 60 cost 0.3-0.9 s more.
+inline constexpr size_t kLayerwiseMaxExtraOutputs = 150;
+
 struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
   ErrorStat error_stat = ErrorStat::kElemwise;
@@ -27,6 +36,10 @@ struct LayerwiseOptions {
   /// sized so that its golden values plus one backend's copy, as it is received and decoded,
   /// fit: batch bytes <= memory_budget / kLayerwiseCopies.
   uint64_t memory_budget = uint64_t{2} << 30;
+  /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
+  /// tensors is asked for in several runs of the model (no extra reference run: the batch's
+  /// golden values are held meanwhile). See kLayerwiseMaxExtraOutputs.
+  size_t max_extra_outputs = kLayerwiseMaxExtraOutputs;
   bool isolate = false;  ///< re-run each divergent node alone (--isolate)
   /// Folder for the temporary models (created and removed); default: the system temp folder.
   std::filesystem::path temp_dir;
@@ -40,25 +53,25 @@ inline constexpr uint64_t kLayerwiseCopies = 3;
 /// One intermediate tensor of the main graph, as the reference produced it.
 struct LayerTensor {
   std::string name;
-  size_t node_index = 0;   ///< position of the producing node in the main graph (topological)
-  std::string node;        ///< the producing node's name ("" when unnamed)
+  size_t node_index = 0;  ///< position of the producing node in the main graph (topological)
+  std::string node;       ///< the producing node's name ("" when unnamed)
   std::string op_type;
   DType dtype = DType::kUndefined;
   Shape shape;
-  uint64_t bytes = 0;          ///< size of the golden value, bytes
+  uint64_t bytes = 0;             ///< size of the golden value, bytes
   int64_t golden_nan_or_inf = 0;  ///< NaN/Inf elements in the golden value
   double golden_max_abs = 0;      ///< largest finite |value| of the golden value (0 if none)
 };
 
 /// One tensor of one backend compared with its golden value.
 struct LayerComparison {
-  size_t tensor = 0;         ///< index into LayerwiseReport::tensors
-  std::string backend;       ///< BackendSpec::to_string()
-  bool observed = false;     ///< false: the backend could not give this tensor (see note)
-  std::string note;          ///< why not observed ("OpenCV fused or folded it away")
+  size_t tensor = 0;      ///< index into LayerwiseReport::tensors
+  std::string backend;    ///< BackendSpec::to_string()
+  bool observed = false;  ///< false: the backend could not give this tensor (see note)
+  std::string note;       ///< why not observed ("OpenCV fused or folded it away")
   Tolerance tol;
-  TensorComparison result;   ///< total error: golden inputs were not used (valid when observed)
-  bool isolated = false;     ///< the producing node was re-run alone (--isolate)
+  TensorComparison result;  ///< total error: golden inputs were not used (valid when observed)
+  bool isolated = false;    ///< the producing node was re-run alone (--isolate)
   std::optional<TensorComparison> own;  ///< error of the node alone on golden inputs
   std::string isolate_error;            ///< why isolation failed, when it did
   bool pass() const { return !observed || result.pass; }
@@ -78,7 +91,7 @@ struct FirstDivergence {
 struct LayerwiseBackend {
   std::string backend;  ///< BackendSpec::to_string()
   bool ok = true;
-  std::string error;    ///< why the backend could not be compared layerwise
+  std::string error;  ///< why the backend could not be compared layerwise
   int batches = 0;
   int observed = 0, not_observed = 0, failed = 0;
   std::vector<std::string> notes;  ///< e.g. "adding 120 outputs changed ONNX Runtime's graph"
@@ -94,6 +107,10 @@ struct LayerwiseReport {
   uint64_t memory_budget = 0;
   int reference_runs = 0;  ///< how often the reference ran (batches beyond the first re-run it)
   double seconds = 0;      ///< wall time of the whole layerwise pass
+  /// Peak resident memory of the onnxdbg process at the end of the pass (getrusage ru_maxrss;
+  /// the worker processes not included), bytes: what the golden values, the backends' replies
+  /// and the reference run held at most, on top of the loaded model.
+  int64_t peak_rss_bytes = 0;
   std::filesystem::path repro_dir;  ///< where save_layerwise_repro wrote, once it has
   /// Golden values the first divergent node reads and writes, when isolation already captured
   /// them (save_layerwise_repro then needs no extra reference run).
@@ -116,7 +133,10 @@ std::string memory_size_string(uint64_t bytes);
 /// go on. With options.isolate, every node with a failing output is re-run alone on its backend
 /// (all such nodes of a batch in one model of disjoint single-node graphs, node by node when
 /// that model fails) and the first divergence is the first node in topological order whose own
-/// error exceeds the tolerance.
+/// error exceeds the tolerance. Nodes whose golden inputs are in their own batch are isolated
+/// while that batch is held (no extra reference run: one batch means one reference run in all);
+/// the others, reading values of earlier batches, after the last batch, with one more reference
+/// run per memory_budget / kLayerwiseCopies of their values.
 /// Errors: kInvalidArgument when the budget cannot hold one tensor (the message names the tensor
 /// and the budget it needs); the reference's own errors (kUnsupported, kModelError,
 /// kInvalidArgument for bad inputs) with their context.

@@ -39,22 +39,22 @@ std::string layer_node_label(const LayerTensor& t) {
                         : fmt::format("'{}' ({})", t.node, t.op_type);
 }
 
-void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color,
-                            size_t top) {
+void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color, size_t top) {
   size_t batches = 0;
   for (const auto& b : rep.backends) batches = std::max<size_t>(batches, b.batches);
   os << "\nlayerwise against reference: " << rep.tensors.size() << " intermediate tensors, "
      << batches << (batches == 1 ? " batch" : " batches") << " under "
-     << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs << " reference runs, "
+     << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs
+     << (rep.reference_runs == 1 ? " reference run, " : " reference runs, ")
      << fmt::format("{:.2f} s", rep.seconds) << "\n";
   Table summary({"backend", "compared", "not observable", "outside tolerance", "status"},
                 {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const auto& b : rep.backends) {
-    summary.add_row({b.backend, std::to_string(b.observed), std::to_string(b.not_observed),
-                     std::to_string(b.failed),
-                     b.ok ? (b.failed ? colorize("FAIL", "red", color)
-                                      : colorize("pass", "green", color))
-                          : colorize("failed: " + b.error, "red", color)});
+    summary.add_row(
+        {b.backend, std::to_string(b.observed), std::to_string(b.not_observed),
+         std::to_string(b.failed),
+         b.ok ? (b.failed ? colorize("FAIL", "red", color) : colorize("pass", "green", color))
+              : colorize("failed: " + b.error, "red", color)});
   }
   summary.print(os);
   for (const auto& b : rep.backends)
@@ -86,24 +86,24 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     os << "\nworst tensors on " << b.backend << " (" << failing.size()
        << " outside tolerance; ranked by " << (failing.front()->isolated ? "own" : "total")
        << " error):\n";
-    Table t({"node", "op", "tensor", "max abs err", "max rel err", "own err", "error is",
-             "NaN/Inf", "result"},
-            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight,
-             Align::kRight, Align::kLeft, Align::kRight, Align::kLeft});
+    Table t({"node", "op", "tensor", "max abs err", "max rel err", "own err", "error is", "NaN/Inf",
+             "result"},
+            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
+             Align::kLeft, Align::kRight, Align::kLeft});
     for (size_t i = 0; i < failing.size() && i < top; ++i) {
       const auto& c = *failing[i];
       const LayerTensor& lt = rep.tensors[c.tensor];
       std::string nan = "-";
       if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
         nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
-      t.add_row({lt.node.empty() ? fmt::format("#{}", lt.node_index) : lt.node, lt.op_type,
-                 lt.name, short_number(c.result.max_abs_error),
-                 short_number(c.result.max_rel_error),
+      t.add_row({lt.node.empty() ? fmt::format("#{}", lt.node_index) : lt.node, lt.op_type, lt.name,
+                 short_number(c.result.max_abs_error), short_number(c.result.max_rel_error),
                  c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
                  colorize("FAIL", "red", color)});
     }
     t.print(os);
-    if (failing.size() > top) os << "  ... and " << failing.size() - top << " more (--json lists all)\n";
+    if (failing.size() > top)
+      os << "  ... and " << failing.size() - top << " more (--json lists all)\n";
   }
 
   // Where NaN/Inf first appears: in the golden values, and on each backend.
@@ -134,13 +134,14 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   if (first_over) {
     os << "float16 range: " << over << " tensor" << (over == 1 ? "" : "s")
        << " exceed 65504 in the golden values (first: '" << first_over->name << "' of node "
-       << layer_node_label(*first_over) << ", max |value| " << short_number(first_over->golden_max_abs)
-       << "); they overflow in float16\n";
+       << layer_node_label(*first_over) << ", max |value| "
+       << short_number(first_over->golden_max_abs) << "); they overflow in float16\n";
   }
 
   if (rep.first) {
     const LayerTensor& lt = rep.tensors[rep.first->tensor];
-    os << "\n" << colorize("first divergent node", "bold", color) << ": " << layer_node_label(lt)
+    os << "\n"
+       << colorize("first divergent node", "bold", color) << ": " << layer_node_label(lt)
        << ", tensor '" << lt.name << "', on " << rep.first->backend;
     if (rep.first->own_error) {
       os << ": its own error (alone, on golden inputs) is " << short_number(*rep.first->own_error)
@@ -203,11 +204,10 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
                         {"failed", b.failed},
                         {"notes", b.notes}});
   }
-  j["layerwise_summary"] = {{"tensors", rep.tensors.size()},
-                            {"memory_budget_bytes", rep.memory_budget},
-                            {"reference_runs", rep.reference_runs},
-                            {"seconds", rep.seconds},
-                            {"backends", std::move(backends)}};
+  j["layerwise_summary"] = {
+      {"tensors", rep.tensors.size()},        {"memory_budget_bytes", rep.memory_budget},
+      {"reference_runs", rep.reference_runs}, {"seconds", rep.seconds},
+      {"peak_rss_bytes", rep.peak_rss_bytes}, {"backends", std::move(backends)}};
   if (rep.first) {
     const LayerTensor& lt = rep.tensors[rep.first->tensor];
     j["first_divergent_node"] = {

@@ -155,7 +155,11 @@ Expected<Tensor> from_ort(const Ort::Value& v, const std::string& name) {
                     "onnxdbg does not handle",
                     name, type));
   }
-  ODB_ASSIGN_OR_RETURN(Tensor t, Tensor::make(static_cast<DType>(type), info.GetShape()));
+  // Numeric outputs are copied over every byte below, so they skip the zero fill.
+  const DType dtype = static_cast<DType>(type);
+  ODB_ASSIGN_OR_RETURN(Tensor t, dtype == DType::kString
+                                     ? Tensor::make(dtype, info.GetShape())
+                                     : Tensor::make_uninitialized(dtype, info.GetShape()));
   if (t.dtype() == DType::kString) {
     for (int64_t i = 0; i < t.numel(); ++i) {
       t.strings()[static_cast<size_t>(i)] = v.GetStringTensorElement(static_cast<size_t>(i));
@@ -221,6 +225,7 @@ class OrtSession : public Session {
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(outs[i], info_.output_names[i]));
         result.outputs[info_.output_names[i]] = std::move(t);
+        outs[i] = Ort::Value(nullptr);  // ORT's copy goes now: one copy at a time, not two
       }
       return result;
     } catch (const Ort::Exception& e) {

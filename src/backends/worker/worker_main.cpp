@@ -1,6 +1,7 @@
-// onnxdbg-worker: runs one third-party backend (onnxruntime, opencv) for one onnxdbg session, so a
-// crash or hang in it cannot take onnxdbg down. Speaks the protocol of backends/worker_protocol.h
-// on stdin/stdout; stderr is captured by onnxdbg and quoted when the worker dies.
+// onnxdbg-worker: runs one third-party backend (onnxruntime, opencv) for onnxdbg, one session at a
+// time (a load replaces the previous one), so a crash or hang in it cannot take onnxdbg down.
+// Speaks the protocol of backends/worker_protocol.h on stdin/stdout; stderr is captured by onnxdbg
+// and quoted when the worker dies.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -54,6 +55,29 @@ void maybe_misbehave(const std::map<std::string, std::string>& options, const st
   }
 }
 
+/// Resets the kernel's peak resident memory of this process (VmHWM) to the current one, so a
+/// reused worker reports each session's peak. Best effort: older kernels lack it.
+void reset_peak_rss() {
+  const int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t n = write(fd, "5", 1);
+  close(fd);
+}
+
+/// Peak resident memory since the last reset_peak_rss() (VmHWM of /proc/self/status), bytes;
+/// getrusage's lifetime peak where /proc cannot tell.
+int64_t peak_rss_since_load() {
+  if (std::FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmHWM: %lld kB", &kib) == 1) break;
+    std::fclose(f);
+    if (kib >= 0) return static_cast<int64_t>(kib) * 1024;
+  }
+  return peak_rss_bytes();
+}
+
 struct Worker {
   std::map<std::string, std::string> options;  // as given, isolation options included
   std::unique_ptr<Backend> backend;
@@ -82,7 +106,10 @@ struct Worker {
       return Status::ok();
     }
     if (type == "load") {
-      if (session) return internal_error("this worker already holds a session");
+      // A worker is reused for the next load once its session is done (see isolated.cpp): the
+      // previous session goes first, and the peak memory reported from now on is this one's.
+      session.reset();
+      reset_peak_rss();
       ODB_RETURN_IF_ERROR(make_backend(req.header));
       maybe_misbehave(options, "load");
       const std::string path = req.header.at("model").get<std::string>();
@@ -101,12 +128,17 @@ struct Worker {
       if (!result.not_observed.empty()) (*reply)["not_observed"] = result.not_observed;
       const auto& warnings = session->info().warnings;
       (*reply)["run_seconds"] = result.run_seconds;
-      (*reply)["peak_rss_bytes"] = peak_rss_bytes();
+      (*reply)["peak_rss_bytes"] = peak_rss_since_load();
       (*reply)["warnings"] = std::vector<std::string>(
           warnings.begin() +
               static_cast<std::ptrdiff_t>(std::min(warnings_before, warnings.size())),
           warnings.end());
       *outputs = std::move(result.outputs);
+      return Status::ok();
+    }
+    if (type == "unload") {
+      session.reset();
+      backend.reset();
       return Status::ok();
     }
     return internal_error("unknown request type '" + type + "'");

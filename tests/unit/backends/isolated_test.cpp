@@ -143,6 +143,28 @@ TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
   EXPECT_LT(seconds_since(t0), 1.5);
 }
 
+TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
+  TempDir dir;
+  const auto model = dir.write_model(kAddModel);
+  auto backend = isolated("onnxruntime");
+  expect_add_works(*backend, model);  // its worker now waits for the next load
+  auto crashing = make_isolated_backend(BackendSpec{"onnxruntime", {{"debug_crash", "load"}}});
+  ASSERT_TRUE(crashing.has_value());
+  auto session = (*crashing)->load(model);
+  ASSERT_FALSE(session.has_value());
+  EXPECT_EQ(session.status().code(), ErrorCode::kBackendError);
+  EXPECT_NE(session.status().message().find("crashed with SIGSEGV"), std::string::npos)
+      << session.status().message();
+  for (int i = 0; i < 3; ++i) {
+    expect_add_works(*backend, model);  // a fresh worker, then the same one again
+    auto s = backend->load(model);
+    ASSERT_TRUE(s.has_value()) << s.status().to_string();
+    auto out = (*s)->run(add_inputs());
+    ASSERT_TRUE(out.has_value()) << out.status().to_string();
+    EXPECT_GT(out->peak_rss_bytes, 1 << 20);
+  }
+}
+
 TEST(Isolated, CrashWhileLoadingIsABackendError) {
   TempDir dir;
   const auto model = dir.write_model(kAddModel);

@@ -159,6 +159,42 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
   EXPECT_EQ(r->tensors[r->first->tensor].name, "probs");
 }
 
+TEST_F(Layerwise, ExtraOutputsAreCappedPerRunWithoutMoreReferenceRuns) {
+  LoadedModel m = write(kDemo, "demo.onnx");
+  LayerwiseOptions opt;
+  opt.max_extra_outputs = 1;  // one extra output per ONNX Runtime run
+  auto r = run_layerwise(m, {{"onnxruntime", {}}}, inputs(m), opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->backends[0].batches, 4);
+  EXPECT_EQ(r->reference_runs, 1);  // one memory batch: its golden values serve every run
+  EXPECT_EQ(r->comparisons.size(), 4u);
+  EXPECT_EQ(r->backends[0].observed, 4);
+  EXPECT_EQ(r->backends[0].failed, 0);
+}
+
+TEST_F(Layerwise, IsolationUsesTheBatchGoldenValuesAndBatchingKeepsTheAnswer) {
+  LoadedModel m = write(kDemo, "demo.onnx");
+  const TensorMap in = inputs(m);
+  LayerwiseOptions opt;
+  opt.isolate = true;
+  auto one = run_layerwise(m, {{"opencv", {}}}, in, opt);
+  ASSERT_TRUE(one.has_value()) << one.status().to_string();
+  // Softmax's input is in the same (only) batch: isolation needs no second reference run.
+  EXPECT_EQ(one->reference_runs, 1);
+  ASSERT_TRUE(one->first.has_value() && one->first->own_error.has_value());
+  EXPECT_FALSE(one->first_node_values.empty());
+
+  opt.memory_budget = 48 * kLayerwiseCopies;  // one tensor per batch
+  auto many = run_layerwise(m, {{"opencv", {}}}, in, opt);
+  ASSERT_TRUE(many.has_value()) << many.status().to_string();
+  // Softmax reads the previous batch's tensor: isolated after the last batch, one more run.
+  EXPECT_EQ(many->backends[0].batches, 4);
+  EXPECT_EQ(many->reference_runs, 5);
+  ASSERT_TRUE(many->first.has_value() && many->first->own_error.has_value());
+  EXPECT_EQ(many->tensors[many->first->tensor].name, one->tensors[one->first->tensor].name);
+  EXPECT_EQ(*many->first->own_error, *one->first->own_error);
+}
+
 TEST_F(Layerwise, BudgetTooSmallForOneTensorIsAClearError) {
   LoadedModel m = write(kDemo, "demo.onnx");
   LayerwiseOptions opt;
@@ -168,14 +204,13 @@ TEST_F(Layerwise, BudgetTooSmallForOneTensorIsAClearError) {
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("too small for tensor 'proj'"), std::string::npos)
       << r.status().message();
-  EXPECT_NE(r.status().message().find("at least 144 B"), std::string::npos)
-      << r.status().message();
+  EXPECT_NE(r.status().message().find("at least 144 B"), std::string::npos) << r.status().message();
 }
 
 TEST_F(Layerwise, ABackendThatCannotLoadIsRecordedNotFatal) {
   LoadedModel m = write(kDemo, "demo.onnx");
-  auto r = run_layerwise(m, {{"onnxruntime", {{"debug_crash", "load"}}}, {"opencv", {}}},
-                         inputs(m), {});
+  auto r =
+      run_layerwise(m, {{"onnxruntime", {{"debug_crash", "load"}}}, {"opencv", {}}}, inputs(m), {});
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   EXPECT_FALSE(r->backends[0].ok);
   EXPECT_NE(r->backends[0].error.find("SIGSEGV"), std::string::npos) << r->backends[0].error;
