@@ -1,5 +1,5 @@
 // onnxdbg CLI entry point: registers every subcommand and turns uncaught errors into one sentence.
-#include <unistd.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,29 +21,21 @@ int report_error(const Status& st) {
 
 namespace {
 
-/// Re-executes onnxdbg once with glibc's malloc tunables that put large allocations on
-/// transparent huge pages and keep freed memory for reuse instead of returning it to the kernel
-/// (unless GLIBC_TUNABLES already names hugetlb; glibc reads tunables only at startup). Tensors
-/// of hundreds of megabytes are allocated and freed in a run, above all with --layerwise, and
-/// the kernel's page faults and zeroing of fresh pages took about a third of its CPU time
-/// (bench/layerwise.sh). The worker gets the same (backends/isolated.cpp). Returns only when it
-/// does not re-execute.
-void reexec_with_huge_pages(char** argv) {
-  const char* t = std::getenv("GLIBC_TUNABLES");
-  std::string tunables = t ? t : "";
-  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return;
-  tunables += (tunables.empty() ? "" : ":") +
-              std::string(
-                  "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
-                  "glibc.malloc.trim_threshold=4294967296");
-  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);  // on failure, go on as we are
+/// glibc malloc settings for a process that allocates and frees tensors of hundreds of
+/// megabytes (above all `run --layerwise`): blocks up to 32 MiB come from the heap instead of
+/// fresh mmaps, and freed memory is kept for reuse instead of being trimmed back to the kernel
+/// (below 1 GiB), so the next tensor does not pay the page faults and zeroing again. Large tensor
+/// buffers are on transparent huge pages (allocate_tensor_bytes); the worker gets the same
+/// through GLIBC_TUNABLES (backends/isolated.cpp).
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  reexec_with_huge_pages(argv);
+  keep_freed_memory();
   using namespace onnxdbg::cli;
   CLI::App app{
       "onnxdbg: debug ONNX models. Inspect them, run them on several backends and "

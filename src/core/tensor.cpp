@@ -1,8 +1,12 @@
 // Tensor storage, shape arithmetic with overflow checks, and ONNX Cast conversion.
 #include "core/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <sstream>
 
 namespace onnxdbg {
@@ -27,6 +31,20 @@ std::string shape_to_string(const Shape& shape) {
     s += std::to_string(shape[i]);
   }
   return s;
+}
+
+std::byte* allocate_tensor_bytes(size_t n) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  void* p = nullptr;
+  if (n >= kHugePage) {
+    const size_t rounded = (n + kHugePage - 1) / kHugePage * kHugePage;
+    p = std::aligned_alloc(kHugePage, rounded);
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+  } else {
+    p = std::malloc(n);
+  }
+  if (!p) throw std::bad_alloc();
+  return static_cast<std::byte*>(p);
 }
 
 Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), Uninitialized{}) {
