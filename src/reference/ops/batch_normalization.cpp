@@ -126,7 +126,8 @@ Status batch_normalization(KernelContext& ctx) {
 }  // namespace
 
 void register_batch_normalization(KernelRegistry& r) {
-  for (int v : {1, 6, 7, 9, 14, 15}) r.add("BatchNormalization", v, batch_normalization);
+  for (int v : {1, 6, 7, 9, 14, 15})
+    r.add("BatchNormalization", v, batch_normalization).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

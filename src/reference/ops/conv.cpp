@@ -166,8 +166,8 @@ Status conv(KernelContext& ctx) {
 }  // namespace
 
 void register_conv(KernelRegistry& r) {
-  r.add("Conv", 1, conv);
-  r.add("Conv", 11, conv);
+  r.add("Conv", 1, conv).accumulates_in_double();
+  r.add("Conv", 11, conv).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference
