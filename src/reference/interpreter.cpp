@@ -4,12 +4,16 @@
 #include "reference/interpreter.h"
 
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -181,6 +185,22 @@ Expected<Tensor> narrow_once(const Tensor& t, DType to) {
   return cast_tensor(odd, to);
 }
 
+// Tensors of a few megabytes are allocated and freed at every node. By default glibc serves them
+// with mmap (above a threshold that only adapts after the first frees) and gives the top of the
+// heap back to the kernel, so each run takes fresh zeroed pages and their page faults: on the
+// PP-OCR detector that was half the run time. Keeping freed memory in the heap, as ONNX Runtime's
+// arena does, makes later runs reuse it; the peak resident size does not grow. Process-wide, set
+// once; other allocators ignore it.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; bigger blocks still use mmap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+#endif
+}
+
 // Which kind of value a declared type holds; nullopt when the declaration says nothing.
 std::optional<Value::Kind> declared_kind(const onnx::TypeProto& t) {
   switch (t.value_case()) {
@@ -304,6 +324,7 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
 Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProto& model,
                                                            const std::filesystem::path& base_dir,
                                                            const InterpreterOptions& options) {
+  keep_freed_memory();
   std::unique_ptr<Interpreter> in(new Interpreter());
   in->model_ = model;
   in->base_dir_ = base_dir;

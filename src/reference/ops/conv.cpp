@@ -2,6 +2,7 @@
 // an optional bias, computed per group as im2col followed by one BLAS GEMM (W_g x col); grouped 1-D
 // and 2-D convolutions with one input channel per group (depthwise) run as direct loops instead.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "reference/kernel.h"
@@ -90,9 +91,14 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
 // It holds at most kMaxColElements; im2col writes every element GEMM reads.
 template <class T>
 T* col_scratch(size_t n) {
-  thread_local std::vector<T> buffer;
-  if (buffer.size() < n) buffer.resize(n);
-  return buffer.data();
+  thread_local std::unique_ptr<T[]> buffer;
+  thread_local size_t size = 0;
+  if (size < n) {
+    buffer.reset();  // no copy of the old contents, no zero fill
+    buffer.reset(new T[n]);
+    size = n;
+  }
+  return buffer.get();
 }
 
 template <class T>

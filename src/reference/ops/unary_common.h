@@ -18,7 +18,9 @@ template <class T, class F>
 Tensor map_elements(const Tensor& x, F&& f) {
   using R = std::decay_t<decltype(f(std::declval<T>()))>;
   // x's shape is valid, so the allocation checks cannot fail; every element is written below.
-  Tensor out = *Tensor::make_uninitialized(DTypeOf<R>::value, x.shape());
+  // Named first: `*` on the temporary Expected would copy the whole buffer instead of moving it.
+  Expected<Tensor> made = Tensor::make_uninitialized(DTypeOf<R>::value, x.shape());
+  Tensor out = std::move(*made);
   const T* px = x.data<T>();
   R* po = out.data<R>();
   for (int64_t i = 0; i < x.numel(); ++i) po[i] = f(px[i]);
