@@ -70,7 +70,12 @@ const std::vector<BackendDoc>& backend_docs() {
          "ONNXDBG_PROFILE=1)"},
         {"random_seed", "N",
          "seed of random ops without a seed attribute (default 0; runs "
-         "repeat bit for bit)"}}},
+         "repeat bit for bit)"},
+        {"accumulate", "float|double",
+         "precision of sums in accumulating ops (reductions, Softmax, normalisation "
+         "statistics, MatMul, Gemm, Conv, ConvTranspose, pooling averages, RNNs): double runs "
+         "them on float64 copies of float32/float16/bfloat16 inputs (BLAS dgemm) and rounds each "
+         "result once to the output type, a stricter golden run (default float)"}}},
       {"onnxruntime",
        "ONNX Runtime (CPU), in an isolated worker process",
        true,

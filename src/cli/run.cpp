@@ -14,6 +14,7 @@
 #include "data/npz.h"
 #include "data/samples.h"
 #include "model/model.h"
+#include "reference/interpreter.h"
 #include "report/layerwise_report.h"
 #include "report/run_report.h"
 #include "report/table.h"
@@ -46,6 +47,7 @@ struct RunArgs {
   std::string layerwise_memory = "2GiB";
   std::string save_repro;
   bool strict_providers = false;
+  std::string reference_accumulate;  // "" when --reference-accumulate is not given
   HtmlOutput html;
 };
 
@@ -73,9 +75,43 @@ std::string strict_provider_error(const CompareRunReport& rep) {
   return "";
 }
 
+/// --reference-accumulate: sets accumulate= on every reference backend of `specs` (a different
+/// value given there is a usage error) and returns the options of the golden reference run of
+/// --layerwise: those of the flag, else of the first reference backend.
+Expected<reference::InterpreterOptions> apply_reference_accumulate(
+    const std::string& flag, std::vector<BackendSpec>& specs) {
+  reference::InterpreterOptions options;
+  std::string chosen = flag;
+  if (!flag.empty()) {
+    auto acc = reference::parse_accumulate(flag);
+    if (!acc) return invalid_argument("--reference-accumulate: " + acc.status().message());
+    for (auto& s : specs) {
+      if (s.name != "reference") continue;
+      if (auto it = s.options.find("accumulate"); it != s.options.end() && it->second != flag)
+        return invalid_argument("--reference-accumulate " + flag + " contradicts " + s.to_string() +
+                                " in --backends");
+      s.options["accumulate"] = flag;
+    }
+  } else {
+    for (const auto& s : specs)
+      if (s.name == "reference") {
+        chosen = s.option("accumulate", "float");
+        break;
+      }
+  }
+  if (!chosen.empty()) {
+    auto acc = reference::parse_accumulate(chosen);
+    if (!acc) return invalid_argument("reference: " + acc.status().message());
+    options.accumulate = *acc;
+  }
+  return options;
+}
+
 int run_command(const RunArgs& a) {
   auto specs = parse_backend_list(a.backends);
   if (!specs) return report_error(specs.status());
+  auto golden_options = apply_reference_accumulate(a.reference_accumulate, *specs);
+  if (!golden_options) return report_error(golden_options.status());
   ToleranceSpec tol;
   if (Status st = parse_tolerance_args(a.atol, a.rtol, tol); !st) return report_error(st);
   auto stat = error_stat_from_name(a.error_stat);
@@ -188,6 +224,7 @@ int run_command(const RunArgs& a) {
     lo.error_stat = *stat;
     lo.memory_budget = budget;
     lo.isolate = a.isolate;
+    lo.reference = *golden_options;
     lo.progress = opt.progress;
     auto lw = run_layerwise(*model, layer_specs, *inputs, lo);
     if (tty) std::cerr << "\r\x1b[K" << std::flush;
@@ -198,7 +235,7 @@ int run_command(const RunArgs& a) {
                                   ? default_repro_dir(a.model, layers->tensors[layers->first->tensor])
                                   : a.save_repro;
       if (tty) opt.progress("writing the repro folder " + dir);
-      Status st = save_layerwise_repro(*model, *inputs, *layers, dir);
+      Status st = save_layerwise_repro(*model, *inputs, *layers, dir, *golden_options);
       if (!st) std::cerr << "onnxdbg: warning: no repro folder: " << st.message() << "\n";
     }
   }
@@ -220,7 +257,7 @@ int run_command(const RunArgs& a) {
     }
     if (layers) {
       // With --layerwise, every intermediate tensor too: the reference's values.
-      auto values = reference_layer_values(a.model, *inputs, budget);
+      auto values = reference_layer_values(a.model, *inputs, budget, *golden_options);
       if (!values) return report_error(values.status());
       for (auto& [name, t] : *values) all.emplace(name, std::move(t));
     }
@@ -266,6 +303,12 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
       "\nA comma after providers=... continues the provider list "
       "(reference,onnxruntime:providers=cuda,cpu); '+' works too (providers=cuda+cpu).";
   cmd->add_option("--backends", args->backends, backend_help)->capture_default_str();
+  cmd->add_option("--reference-accumulate", args->reference_accumulate,
+                  "float|double: precision of the sums in accumulating ops (reductions, Softmax, "
+                  "normalisation statistics, MatMul, Gemm, Conv, ...) on every reference backend "
+                  "and the golden reference of --layerwise; double is a stricter golden run "
+                  "(default float; same as reference:accumulate=double)")
+      ->check(CLI::IsMember({"float", "double"}));
   cmd->add_flag("--strict-providers", args->strict_providers,
                 "Fail (exit status 2) when a backend does not run on the execution providers it "
                 "asked for: one missing from ONNX Runtime, refused, or nodes placed on a provider "

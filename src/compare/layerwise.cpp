@@ -213,9 +213,11 @@ bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
 /// One reference run that hands every node output to `keep`, which returns whether to copy it.
 class GoldenSource {
  public:
-  static Expected<GoldenSource> create(const LoadedModel& model, const TensorMap& inputs) {
+  static Expected<GoldenSource> create(const LoadedModel& model, const TensorMap& inputs,
+                                       const reference::InterpreterOptions& options) {
     GoldenSource s;
-    ODB_ASSIGN_OR_RETURN(s.interp_, reference::Interpreter::create(model.proto, model.base_dir));
+    ODB_ASSIGN_OR_RETURN(s.interp_,
+                         reference::Interpreter::create(model.proto, model.base_dir, options));
     s.inputs_ = &inputs;
     return s;
   }
@@ -273,7 +275,7 @@ class Runner {
     ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create(opt_.temp_dir));
     ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
     tmp_ = tmp.path();
-    ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_));
+    ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
     src_ = &src;
 
     progress("layerwise: reference run (golden values)");
@@ -874,7 +876,8 @@ Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t no
 }
 
 Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
-                            LayerwiseReport& report, const fs::path& dir) {
+                            LayerwiseReport& report, const fs::path& dir,
+                            const reference::InterpreterOptions& options) {
   if (!report.first) return invalid_argument("no divergent node to write a repro for");
   const LayerTensor& t = report.tensors[report.first->tensor];
   const auto& g = model.proto.graph();
@@ -902,7 +905,7 @@ Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
   if (have) {
     for (const auto& n : names) golden[n] = report.first_node_values.at(n);
   } else {
-    ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model, inputs));
+    ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model, inputs, options));
     ODB_ASSIGN_OR_RETURN(golden, src.capture(names));
   }
   TensorMap constants;

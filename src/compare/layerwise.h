@@ -17,6 +17,7 @@
 #include "compare/compare.h"
 #include "core/status.h"
 #include "model/model.h"
+#include "reference/interpreter.h"
 
 namespace onnxdbg {
 
@@ -43,6 +44,9 @@ struct LayerwiseOptions {
   bool isolate = false;  ///< re-run each divergent node alone (--isolate)
   /// Folder for the temporary models (created and removed); default: the system temp folder.
   std::filesystem::path temp_dir;
+  /// How the golden reference run goes (`run --reference-accumulate double`, or the options of
+  /// the first reference backend of --backends).
+  reference::InterpreterOptions reference;
   /// Short status lines ("layerwise: onnxruntime batch 2/3") for a progress display.
   std::function<void(const std::string&)> progress;
 };
@@ -160,8 +164,10 @@ Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t no
 /// Re-runs the reference on `inputs` to capture the node's golden inputs unless
 /// report.first_node_values holds them. An existing DIR is
 /// replaced only when it looks like an earlier repro (holds model.onnx and test_data_set_0).
+/// `options`: how that reference run goes (as LayerwiseOptions::reference).
 /// Errors: kInvalidArgument (no first divergence, an unwritable or foreign DIR), reference errors.
 Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
-                            LayerwiseReport& report, const std::filesystem::path& dir);
+                            LayerwiseReport& report, const std::filesystem::path& dir,
+                            const reference::InterpreterOptions& options = {});
 
 }  // namespace onnxdbg

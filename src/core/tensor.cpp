@@ -88,12 +88,17 @@ Expected<Tensor> Tensor::make_uninitialized(DType dtype, Shape shape) {
   return Tensor(dtype, std::move(shape), Uninitialized{});
 }
 
-Expected<Tensor> Tensor::reshaped(Shape shape) const {
+Expected<Tensor> Tensor::reshaped(Shape shape) const& {
+  Tensor t = *this;
+  return std::move(t).reshaped(std::move(shape));
+}
+
+Expected<Tensor> Tensor::reshaped(Shape shape) && {
   ODB_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
   if (n != numel_)
     return invalid_argument("cannot reshape " + shape_to_string(shape_) + " (" +
                             std::to_string(numel_) + " elements) to " + shape_to_string(shape));
-  Tensor t = *this;
+  Tensor t = std::move(*this);
   t.shape_ = std::move(shape);
   return t;
 }

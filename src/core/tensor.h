@@ -113,7 +113,9 @@ class Tensor {
   const std::vector<std::string>& strings() const { return strings_; }
 
   /// The same data with another shape of equal element count. Errors: kInvalidArgument.
-  Expected<Tensor> reshaped(Shape shape) const;
+  Expected<Tensor> reshaped(Shape shape) const&;
+  /// As above, moving the buffer instead of copying it.
+  Expected<Tensor> reshaped(Shape shape) &&;
   /// Reads element i (flat index) as double, whatever the numeric dtype (bool gives 0/1).
   double get_as_double(int64_t i) const;
   /// Writes element i from a double, converting (rounding toward zero for integers, round to

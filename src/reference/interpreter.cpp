@@ -3,13 +3,19 @@
 // last use.
 #include "reference/interpreter.h"
 
+#include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "model/model.h"
 #include "reference/kernel.h"
@@ -19,6 +25,14 @@ namespace onnxdbg::reference {
 std::string MissingKernel::to_string() const {
   return op_type + (domain.empty() ? "" : " (domain " + domain + ")") + " at opset " +
          std::to_string(opset);
+}
+
+const char* accumulate_name(Accumulate a) { return a == Accumulate::kDouble ? "double" : "float"; }
+
+Expected<Accumulate> parse_accumulate(const std::string& name) {
+  if (name == "float") return Accumulate::kFloat;
+  if (name == "double") return Accumulate::kDouble;
+  return invalid_argument("accumulate must be float or double, not '" + name + "'");
 }
 
 namespace {
@@ -146,6 +160,47 @@ onnx::TypeProto type_of(const Value& v) {
   return t;
 }
 
+// float64 to float32 rounding to odd: the float32 toward zero, with its last bit set when
+// inexact. Rounding that once more to float16 or bfloat16 (at most 24 - 2 bits) gives the same as
+// rounding the float64 directly (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd"), so a float64 result is rounded once.
+float round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || std::isinf(f) || static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof bits);
+  return f;
+}
+
+// `t` (float64 or float32) rounded once to `to` (float32, float16 or bfloat16).
+Expected<Tensor> narrow_once(const Tensor& t, DType to) {
+  if (t.dtype() != DType::kDouble || to == DType::kFloat) return cast_tensor(t, to);
+  Tensor odd(DType::kFloat, t.shape());
+  const double* src = t.data<double>();
+  float* dst = odd.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = round_to_odd(src[i]);
+  return cast_tensor(odd, to);
+}
+
+// Tensors of a few megabytes are allocated and freed at every node. By default glibc serves them
+// with mmap (above a threshold that only adapts after the first frees) and gives the top of the
+// heap back to the kernel, so each run takes fresh zeroed pages and their page faults: on the
+// PP-OCR detector that was half the run time. Keeping freed memory in the heap, as ONNX Runtime's
+// arena does, makes later runs reuse it; the peak resident size does not grow. Process-wide, set
+// once; other allocators ignore it.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; bigger blocks still use mmap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+#endif
+}
+
 // Which kind of value a declared type holds; nullopt when the declaration says nothing.
 std::optional<Value::Kind> declared_kind(const onnx::TypeProto& t) {
   switch (t.value_case()) {
@@ -215,6 +270,11 @@ std::vector<OpProfile> Interpreter::profile() const {
 struct Interpreter::GraphPlan {
   std::vector<const KernelDef*> kernels;             // nullptr: runs a function body
   std::vector<std::vector<std::string>> free_after;  // values no later node of the graph reads
+  // Per node and input: this node is the input's last reader in the graph, reads it once and
+  // has no subgraph that could see it, so a kernel may move from it (when the graph owns it).
+  std::vector<std::vector<bool>> last_read;
+  std::vector<int64_t> opsets;     // each node's opset for its domain
+  std::vector<bool> has_subgraph;  // the node has a graph attribute (If, Loop, Scan, ...)
 };
 
 Interpreter::~Interpreter() = default;
@@ -233,17 +293,29 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
     collect_reads(node, reads[i]);
     for (const auto& r : reads[i]) last_use[r] = i;
     const std::string domain = canonical_domain(node.domain());
+    plan->opsets.push_back(opset_of(opsets, domain));
     plan->kernels.push_back(
-        KernelRegistry::global().find(domain, node.op_type(), opset_of(opsets, domain)));
+        KernelRegistry::global().find(domain, node.op_type(), plan->opsets.back()));
   }
   std::set<std::string> keep;
   for (const auto& o : graph.output()) keep.insert(o.name());
   plan->free_after.resize(n);
+  plan->last_read.resize(n);
   for (size_t i = 0; i < n; ++i) {
+    const auto& node = graph.node(static_cast<int>(i));
     for (const auto& r : reads[i])
       if (last_use.at(r) == i && !keep.count(r)) plan->free_after[i].push_back(r);
-    for (const auto& o : graph.node(static_cast<int>(i)).output())
+    for (const auto& o : node.output())
       if (!o.empty() && !last_use.count(o) && !keep.count(o)) plan->free_after[i].push_back(o);
+    bool has_subgraph = false;
+    for (const auto& a : node.attribute())
+      has_subgraph = has_subgraph || a.has_g() || a.graphs_size();
+    plan->has_subgraph.push_back(has_subgraph);
+    for (const auto& in : node.input()) {
+      const bool once = std::count(node.input().begin(), node.input().end(), in) == 1;
+      plan->last_read[i].push_back(!in.empty() && !has_subgraph && once && last_use.at(in) == i &&
+                                   !keep.count(in));
+    }
   }
   slot = std::move(plan);
   return *slot;
@@ -252,6 +324,7 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
 Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProto& model,
                                                            const std::filesystem::path& base_dir,
                                                            const InterpreterOptions& options) {
+  keep_freed_memory();
   std::unique_ptr<Interpreter> in(new Interpreter());
   in->model_ = model;
   in->base_dir_ = base_dir;
@@ -410,32 +483,56 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       return "while running node " + std::to_string(i) + " '" + node.name() + "' (" +
              node.op_type() + ") of graph '" + graph_label + "'";
     };
-    const std::string domain = canonical_domain(node.domain());
-    const int64_t opset = opset_of(opsets, domain);
+    const int64_t opset = plan.opsets[i];
     const KernelDef* def = plan.kernels[i];
 
+    // Inputs a kernel computes in another type: float16/bfloat16 in float32 (HalfMode), and
+    // float32/float16/bfloat16 in float64 for accumulating ops in Accumulate::kDouble. Outputs of
+    // the wider type are rounded once back to `narrow_type`, the first widened input's type.
+    const bool widen_double = def && def->accumulates && options_.accumulate == Accumulate::kDouble;
+    auto wider_type = [&](DType t) {
+      const bool half = t == DType::kFloat16 || t == DType::kBFloat16;
+      if (widen_double && (half || t == DType::kFloat)) return DType::kDouble;
+      if (def && def->half_mode == HalfMode::kViaFloat32 && half) return DType::kFloat;
+      return DType::kUndefined;
+    };
     std::vector<const Value*> ins;
-    std::vector<Value> upcast;  // float32 copies of half inputs, for HalfMode::kViaFloat32
+    std::vector<Tensor*> movable;
+    std::vector<Value> upcast;  // widened copies of inputs
     upcast.reserve(static_cast<size_t>(node.input_size()));
-    DType half_type = DType::kUndefined;
-    for (const auto& name : node.input()) {
-      if (name.empty()) { ins.push_back(nullptr); continue; }
+    DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
+    for (int k = 0; k < node.input_size(); ++k) {
+      const std::string& name = node.input(k);
+      if (name.empty()) {
+        ins.push_back(nullptr);
+        movable.push_back(nullptr);
+        continue;
+      }
       const Value* v = scope.find(name);
       if (!v)
         return model_error("input '" + name +
                            "' is undefined: no node, initializer or graph "
                            "input produces it before this node")
             .with_context(context());
+      Tensor* mov = nullptr;
+      if (plan.last_read[i][static_cast<size_t>(k)])
+        if (auto it = scope.owned.find(name); it != scope.owned.end() && it->second.is_tensor())
+          mov = &it->second.tensor();
       const Tensor* t = v->as_tensor();
-      if (def && def->half_mode == HalfMode::kViaFloat32 && t &&
-          (t->dtype() == DType::kFloat16 || t->dtype() == DType::kBFloat16)) {
-        if (half_type == DType::kUndefined) half_type = t->dtype();
-        auto f = cast_tensor(*t, DType::kFloat);
+      if (const DType to = t ? wider_type(t->dtype()) : DType::kUndefined;
+          to != DType::kUndefined) {
+        if (narrow_type == DType::kUndefined) {
+          narrow_type = t->dtype();
+          wide_type = to;
+        }
+        auto f = cast_tensor(*t, to);
         if (!f) return std::move(f).status().with_context(context());
         upcast.emplace_back(std::move(*f));
         v = &upcast.back();
+        mov = &upcast.back().tensor();
       }
       ins.push_back(v);
+      movable.push_back(mov);
     }
 
     // Profiling times top-level nodes only (subgraph and body nodes count in their caller).
@@ -448,42 +545,48 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       if (!r) return std::move(r).status().with_context(context());
       outs = std::move(*r);
     } else {
-      ValueSubgraphRunner value_runner =
-          [this, &scope, &opsets, depth](const onnx::GraphProto& sub,
-                                         std::vector<Value> in) -> Expected<std::vector<Value>> {
-        if (static_cast<int>(in.size()) > sub.input_size())
-          return model_error("subgraph '" + sub.name() + "' takes " +
-                             std::to_string(sub.input_size()) + " inputs, given " +
-                             std::to_string(in.size()));
-        std::map<std::string, const Value*> f;
-        for (size_t k = 0; k < in.size(); ++k) {
-          const auto& decl = sub.input(static_cast<int>(k));
-          // A body input declared optional takes a plain tensor or sequence as a full optional:
-          // Loop-16 bodies read optional(seq) state that their previous iteration returned as
-          // a seq.
-          if (decl.type().has_optional_type() && !in[k].is_optional() && in[k].defined())
-            in[k] = Value::optional_of(std::move(in[k]));
-          f[decl.name()] = &in[k];
-        }
-        return run_graph(sub, &scope, f, nullptr, opsets, depth);
-      };
-      SubgraphRunner runner = [&value_runner](
-                                  const onnx::GraphProto& sub,
-                                  std::vector<Tensor> in) -> Expected<std::vector<Tensor>> {
-        std::vector<Value> vin(std::make_move_iterator(in.begin()),
-                               std::make_move_iterator(in.end()));
-        ODB_ASSIGN_OR_RETURN(auto vout, value_runner(sub, std::move(vin)));
-        std::vector<Tensor> tout;
-        for (size_t k = 0; k < vout.size(); ++k) {
-          if (!vout[k].is_tensor())
-            return model_error("output " + std::to_string(k) + " of subgraph '" + sub.name() +
-                               "' is " + vout[k].kind_name() + "; this op takes tensors only");
-          tout.push_back(std::move(vout[k].tensor()));
-        }
-        return tout;
-      };
+      // Runners for subgraph attributes; nodes without any (nearly all) skip building them.
+      ValueSubgraphRunner value_runner;
+      SubgraphRunner runner;
+      if (plan.has_subgraph[i]) {
+        value_runner = [this, &scope, &opsets, depth](
+                           const onnx::GraphProto& sub,
+                           std::vector<Value> in) -> Expected<std::vector<Value>> {
+          if (static_cast<int>(in.size()) > sub.input_size())
+            return model_error("subgraph '" + sub.name() + "' takes " +
+                               std::to_string(sub.input_size()) + " inputs, given " +
+                               std::to_string(in.size()));
+          std::map<std::string, const Value*> f;
+          for (size_t k = 0; k < in.size(); ++k) {
+            const auto& decl = sub.input(static_cast<int>(k));
+            // A body input declared optional takes a plain tensor or sequence as a full optional:
+            // Loop-16 bodies read optional(seq) state that their previous iteration returned as
+            // a seq.
+            if (decl.type().has_optional_type() && !in[k].is_optional() && in[k].defined())
+              in[k] = Value::optional_of(std::move(in[k]));
+            f[decl.name()] = &in[k];
+          }
+          return run_graph(sub, &scope, f, nullptr, opsets, depth);
+        };
+        runner = [&value_runner](const onnx::GraphProto& sub,
+                                 std::vector<Tensor> in) -> Expected<std::vector<Tensor>> {
+          std::vector<Value> vin(std::make_move_iterator(in.begin()),
+                                 std::make_move_iterator(in.end()));
+          ODB_ASSIGN_OR_RETURN(auto vout, value_runner(sub, std::move(vin)));
+          std::vector<Tensor> tout;
+          for (size_t k = 0; k < vout.size(); ++k) {
+            if (!vout[k].is_tensor())
+              return model_error("output " + std::to_string(k) + " of subgraph '" + sub.name() +
+                                 "' is " + vout[k].kind_name() + "; this op takes tensors only");
+            tout.push_back(std::move(vout[k].tensor()));
+          }
+          return tout;
+        };
+      }
+      // Copies: `runner` calls value_runner by reference, so the original stays here.
       KernelContext ctx(node, opset, std::move(ins), runner, value_runner);
       ctx.set_random_source(&random_, i);
+      ctx.set_movable_inputs(std::move(movable));
       Status st;
       try {
         st = def->fn(ctx);
@@ -513,9 +616,9 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         return internal_error(std::string(def ? "kernel" : "function body") +
                               " produced no value for output '" + name + "'")
             .with_context(context());
-      if (half_type != DType::kUndefined && out.is_tensor() &&
-          out.tensor().dtype() == DType::kFloat) {
-        auto h = cast_tensor(out.tensor(), half_type);
+      if (narrow_type != DType::kUndefined && out.is_tensor() &&
+          out.tensor().dtype() == wide_type) {
+        auto h = narrow_once(out.tensor(), narrow_type);
         if (!h) return std::move(h).status().with_context(context());
         out = Value(std::move(*h));
       }

@@ -42,8 +42,24 @@ struct MissingKernel {
 /// trusted here and checked when the node runs.
 std::vector<MissingKernel> find_missing_kernels(const onnx::ModelProto& model);
 
+/// Precision of the sums inside accumulating ops (KernelDef::accumulates: reductions, Softmax,
+/// normalisation statistics, MatMul, Gemm, Conv, ConvTranspose, pooling averages, RNNs, ...).
+enum class Accumulate {
+  kFloat,  ///< as the input type: float32 kernels (BLAS sgemm) for float32, float16, bfloat16
+  kDouble  ///< float64: such ops run on float64 copies of their float32/float16/bfloat16 inputs
+           ///< (BLAS dgemm) and each float64 output is rounded once to the input type
+};
+
+/// "float" or "double"; parse_accumulate is its inverse (kInvalidArgument for other names).
+const char* accumulate_name(Accumulate a);
+Expected<Accumulate> parse_accumulate(const std::string& name);
+
 /// How an Interpreter runs.
 struct InterpreterOptions {
+  /// A stricter golden run with Accumulate::kDouble (`reference:accumulate=double`, `onnxdbg run
+  /// --reference-accumulate double`). Ops that do not accumulate (elementwise, data movement)
+  /// run as with kFloat. Both modes give the same bits run to run.
+  Accumulate accumulate = Accumulate::kFloat;
   /// Time every top-level node and total the times per op type (see Interpreter::profile()).
   /// The environment variable ONNXDBG_PROFILE=1 turns it on as well.
   bool profile = false;

@@ -94,12 +94,15 @@ uint32_t KernelContext::random_seed() const {
   return static_cast<uint32_t>(splitmix64(splitmix64(splitmix64(run_seed) ^ h) ^ draw));
 }
 
-void KernelRegistry::add(const std::string& op_type, int since_version, KernelFn fn,
-                         HalfMode half_mode, const std::string& domain) {
+KernelDef& KernelRegistry::add(const std::string& op_type, int since_version, KernelFn fn,
+                               HalfMode half_mode, const std::string& domain) {
   auto& v = kernels_[{domain, op_type}];
   v.push_back(KernelDef{domain, op_type, since_version, fn, half_mode});
   std::sort(v.begin(), v.end(),
             [](const KernelDef& a, const KernelDef& b) { return a.since_version < b.since_version; });
+  for (auto& k : v)
+    if (k.since_version == since_version) return k;
+  return v.back();
 }
 
 const KernelDef* KernelRegistry::find(const std::string& domain, const std::string& op_type,

@@ -127,6 +127,15 @@ class KernelContext {
   /// call counts as one draw of this node. Seed 0-derived values when no source was set.
   uint32_t random_seed() const;
 
+  /// Input i as a tensor the kernel may move from (its buffer reused for an output), or nullptr.
+  /// The interpreter offers an input when this node is its last reader, it produced the value in
+  /// the current graph and the node reads it once; kernels that return their input unchanged
+  /// or reshaped (Reshape, Identity, Squeeze, ...) then save a copy. Others use input(i).
+  Tensor* movable_input(size_t i) const { return i < movable_.size() ? movable_[i] : nullptr; }
+  /// Set by the interpreter before the kernel runs (one entry per input, nullptr where not
+  /// movable).
+  void set_movable_inputs(std::vector<Tensor*> movable) { movable_ = std::move(movable); }
+
  private:
   const onnx::NodeProto& node_;
   int64_t opset_;
@@ -139,6 +148,7 @@ class KernelContext {
   ValueSubgraphRunner value_subgraph_runner_;
   RandomSource* random_source_ = nullptr;
   size_t node_index_ = 0;
+  std::vector<Tensor*> movable_;
 };
 
 /// How the interpreter treats float16/bfloat16 for a kernel.
@@ -154,14 +164,24 @@ struct KernelDef {
   int since_version = 1;
   KernelFn fn = nullptr;
   HalfMode half_mode = HalfMode::kViaFloat32;
+  /// The op sums many terms (reductions, normalisation statistics, Softmax sums, MatMul, Gemm,
+  /// Conv, ...). With InterpreterOptions::accumulate == Accumulate::kDouble the interpreter runs
+  /// it on float64 copies of its float32/float16/bfloat16 inputs and rounds its float64 outputs
+  /// once to the input type; the kernel itself needs no change. Set with accumulates_in_double().
+  bool accumulates = false;
+  KernelDef& accumulates_in_double() {
+    accumulates = true;
+    return *this;
+  }
 };
 
 /// All kernels, keyed by domain and op type. Filled once by register_all_kernels().
 class KernelRegistry {
  public:
   /// Registers a kernel valid from `since_version` of `op_type` in `domain` on.
-  void add(const std::string& op_type, int since_version, KernelFn fn,
-           HalfMode half_mode = HalfMode::kViaFloat32, const std::string& domain = "");
+  /// Returns the new entry, so that flags chain: r.add("Conv", 11, conv).accumulates_in_double().
+  KernelDef& add(const std::string& op_type, int since_version, KernelFn fn,
+                 HalfMode half_mode = HalfMode::kViaFloat32, const std::string& domain = "");
   /// The kernel for a node at `opset`: highest since_version <= opset, or nullptr.
   const KernelDef* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
   /// Sorted op types registered for `domain`.

@@ -178,4 +178,12 @@ Status visit_all(DType t, const std::string& op, F&& f) {
 /// data-movement kernels. `dst` must have the same dtype as `src`.
 void copy_element(const Tensor& src, int64_t i, Tensor& dst, int64_t j);
 
+/// Input i (`x`, already read by the kernel) with another shape of equal element count: the
+/// buffer is moved when the interpreter offers the input (KernelContext::movable_input), copied
+/// otherwise. Errors: kInvalidArgument when the element counts differ.
+inline Expected<Tensor> reshaped_input(KernelContext& ctx, size_t i, const Tensor& x, Shape shape) {
+  if (Tensor* m = ctx.movable_input(i)) return std::move(*m).reshaped(std::move(shape));
+  return x.reshaped(std::move(shape));
+}
+
 }  // namespace onnxdbg::reference

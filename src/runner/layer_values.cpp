@@ -8,10 +8,11 @@
 namespace onnxdbg {
 
 Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_path,
-                                           const TensorMap& inputs, uint64_t budget_bytes) {
+                                           const TensorMap& inputs, uint64_t budget_bytes,
+                                           const reference::InterpreterOptions& options) {
   ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(model_path));
   ODB_ASSIGN_OR_RETURN(auto interpreter,
-                       reference::Interpreter::create(model.proto, model.base_dir));
+                       reference::Interpreter::create(model.proto, model.base_dir, options));
   TensorMap values;
   uint64_t held = 0;
   std::string over;  // the first tensor that did not fit

@@ -8,16 +8,19 @@
 
 #include "backends/backend.h"
 #include "core/status.h"
+#include "reference/interpreter.h"
 
 namespace onnxdbg {
 
 /// Runs the model at `model_path` once on the reference interpreter with `inputs` and returns
 /// every tensor a main-graph node produces (graph outputs included), by name; tensors of
 /// subgraphs are not included. `budget_bytes` bounds the total size held: a run whose tensors
-/// need more stops with an error before anything is returned.
+/// need more stops with an error before anything is returned. `options`: how the reference runs
+/// (its accumulation precision, say).
 /// Errors: kInvalidArgument "... need more than --layerwise-memory ..." over budget; those of
 /// load_model, reference::Interpreter::create and run.
 Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_path,
-                                           const TensorMap& inputs, uint64_t budget_bytes);
+                                           const TensorMap& inputs, uint64_t budget_bytes,
+                                           const reference::InterpreterOptions& options = {});
 
 }  // namespace onnxdbg

@@ -84,6 +84,11 @@ class ReferenceBackend : public Backend {
         return invalid_argument("reference: random_seed must be a non-negative integer, not '" +
                                 seed + "'");
     }
+    {
+      auto acc = reference::parse_accumulate(spec_.option("accumulate", "float"));
+      if (!acc) return invalid_argument("reference: " + acc.status().message());
+      options.accumulate = *acc;
+    }
     auto interp = reference::Interpreter::create(m.proto, m.base_dir, options);
     if (!interp) return std::move(interp).status();
     SessionInfo info;

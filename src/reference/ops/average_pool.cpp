@@ -37,7 +37,7 @@ Status average_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_average_pool(KernelRegistry& r) {
-  for (int v : {1, 7, 10, 11}) r.add("AveragePool", v, average_pool);
+  for (int v : {1, 7, 10, 11}) r.add("AveragePool", v, average_pool).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -22,6 +22,18 @@ Expected<Tensor> from_doubles(DType dtype, const Shape& shape, const std::vector
   return t;
 }
 
+// y[i] = (x[i] - mu) * a + b in double, rounded once to T. The AVX2 clone computes the same
+// double operations four at a time (no FMA: GCC contracts nothing without -mfma), so both
+// clones give the same bits.
+#define ODB_NORMALIZE_ROW(T)                                                              \
+  [[gnu::target_clones("avx2", "default")]] void normalize_row(                           \
+      const T* __restrict x, T* __restrict y, int64_t n, double mu, double a, double b) { \
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((x[i] - mu) * a + b);           \
+  }
+ODB_NORMALIZE_ROW(float)
+ODB_NORMALIZE_ROW(double)
+#undef ODB_NORMALIZE_ROW
+
 template <class T>
 Status batch_norm_typed(KernelContext& ctx, const Tensor& x, const std::vector<const Tensor*>& p) {
   const int64_t n = x.dim(0), c = x.dim(1), inner = c == 0 || n == 0 ? 0 : x.numel() / (n * c);
@@ -86,8 +98,7 @@ Status batch_norm_typed(KernelContext& ctx, const Tensor& x, const std::vector<c
         }
       } else {
         const auto k = static_cast<size_t>(ch);
-        const double mu = use_mean[k], a = factor[k], bk = bias[k];
-        for (int64_t i = 0; i < inner; ++i) ys[i] = static_cast<T>((xs[i] - mu) * a + bk);
+        normalize_row(xs, ys, inner, use_mean[k], factor[k], bias[k]);
       }
     }
   ctx.set_output(0, std::move(y));
@@ -126,7 +137,8 @@ Status batch_normalization(KernelContext& ctx) {
 }  // namespace
 
 void register_batch_normalization(KernelRegistry& r) {
-  for (int v : {1, 6, 7, 9, 14, 15}) r.add("BatchNormalization", v, batch_normalization);
+  for (int v : {1, 6, 7, 9, 14, 15})
+    r.add("BatchNormalization", v, batch_normalization).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -97,6 +97,49 @@ T wrapping_mul(T a, T b) {
   }
 }
 
+/// Sets output 0 = f(A, B) in the buffer of operand k (0: A, 1: B) and returns true when the
+/// interpreter offers that operand (KernelContext::movable_input) and it has the output's shape;
+/// each output element reads only the same element of it, before writing it. Else false.
+template <class T, class F>
+bool binary_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b, size_t k, F& f) {
+  Tensor* m = ctx.movable_input(k);
+  const Tensor& same = k == 0 ? a : b;
+  const Tensor& other = k == 0 ? b : a;
+  if (!m || m != &same || other.dtype() != same.dtype() || other.numel() > same.numel())
+    return false;
+  auto shape = broadcast_shapes({a.shape(), b.shape()});
+  if (!shape || *shape != same.shape()) return false;
+  Tensor y = std::move(*m);
+  T* py = y.data<T>();
+  const T* po = other.data<T>();
+  const int64_t n = y.numel();
+  if (other.numel() == n) {  // equal counts under broadcasting: the same element order
+    if (k == 0)
+      for (int64_t i = 0; i < n; ++i) py[i] = f(py[i], po[i]);
+    else
+      for (int64_t i = 0; i < n; ++i) py[i] = f(po[i], py[i]);
+  } else {
+    for_each_broadcast_run(y.shape(), {broadcast_strides(other.shape(), y.shape())},
+                           [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
+                             T* yy = py + i;
+                             const T* xo = po + o[0];
+                             if (st[0] == 0) {
+                               const T v = *xo;
+                               if (k == 0)
+                                 for (int64_t j = 0; j < len; ++j) yy[j] = f(yy[j], v);
+                               else
+                                 for (int64_t j = 0; j < len; ++j) yy[j] = f(v, yy[j]);
+                             } else if (k == 0) {
+                               for (int64_t j = 0; j < len; ++j) yy[j] = f(yy[j], xo[j * st[0]]);
+                             } else {
+                               for (int64_t j = 0; j < len; ++j) yy[j] = f(xo[j * st[0]], yy[j]);
+                             }
+                           });
+  }
+  ctx.set_output(0, std::move(y));
+  return true;
+}
+
 /// Output 0 = f(A, B) elementwise with broadcasting, for inputs of one dtype visited by `visit`
 /// (a visit_* function object). The output dtype is that of f's result for the input type.
 template <class Visit, class F>
@@ -108,6 +151,10 @@ Status binary_elementwise(KernelContext& ctx, Broadcast mode, Visit&& visit, F&&
   return visit(a->dtype(), ctx.describe(), [&](auto tag) -> Status {
     using T = decltype(tag);
     using R = std::decay_t<decltype(f(T{}, T{}))>;
+    if constexpr (std::is_same_v<R, T>) {
+      if (binary_in_place<T>(ctx, *a, *b, 0, f) || binary_in_place<T>(ctx, *a, *b, 1, f))
+        return Status::ok();
+    }
     ODB_ASSIGN_OR_RETURN(Tensor out, (broadcast_binary<T, T, R>(*a, *b, f)));
     ctx.set_output(0, std::move(out));
     return Status::ok();

@@ -2,6 +2,8 @@
 // an optional bias, computed per group as im2col followed by one BLAS GEMM (W_g x col); grouped 1-D
 // and 2-D convolutions with one input channel per group (depthwise) run as direct loops instead.
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
@@ -13,6 +15,23 @@ namespace {
 
 // Upper bound on the im2col buffer, in elements; larger outputs are processed in row bands.
 constexpr int64_t kMaxColElements = int64_t{1} << 23;
+
+// y[q] += a * x[q * s] for q in [0, n); the rows never overlap, which __restrict tells the
+// compiler so that it vectorises without run-time overlap checks. Each element gets one multiply
+// and one add (AVX2 has no FMA and GCC contracts nothing without -mfma), so the AVX2 clone and
+// the baseline give the same bits.
+#define ODB_AXPY_ROWS(T)                                                                          \
+  [[gnu::target_clones("avx2", "default")]] void axpy_row(T* __restrict y, const T* __restrict x, \
+                                                          T a, int64_t n) {                       \
+    for (int64_t q = 0; q < n; ++q) y[q] += a * x[q];                                             \
+  }                                                                                               \
+  [[gnu::target_clones("avx2", "default")]] void axpy_row_strided(                                \
+      T* __restrict y, const T* __restrict x, T a, int64_t n, int64_t s) {                        \
+    for (int64_t q = 0; q < n; ++q) y[q] += a * x[q * s];                                         \
+  }
+ODB_AXPY_ROWS(float)
+ODB_AXPY_ROWS(double)
+#undef ODB_AXPY_ROWS
 
 // Depthwise 2-D convolution (one input channel per group, `mg` output channels per group): each
 // output element is the sum over kernel taps in row-major (kh, kw) order of w * x, skipping taps
@@ -49,11 +68,11 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
               const T wv = wc[i * kw + j];
               const int64_t off = j * dw - pw, l = lo[static_cast<size_t>(j)],
                             u = hi[static_cast<size_t>(j)];
+              if (u <= l) continue;
               if (sw == 1) {
-                const T* xs = xrow + off;
-                for (int64_t q = l; q < u; ++q) yrow[q] += wv * xs[q];
+                axpy_row(yrow + l, xrow + off + l, wv, u - l);
               } else {
-                for (int64_t q = l; q < u; ++q) yrow[q] += wv * xrow[q * sw + off];
+                axpy_row_strided(yrow + l, xrow + l * sw + off, wv, u - l, sw);
               }
             }
           }
@@ -65,6 +84,21 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
       }
     }
   }
+}
+
+// The im2col buffer, kept per thread from call to call: a fresh multi-megabyte allocation each
+// call is fresh pages from the kernel each call, and their page faults cost more than the copy.
+// It holds at most kMaxColElements; im2col writes every element GEMM reads.
+template <class T>
+T* col_scratch(size_t n) {
+  thread_local std::unique_ptr<T[]> buffer;
+  thread_local size_t size = 0;
+  if (size < n) {
+    buffer.reset();  // no copy of the old contents, no zero fill
+    buffer.reset(new T[n]);
+    size = n;
+  }
+  return buffer.get();
 }
 
 template <class T>
@@ -128,8 +162,17 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   }
   // Rows of outer positions per band, so that the column buffer stays bounded.
   const int64_t band = std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * out_last));
-  std::vector<T> col;
-  if (!pointwise && p > 0) col.resize(static_cast<size_t>(k * std::min(band, outer) * out_last));
+  T* col = !pointwise && p > 0
+               ? col_scratch<T>(static_cast<size_t>(k * std::min(band, outer) * out_last))
+               : nullptr;
+  // The bias is the GEMM's starting C (beta 1): BLAS scales or clears C before accumulating
+  // anyway, so this saves a separate pass adding it afterwards.
+  const T beta = bias ? T(1) : T(0);
+  if (bias) {
+    const T* pb = bias->data<T>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t j = 0; j < m; ++j) std::fill_n(py + (b * m + j) * p, p, pb[j]);
+  }
 
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t gi = 0; gi < group; ++gi) {
@@ -137,18 +180,17 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
       const T* wg = pw + gi * mg * k;
       T* yg = py + (b * m + gi * mg) * p;
       if (pointwise) {
-        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, p, k, T(1), wg, k, xg, p, T(0), yg, p));
+        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, p, k, T(1), wg, k, xg, p, beta, yg, p));
         continue;
       }
       for (int64_t o0 = 0; o0 < outer; o0 += band) {
         const int64_t o1 = std::min(outer, o0 + band), cols = (o1 - o0) * out_last;
-        im2col(xg, cg, g, o0, o1, col.data());
-        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, cols, k, T(1), wg, k, col.data(), cols, T(0),
+        im2col(xg, cg, g, o0, o1, col);
+        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, cols, k, T(1), wg, k, col, cols, beta,
                                     yg + o0 * out_last, p));
       }
     }
   }
-  add_channel_bias(py, bias, n, m, p);
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -166,8 +208,8 @@ Status conv(KernelContext& ctx) {
 }  // namespace
 
 void register_conv(KernelRegistry& r) {
-  r.add("Conv", 1, conv);
-  r.add("Conv", 11, conv);
+  r.add("Conv", 1, conv).accumulates_in_double();
+  r.add("Conv", 11, conv).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

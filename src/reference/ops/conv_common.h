@@ -151,12 +151,52 @@ void add_channel_bias(T* y, const Tensor* bias, int64_t n, int64_t m, int64_t p)
     }
 }
 
+/// im2col for 2-D geometry (see im2col below): the same matrix, without the multi-index
+/// bookkeeping per output row that dominates the generic version on small planes.
+template <class T>
+void im2col_2d(const T* x, int64_t channels, const SpatialGeometry& g, int64_t r0, int64_t r1,
+               T* col) {
+  const int64_t h = g.in[0], w = g.in[1], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
+  const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
+  const int64_t ph = g.pads_begin[0], pw = g.pads_begin[1], cols = (r1 - r0) * ow;
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * h * w;
+    for (int64_t ki = 0; ki < kh; ++ki) {
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        T* row = col + ((c * kh + ki) * kw + kj) * cols;
+        const int64_t kofs = kj * dw - pw;
+        // Output columns [j_lo, j_hi) read inside the input row; the others read padding.
+        const int64_t j_lo = kofs >= 0 ? 0 : std::min(ow, (-kofs + sw - 1) / sw);
+        const int64_t j_hi =
+            std::max(j_lo, w - 1 - kofs < 0 ? 0 : std::min(ow, (w - 1 - kofs) / sw + 1));
+        for (int64_t r = r0; r < r1; ++r) {
+          T* dst = row + (r - r0) * ow;
+          const int64_t ih = r * sh - ph + ki * dh;
+          if (ih < 0 || ih >= h) {
+            std::fill(dst, dst + ow, T(0));
+            continue;
+          }
+          const T* src = xc + ih * w + kofs;
+          for (int64_t j = 0; j < j_lo; ++j) dst[j] = T(0);
+          if (sw == 1) {
+            for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j];
+          } else {
+            for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j * sw];
+          }
+          for (int64_t j = j_hi; j < ow; ++j) dst[j] = T(0);
+        }
+      }
+    }
+  }
+}
+
 /// Unfolds `channels` planes of `x` (each product(g.in) elements) into the column matrix `col`
 /// with rows (channel, kernel offset) and columns the output positions whose outer index (all
 /// spatial dims but the last, flattened) lies in [outer_begin, outer_end). Padding reads 0.
 template <class T>
 void im2col(const T* x, int64_t channels, const SpatialGeometry& g, int64_t outer_begin,
             int64_t outer_end, T* col) {
+  if (g.in.size() == 2) return im2col_2d(x, channels, g, outer_begin, outer_end, col);
   const size_t nd = g.in.size(), last = nd - 1;
   const int64_t in_size = product(g.in), k_size = product(g.kernel), out_last = g.out[last];
   const int64_t cols = (outer_end - outer_begin) * out_last;

@@ -125,8 +125,8 @@ Status conv_transpose(KernelContext& ctx) {
 }  // namespace
 
 void register_conv_transpose(KernelRegistry& r) {
-  r.add("ConvTranspose", 1, conv_transpose);
-  r.add("ConvTranspose", 11, conv_transpose);
+  r.add("ConvTranspose", 1, conv_transpose).accumulates_in_double();
+  r.add("ConvTranspose", 11, conv_transpose).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

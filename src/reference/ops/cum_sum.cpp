@@ -54,6 +54,8 @@ Status cum_sum_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_cum_sum(KernelRegistry& r) { r.add("CumSum", 11, cum_sum_kernel); }
+void register_cum_sum(KernelRegistry& r) {
+  r.add("CumSum", 11, cum_sum_kernel).accumulates_in_double();
+}
 
 }  // namespace onnxdbg::reference

@@ -63,6 +63,6 @@ Status dft(KernelContext& ctx) {
 
 }  // namespace
 
-void register_dft(KernelRegistry& r) { r.add("DFT", 17, dft); }
+void register_dft(KernelRegistry& r) { r.add("DFT", 17, dft).accumulates_in_double(); }
 
 }  // namespace onnxdbg::reference

@@ -201,6 +201,6 @@ Status einsum(KernelContext& ctx) {
 
 }  // namespace
 
-void register_einsum(KernelRegistry& r) { r.add("Einsum", 12, einsum); }
+void register_einsum(KernelRegistry& r) { r.add("Einsum", 12, einsum).accumulates_in_double(); }
 
 }  // namespace onnxdbg::reference

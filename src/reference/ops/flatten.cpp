@@ -15,7 +15,7 @@ Status flatten(KernelContext& ctx) {
                        " is out of range for an input of shape " + shape_to_string(x->shape()));
   const auto a = static_cast<size_t>(axis);
   Shape out{dims_product(x->shape(), 0, a), dims_product(x->shape(), a, x->shape().size())};
-  ODB_ASSIGN_OR_RETURN(Tensor y, x->reshaped(out));
+  ODB_ASSIGN_OR_RETURN(Tensor y, reshaped_input(ctx, 0, *x, std::move(out)));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

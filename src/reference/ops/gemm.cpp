@@ -69,7 +69,7 @@ Status gemm_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_gemm(KernelRegistry& r) {
-  for (int v : {1, 6, 7, 9, 11, 13}) r.add("Gemm", v, gemm_kernel);
+  for (int v : {1, 6, 7, 9, 11, 13}) r.add("Gemm", v, gemm_kernel).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -28,8 +28,8 @@ Status global_lp_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_global_lp_pool(KernelRegistry& r) {
-  r.add("GlobalLpPool", 1, global_lp_pool);
-  r.add("GlobalLpPool", 2, global_lp_pool);
+  r.add("GlobalLpPool", 1, global_lp_pool).accumulates_in_double();
+  r.add("GlobalLpPool", 2, global_lp_pool).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

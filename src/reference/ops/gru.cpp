@@ -93,7 +93,7 @@ Status gru(KernelContext& ctx) {
 }  // namespace
 
 void register_gru(KernelRegistry& r) {
-  for (int v : {1, 3, 7, 14}) r.add("GRU", v, gru);
+  for (int v : {1, 3, 7, 14}) r.add("GRU", v, gru).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -51,8 +51,8 @@ Status instance_normalization(KernelContext& ctx) {
 }  // namespace
 
 void register_instance_normalization(KernelRegistry& r) {
-  r.add("InstanceNormalization", 1, instance_normalization);
-  r.add("InstanceNormalization", 6, instance_normalization);
+  r.add("InstanceNormalization", 1, instance_normalization).accumulates_in_double();
+  r.add("InstanceNormalization", 6, instance_normalization).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

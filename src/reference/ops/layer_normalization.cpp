@@ -80,7 +80,7 @@ Status layer_normalization(KernelContext& ctx) {
 }  // namespace
 
 void register_layer_normalization(KernelRegistry& r) {
-  r.add("LayerNormalization", 17, layer_normalization);
+  r.add("LayerNormalization", 17, layer_normalization).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -5,8 +5,8 @@
 namespace onnxdbg::reference {
 
 void register_log_softmax(KernelRegistry& r) {
-  r.add("LogSoftmax", 1, softmax_family<SoftmaxKind::kLogSoftmax, true>);
-  r.add("LogSoftmax", 13, softmax_family<SoftmaxKind::kLogSoftmax, false>);
+  r.add("LogSoftmax", 1, softmax_family<SoftmaxKind::kLogSoftmax, true>).accumulates_in_double();
+  r.add("LogSoftmax", 13, softmax_family<SoftmaxKind::kLogSoftmax, false>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -41,7 +41,7 @@ Status lp_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_lp_pool(KernelRegistry& r) {
-  for (int v : {1, 2, 11}) r.add("LpPool", v, lp_pool);
+  for (int v : {1, 2, 11}) r.add("LpPool", v, lp_pool).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

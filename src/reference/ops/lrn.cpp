@@ -47,8 +47,8 @@ Status lrn(KernelContext& ctx) {
 }  // namespace
 
 void register_lrn(KernelRegistry& r) {
-  r.add("LRN", 1, lrn);
-  r.add("LRN", 13, lrn);
+  r.add("LRN", 1, lrn).accumulates_in_double();
+  r.add("LRN", 13, lrn).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -80,7 +80,7 @@ Status lstm(KernelContext& ctx) {
 }  // namespace
 
 void register_lstm(KernelRegistry& r) {
-  for (int v : {1, 7, 14}) r.add("LSTM", v, lstm);
+  for (int v : {1, 7, 14}) r.add("LSTM", v, lstm).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -58,9 +58,9 @@ Status matmul(KernelContext& ctx) {
 }  // namespace
 
 void register_mat_mul(KernelRegistry& r) {
-  r.add("MatMul", 1, matmul);
-  r.add("MatMul", 9, matmul);
-  r.add("MatMul", 13, matmul);
+  r.add("MatMul", 1, matmul).accumulates_in_double();
+  r.add("MatMul", 9, matmul).accumulates_in_double();
+  r.add("MatMul", 13, matmul).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

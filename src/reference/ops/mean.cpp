@@ -18,6 +18,6 @@ Status mean_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_mean(KernelRegistry& r) { r.add("Mean", 1, mean_kernel); }
+void register_mean(KernelRegistry& r) { r.add("Mean", 1, mean_kernel).accumulates_in_double(); }
 
 }  // namespace onnxdbg::reference

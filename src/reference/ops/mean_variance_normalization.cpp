@@ -50,8 +50,8 @@ Status mean_variance_normalization(KernelContext& ctx) {
 }  // namespace
 
 void register_mean_variance_normalization(KernelRegistry& r) {
-  r.add("MeanVarianceNormalization", 9, mean_variance_normalization);
-  r.add("MeanVarianceNormalization", 13, mean_variance_normalization);
+  r.add("MeanVarianceNormalization", 9, mean_variance_normalization).accumulates_in_double();
+  r.add("MeanVarianceNormalization", 13, mean_variance_normalization).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -6,8 +6,9 @@
 namespace onnxdbg::reference {
 
 void register_reduce_l1(KernelRegistry& r) {
-  r.add("ReduceL1", 1, reduce_kernel<ReduceKind::kL1, AxesFrom::kAttribute>);
-  r.add("ReduceL1", 18, reduce_kernel<ReduceKind::kL1, AxesFrom::kInput>);
+  r.add("ReduceL1", 1, reduce_kernel<ReduceKind::kL1, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceL1", 18, reduce_kernel<ReduceKind::kL1, AxesFrom::kInput>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -6,8 +6,9 @@
 namespace onnxdbg::reference {
 
 void register_reduce_l2(KernelRegistry& r) {
-  r.add("ReduceL2", 1, reduce_kernel<ReduceKind::kL2, AxesFrom::kAttribute>);
-  r.add("ReduceL2", 18, reduce_kernel<ReduceKind::kL2, AxesFrom::kInput>);
+  r.add("ReduceL2", 1, reduce_kernel<ReduceKind::kL2, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceL2", 18, reduce_kernel<ReduceKind::kL2, AxesFrom::kInput>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

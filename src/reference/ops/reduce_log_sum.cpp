@@ -6,8 +6,10 @@
 namespace onnxdbg::reference {
 
 void register_reduce_log_sum(KernelRegistry& r) {
-  r.add("ReduceLogSum", 1, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kAttribute>);
-  r.add("ReduceLogSum", 18, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kInput>);
+  r.add("ReduceLogSum", 1, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceLogSum", 18, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kInput>)
+      .accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -6,8 +6,10 @@
 namespace onnxdbg::reference {
 
 void register_reduce_log_sum_exp(KernelRegistry& r) {
-  r.add("ReduceLogSumExp", 1, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kAttribute>);
-  r.add("ReduceLogSumExp", 18, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kInput>);
+  r.add("ReduceLogSumExp", 1, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceLogSumExp", 18, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kInput>)
+      .accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -6,8 +6,10 @@
 namespace onnxdbg::reference {
 
 void register_reduce_mean(KernelRegistry& r) {
-  r.add("ReduceMean", 1, reduce_kernel<ReduceKind::kMean, AxesFrom::kAttribute>);
-  r.add("ReduceMean", 18, reduce_kernel<ReduceKind::kMean, AxesFrom::kInput>);
+  r.add("ReduceMean", 1, reduce_kernel<ReduceKind::kMean, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceMean", 18, reduce_kernel<ReduceKind::kMean, AxesFrom::kInput>)
+      .accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -5,8 +5,10 @@
 namespace onnxdbg::reference {
 
 void register_reduce_prod(KernelRegistry& r) {
-  r.add("ReduceProd", 1, reduce_kernel<ReduceKind::kProd, AxesFrom::kAttribute>);
-  r.add("ReduceProd", 18, reduce_kernel<ReduceKind::kProd, AxesFrom::kInput>);
+  r.add("ReduceProd", 1, reduce_kernel<ReduceKind::kProd, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceProd", 18, reduce_kernel<ReduceKind::kProd, AxesFrom::kInput>)
+      .accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

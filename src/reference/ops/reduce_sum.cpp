@@ -5,8 +5,9 @@
 namespace onnxdbg::reference {
 
 void register_reduce_sum(KernelRegistry& r) {
-  r.add("ReduceSum", 1, reduce_kernel<ReduceKind::kSum, AxesFrom::kAttribute>);
-  r.add("ReduceSum", 13, reduce_kernel<ReduceKind::kSum, AxesFrom::kInput>);
+  r.add("ReduceSum", 1, reduce_kernel<ReduceKind::kSum, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceSum", 13, reduce_kernel<ReduceKind::kSum, AxesFrom::kInput>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -6,8 +6,10 @@
 namespace onnxdbg::reference {
 
 void register_reduce_sum_square(KernelRegistry& r) {
-  r.add("ReduceSumSquare", 1, reduce_kernel<ReduceKind::kSumSquare, AxesFrom::kAttribute>);
-  r.add("ReduceSumSquare", 18, reduce_kernel<ReduceKind::kSumSquare, AxesFrom::kInput>);
+  r.add("ReduceSumSquare", 1, reduce_kernel<ReduceKind::kSumSquare, AxesFrom::kAttribute>)
+      .accumulates_in_double();
+  r.add("ReduceSumSquare", 18, reduce_kernel<ReduceKind::kSumSquare, AxesFrom::kInput>)
+      .accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

@@ -60,7 +60,7 @@ Status reshape(KernelContext& ctx) {
   if (known != x->numel())
     return model_error(ctx.describe() + what + " (shape " + shape_to_string(out) + ", " +
                        std::to_string(known) + " elements)");
-  ODB_ASSIGN_OR_RETURN(Tensor y, x->reshaped(out));
+  ODB_ASSIGN_OR_RETURN(Tensor y, reshaped_input(ctx, 0, *x, std::move(out)));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -59,7 +59,7 @@ Status rnn(KernelContext& ctx) {
 }  // namespace
 
 void register_rnn(KernelRegistry& r) {
-  for (int v : {1, 7, 14}) r.add("RNN", v, rnn);
+  for (int v : {1, 7, 14}) r.add("RNN", v, rnn).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

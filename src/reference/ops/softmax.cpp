@@ -5,8 +5,8 @@
 namespace onnxdbg::reference {
 
 void register_softmax(KernelRegistry& r) {
-  r.add("Softmax", 1, softmax_family<SoftmaxKind::kSoftmax, true>);
-  r.add("Softmax", 13, softmax_family<SoftmaxKind::kSoftmax, false>);
+  r.add("Softmax", 1, softmax_family<SoftmaxKind::kSoftmax, true>).accumulates_in_double();
+  r.add("Softmax", 13, softmax_family<SoftmaxKind::kSoftmax, false>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference

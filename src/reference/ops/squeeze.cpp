@@ -24,7 +24,7 @@ Status squeeze(KernelContext& ctx) {
   Shape out;
   for (size_t i = 0; i < drop.size(); ++i)
     if (!drop[i]) out.push_back(x->shape()[i]);
-  ODB_ASSIGN_OR_RETURN(Tensor y, x->reshaped(out));
+  ODB_ASSIGN_OR_RETURN(Tensor y, reshaped_input(ctx, 0, *x, std::move(out)));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

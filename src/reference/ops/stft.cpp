@@ -58,6 +58,6 @@ Status stft(KernelContext& ctx) {
 
 }  // namespace
 
-void register_stft(KernelRegistry& r) { r.add("STFT", 17, stft); }
+void register_stft(KernelRegistry& r) { r.add("STFT", 17, stft).accumulates_in_double(); }
 
 }  // namespace onnxdbg::reference

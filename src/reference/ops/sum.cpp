@@ -16,6 +16,6 @@ Status sum_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_sum(KernelRegistry& r) { r.add("Sum", 1, sum_kernel); }
+void register_sum(KernelRegistry& r) { r.add("Sum", 1, sum_kernel).accumulates_in_double(); }
 
 }  // namespace onnxdbg::reference

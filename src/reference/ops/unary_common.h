@@ -18,11 +18,27 @@ template <class T, class F>
 Tensor map_elements(const Tensor& x, F&& f) {
   using R = std::decay_t<decltype(f(std::declval<T>()))>;
   // x's shape is valid, so the allocation checks cannot fail; every element is written below.
-  Tensor out = *Tensor::make_uninitialized(DTypeOf<R>::value, x.shape());
+  // Named first: `*` on the temporary Expected would copy the whole buffer instead of moving it.
+  Expected<Tensor> made = Tensor::make_uninitialized(DTypeOf<R>::value, x.shape());
+  Tensor out = std::move(*made);
   const T* px = x.data<T>();
   R* po = out.data<R>();
   for (int64_t i = 0; i < x.numel(); ++i) po[i] = f(px[i]);
   return out;
+}
+
+/// Output 0 = f(x) elementwise in x's type: in x's own buffer when the interpreter offers it
+/// (KernelContext::movable_input), saving an allocation and a pass over fresh memory.
+template <class T, class F>
+void map_input_of_same_type(KernelContext& ctx, const Tensor& x, F&& f) {
+  if (Tensor* m = ctx.movable_input(0); m == &x) {
+    Tensor y = std::move(*m);
+    T* p = y.data<T>();
+    for (int64_t i = 0; i < y.numel(); ++i) p[i] = static_cast<T>(f(p[i]));
+    ctx.set_output(0, std::move(y));
+    return;
+  }
+  ctx.set_output(0, map_elements<T>(x, [&](T v) { return static_cast<T>(f(v)); }));
 }
 
 /// Output 0 = f(input 0) for float and double inputs; f is a generic callable returning T or a
@@ -31,8 +47,7 @@ template <class F>
 Status unary_float_op(KernelContext& ctx, F&& f) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
-    using T = decltype(tag);
-    ctx.set_output(0, map_elements<T>(*x, [&](T v) { return static_cast<T>(f(v)); }));
+    map_input_of_same_type<decltype(tag)>(ctx, *x, f);
     return Status::ok();
   });
 }
@@ -42,8 +57,7 @@ template <class F>
 Status unary_numeric_op(KernelContext& ctx, F&& f) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
-    using T = decltype(tag);
-    ctx.set_output(0, map_elements<T>(*x, [&](T v) { return static_cast<T>(f(v)); }));
+    map_input_of_same_type<decltype(tag)>(ctx, *x, f);
     return Status::ok();
   });
 }

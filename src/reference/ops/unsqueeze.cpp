@@ -16,7 +16,7 @@ Status unsqueeze(KernelContext& ctx) {
   size_t k = 0;
   for (auto& d : out)
     if (d == -1) d = x->shape()[k++];
-  ODB_ASSIGN_OR_RETURN(Tensor y, x->reshaped(out));
+  ODB_ASSIGN_OR_RETURN(Tensor y, reshaped_input(ctx, 0, *x, std::move(out)));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
