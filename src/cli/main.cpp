@@ -1,6 +1,4 @@
 // onnxdbg CLI entry point: registers every subcommand and turns uncaught errors into one sentence.
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,23 +17,7 @@ int report_error(const Status& st) {
 
 }  // namespace onnxdbg::cli
 
-namespace {
-
-/// glibc malloc settings for a process that allocates and frees tensors of hundreds of
-/// megabytes (above all `run --layerwise`): blocks up to 32 MiB come from the heap instead of
-/// fresh mmaps, and freed memory is kept for reuse instead of being trimmed back to the kernel
-/// (below 1 GiB), so the next tensor does not pay the page faults and zeroing again. Large tensor
-/// buffers are on transparent huge pages (allocate_tensor_bytes); the worker gets the same
-/// through GLIBC_TUNABLES (backends/isolated.cpp).
-void keep_freed_memory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  keep_freed_memory();
   using namespace onnxdbg::cli;
   CLI::App app{
       "onnxdbg: debug ONNX models. Inspect them, run them on several backends and "

@@ -14,8 +14,9 @@ namespace onnxdbg {
 Expected<int64_t> shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0) return invalid_argument("negative dimension " + std::to_string(d) + " in shape " +
-                                       shape_to_string(shape));
+    if (d < 0)
+      return invalid_argument("negative dimension " + std::to_string(d) + " in shape " +
+                              shape_to_string(shape));
     if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
       return invalid_argument("shape " + shape_to_string(shape) + " has too many elements");
     n *= d;
@@ -105,20 +106,34 @@ Expected<Tensor> Tensor::reshaped(Shape shape) && {
 
 double Tensor::get_as_double(int64_t i) const {
   switch (dtype_) {
-    case DType::kFloat: return data<float>()[i];
-    case DType::kDouble: return data<double>()[i];
-    case DType::kFloat16: return static_cast<float>(data<Float16>()[i]);
-    case DType::kBFloat16: return static_cast<float>(data<BFloat16>()[i]);
-    case DType::kInt8: return data<int8_t>()[i];
-    case DType::kInt16: return data<int16_t>()[i];
-    case DType::kInt32: return data<int32_t>()[i];
-    case DType::kInt64: return static_cast<double>(data<int64_t>()[i]);
-    case DType::kUint8: return data<uint8_t>()[i];
-    case DType::kUint16: return data<uint16_t>()[i];
-    case DType::kUint32: return data<uint32_t>()[i];
-    case DType::kUint64: return static_cast<double>(data<uint64_t>()[i]);
-    case DType::kBool: return data<bool>()[i] ? 1.0 : 0.0;
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case DType::kFloat:
+      return data<float>()[i];
+    case DType::kDouble:
+      return data<double>()[i];
+    case DType::kFloat16:
+      return static_cast<float>(data<Float16>()[i]);
+    case DType::kBFloat16:
+      return static_cast<float>(data<BFloat16>()[i]);
+    case DType::kInt8:
+      return data<int8_t>()[i];
+    case DType::kInt16:
+      return data<int16_t>()[i];
+    case DType::kInt32:
+      return data<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(data<int64_t>()[i]);
+    case DType::kUint8:
+      return data<uint8_t>()[i];
+    case DType::kUint16:
+      return data<uint16_t>()[i];
+    case DType::kUint32:
+      return data<uint32_t>()[i];
+    case DType::kUint64:
+      return static_cast<double>(data<uint64_t>()[i]);
+    case DType::kBool:
+      return data<bool>()[i] ? 1.0 : 0.0;
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -135,20 +150,47 @@ I to_int(double v) {
 
 void Tensor::set_from_double(int64_t i, double v) {
   switch (dtype_) {
-    case DType::kFloat: data<float>()[i] = static_cast<float>(v); break;
-    case DType::kDouble: data<double>()[i] = v; break;
-    case DType::kFloat16: data<Float16>()[i] = Float16(static_cast<float>(v)); break;
-    case DType::kBFloat16: data<BFloat16>()[i] = BFloat16(static_cast<float>(v)); break;
-    case DType::kInt8: data<int8_t>()[i] = to_int<int8_t>(v); break;
-    case DType::kInt16: data<int16_t>()[i] = to_int<int16_t>(v); break;
-    case DType::kInt32: data<int32_t>()[i] = to_int<int32_t>(v); break;
-    case DType::kInt64: data<int64_t>()[i] = to_int<int64_t>(v); break;
-    case DType::kUint8: data<uint8_t>()[i] = to_int<uint8_t>(v); break;
-    case DType::kUint16: data<uint16_t>()[i] = to_int<uint16_t>(v); break;
-    case DType::kUint32: data<uint32_t>()[i] = to_int<uint32_t>(v); break;
-    case DType::kUint64: data<uint64_t>()[i] = to_int<uint64_t>(v); break;
-    case DType::kBool: data<bool>()[i] = v != 0.0; break;
-    default: break;
+    case DType::kFloat:
+      data<float>()[i] = static_cast<float>(v);
+      break;
+    case DType::kDouble:
+      data<double>()[i] = v;
+      break;
+    case DType::kFloat16:
+      data<Float16>()[i] = Float16(static_cast<float>(v));
+      break;
+    case DType::kBFloat16:
+      data<BFloat16>()[i] = BFloat16(static_cast<float>(v));
+      break;
+    case DType::kInt8:
+      data<int8_t>()[i] = to_int<int8_t>(v);
+      break;
+    case DType::kInt16:
+      data<int16_t>()[i] = to_int<int16_t>(v);
+      break;
+    case DType::kInt32:
+      data<int32_t>()[i] = to_int<int32_t>(v);
+      break;
+    case DType::kInt64:
+      data<int64_t>()[i] = to_int<int64_t>(v);
+      break;
+    case DType::kUint8:
+      data<uint8_t>()[i] = to_int<uint8_t>(v);
+      break;
+    case DType::kUint16:
+      data<uint16_t>()[i] = to_int<uint16_t>(v);
+      break;
+    case DType::kUint32:
+      data<uint32_t>()[i] = to_int<uint32_t>(v);
+      break;
+    case DType::kUint64:
+      data<uint64_t>()[i] = to_int<uint64_t>(v);
+      break;
+    case DType::kBool:
+      data<bool>()[i] = v != 0.0;
+      break;
+    default:
+      break;
   }
 }
 
@@ -184,10 +226,17 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to) {
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = 0;
       switch (t.dtype()) {
-        case DType::kInt32: v = t.data<int32_t>()[i]; break;
-        case DType::kUint32: v = t.data<uint32_t>()[i]; break;
-        case DType::kUint64: v = static_cast<int64_t>(t.data<uint64_t>()[i]); break;
-        default: break;
+        case DType::kInt32:
+          v = t.data<int32_t>()[i];
+          break;
+        case DType::kUint32:
+          v = t.data<uint32_t>()[i];
+          break;
+        case DType::kUint64:
+          v = static_cast<int64_t>(t.data<uint64_t>()[i]);
+          break;
+        default:
+          break;
       }
       out.data<int64_t>()[i] = v;
     }
@@ -197,14 +246,29 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t v = t.data<int64_t>()[i];
       switch (to) {  // wrap-around, as C and numpy do for integer narrowing
-        case DType::kInt8: out.data<int8_t>()[i] = static_cast<int8_t>(v); break;
-        case DType::kInt16: out.data<int16_t>()[i] = static_cast<int16_t>(v); break;
-        case DType::kInt32: out.data<int32_t>()[i] = static_cast<int32_t>(v); break;
-        case DType::kUint8: out.data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
-        case DType::kUint16: out.data<uint16_t>()[i] = static_cast<uint16_t>(v); break;
-        case DType::kUint32: out.data<uint32_t>()[i] = static_cast<uint32_t>(v); break;
-        case DType::kUint64: out.data<uint64_t>()[i] = static_cast<uint64_t>(v); break;
-        default: break;
+        case DType::kInt8:
+          out.data<int8_t>()[i] = static_cast<int8_t>(v);
+          break;
+        case DType::kInt16:
+          out.data<int16_t>()[i] = static_cast<int16_t>(v);
+          break;
+        case DType::kInt32:
+          out.data<int32_t>()[i] = static_cast<int32_t>(v);
+          break;
+        case DType::kUint8:
+          out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+          break;
+        case DType::kUint16:
+          out.data<uint16_t>()[i] = static_cast<uint16_t>(v);
+          break;
+        case DType::kUint32:
+          out.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+          break;
+        case DType::kUint64:
+          out.data<uint64_t>()[i] = static_cast<uint64_t>(v);
+          break;
+        default:
+          break;
       }
     }
     return out;

@@ -43,7 +43,8 @@ class ByteBuffer {
   ByteBuffer(const ByteBuffer& o) : ByteBuffer(o.size_) {
     if (size_) std::memcpy(data_.get(), o.data_.get(), size_);
   }
-  ByteBuffer(ByteBuffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  ByteBuffer(ByteBuffer&& o) noexcept
+      : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
   ByteBuffer& operator=(const ByteBuffer& o) {
     if (this != &o) *this = ByteBuffer(o);
     return *this;
