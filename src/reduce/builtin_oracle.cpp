@@ -1,7 +1,6 @@
 // The built-in oracles (--fail-on mismatch|error|nan): run a candidate on the chosen backends with
 // its golden input values and decide without a subprocess per check. The reference's outputs of
 // a value-preserving candidate are the golden values already computed, so it never runs again.
-#include <fstream>
 #include <regex>
 
 #include "reduce/oracle.h"
@@ -54,9 +53,10 @@ class BuiltinOracle : public Oracle {
       return internal_error("candidate without input values reached the built-in oracle");
     // One session per backend and candidate; samples run in the same session.
     std::vector<std::vector<TensorMap>> outputs(backends_.size());
+    std::filesystem::path candidate_file;  // written once, for the first backend that loads it
     for (size_t b = 0; b < backends_.size(); ++b) {
       std::string error;
-      auto st = run_backend(b, c, slot, outputs[b], error);
+      auto st = run_backend(b, c, slot, candidate_file, outputs[b], error);
       if (!st) return st;
       if (!error.empty()) {
         OracleVerdict v;
@@ -113,10 +113,11 @@ class BuiltinOracle : public Oracle {
     return p == std::string::npos ? s : s.substr(0, p);
   }
 
-  // Runs every sample of `c` on backend b (from job `slot`). A backend failure goes to `error`
-  // (a verdict); only trouble of our own (cannot write the candidate) is a Status.
-  Status run_backend(size_t b, const BuiltCandidate& c, int slot, std::vector<TensorMap>& out,
-                     std::string& error) {
+  // Runs every sample of `c` on backend b (from job `slot`); `file` is where the candidate was
+  // written for an earlier backend of this test, empty until then. A backend failure goes to
+  // `error` (a verdict); only trouble of our own (cannot write the candidate) is a Status.
+  Status run_backend(size_t b, const BuiltCandidate& c, int slot, std::filesystem::path& file,
+                     std::vector<TensorMap>& out, std::string& error) {
     const size_t samples = std::max<size_t>(1, c.feeds.size());
     out.assign(samples, {});
     const TensorMap empty;
@@ -144,16 +145,11 @@ class BuiltinOracle : public Oracle {
       return Status::ok();
     }
     const std::filesystem::path dir = o_.work_dir / ("job" + std::to_string(slot));
-    std::filesystem::path path = dir / "candidate.onnx";
-    {
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      std::ofstream f(path, std::ios::binary | std::ios::trunc);
-      f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-      if (!f.good())
-        return invalid_argument("cannot write the candidate to '" + path.string() +
-                                "' (disk full or no permission?)");
+    if (file.empty()) {
+      ODB_RETURN_IF_ERROR(write_candidate(c, dir / "candidate.onnx"));
+      file = dir / "candidate.onnx";
     }
+    std::filesystem::path path = file;
     if (o_.backends[b].option("precision") == "fp16") {
       // The candidate converted as `run` converts the model (float32 inputs and outputs kept).
       auto fp16 = write_fp16_model(path, dir);

@@ -3,6 +3,7 @@
 #include "reduce/candidate.h"
 
 #include <algorithm>
+#include <fstream>
 #include <unordered_set>
 
 #include "model/model.h"
@@ -86,6 +87,17 @@ Candidate whole_model(const Original& original) {
   Candidate c;
   for (int i = 0; i < original.model.graph().node_size(); ++i) c.nodes.push_back(i);
   return c;
+}
+
+Status write_candidate(const BuiltCandidate& c, const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+  if (!f.good())
+    return invalid_argument("cannot write the candidate to '" + path.string() +
+                            "' (disk full or no permission?)");
+  return Status::ok();
 }
 
 Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) {

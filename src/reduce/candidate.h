@@ -104,6 +104,11 @@ struct BuiltCandidate {
 /// as invalid candidates and never shows them to the oracle.
 Expected<BuiltCandidate> build_candidate(const Original& original, const Candidate& c);
 
+/// Writes `c.bytes` (the candidate's model) to `path` for an oracle that loads it from a file,
+/// creating the parent folder if it is missing. Errors: kInvalidArgument naming the path when it
+/// cannot be written.
+Status write_candidate(const BuiltCandidate& c, const std::filesystem::path& path);
+
 /// Checks a built candidate with the ONNX checker and strict shape inference (unless the original
 /// fails them too, or fallback shapes are on). Errors: kModelError with the checker's or
 /// inference's first complaint.

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <regex>
 
 #include "data/npz.h"
@@ -152,18 +151,10 @@ class CheckOracle : public Oracle {
     fs::path artifact = o_.iter_artifact, inputs = o_.iter_inputs;
     if (o_.jobs > 1) {
       const fs::path dir = o_.work_dir / ("job" + std::to_string(slot));
-      std::error_code ec;
-      fs::create_directories(dir, ec);
       artifact = dir / fs::path(o_.iter_artifact).filename();
       inputs = dir / fs::path(o_.iter_inputs).filename();
     }
-    {
-      std::ofstream f(artifact, std::ios::binary | std::ios::trunc);
-      f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-      if (!f.good())
-        return invalid_argument("cannot write the candidate to '" + artifact.string() +
-                                "' (disk full or no permission?)");
-    }
+    ODB_RETURN_IF_ERROR(write_candidate(c, artifact));
     if (!c.feeds.empty() && !c.feeds[0].empty()) ODB_RETURN_IF_ERROR(save_npz(inputs, c.feeds[0]));
     std::vector<std::string> argv;
     for (const auto& a : o_.command) {

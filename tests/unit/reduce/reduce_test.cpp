@@ -50,6 +50,14 @@ Original prepared(const onnx::ModelProto& model, int samples = 1) {
 
 std::vector<std::string> kept_ops(const ReduceReport& r) { return r.kept_op_types; }
 
+// Reduces `o` with every strategy of --mode full, writing the result to `output`.
+Expected<ReduceReport> reduce_fully(const Original& o, Oracle& oracle, const fs::path& output) {
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("full");
+  ro.reducer.output = output;
+  return reduce_model(o, oracle, ro);
+}
+
 // Two branches from x; the failure needs the Sin on one and the Erf on the other.
 const char* kTwoBranches = R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -144,10 +152,7 @@ TEST(Reduce, TwoNodesOnDifferentBranchesReduceToAOneMinimalModel) {
   co.work_dir = tmp.path;
   auto oracle = make_check_oracle(co);
   ASSERT_TRUE(oracle);
-  ReduceOptions ro;
-  ro.strategies = *strategies_for_mode("full");
-  ro.reducer.output = tmp.path / "reduced.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
+  auto rep = reduce_fully(o, **oracle, tmp.path / "reduced.onnx");
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_TRUE(rep->original_fails);
   EXPECT_EQ(kept_ops(*rep), (std::vector<std::string>{"Sin", "Erf"}));
@@ -422,10 +427,7 @@ TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
     bo.work_dir = tmp.path;
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle);
-    ReduceOptions ro;
-    ro.strategies = *strategies_for_mode("full");
-    ro.reducer.output = tmp.path / "r.onnx";
-    auto rep = reduce_model(o, **oracle, ro);
+    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     EXPECT_TRUE(rep->original_fails) << name;
     EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Log"}) << name;
@@ -451,10 +453,7 @@ TEST(Reduce, BuiltInMismatchOracleFindsTheSoftmaxOpenCvGetsWrong) {
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle) << oracle.status().to_string();
     EXPECT_EQ((*oracle)->max_parallel(), jobs);
-    ReduceOptions ro;
-    ro.strategies = *strategies_for_mode("full");
-    ro.reducer.output = tmp.path / "r.onnx";
-    auto rep = reduce_model(o, **oracle, ro);
+    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     ASSERT_TRUE(rep->original_fails) << rep->original_detail;
     EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
@@ -487,10 +486,7 @@ g (float[1,3] x) => (float[1,3] y)
     bo.work_dir = tmp.path;
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle) << oracle.status().to_string();
-    ReduceOptions ro;
-    ro.strategies = *strategies_for_mode("full");
-    ro.reducer.output = tmp.path / "r.onnx";
-    auto rep = reduce_model(o, **oracle, ro);
+    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     ASSERT_TRUE(rep->original_fails) << rep->original_detail;
     ASSERT_EQ(rep->kept_op_types.size(), 1u);
