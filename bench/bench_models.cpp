@@ -9,7 +9,9 @@
 //
 // MODEL_LIST is tests/public_models.txt ("file  onnxdbg-run-arguments" per line; only
 // --input-shapes and --val-range are read). The PP-OCR detector runs at 1x3x640x640, its usual
-// size. Backends default to one thread each: onnxruntime:threads=1, reference, opencv:threads=1.
+// size. Backends default to one thread each (onnxruntime:threads=1, reference:threads=1,
+// opencv:threads=1), then two (onnxruntime:threads=2, reference:threads=2). Each backend's ratios
+// are against the ONNX Runtime run with the same threads= option (else the first one).
 // Peak memory is ru_maxrss of the process that ran the model: the worker process for the isolated
 // backends (reported back by it), the child process for the in-process reference.
 #include <sys/resource.h>
@@ -169,7 +171,9 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   int iterations = 5;
   double min_seconds = 1.0;
-  std::string backends = "onnxruntime:threads=1,reference,opencv:threads=1";
+  std::string backends =
+      "onnxruntime:threads=1,reference:threads=1,opencv:threads=1,onnxruntime:threads=2,"
+      "reference:threads=2";
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -194,13 +198,22 @@ int main(int argc, char** argv) {
   for (const ModelCase& c : read_model_list(positional[1])) {
     const std::string path = positional[0] + "/" + c.file;
     std::map<std::string, Measurement> results;
-    const Measurement* ort = nullptr;
+    const Measurement* first_ort = nullptr;
+    std::map<std::string, const Measurement*> ort_by_threads;
+    const auto threads_of = [](const std::string& spec) {
+      auto parsed = BackendSpec::parse(spec);
+      return parsed ? parsed->option("threads", "") : std::string();
+    };
     for (const auto& spec : specs) {
       results[spec] = measure_in_child(path, c, spec, iterations, min_seconds);
-      if (spec.rfind("onnxruntime", 0) == 0 && results[spec].ok && !ort) ort = &results[spec];
+      if (spec.rfind("onnxruntime", 0) != 0 || !results[spec].ok) continue;
+      if (!first_ort) first_ort = &results[spec];
+      ort_by_threads.emplace(threads_of(spec), &results[spec]);
     }
     for (const auto& spec : specs) {
       const Measurement& m = results[spec];
+      const auto same = ort_by_threads.find(threads_of(spec));
+      const Measurement* ort = same != ort_by_threads.end() ? same->second : first_ort;
       if (!m.ok) {
         std::printf("%-36s %-22s %9s %10s %10s %8s %9s %8s  failed: %.80s\n", c.file.c_str(),
                     spec.c_str(), "-", "-", "-", "-", "-", "-", m.error.c_str());

@@ -75,7 +75,11 @@ const std::vector<BackendDoc>& backend_docs() {
          "precision of sums in accumulating ops (reductions, Softmax, normalisation "
          "statistics, MatMul, Gemm, Conv, ConvTranspose, pooling averages, RNNs): double runs "
          "them on float64 copies of float32/float16/bfloat16 inputs (BLAS dgemm) and rounds each "
-         "result once to the output type, a stricter golden run (default float)"}}},
+         "result once to the output type, a stricter golden run (default float)"},
+        {"threads", "N",
+         "threads the kernels split their work over (default: the machine's, at most 16); "
+         "work is cut into chunks fixed by the shapes, so every thread count gives the same "
+         "bits"}}},
       {"onnxruntime",
        "ONNX Runtime (CPU), in an isolated worker process",
        true,

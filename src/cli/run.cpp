@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backends/backend.h"
+#include "backends/reference/reference_backend.h"
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "compare/layerwise.h"
@@ -77,11 +78,10 @@ std::string strict_provider_error(const CompareRunReport& rep) {
 
 /// --reference-accumulate: sets accumulate= on every reference backend of `specs` (a different
 /// value given there is a usage error) and returns the options of the golden reference run of
-/// --layerwise: those of the flag, else of the first reference backend.
+/// --layerwise: those of the first reference backend (accumulate, threads, random_seed), else
+/// the defaults with the flag's accumulate.
 Expected<reference::InterpreterOptions> apply_reference_accumulate(
     const std::string& flag, std::vector<BackendSpec>& specs) {
-  reference::InterpreterOptions options;
-  std::string chosen = flag;
   if (!flag.empty()) {
     auto acc = reference::parse_accumulate(flag);
     if (!acc) return invalid_argument("--reference-accumulate: " + acc.status().message());
@@ -92,19 +92,16 @@ Expected<reference::InterpreterOptions> apply_reference_accumulate(
                                 " in --backends");
       s.options["accumulate"] = flag;
     }
-  } else {
-    for (const auto& s : specs)
-      if (s.name == "reference") {
-        chosen = s.option("accumulate", "float");
-        break;
-      }
   }
-  if (!chosen.empty()) {
-    auto acc = reference::parse_accumulate(chosen);
-    if (!acc) return invalid_argument("reference: " + acc.status().message());
-    options.accumulate = *acc;
-  }
-  return options;
+  BackendSpec golden;
+  golden.name = "reference";
+  for (const auto& s : specs)
+    if (s.name == "reference") {
+      golden = s;
+      break;
+    }
+  if (!flag.empty()) golden.options["accumulate"] = flag;
+  return reference_options(golden);
 }
 
 int run_command(const RunArgs& a) {

@@ -329,6 +329,8 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProt
   in->model_ = model;
   in->base_dir_ = base_dir;
   in->options_ = options;
+  in->options_.threads = std::max(1, options.threads);
+  in->pool_ = std::make_unique<ThreadPool>(in->options_.threads);
   if (const char* env = std::getenv("ONNXDBG_PROFILE"); env && std::string(env) == "1")
     in->options_.profile = true;
   in->opsets_ = opset_map(model);
@@ -421,6 +423,7 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
       return invalid_argument("'" + name + "' is not an input of the model");
   random_.run_seed = options_.random_seed;
   random_.draws.clear();
+  ScopedThreadPool threads(pool_.get());
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
   for (int i = 0; i < g.output_size(); ++i) result[g.output(i).name()] = std::move(outs[static_cast<size_t>(i)]);

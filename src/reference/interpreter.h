@@ -16,6 +16,7 @@
 #include "onnx/onnx_pb.h"
 #include "reference/function_body.h"
 #include "reference/kernel.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 
@@ -69,6 +70,10 @@ struct InterpreterOptions {
   /// its name (its index in its graph when unnamed) and how often it ran before in the run
   /// (reference::RandomSource). Ops with a `seed` attribute use that instead.
   uint64_t random_seed = 0;
+  /// Threads the kernels split their work over (`reference:threads=N`), the calling thread
+  /// included; values below 1 count as 1. Kernels cut their work into chunks fixed by the shapes
+  /// alone (reference/parallel.h), so outputs are the same bit for bit for every thread count.
+  int threads = 1;
 };
 
 /// Time spent in one op type during profiled runs.
@@ -143,6 +148,7 @@ class Interpreter {
   std::map<const onnx::GraphProto*, std::map<std::string, Value>> initializers_;
   // Function bodies built so far, by node address, opset and input types.
   std::map<std::string, std::unique_ptr<FunctionGraph>> functions_;
+  std::unique_ptr<ThreadPool> pool_;  // options_.threads, started at create
 };
 
 }  // namespace onnxdbg::reference

@@ -3,6 +3,29 @@
 
 namespace onnxdbg::reference {
 
+BroadcastRuns::BroadcastRuns(const Shape& out, const std::vector<std::vector<int64_t>>& strides)
+    : st(strides.size()) {
+  const size_t k = strides.size();
+  numel = 1;
+  for (int64_t d : out) numel *= d;
+  for (size_t d = out.size(); d-- > 0;) {
+    if (out[d] == 1) continue;
+    bool merge = !dims.empty();
+    for (size_t j = 0; merge && j < k; ++j) merge = strides[j][d] == st[j].back() * dims.back();
+    if (merge) {
+      dims.back() *= out[d];
+      continue;
+    }
+    dims.push_back(out[d]);
+    for (size_t j = 0; j < k; ++j) st[j].push_back(strides[j][d]);
+  }
+  if (dims.empty()) {  // a single element, or none
+    dims.push_back(1);
+    for (size_t j = 0; j < k; ++j) st[j].push_back(0);
+  }
+  for (size_t j = 0; j < k; ++j) steps.push_back(st[j][0]);
+}
+
 std::vector<int64_t> strides_of(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];

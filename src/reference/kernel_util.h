@@ -2,6 +2,7 @@
 // ONNX", numpy rules), axis normalisation, dtype dispatch, and reading shape-like inputs.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "reference/kernel.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 
@@ -44,6 +46,51 @@ void for_each_broadcast(const Shape& out, const std::vector<std::vector<int64_t>
   }
 }
 
+/// The runs of for_each_broadcast_run: `out` with dims of size 1 dropped and adjacent dims that
+/// every input walks contiguously merged, innermost first, with each input's stride per dim.
+struct BroadcastRuns {
+  BroadcastRuns(const Shape& out, const std::vector<std::vector<int64_t>>& strides);
+
+  /// Calls f(out_begin, offsets, length, steps) for the runs (or the parts of runs) covering the
+  /// output elements [begin, end), in order; see for_each_broadcast_run.
+  template <class F>
+  void for_range(int64_t begin, int64_t end, F&& f) const {
+    if (begin >= end) return;
+    const size_t k = st.size(), nd = dims.size();
+    const int64_t len = dims[0];
+    std::vector<int64_t> offs(k, 0), idx(nd, 0);
+    // Unravel `begin` over the collapsed dims.
+    int64_t rest = begin;
+    for (size_t d = 0; d < nd; ++d) {
+      idx[d] = rest % dims[d];
+      rest /= dims[d];
+      for (size_t j = 0; j < k; ++j) offs[j] += st[j][d] * idx[d];
+    }
+    int64_t i = begin;
+    while (i < end) {
+      const int64_t run = std::min(len - idx[0], end - i);
+      f(i, offs.data(), run, steps.data());
+      i += run;
+      if (i >= end) break;
+      // idx[0] reaches len here: step to the start of the next run.
+      for (size_t j = 0; j < k; ++j) offs[j] -= st[j][0] * idx[0];
+      idx[0] = 0;
+      for (size_t d = 1; d < nd; ++d) {
+        ++idx[d];
+        for (size_t j = 0; j < k; ++j) offs[j] += st[j][d];
+        if (idx[d] < dims[d]) break;
+        for (size_t j = 0; j < k; ++j) offs[j] -= st[j][d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+  }
+
+  int64_t numel = 0;                      ///< elements of `out`
+  std::vector<int64_t> dims;              ///< collapsed dims, innermost first (at least one)
+  std::vector<std::vector<int64_t>> st;   ///< st[k][d]: input k's stride along dims[d]
+  std::vector<int64_t> steps;             ///< st[k][0] for each input k
+};
+
 /// As for_each_broadcast, but one call per run of the innermost dims that every input walks with a
 /// constant step: f(out_begin, offsets, length, steps) stands for the elements out_begin + j,
 /// j in [0, length), of which input k's is at offsets[k] + j * steps[k]. Dims of size 1 are
@@ -52,45 +99,24 @@ void for_each_broadcast(const Shape& out, const std::vector<std::vector<int64_t>
 template <class F>
 void for_each_broadcast_run(const Shape& out, const std::vector<std::vector<int64_t>>& strides,
                             F&& f) {
-  const size_t k = strides.size();
-  int64_t n = 1;
-  for (int64_t d : out) n *= d;
-  if (n == 0) return;
-  // Collapsed dims, innermost first.
-  std::vector<int64_t> dims;
-  std::vector<std::vector<int64_t>> st(k);
-  for (size_t d = out.size(); d-- > 0;) {
-    if (out[d] == 1) continue;
-    bool merge = !dims.empty();
-    for (size_t j = 0; merge && j < k; ++j) merge = strides[j][d] == st[j].back() * dims.back();
-    if (merge) {
-      dims.back() *= out[d];
-      continue;
-    }
-    dims.push_back(out[d]);
-    for (size_t j = 0; j < k; ++j) st[j].push_back(strides[j][d]);
-  }
-  if (dims.empty()) {  // a single element
-    dims.push_back(1);
-    for (size_t j = 0; j < k; ++j) st[j].push_back(0);
-  }
-  const int64_t len = dims[0];
-  std::vector<int64_t> steps(k), offs(k, 0), idx(dims.size(), 0);
-  for (size_t j = 0; j < k; ++j) steps[j] = st[j][0];
-  for (int64_t i = 0; i < n; i += len) {
-    f(i, offs.data(), len, steps.data());
-    for (size_t d = 1; d < dims.size(); ++d) {
-      ++idx[d];
-      for (size_t j = 0; j < k; ++j) offs[j] += st[j][d];
-      if (idx[d] < dims[d]) break;
-      for (size_t j = 0; j < k; ++j) offs[j] -= st[j][d] * idx[d];
-      idx[d] = 0;
-    }
-  }
+  BroadcastRuns runs(out, strides);
+  runs.for_range(0, runs.numel, f);
+}
+
+/// As for_each_broadcast_run, with the output cut into chunks of kElementwiseGrain elements run
+/// on the interpreter's threads (parallel_range; a run crossing a chunk boundary is split there).
+/// f is called from several threads at once and must only write the elements it is given.
+template <class F>
+void parallel_for_each_broadcast_run(const Shape& out,
+                                     const std::vector<std::vector<int64_t>>& strides, F&& f) {
+  BroadcastRuns runs(out, strides);
+  parallel_range(runs.numel, kElementwiseGrain,
+                 [&](int64_t b, int64_t e) { runs.for_range(b, e, f); });
 }
 
 /// out[i] = f(a[ia], b[ib]) with broadcasting; TOut decides the output dtype. Equal shapes, a
-/// scalar operand and per-channel operands run as flat loops (see for_each_broadcast_run).
+/// scalar operand and per-channel operands run as flat loops (see for_each_broadcast_run), in
+/// chunks on the interpreter's threads: f is called from several threads at once.
 template <class TA, class TB, class TOut, class F>
 Expected<Tensor> broadcast_binary(const Tensor& a, const Tensor& b, F&& f) {
   ODB_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes({a.shape(), b.shape()}));
@@ -99,10 +125,12 @@ Expected<Tensor> broadcast_binary(const Tensor& a, const Tensor& b, F&& f) {
   const TB* pb = b.data<TB>();
   TOut* po = out.data<TOut>();
   if (a.shape() == b.shape()) {
-    for (int64_t i = 0; i < out.numel(); ++i) po[i] = f(pa[i], pb[i]);
+    parallel_range(out.numel(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], pb[i]);
+    });
     return out;
   }
-  for_each_broadcast_run(
+  parallel_for_each_broadcast_run(
       out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)},
       [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
         const TA* xa = pa + o[0];

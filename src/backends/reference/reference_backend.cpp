@@ -6,7 +6,6 @@
 #include <cstdlib>
 
 #include "model/model.h"
-#include "reference/interpreter.h"
 
 namespace onnxdbg {
 namespace {
@@ -71,24 +70,7 @@ class ReferenceBackend : public Backend {
   Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) override {
     const auto t0 = std::chrono::steady_clock::now();
     ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(model_path));
-    reference::InterpreterOptions options;
-    const std::string profile = spec_.option("profile", "0");
-    if (profile != "0" && profile != "1")
-      return invalid_argument("reference: profile must be 0 or 1, not '" + profile + "'");
-    options.profile = profile == "1";
-    {
-      const std::string seed = spec_.option("random_seed", "0");
-      char* end = nullptr;
-      options.random_seed = std::strtoull(seed.c_str(), &end, 10);
-      if (seed.empty() || seed[0] == '-' || *end)
-        return invalid_argument("reference: random_seed must be a non-negative integer, not '" +
-                                seed + "'");
-    }
-    {
-      auto acc = reference::parse_accumulate(spec_.option("accumulate", "float"));
-      if (!acc) return invalid_argument("reference: " + acc.status().message());
-      options.accumulate = *acc;
-    }
+    ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions options, reference_options(spec_));
     auto interp = reference::Interpreter::create(m.proto, m.base_dir, options);
     if (!interp) return std::move(interp).status();
     SessionInfo info;
@@ -104,6 +86,41 @@ class ReferenceBackend : public Backend {
 };
 
 }  // namespace
+
+Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spec) {
+  reference::InterpreterOptions options;
+  const std::string profile = spec.option("profile", "0");
+  if (profile != "0" && profile != "1")
+    return invalid_argument("reference: profile must be 0 or 1, not '" + profile + "'");
+  options.profile = profile == "1";
+  {
+    const std::string seed = spec.option("random_seed", "0");
+    char* end = nullptr;
+    options.random_seed = std::strtoull(seed.c_str(), &end, 10);
+    if (seed.empty() || seed[0] == '-' || *end)
+      return invalid_argument("reference: random_seed must be a non-negative integer, not '" +
+                              seed + "'");
+  }
+  {
+    auto acc = reference::parse_accumulate(spec.option("accumulate", "float"));
+    if (!acc) return invalid_argument("reference: " + acc.status().message());
+    options.accumulate = *acc;
+  }
+  {
+    const std::string threads = spec.option("threads", "");
+    if (threads.empty()) {
+      options.threads = reference::default_thread_count();
+    } else {
+      char* end = nullptr;
+      const long n = std::strtol(threads.c_str(), &end, 10);
+      if (*end || n < 1 || n > 256)
+        return invalid_argument("reference: threads must be an integer from 1 to 256, not '" +
+                                threads + "'");
+      options.threads = static_cast<int>(n);
+    }
+  }
+  return options;
+}
 
 std::unique_ptr<Backend> make_reference_backend(const BackendSpec& spec) {
   return std::make_unique<ReferenceBackend>(spec);

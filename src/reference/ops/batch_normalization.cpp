@@ -2,10 +2,12 @@
 // + B per channel. Inference uses the given statistics; training mode (training_mode = 1 from
 // version 14, extra outputs requested before it) normalises with the batch statistics and also
 // returns the updated running statistics (and, before 14, the batch mean and variance).
+#include <algorithm>
 #include <cmath>
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -86,10 +88,13 @@ Status batch_norm_typed(KernelContext& ctx, const Tensor& x, const std::vector<c
   // The factor scale / sqrt(var + eps) of each parameter, computed once.
   std::vector<double> factor(static_cast<size_t>(pn));
   for (size_t k = 0; k < factor.size(); ++k) factor[k] = scale[k] / std::sqrt(use_var[k] + eps);
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const T* xs = px + (b * c + ch) * inner;
-      T* ys = py + (b * c + ch) * inner;
+  // Tasks of whole (image, channel) planes, about kElementwiseGrain elements each.
+  const int64_t per_task = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1));
+  parallel_range(n * c, per_task, [&](int64_t first, int64_t last) {
+    for (int64_t plane = first; plane < last; ++plane) {
+      const int64_t ch = plane % c;
+      const T* xs = px + plane * inner;
+      T* ys = py + plane * inner;
       if (per_element) {
         const size_t k0 = static_cast<size_t>(ch * inner);
         for (int64_t i = 0; i < inner; ++i) {
@@ -101,6 +106,7 @@ Status batch_norm_typed(KernelContext& ctx, const Tensor& x, const std::vector<c
         normalize_row(xs, ys, inner, use_mean[k], factor[k], bias[k]);
       }
     }
+  });
   ctx.set_output(0, std::move(y));
 
   std::vector<double> run_mean = mean, run_var = var;

@@ -114,12 +114,14 @@ bool binary_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b, size_
   const T* po = other.data<T>();
   const int64_t n = y.numel();
   if (other.numel() == n) {  // equal counts under broadcasting: the same element order
-    if (k == 0)
-      for (int64_t i = 0; i < n; ++i) py[i] = f(py[i], po[i]);
-    else
-      for (int64_t i = 0; i < n; ++i) py[i] = f(po[i], py[i]);
+    parallel_range(n, kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      if (k == 0)
+        for (int64_t i = lo; i < hi; ++i) py[i] = f(py[i], po[i]);
+      else
+        for (int64_t i = lo; i < hi; ++i) py[i] = f(po[i], py[i]);
+    });
   } else {
-    for_each_broadcast_run(y.shape(), {broadcast_strides(other.shape(), y.shape())},
+    parallel_for_each_broadcast_run(y.shape(), {broadcast_strides(other.shape(), y.shape())},
                            [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
                              T* yy = py + i;
                              const T* xo = po + o[0];

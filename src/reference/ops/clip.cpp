@@ -46,7 +46,7 @@ Status clip_v11_kernel(KernelContext& ctx) {
     using L = std::numeric_limits<T>;
     ODB_ASSIGN_OR_RETURN(T lo, bound<T>(ctx, 1, L::has_infinity ? -L::infinity() : L::lowest()));
     ODB_ASSIGN_OR_RETURN(T hi, bound<T>(ctx, 2, L::has_infinity ? L::infinity() : L::max()));
-    ctx.set_output(0, map_elements<T>(*x, [lo, hi](T v) { return clip_value(v, lo, hi); }));
+    map_input_of_same_type<T>(ctx, *x, [lo, hi](T v) { return clip_value(v, lo, hi); });
     return Status::ok();
   });
 }

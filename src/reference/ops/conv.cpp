@@ -3,10 +3,12 @@
 // and 2-D convolutions with one input channel per group (depthwise) run as direct loops instead.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/parallel.h"
 #include "reference/ops/blas.h"
 #include "reference/ops/conv_common.h"
 
@@ -15,6 +17,11 @@ namespace {
 
 // Upper bound on the im2col buffer, in elements; larger outputs are processed in row bands.
 constexpr int64_t kMaxColElements = int64_t{1} << 23;
+// GEMM tiles (see conv_typed): output columns per band and output channels per row block. Large
+// enough that BLAS runs near full speed on each, small enough that 2 to 16 threads share out
+// the layers of a typical CNN.
+constexpr int64_t kConvBandColumns = 8192;
+constexpr int64_t kConvRowBlock = 64;
 
 // y[q] += a * x[q * s] for q in [0, n); the rows never overlap, which __restrict tells the
 // compiler so that it vectorises without run-time overlap checks. Each element gets one multiply
@@ -50,40 +57,40 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
     hi[static_cast<size_t>(j)] =
         wd - 1 - off < 0 ? 0 : std::min(ow, (wd - 1 - off) / sw + 1);
   }
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t ci = 0; ci < c; ++ci) {
-      const T* xc = x + (b * c + ci) * h * wd;
-      for (int64_t mi = 0; mi < mg; ++mi) {
-        const int64_t co = ci * mg + mi;
-        const T* wc = w + co * kh * kw;
-        T* yc = y + (b * c * mg + co) * oh * ow;
-        for (int64_t r = 0; r < oh; ++r) {
-          T* yrow = yc + r * ow;
-          std::fill(yrow, yrow + ow, T(0));
-          for (int64_t i = 0; i < kh; ++i) {
-            const int64_t ih = r * sh - ph + i * dh;
-            if (ih < 0 || ih >= h) continue;
-            const T* xrow = xc + ih * wd;
-            for (int64_t j = 0; j < kw; ++j) {
-              const T wv = wc[i * kw + j];
-              const int64_t off = j * dw - pw, l = lo[static_cast<size_t>(j)],
-                            u = hi[static_cast<size_t>(j)];
-              if (u <= l) continue;
-              if (sw == 1) {
-                axpy_row(yrow + l, xrow + off + l, wv, u - l);
-              } else {
-                axpy_row_strided(yrow + l, xrow + l * sw + off, wv, u - l, sw);
-              }
+  // One task per (image, input channel) plane; they write disjoint output channels.
+  parallel_for(n * c, [&](int64_t plane) {
+    const int64_t b = plane / c, ci = plane % c;
+    const T* xc = x + (b * c + ci) * h * wd;
+    for (int64_t mi = 0; mi < mg; ++mi) {
+      const int64_t co = ci * mg + mi;
+      const T* wc = w + co * kh * kw;
+      T* yc = y + (b * c * mg + co) * oh * ow;
+      for (int64_t r = 0; r < oh; ++r) {
+        T* yrow = yc + r * ow;
+        std::fill(yrow, yrow + ow, T(0));
+        for (int64_t i = 0; i < kh; ++i) {
+          const int64_t ih = r * sh - ph + i * dh;
+          if (ih < 0 || ih >= h) continue;
+          const T* xrow = xc + ih * wd;
+          for (int64_t j = 0; j < kw; ++j) {
+            const T wv = wc[i * kw + j];
+            const int64_t off = j * dw - pw, l = lo[static_cast<size_t>(j)],
+                          u = hi[static_cast<size_t>(j)];
+            if (u <= l) continue;
+            if (sw == 1) {
+              axpy_row(yrow + l, xrow + off + l, wv, u - l);
+            } else {
+              axpy_row_strided(yrow + l, xrow + l * sw + off, wv, u - l, sw);
             }
           }
-          if (bias) {
-            const T bv = bias[co];
-            for (int64_t q = 0; q < ow; ++q) yrow[q] += bv;
-          }
+        }
+        if (bias) {
+          const T bv = bias[co];
+          for (int64_t q = 0; q < ow; ++q) yrow[q] += bv;
         }
       }
     }
-  }
+  });
 }
 
 // The im2col buffer, kept per thread from call to call: a fresh multi-megabyte allocation each
@@ -160,37 +167,68 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
     const auto du = static_cast<size_t>(d);
     pointwise = pointwise && g.strides[du] == 1 && g.pads_begin[du] == 0 && g.pads_end[du] == 0;
   }
-  // Rows of outer positions per band, so that the column buffer stays bounded.
-  const int64_t band = std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * out_last));
-  T* col = !pointwise && p > 0
-               ? col_scratch<T>(static_cast<size_t>(k * std::min(band, outer) * out_last))
-               : nullptr;
+  // The work of each (image, group) is cut into GEMM tiles fixed by the shapes alone
+  // (parallel.h): with an im2col buffer too large for one piece or worth filling in parallel,
+  // bands of output rows of about kConvBandColumns columns, each with its own im2col; else one
+  // im2col (none for a pointwise conv, which reads X) and tiles of kConvBandColumns columns or,
+  // when there is one such tile, kConvRowBlock output channels. Each output element comes from
+  // exactly one GEMM call whose operands do not depend on the thread count, so neither do its bits.
+  const int64_t band_limit =
+      std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * out_last));
+  const int64_t band = std::clamp<int64_t>(
+      (kConvBandColumns + out_last - 1) / std::max<int64_t>(out_last, 1), 1, band_limit);
+  const int64_t bands = outer > 0 ? (outer + band - 1) / band : 0;
+  const int64_t col_tiles = (p + kConvBandColumns - 1) / kConvBandColumns;
+  const int64_t row_tiles = col_tiles > 1 ? 1 : (mg + kConvRowBlock - 1) / kConvRowBlock;
+  const int64_t tile_rows = row_tiles > 1 ? kConvRowBlock : mg;
   // The bias is the GEMM's starting C (beta 1): BLAS scales or clears C before accumulating
   // anyway, so this saves a separate pass adding it afterwards.
   const T beta = bias ? T(1) : T(0);
-  if (bias) {
-    const T* pb = bias->data<T>();
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t j = 0; j < m; ++j) std::fill_n(py + (b * m + j) * p, p, pb[j]);
-  }
-
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t gi = 0; gi < group; ++gi) {
+  const T* pb = bias ? bias->data<T>() : nullptr;
+  std::vector<Status> errors;
+  std::mutex errors_mu;
+  // C = W[r0 : r0 + rows] x src[:, c0 : c0 + cols] (+ bias), src of leading dimension ld.
+  const auto tile = [&](const T* wg, const T* src, int64_t ld, T* yg, const T* bg, int64_t r0,
+                        int64_t rows, int64_t c0, int64_t cols) {
+    if (bg)
+      for (int64_t r = r0; r < r0 + rows; ++r) std::fill_n(yg + r * p + c0, cols, bg[r]);
+    Status st = gemm<T>(false, false, rows, cols, k, T(1), wg + r0 * k, k, src, ld, beta,
+                        yg + r0 * p + c0, p);
+    if (st.is_ok()) return;
+    std::lock_guard<std::mutex> lock(errors_mu);
+    errors.push_back(std::move(st));
+  };
+  for (int64_t b = 0; b < n && errors.empty(); ++b) {
+    for (int64_t gi = 0; gi < group && errors.empty(); ++gi) {
+      if (p == 0) continue;
       const T* xg = px + (b * c + gi * cg) * in_size;
       const T* wg = pw + gi * mg * k;
+      const T* bg = pb ? pb + gi * mg : nullptr;
       T* yg = py + (b * m + gi * mg) * p;
-      if (pointwise) {
-        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, p, k, T(1), wg, k, xg, p, beta, yg, p));
+      if (!pointwise && bands > 1) {
+        parallel_for(bands, [&](int64_t bi) {
+          const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
+          const int64_t cols = (o1 - o0) * out_last;
+          T* col = col_scratch<T>(static_cast<size_t>(k * band * out_last));
+          im2col(xg, cg, g, o0, o1, col);
+          tile(wg, col, cols, yg, bg, 0, mg, o0 * out_last, cols);
+        });
         continue;
       }
-      for (int64_t o0 = 0; o0 < outer; o0 += band) {
-        const int64_t o1 = std::min(outer, o0 + band), cols = (o1 - o0) * out_last;
-        im2col(xg, cg, g, o0, o1, col);
-        ODB_RETURN_IF_ERROR(gemm<T>(false, false, mg, cols, k, T(1), wg, k, col, cols, beta,
-                                    yg + o0 * out_last, p));
+      const T* src = xg;
+      if (!pointwise) {
+        T* col = col_scratch<T>(static_cast<size_t>(k * p));
+        im2col(xg, cg, g, 0, outer, col);
+        src = col;
       }
+      parallel_for(col_tiles * row_tiles, [&](int64_t t) {
+        const int64_t c0 = (t / row_tiles) * kConvBandColumns, r0 = (t % row_tiles) * tile_rows;
+        tile(wg, src + c0, p, yg, bg, r0, std::min(tile_rows, mg - r0), c0,
+             std::min(kConvBandColumns, p - c0));
+      });
     }
   }
+  if (!errors.empty()) return std::move(errors.front());
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -2,6 +2,7 @@
 // result takes the divisor's sign, like Python's %; fmod=1: C's fmod, the dividend's sign.
 // Integer division by zero is a model error; fmod=0 on floating-point inputs is refused by the
 // spec.
+#include <atomic>
 #include <cmath>
 #include <type_traits>
 
@@ -12,15 +13,16 @@ namespace {
 
 Status mod_kernel(KernelContext& ctx) {
   const bool fmod = ctx.attr_int("fmod", 0) != 0;
-  bool by_zero = false, float_without_fmod = false;
+  // Set from several threads (binary_elementwise).
+  std::atomic<bool> by_zero{false}, float_without_fmod{false};
   Status st = binary_elementwise(ctx, Broadcast::kNumpy, VisitNumeric{}, [&](auto x, auto y) {
     using T = decltype(x);
     if constexpr (std::is_floating_point_v<T>) {
-      if (!fmod) float_without_fmod = true;
+      if (!fmod) float_without_fmod.store(true, std::memory_order_relaxed);
       return std::fmod(x, y);
     } else {
       if (y == 0) {
-        by_zero = true;
+        by_zero.store(true, std::memory_order_relaxed);
         return T{0};
       }
       if constexpr (std::is_signed_v<T>) {

@@ -10,10 +10,12 @@
 #include "core/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 
 /// A tensor of x's shape holding f(x[i]); its dtype is that of f's result (e.g. bool for IsNaN).
+/// f is called from several threads at once (parallel_range) and must not keep state.
 template <class T, class F>
 Tensor map_elements(const Tensor& x, F&& f) {
   using R = std::decay_t<decltype(f(std::declval<T>()))>;
@@ -23,7 +25,9 @@ Tensor map_elements(const Tensor& x, F&& f) {
   Tensor out = std::move(*made);
   const T* px = x.data<T>();
   R* po = out.data<R>();
-  for (int64_t i = 0; i < x.numel(); ++i) po[i] = f(px[i]);
+  parallel_range(x.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) po[i] = f(px[i]);
+  });
   return out;
 }
 
@@ -34,7 +38,9 @@ void map_input_of_same_type(KernelContext& ctx, const Tensor& x, F&& f) {
   if (Tensor* m = ctx.movable_input(0); m == &x) {
     Tensor y = std::move(*m);
     T* p = y.data<T>();
-    for (int64_t i = 0; i < y.numel(); ++i) p[i] = static_cast<T>(f(p[i]));
+    parallel_range(y.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = static_cast<T>(f(p[i]));
+    });
     ctx.set_output(0, std::move(y));
     return;
   }

@@ -3,7 +3,10 @@
 // scalar broadcasts, nearest Resize) and, when fetched, the public PP-OCR classifier give the same
 // bits from run to run and from one interpreter to another. Also checks the broadcast fast paths
 // (for_each_broadcast_run) against the per-element walk, and the profiling option.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <stdexcept>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "reference/kernel_util.h"
+#include "reference/parallel.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -84,12 +88,16 @@ TEST(Determinism, ConvNetGivesTheSameBitsEveryRun) {
   }
 }
 
-TEST(Determinism, PublicClassifierGivesTheSameBitsEveryRun) {
+std::filesystem::path public_model(const std::string& name) {
   const char* env = std::getenv("ONNXDBG_MODELS");
   const std::filesystem::path dir =
       env ? std::filesystem::path(env)
           : std::filesystem::path(ONNXDBG_SOURCE_DIR) / "third_party" / "models";
-  const auto path = dir / "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  return dir / name;
+}
+
+TEST(Determinism, PublicClassifierGivesTheSameBitsEveryRun) {
+  const auto path = public_model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "public models not fetched";
   auto m = load_model(path);
   ASSERT_TRUE(m.has_value());
@@ -130,6 +138,22 @@ TEST(Determinism, BroadcastRunsVisitTheSameOffsetsAsTheElementWalk) {
           for (int64_t j = 0; j < len; ++j) runs.emplace_back(o[0] + j * st[0], o[1] + j * st[1]);
         });
     EXPECT_EQ(walk, runs) << shape_to_string(sa) << " with " << shape_to_string(sb);
+    // The same offsets when the output is cut into chunks of 7 elements (runs split at the cuts),
+    // as the threaded kernels cut it.
+    const reference::BroadcastRuns cut(*out, strides);
+    std::vector<std::pair<int64_t, int64_t>> chunked;
+    for (int64_t b = 0; b < cut.numel; b += 7) {
+      int64_t next = b;
+      cut.for_range(b, std::min(cut.numel, b + 7),
+                    [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
+                      EXPECT_EQ(i, next);
+                      next = i + len;
+                      for (int64_t j = 0; j < len; ++j)
+                        chunked.emplace_back(o[0] + j * st[0], o[1] + j * st[1]);
+                    });
+      EXPECT_EQ(next, std::min(cut.numel, b + 7));
+    }
+    EXPECT_EQ(walk, chunked) << shape_to_string(sa) << " with " << shape_to_string(sb);
   }
 }
 
@@ -152,6 +176,188 @@ TEST(Determinism, ProfilingTotalsTimePerOpType) {
   EXPECT_EQ(mul_calls, 4);
   const std::string table = reference::format_profile(profile, 1.0);
   EXPECT_NE(table.find("Conv"), std::string::npos) << table;
+}
+
+// Runs `model` on `inputs` with each thread count and checks that every output has the same bits
+// as with one thread.
+void expect_same_bits_for_thread_counts(const onnx::ModelProto& model,
+                                        const std::filesystem::path& base_dir,
+                                        const std::map<std::string, Tensor>& inputs,
+                                        const std::vector<int>& counts) {
+  std::map<std::string, Tensor> one;
+  for (int threads : counts) {
+    reference::InterpreterOptions options;
+    options.threads = threads;
+    auto in = reference::Interpreter::create(model, base_dir, options);
+    ASSERT_TRUE(in.has_value()) << in.status().to_string();
+    auto out = (*in)->run(inputs);
+    ASSERT_TRUE(out.has_value()) << out.status().to_string();
+    if (one.empty()) {
+      one = std::move(*out);
+      continue;
+    }
+    for (const auto& [name, t] : one)
+      EXPECT_TRUE(same_bits(t, out->at(name))) << name << " with " << threads << " threads";
+  }
+}
+
+// Big enough that every threaded path runs: convs cut into bands (more than kConvBandColumns
+// output columns), into column tiles (pointwise) and into row blocks (144 output channels on few
+// columns), depthwise planes, BatchNormalization planes, elementwise chunks with flat, scalar and
+// per-channel operands.
+const char* kBigConvNet = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+net (float[1,3,97,131] x, float[16,3,3,3] w1, float[16] b1, float[16,1,3,3] wd, float[16] s,
+     float[16] bb, float[16] mu, float[16] var, float[24,16,1,1] wp, float[1,24,1,1] cb,
+     float[144,24,3,3] w2) => (float[1,144,49,66] y, float[1,24,97,131] z) {
+  c1 = Conv <pads = [1, 1, 1, 1]> (x, w1, b1)
+  dw = Conv <group = 16, pads = [1, 1, 1, 1]> (c1, wd)
+  bn = BatchNormalization (dw, s, bb, mu, var)
+  lo = Constant <value = float {0.0}> ()
+  hi = Constant <value = float {6.0}> ()
+  cl = Clip (bn, lo, hi)
+  m = Mul (bn, cl)
+  pw = Conv (m, wp)
+  z = Add (pw, cb)
+  y = Conv <pads = [1, 1, 1, 1], strides = [2, 2]> (z, w2)
+}
+)";
+
+std::map<std::string, Tensor> big_conv_net_inputs() {
+  Tensor var = pseudo_random({16}, 7);
+  for (int64_t i = 0; i < 16; ++i) var.data<float>()[i] += 2.0f;
+  return {{"x", pseudo_random({1, 3, 97, 131}, 1)},  {"w1", pseudo_random({16, 3, 3, 3}, 2)},
+          {"b1", pseudo_random({16}, 3)},            {"wd", pseudo_random({16, 1, 3, 3}, 4)},
+          {"s", pseudo_random({16}, 5)},             {"bb", pseudo_random({16}, 6)},
+          {"mu", pseudo_random({16}, 8)},            {"var", var},
+          {"wp", pseudo_random({24, 16, 1, 1}, 9)},  {"cb", pseudo_random({1, 24, 1, 1}, 10)},
+          {"w2", pseudo_random({144, 24, 3, 3}, 11)}};
+}
+
+// Conv of x [1, C, H, W] with w [M, C, KH, KW] (pads p, stride s), summed in double.
+std::vector<double> naive_conv(const Tensor& x, const Tensor& w, int64_t pad, int64_t stride) {
+  const int64_t c = x.dim(1), h = x.dim(2), wd = x.dim(3), m = w.dim(0), kh = w.dim(2),
+                kw = w.dim(3);
+  const int64_t oh = (h + 2 * pad - kh) / stride + 1, ow = (wd + 2 * pad - kw) / stride + 1;
+  std::vector<double> y(static_cast<size_t>(m * oh * ow), 0.0);
+  const float* px = x.data<float>();
+  const float* pw = w.data<float>();
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t q = 0; q < ow; ++q) {
+        double acc = 0;
+        for (int64_t ci = 0; ci < c; ++ci)
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              const int64_t ih = r * stride - pad + i, iw = q * stride - pad + j;
+              if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+              acc += double(px[(ci * h + ih) * wd + iw]) * pw[((o * c + ci) * kh + i) * kw + j];
+            }
+        y[static_cast<size_t>((o * oh + r) * ow + q)] = acc;
+      }
+  return y;
+}
+
+TEST(Determinism, ThreadCountDoesNotChangeTheBits) {
+  expect_same_bits_for_thread_counts(parse_text_model(kBigConvNet), {}, big_conv_net_inputs(),
+                                     {1, 2, 3, 8});
+}
+
+// The tiles of the threaded conv cover every output element once: each path against a plain
+// double-precision convolution, on three threads.
+TEST(Determinism, ThreadedConvTilesMatchAPlainConvolution) {
+  struct Case {
+    Shape x, w;
+    int64_t pad, stride;
+    const char* path;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 97, 131}, {16, 3, 3, 3}, 1, 1, "bands of im2col"},
+      {{1, 16, 97, 131}, {24, 16, 1, 1}, 0, 1, "pointwise column tiles"},
+      {{1, 24, 30, 41}, {144, 24, 3, 3}, 1, 1, "row blocks of one im2col"},
+      {{1, 24, 41, 30}, {130, 24, 1, 1}, 0, 1, "pointwise row blocks"},
+  };
+  for (const auto& cs : cases) {
+    const auto dims = [](const Shape& sh) {
+      std::string d;
+      for (int64_t v : sh) d += (d.empty() ? "" : ",") + std::to_string(v);
+      return d;
+    };
+    const std::string p = std::to_string(cs.pad), st = std::to_string(cs.stride);
+    const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]>\nnet (float[" +
+                             dims(cs.x) + "] x, float[" + dims(cs.w) +
+                             "] w) => (float y) {\n  y = Conv <pads = [" + p + ", " + p + ", " +
+                             p + ", " + p + "], strides = [" + st + ", " + st + "]> (x, w)\n}\n";
+    SCOPED_TRACE(std::string(cs.path) + ": " + text);
+    const Tensor x = pseudo_random(cs.x, 21), w = pseudo_random(cs.w, 22);
+    reference::InterpreterOptions options;
+    options.threads = 3;
+    auto in = reference::Interpreter::create(parse_text_model(text.c_str()), {}, options);
+    ASSERT_TRUE(in.has_value()) << in.status().to_string();
+    auto out = (*in)->run({{"x", x}, {"w", w}});
+    ASSERT_TRUE(out.has_value()) << out.status().to_string();
+    const auto expect = naive_conv(x, w, cs.pad, cs.stride);
+    const Tensor& y = out->at("y");
+    ASSERT_EQ(static_cast<size_t>(y.numel()), expect.size());
+    double worst = 0;
+    for (size_t i = 0; i < expect.size(); ++i)
+      worst = std::max(worst, std::abs(double(y.data<float>()[i]) - expect[i]));
+    EXPECT_LT(worst, 1e-4);
+  }
+}
+
+TEST(Determinism, PublicModelsGiveTheSameBitsOnOneAndTwoThreads) {
+  const auto det = public_model("ch_PP-OCRv4_det_infer.onnx");
+  const auto cls = public_model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+  if (!std::filesystem::exists(det) || !std::filesystem::exists(cls))
+    GTEST_SKIP() << "public models not fetched";
+  for (const auto& [path, shape] :
+       std::vector<std::pair<std::filesystem::path, Shape>>{{det, {1, 3, 224, 256}},
+                                                            {cls, {1, 3, 48, 192}}}) {
+    SCOPED_TRACE(path.filename().string());
+    auto m = load_model(path);
+    ASSERT_TRUE(m.has_value());
+    expect_same_bits_for_thread_counts(m->proto, m->base_dir, {{"x", pseudo_random(shape, 12)}},
+                                       {1, 2});
+  }
+}
+
+TEST(ThreadPool, RunsEveryChunkOnceAndPassesOnTheFirstError) {
+  reference::ThreadPool pool(3);
+  EXPECT_EQ(pool.threads(), 3);
+  std::vector<std::atomic<int>> seen(1000);
+  pool.run(1000, [&](int64_t i) { seen[static_cast<size_t>(i)].fetch_add(1); });
+  for (const auto& s : seen) EXPECT_EQ(s.load(), 1);
+  EXPECT_THROW(pool.run(50,
+                        [](int64_t i) {
+                          if (i == 17) throw std::runtime_error("chunk 17");
+                        }),
+               std::runtime_error);
+  // Many short loops in a row: workers that wake after a loop has ended find nothing to do.
+  std::atomic<int64_t> calls{0};
+  for (int r = 0; r < 20000; ++r) pool.run(2, [&](int64_t) { calls++; });
+  EXPECT_EQ(calls.load(), 40000);
+  // The pool still works after an error.
+  std::atomic<int64_t> sum{0};
+  pool.run(100, [&](int64_t i) { sum += i; });
+  EXPECT_EQ(sum.load(), 4950);
+}
+
+TEST(ThreadPool, NestedLoopsRunInlineAndRangesCoverEverything) {
+  reference::ThreadPool pool(2);
+  reference::ScopedThreadPool scope(&pool);
+  std::vector<std::atomic<int>> seen(64 * 10);
+  reference::parallel_for(64, [&](int64_t i) {
+    reference::parallel_for(10, [&](int64_t j) { seen[static_cast<size_t>(i * 10 + j)]++; });
+  });
+  for (const auto& s : seen) EXPECT_EQ(s.load(), 1);
+  std::vector<int> covered(1001, 0);
+  reference::parallel_range(1001, 100, [&](int64_t b, int64_t e) {
+    EXPECT_EQ(b % 100, 0);
+    EXPECT_LE(e - b, 100);
+    for (int64_t i = b; i < e; ++i) covered[static_cast<size_t>(i)]++;
+  });
+  EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), 1001);
 }
 
 }  // namespace
