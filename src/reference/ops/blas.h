@@ -5,12 +5,15 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/status.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 
@@ -68,6 +71,36 @@ Status gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha
     cblas_dgemm(CblasRowMajor, ta, tb, im, in, ik, alpha, a, static_cast<blasint>(lda), b,
                 static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
   }
+  return Status::ok();
+}
+
+/// Rows and columns of C per tile of parallel_gemm.
+inline constexpr int64_t kGemmRowBlock = 128;
+inline constexpr int64_t kGemmColumnBlock = 1024;
+
+/// As gemm, cut into tiles fixed by the shapes alone and run on the interpreter's threads
+/// (reference/parallel.h): blocks of kGemmRowBlock rows of C when C has more rows than that, else
+/// blocks of kGemmColumnBlock columns. Each element of C comes from one gemm call whose operands
+/// do not depend on the thread count, so neither do its bits. Errors: as gemm (the first tile's).
+template <class T>
+Status parallel_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+                     const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const bool by_rows = m > kGemmRowBlock;
+  const int64_t size = by_rows ? m : n, block = by_rows ? kGemmRowBlock : kGemmColumnBlock;
+  const int64_t tiles = size == 0 ? 0 : (size + block - 1) / block;
+  if (tiles <= 1) return gemm<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  std::vector<Status> errors(static_cast<size_t>(tiles));
+  parallel_for(tiles, [&](int64_t t) {
+    const int64_t first = t * block, count = std::min(block, size - first);
+    Status& st = errors[static_cast<size_t>(t)];
+    if (by_rows)  // rows of op(A): rows of A as stored, or its columns when transposed
+      st = gemm<T>(trans_a, trans_b, count, n, k, alpha, trans_a ? a + first : a + first * lda,
+                   lda, b, ldb, beta, c + first * ldc, ldc);
+    else  // columns of op(B): columns of B as stored, or its rows when transposed
+      st = gemm<T>(trans_a, trans_b, m, count, k, alpha, a, lda,
+                   trans_b ? b + first * ldb : b + first, ldb, beta, c + first, ldc);
+  });
+  for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
   return Status::ok();
 }
 

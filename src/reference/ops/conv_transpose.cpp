@@ -5,6 +5,7 @@
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/parallel.h"
 #include "reference/ops/blas.h"
 #include "reference/ops/conv_common.h"
 
@@ -99,13 +100,25 @@ Status conv_transpose_typed(KernelContext& ctx, const Tensor& x, const Tensor& w
   const T* pw = w.data<T>();
   T* py = y.data<T>();
   std::vector<T> col(static_cast<size_t>(mg * k * pin));
+  // Blocks of output channels, fixed by the shapes (parallel.h): each block's GEMM fills its own
+  // rows of `col` and its col2im its own channels of Y, so blocks run on any thread with the
+  // same bits.
+  const int64_t block = std::max<int64_t>(1, 64 / std::max<int64_t>(k, 1));
+  const int64_t blocks = (mg + block - 1) / block;
+  std::vector<Status> errors(static_cast<size_t>(blocks));
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const T* xg = px + (b * c + gi * cg) * pin;
       const T* wg = pw + gi * cg * mg * k;
-      ODB_RETURN_IF_ERROR(
-          gemm<T>(true, false, mg * k, pin, cg, T(1), wg, mg * k, xg, pin, T(0), col.data(), pin));
-      col2im(col.data(), mg, g, py + (b * m + gi * mg) * pout);
+      T* yg = py + (b * m + gi * mg) * pout;
+      parallel_for(blocks, [&](int64_t bi) {
+        const int64_t c0 = bi * block, channels = std::min(block, mg - c0);
+        T* rows = col.data() + c0 * k * pin;
+        errors[static_cast<size_t>(bi)] = gemm<T>(true, false, channels * k, pin, cg, T(1),
+                                                  wg + c0 * k, mg * k, xg, pin, T(0), rows, pin);
+        if (errors[static_cast<size_t>(bi)].is_ok()) col2im(rows, channels, g, yg + c0 * pout);
+      });
+      for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
     }
   }
   add_channel_bias(py, bias, n, m, pout);

@@ -40,8 +40,8 @@ Status gemm_typed(KernelContext& ctx, const Tensor& a, const Tensor& b, const Te
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   if constexpr (std::is_floating_point_v<T>) {
-    ODB_RETURN_IF_ERROR(gemm<T>(ta, tb, m, n, k, static_cast<T>(alpha), pa, a.dim(1), pb,
-                                b.dim(1), c ? T(1) : T(0), py, n));
+    ODB_RETURN_IF_ERROR(parallel_gemm<T>(ta, tb, m, n, k, static_cast<T>(alpha), pa, a.dim(1), pb,
+                                         b.dim(1), c ? T(1) : T(0), py, n));
   } else {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {

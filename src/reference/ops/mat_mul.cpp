@@ -17,15 +17,18 @@ Status matmul_typed(KernelContext& ctx, const Tensor& a, const Tensor& b) {
   T* py = y.data<T>();
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   if constexpr (std::is_floating_point_v<T>) {
+    // Tiles fixed by the shapes (parallel.h): of the folded GEMM, else one batch entry each.
     if (p.fold_batch) {
-      ODB_RETURN_IF_ERROR(
-          gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n, T(0), py, p.n));
+      ODB_RETURN_IF_ERROR(parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb,
+                                           p.n, T(0), py, p.n));
     } else {
-      for (int64_t i = 0; i < nb; ++i) {
+      std::vector<Status> errors(static_cast<size_t>(nb));
+      parallel_for(nb, [&](int64_t i) {
         const auto iu = static_cast<size_t>(i);
-        ODB_RETURN_IF_ERROR(gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
-                                    pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n));
-      }
+        errors[iu] = gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
+                             pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
+      });
+      for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
     }
   } else {
     for (int64_t i = 0; i < nb; ++i) {

@@ -306,6 +306,74 @@ TEST(Determinism, ThreadedConvTilesMatchAPlainConvolution) {
   }
 }
 
+// MatMul (folded batch cut into row blocks; batched pairs one per task), Gemm (cut into column
+// blocks) and ConvTranspose (blocks of output channels): the same bits on every thread count, and
+// the values of a plain double-precision product.
+const char* kProducts = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+net (float[2,150,64] a, float[64,50] b, float[4,20,30] c, float[4,30,10] d, float[10,64] e,
+     float[64,3000] f, float[1,16,20,20] x, float[16,40,2,2] w) =>
+    (float[2,150,50] ab, float[4,20,10] cd, float[10,3000] ef, float[1,40,40,40] t) {
+  ab = MatMul (a, b)
+  cd = MatMul (c, d)
+  ef = Gemm (e, f)
+  t = ConvTranspose <strides = [2, 2]> (x, w)
+}
+)";
+
+TEST(Determinism, ThreadedProductsMatchPlainProducts) {
+  const std::map<std::string, Tensor> in = {
+      {"a", pseudo_random({2, 150, 64}, 31)}, {"b", pseudo_random({64, 50}, 32)},
+      {"c", pseudo_random({4, 20, 30}, 33)},  {"d", pseudo_random({4, 30, 10}, 34)},
+      {"e", pseudo_random({10, 64}, 35)},     {"f", pseudo_random({64, 3000}, 36)},
+      {"x", pseudo_random({1, 16, 20, 20}, 37)}, {"w", pseudo_random({16, 40, 2, 2}, 38)}};
+  const auto model = parse_text_model(kProducts);
+  expect_same_bits_for_thread_counts(model, {}, in, {1, 2, 3});
+  reference::InterpreterOptions options;
+  options.threads = 3;
+  auto interp = reference::Interpreter::create(model, {}, options);
+  ASSERT_TRUE(interp.has_value()) << interp.status().to_string();
+  auto out = (*interp)->run(in);
+  ASSERT_TRUE(out.has_value()) << out.status().to_string();
+  const auto f = [&](const char* name) { return in.at(name).data<float>(); };
+  double worst = 0;
+  const auto check = [&](const Tensor& y, int64_t i, double expect) {
+    worst = std::max(worst, std::abs(double(y.data<float>()[i]) - expect));
+  };
+  // ab[b, r, j] = sum_q a[b, r, q] * b[q, j]
+  for (int64_t r = 0; r < 300; ++r)
+    for (int64_t j = 0; j < 50; ++j) {
+      double acc = 0;
+      for (int64_t q = 0; q < 64; ++q) acc += double(f("a")[r * 64 + q]) * f("b")[q * 50 + j];
+      check(out->at("ab"), r * 50 + j, acc);
+    }
+  for (int64_t bt = 0; bt < 4; ++bt)
+    for (int64_t r = 0; r < 20; ++r)
+      for (int64_t j = 0; j < 10; ++j) {
+        double acc = 0;
+        for (int64_t q = 0; q < 30; ++q)
+          acc += double(f("c")[(bt * 20 + r) * 30 + q]) * f("d")[(bt * 30 + q) * 10 + j];
+        check(out->at("cd"), (bt * 20 + r) * 10 + j, acc);
+      }
+  for (int64_t r = 0; r < 10; ++r)
+    for (int64_t j = 0; j < 3000; ++j) {
+      double acc = 0;
+      for (int64_t q = 0; q < 64; ++q) acc += double(f("e")[r * 64 + q]) * f("f")[q * 3000 + j];
+      check(out->at("ef"), r * 3000 + j, acc);
+    }
+  // Stride 2, kernel 2: every output pixel gets exactly one tap.
+  for (int64_t o = 0; o < 40; ++o)
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        double acc = 0;
+        for (int64_t ci = 0; ci < 16; ++ci)
+          acc += double(f("x")[(ci * 20 + i / 2) * 20 + j / 2]) *
+                 f("w")[((ci * 40 + o) * 2 + i % 2) * 2 + j % 2];
+        check(out->at("t"), (o * 40 + i) * 40 + j, acc);
+      }
+  EXPECT_LT(worst, 1e-4);
+}
+
 TEST(Determinism, PublicModelsGiveTheSameBitsOnOneAndTwoThreads) {
   const auto det = public_model("ch_PP-OCRv4_det_infer.onnx");
   const auto cls = public_model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
