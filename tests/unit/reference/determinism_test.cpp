@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/reference/reference_backend.h"
 #include "reference/kernel_util.h"
 #include "reference/parallel.h"
 #include "test_util.h"
@@ -387,6 +388,27 @@ TEST(Determinism, PublicModelsGiveTheSameBitsOnOneAndTwoThreads) {
     ASSERT_TRUE(m.has_value());
     expect_same_bits_for_thread_counts(m->proto, m->base_dir, {{"x", pseudo_random(shape, 12)}},
                                        {1, 2});
+  }
+}
+
+TEST(Determinism, ReferenceBackendReadsTheThreadsOption) {
+  auto three = reference_options(BackendSpec{"reference", {{"threads", "3"}}});
+  ASSERT_TRUE(three.has_value()) << three.status().to_string();
+  EXPECT_EQ(three->threads, 3);
+  auto dflt = reference_options(BackendSpec{"reference", {}});
+  ASSERT_TRUE(dflt.has_value());
+  EXPECT_EQ(dflt->threads, reference::default_thread_count());
+  EXPECT_GE(dflt->threads, 1);
+  for (const char* bad : {"0", "-2", "two", "300", ""}) {
+    auto r = reference_options(BackendSpec{"reference", {{"threads", bad}}});
+    if (std::string(bad).empty()) {  // an empty value is the default
+      EXPECT_TRUE(r.has_value());
+      continue;
+    }
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.status().message().find("threads must be an integer from 1 to 256"),
+              std::string::npos)
+        << r.status().message();
   }
 }
 
