@@ -129,7 +129,8 @@ std::vector<std::string> KernelRegistry::op_types(const std::string& domain) con
 const KernelRegistry& KernelRegistry::global() {
   static const KernelRegistry registry = [] {
     // GEMMs run on the calling thread: OpenBLAS's own pool would compete with the interpreter's
-    // callers for cores, and the reference must not depend on how a library splits its work.
+    // threads for cores, and the reference must not depend on how a library splits its work.
+    // (The pthread build, linked for its locks, still starts that pool when it loads.)
     openblas_set_num_threads(1);
     KernelRegistry r;
 #define ODB_OP(name) register_##name(r);

@@ -114,6 +114,27 @@ void parallel_for_each_broadcast_run(const Shape& out,
                  [&](int64_t b, int64_t e) { runs.for_range(b, e, f); });
 }
 
+/// y[j] = f(a[j * sa], b[j * sb]) for j in [0, n): one run of broadcast_binary, its pointers
+/// __restrict (a and b may be the same; y is another buffer) so that the loops vectorise even
+/// though the chunks reach them through a std::function. The stride-1 and stride-0 cases get
+/// loops of their own.
+template <class TA, class TB, class TOut, class F>
+inline void binary_run(const TA* __restrict a, int64_t sa, const TB* __restrict b, int64_t sb,
+                       TOut* __restrict y, int64_t n, const F& fn) {
+  const F f = fn;  // a local copy, as in map_range (unary_common.h)
+  if (sa == 1 && sb == 0) {
+    const TB vb = *b;
+    for (int64_t j = 0; j < n; ++j) y[j] = f(a[j], vb);
+  } else if (sa == 0 && sb == 1) {
+    const TA va = *a;
+    for (int64_t j = 0; j < n; ++j) y[j] = f(va, b[j]);
+  } else if (sa == 1 && sb == 1) {
+    for (int64_t j = 0; j < n; ++j) y[j] = f(a[j], b[j]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j] = f(a[j * sa], b[j * sb]);
+  }
+}
+
 /// out[i] = f(a[ia], b[ib]) with broadcasting; TOut decides the output dtype. Equal shapes, a
 /// scalar operand and per-channel operands run as flat loops (see for_each_broadcast_run), in
 /// chunks on the interpreter's threads: f is called from several threads at once.
@@ -126,27 +147,14 @@ Expected<Tensor> broadcast_binary(const Tensor& a, const Tensor& b, F&& f) {
   TOut* po = out.data<TOut>();
   if (a.shape() == b.shape()) {
     parallel_range(out.numel(), kElementwiseGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], pb[i]);
+      binary_run(pa + lo, 1, pb + lo, 1, po + lo, hi - lo, f);
     });
     return out;
   }
   parallel_for_each_broadcast_run(
       out_shape, {broadcast_strides(a.shape(), out_shape), broadcast_strides(b.shape(), out_shape)},
       [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
-        const TA* xa = pa + o[0];
-        const TB* xb = pb + o[1];
-        TOut* y = po + i;
-        if (st[0] == 1 && st[1] == 0) {
-          const TB vb = *xb;
-          for (int64_t j = 0; j < len; ++j) y[j] = f(xa[j], vb);
-        } else if (st[0] == 0 && st[1] == 1) {
-          const TA va = *xa;
-          for (int64_t j = 0; j < len; ++j) y[j] = f(va, xb[j]);
-        } else if (st[0] == 1 && st[1] == 1) {
-          for (int64_t j = 0; j < len; ++j) y[j] = f(xa[j], xb[j]);
-        } else {
-          for (int64_t j = 0; j < len; ++j) y[j] = f(xa[j * st[0]], xb[j * st[1]]);
-        }
+        binary_run(pa + o[0], st[0], pb + o[1], st[1], po + i, len, f);
       });
   return out;
 }

@@ -97,6 +97,30 @@ T wrapping_mul(T a, T b) {
   }
 }
 
+// y[j] = f(y[j], o[j * so]) (or f(o[j * so], y[j]) when !y_first) for j in [0, n), its pointers
+// __restrict for vectorisation as in binary_run.
+template <class T, class F>
+inline void in_place_run(T* __restrict y, const T* __restrict o, int64_t so, int64_t n,
+                         bool y_first, F& fn) {
+  const F f = fn;  // a local copy, as in map_range (unary_common.h)
+  if (so == 0) {
+    const T v = *o;
+    if (y_first)
+      for (int64_t j = 0; j < n; ++j) y[j] = f(y[j], v);
+    else
+      for (int64_t j = 0; j < n; ++j) y[j] = f(v, y[j]);
+  } else if (so == 1) {
+    if (y_first)
+      for (int64_t j = 0; j < n; ++j) y[j] = f(y[j], o[j]);
+    else
+      for (int64_t j = 0; j < n; ++j) y[j] = f(o[j], y[j]);
+  } else if (y_first) {
+    for (int64_t j = 0; j < n; ++j) y[j] = f(y[j], o[j * so]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j] = f(o[j * so], y[j]);
+  }
+}
+
 /// Sets output 0 = f(A, B) in the buffer of operand k (0: A, 1: B) and returns true when the
 /// interpreter offers that operand (KernelContext::movable_input) and it has the output's shape;
 /// each output element reads only the same element of it, before writing it. Else false.
@@ -115,28 +139,14 @@ bool binary_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b, size_
   const int64_t n = y.numel();
   if (other.numel() == n) {  // equal counts under broadcasting: the same element order
     parallel_range(n, kElementwiseGrain, [&](int64_t lo, int64_t hi) {
-      if (k == 0)
-        for (int64_t i = lo; i < hi; ++i) py[i] = f(py[i], po[i]);
-      else
-        for (int64_t i = lo; i < hi; ++i) py[i] = f(po[i], py[i]);
+      in_place_run<T>(py + lo, po + lo, 1, hi - lo, k == 0, f);
     });
   } else {
-    parallel_for_each_broadcast_run(y.shape(), {broadcast_strides(other.shape(), y.shape())},
-                           [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
-                             T* yy = py + i;
-                             const T* xo = po + o[0];
-                             if (st[0] == 0) {
-                               const T v = *xo;
-                               if (k == 0)
-                                 for (int64_t j = 0; j < len; ++j) yy[j] = f(yy[j], v);
-                               else
-                                 for (int64_t j = 0; j < len; ++j) yy[j] = f(v, yy[j]);
-                             } else if (k == 0) {
-                               for (int64_t j = 0; j < len; ++j) yy[j] = f(yy[j], xo[j * st[0]]);
-                             } else {
-                               for (int64_t j = 0; j < len; ++j) yy[j] = f(xo[j * st[0]], yy[j]);
-                             }
-                           });
+    parallel_for_each_broadcast_run(
+        y.shape(), {broadcast_strides(other.shape(), y.shape())},
+        [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
+          in_place_run<T>(py + i, po + o[0], st[0], len, k == 0, f);
+        });
   }
   ctx.set_output(0, std::move(y));
   return true;

@@ -14,6 +14,22 @@
 
 namespace onnxdbg::reference {
 
+// The loops of map_elements and map_input_of_same_type, apart so that their pointers are
+// __restrict: the chunks reach f through a std::function (parallel_range), and without it the
+// compiler must assume that every store may change what f reads by reference (an attribute of
+// the kernel), which stops vectorisation (LeakyRelu ran 10x slower). For the same reason they
+// call a local copy of f.
+template <class T, class R, class F>
+inline void map_range(const T* __restrict x, R* __restrict y, int64_t n, const F& fn) {
+  const F f = fn;  // a local copy: its captures stay in registers instead of being reloaded
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+template <class T, class F>
+inline void map_range_in_place(T* __restrict p, int64_t n, const F& fn) {
+  const F f = fn;
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(f(p[i]));
+}
+
 /// A tensor of x's shape holding f(x[i]); its dtype is that of f's result (e.g. bool for IsNaN).
 /// f is called from several threads at once (parallel_range) and must not keep state.
 template <class T, class F>
@@ -25,9 +41,8 @@ Tensor map_elements(const Tensor& x, F&& f) {
   Tensor out = std::move(*made);
   const T* px = x.data<T>();
   R* po = out.data<R>();
-  parallel_range(x.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) po[i] = f(px[i]);
-  });
+  parallel_range(x.numel(), kElementwiseGrain,
+                 [&](int64_t b, int64_t e) { map_range(px + b, po + b, e - b, f); });
   return out;
 }
 
@@ -38,9 +53,8 @@ void map_input_of_same_type(KernelContext& ctx, const Tensor& x, F&& f) {
   if (Tensor* m = ctx.movable_input(0); m == &x) {
     Tensor y = std::move(*m);
     T* p = y.data<T>();
-    parallel_range(y.numel(), kElementwiseGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) p[i] = static_cast<T>(f(p[i]));
-    });
+    parallel_range(y.numel(), kElementwiseGrain,
+                   [&](int64_t b, int64_t e) { map_range_in_place(p + b, e - b, f); });
     ctx.set_output(0, std::move(y));
     return;
   }

@@ -15,6 +15,7 @@
 
 #include "backends/reference/reference_backend.h"
 #include "reference/kernel_util.h"
+#include "reference/ops/blas.h"
 #include "reference/parallel.h"
 #include "test_util.h"
 
@@ -410,6 +411,38 @@ TEST(Determinism, ReferenceBackendReadsTheThreadsOption) {
               std::string::npos)
         << r.status().message();
   }
+}
+
+// The BLAS the reference links must survive GEMMs and GEMVs from several threads at once:
+// OpenBLAS's serial build shares its buffers without locks and gave wrong values here (about 1
+// call in 40 with three threads), the pthread build does not.
+TEST(ThreadPool, BlasGivesTheSameResultsFromSeveralThreadsAtOnce) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  const std::vector<Case> cases = {{64, 1, 1152}, {1, 512, 2048}, {64, 1500, 216}, {40, 400, 16}};
+  std::vector<Tensor> a, b, expect;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    a.push_back(pseudo_random({c.m, c.k}, static_cast<uint32_t>(40 + i)));
+    b.push_back(pseudo_random({c.k, c.n}, static_cast<uint32_t>(50 + i)));
+    Tensor y(DType::kFloat, {c.m, c.n});
+    ASSERT_TRUE(reference::gemm<float>(false, false, c.m, c.n, c.k, 1.0f, a[i].data<float>(), c.k,
+                                       b[i].data<float>(), c.n, 0.0f, y.data<float>(), c.n)
+                    .is_ok());
+    expect.push_back(std::move(y));
+  }
+  reference::ThreadPool pool(3);
+  std::atomic<int> wrong{0};
+  pool.run(800, [&](int64_t t) {
+    const size_t i = static_cast<size_t>(t) % cases.size();
+    const Case& c = cases[i];
+    Tensor y(DType::kFloat, {c.m, c.n});
+    Status st = reference::gemm<float>(false, false, c.m, c.n, c.k, 1.0f, a[i].data<float>(), c.k,
+                                       b[i].data<float>(), c.n, 0.0f, y.data<float>(), c.n);
+    if (!st.is_ok() || !same_bits(y, expect[i])) wrong++;
+  });
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(ThreadPool, RunsEveryChunkOnceAndPassesOnTheFirstError) {
