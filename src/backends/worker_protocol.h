@@ -67,8 +67,10 @@ struct Frame {
 IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& tensors,
                       Deadline deadline);
 /// Reads one frame from `fd` before `deadline`. kEof when the writer closed its end (or died),
-/// whether between frames or in the middle of one.
-IoOutcome read_frame(int fd, Frame* frame, Deadline deadline);
+/// whether between frames or in the middle of one. With a `sink`, each tensor is handed to it as
+/// soon as its bytes are read, in payload order, and frame->tensors stays empty: a reader that
+/// drops each tensor holds one at a time (a layerwise run receives hundreds of megabytes).
+IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* sink = nullptr);
 
 /// JSON forms used in replies. status_from_json gives an internal error for malformed input.
 nlohmann::json status_to_json(const Status& s);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "data/test_data.h"
 #include "reference/interpreter.h"
@@ -291,8 +292,13 @@ class Runner {
     std::vector<std::unique_ptr<Backend>> backends(specs.size());
     std::vector<std::unique_ptr<Session>> observing(specs.size());
     std::vector<int64_t> plain_nodes(specs.size(), -1);
+    // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
+    // reuses the memory the previous one freed instead of faulting in fresh arena regions.
+    std::vector<BackendSpec> run_specs = specs;
+    for (auto& s : run_specs)
+      if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
     for (size_t k = 0; k < specs.size(); ++k) {
-      auto be = create_backend(specs[k]);
+      auto be = create_backend(run_specs[k]);
       if (!be) {
         fail(k, be.status());
         continue;
@@ -308,7 +314,7 @@ class Runner {
         observing[k] = std::move(*s);
       } else if (specs[k].name == "onnxruntime") {
         // The optimized graph of the unmodified model, to see whether extra outputs change it.
-        plain_nodes[k] = optimized_node_count(specs[k], model_.path, "plain");
+        plain_nodes[k] = optimized_node_count(run_specs[k], model_.path, "plain");
       }
     }
 
@@ -333,17 +339,12 @@ class Runner {
             observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
         for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
           const Batch part{begin, std::min(batch.end, begin + step), 0};
-          Expected<RunResult> got =
-              observing[k] ? observing[k]->run_observing(inputs_, batch_names(part))
-                           : run_with_outputs(specs[k], *backends[k], part, plain_nodes[k]);
-          if (!got) {
-            fail(k, got.status());
+          Status st = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(), part,
+                                      plain_nodes[k], golden);
+          if (!st.is_ok()) {
+            fail(k, st);
             break;
           }
-          ++rep_.backends[k].batches;
-          progress(fmt::format("layerwise: comparing {} tensors of {}", part.end - part.begin,
-                               specs[k].to_string()));
-          compare_batch(k, part, golden, *got);
         }
       }
       // While the batch's golden values are held, its divergent nodes whose inputs are all
@@ -468,10 +469,12 @@ class Runner {
     return n;
   }
 
-  /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`.
-  Expected<RunResult> run_with_outputs(const BackendSpec& spec, Backend& backend,
-                                       const Batch& batch, int64_t plain_nodes) {
-    const size_t bi = static_cast<size_t>(rep_.backends[current_backend(spec)].batches);
+  /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`;
+  /// every output goes to `sink` as it arrives.
+  Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
+                                       const Batch& batch, int64_t plain_nodes,
+                                       const TensorSink& sink) {
+    const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
     onnx::ModelProto m = model_.proto;
     std::set<std::string> outputs;
     for (const auto& o : m.graph().output()) outputs.insert(o.name());
@@ -500,51 +503,67 @@ class Runner {
     }
     if (!counted) session = backend.load(path);
     if (!session) return session.status();
-    progress(fmt::format("layerwise: running {} with {} extra outputs", spec.to_string(), added));
+    progress(fmt::format("layerwise: running {} with {} extra outputs", rep_.backends[k].backend,
+                         added));
     if (counted) {
       const int64_t with = count_nodes(opt_path);
       std::error_code ec;
       fs::remove(opt_path, ec);
       if (with >= 0 && with != plain_nodes) {
-        rep_.backends[current_backend(spec)].notes.push_back(fmt::format(
+        rep_.backends[k].notes.push_back(fmt::format(
             "batch {}: adding {} outputs changed ONNX Runtime's optimized graph ({} nodes "
             "without, {} with); its tensors were read from the changed graph",
             bi + 1, added, plain_nodes, with));
       }
     }
-    auto r = (*session)->run(inputs_);
+    auto r = (*session)->run_each(inputs_, {}, sink);
     std::error_code ec;
     fs::remove(path, ec);
     return r;
   }
 
-  size_t current_backend(const BackendSpec& spec) const {
-    for (size_t k = 0; k < rep_.backends.size(); ++k)
-      if (rep_.backends[k].backend == spec.to_string()) return k;
-    return 0;
-  }
-
-  void compare_batch(size_t k, const Batch& batch, const TensorMap& golden, const RunResult& got) {
-    for (size_t i = batch.begin; i < batch.end; ++i) {
-      const LayerTensor& t = rep_.tensors[i];
-      LayerComparison c;
+  /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
+  /// outputs) and compares each with its golden value as it arrives, so that only one of the
+  /// backend's tensors is held at a time. The comparisons are recorded, in the part's order, only
+  /// when the run succeeds.
+  Status run_and_compare(size_t k, const BackendSpec& spec, Backend& backend, Session* observing,
+                         const Batch& part, int64_t plain_nodes, const TensorMap& golden) {
+    std::vector<LayerComparison> cs(part.end - part.begin);
+    std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
+    for (size_t i = part.begin; i < part.end; ++i) {
+      LayerComparison& c = cs[i - part.begin];
       c.tensor = i;
       c.backend = rep_.backends[k].backend;
-      c.tol = opt_.tolerance.for_output(t.name);
-      auto g = golden.find(t.name);
-      auto a = got.outputs.find(t.name);
-      if (a == got.outputs.end() || g == golden.end()) {
-        auto why = got.not_observed.find(t.name);
-        c.note = why != got.not_observed.end() ? why->second : "the backend did not return it";
-        ++rep_.backends[k].not_observed;
+      c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
+      slot.emplace(rep_.tensors[i].name, i - part.begin);
+    }
+    const TensorSink sink = [&](const std::string& name, Tensor&& value) {
+      auto s = slot.find(name);
+      if (s == slot.end()) return;  // a graph output outside this part
+      auto g = golden.find(name);
+      if (g == golden.end()) return;
+      LayerComparison& c = cs[s->second];
+      c.observed = true;
+      c.result = compare_layer(value, g->second, c.tol, opt_.error_stat);
+    };
+    Expected<RunResult> got = observing
+                                  ? observing->run_each(inputs_, batch_names(part), sink)
+                                  : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
+    if (!got) return got.status();
+    LayerwiseBackend& b = rep_.backends[k];
+    ++b.batches;
+    for (auto& c : cs) {
+      if (!c.observed) {
+        auto why = got->not_observed.find(rep_.tensors[c.tensor].name);
+        c.note = why != got->not_observed.end() ? why->second : "the backend did not return it";
+        ++b.not_observed;
       } else {
-        c.observed = true;
-        c.result = compare_layer(a->second, g->second, c.tol, opt_.error_stat);
-        ++rep_.backends[k].observed;
-        rep_.backends[k].failed += !c.result.pass;
+        ++b.observed;
+        b.failed += !c.result.pass;
       }
       rep_.comparisons.push_back(std::move(c));
     }
+    return Status::ok();
   }
 
   /// Re-runs every node with a failing output alone on its backend, on golden inputs.

@@ -18,7 +18,7 @@ namespace onnxdbg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model"};
+constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model", "arena"};
 
 std::string option(const BackendSpec& spec, const std::string& key, const std::string& def = "") {
   auto it = spec.options.find(key);
@@ -68,6 +68,7 @@ struct SessionConfig {
   std::vector<std::string> providers;  // full names, priority order, as requested
   std::vector<std::string> available;  // Ort::GetAvailableProviders()
   std::string optimized_model;
+  bool arena = true;  // ORT's CPU memory arena
   std::vector<std::string> warnings;
 };
 
@@ -106,6 +107,12 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
     c.threads = static_cast<int>(n);
   }
   c.optimized_model = option(spec, "optimized_model");
+  if (auto it = spec.options.find("arena"); it != spec.options.end()) {
+    if (it->second != "on" && it->second != "off")
+      return invalid_argument(
+          fmt::format("onnxruntime: arena must be on or off, not '{}'", it->second));
+    c.arena = it->second == "on";
+  }
 
   try {
     c.available = Ort::GetAvailableProviders();
@@ -305,6 +312,10 @@ class OrtBackend : public Backend {
       if (config_.threads > 0) so.SetIntraOpNumThreads(config_.threads);
       if (!config_.optimized_model.empty())
         so.SetOptimizedModelFilePath(config_.optimized_model.c_str());
+      // Without its arena ORT allocates each tensor with malloc: memory freed by one session is
+      // reused by the next in the same worker, where the arena's regions (mmap'd, hundreds of
+      // megabytes for a layerwise batch) would be returned and faulted in afresh every time.
+      if (!config_.arena) so.DisableCpuMemArena();
       so.AddConfigEntry(kOrtSessionOptionsRecordEpGraphAssignmentInfo, "1");
       // A provider this build lacks or refuses is skipped, not fatal: the session then runs on
       // what is left (CPU last), which is exactly what users must be told about.
