@@ -136,7 +136,8 @@ class WorkerProcess {
 
   /// Sends one request and waits for its reply, both within `timeout_s` seconds. `doing` names
   /// the step for messages ("loading the model"). A reply with ok=false gives the worker's Status.
-  /// With a `sink`, the reply's tensors go to it as they are read (see worker::read_frame).
+  /// With a `sink`, the reply's tensors go to it as they are read (see worker::read_frame), and
+  /// so do those of the {"part":true} frames that may precede the reply (a streamed run).
   Expected<worker::Frame> call(const nlohmann::json& header, const TensorMap& tensors,
                                double timeout_s, const std::string& doing,
                                const TensorSink* sink = nullptr);
@@ -346,7 +347,12 @@ Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const 
   };
   ODB_RETURN_IF_ERROR(handle(worker::write_frame(to_, header, tensors, deadline)));
   worker::Frame reply;
-  ODB_RETURN_IF_ERROR(handle(worker::read_frame(from_, &reply, deadline, sink)));
+  do {
+    ODB_RETURN_IF_ERROR(handle(worker::read_frame(from_, &reply, deadline, sink)));
+    if (reply.header.value("part", false) && !sink) {
+      return on_protocol_error("a streamed output, which was not asked for", doing);
+    }
+  } while (reply.header.value("part", false));
   if (!reply.header.value("ok", false)) {
     return worker::status_from_json(reply.header.value("status", nlohmann::json::object()));
   }
@@ -426,6 +432,7 @@ class IsolatedSession : public Session {
                                const TensorSink* sink) {
     nlohmann::json req = {{"type", "run"}};
     if (!tensors.empty()) req["observe"] = tensors;
+    if (sink) req["stream"] = true;
     ODB_ASSIGN_OR_RETURN(worker::Frame reply,
                          worker_->call(req, inputs, run_timeout_s_, "running the model", sink));
     for (const auto& w : reply.header.value("warnings", std::vector<std::string>{})) {

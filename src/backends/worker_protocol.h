@@ -18,6 +18,10 @@
 //                                                         + output tensors
 // "observe" (optional) names intermediate tensors to read too (Session::run_observing); the reply
 // then carries "not_observed": {NAME: REASON} for those the backend could not give.
+// "stream": true asks for the outputs one at a time (Session::run_each): before the reply, the
+// worker sends one frame {"ok":true,"part":true} + one output tensor per output, each as soon as
+// it is copied out of the backend, and the reply itself then carries no tensors. A failure after
+// some parts is still one {"ok":false,...} reply; the reader drops the parts it got.
 //   {"type":"unload"}                                    -> {"ok":true}
 // A failed request answers {"ok":false,"status":{Status}}. The worker holds one session at a
 // time: a load (after any number of runs) replaces the previous session, "unload" drops it so

@@ -23,9 +23,14 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-/// Bytes a tensor takes in memory (strings: their characters).
+/// Bytes a copy of a tensor takes in memory: its buffer as allocate_tensor_bytes (core/tensor.h)
+/// allocates it, in whole 2 MiB huge pages from 2 MiB on (each is faulted in whole); strings:
+/// their characters.
 uint64_t tensor_bytes(const Tensor& t) {
-  if (t.dtype() != DType::kString) return t.nbytes();
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;
+  if (t.dtype() != DType::kString)
+    return t.nbytes() >= kHugePage ? (t.nbytes() + kHugePage - 1) / kHugePage * kHugePage
+                                   : t.nbytes();
   uint64_t n = 0;
   for (const auto& s : t.strings()) n += s.size() + sizeof(std::string);
   return n;

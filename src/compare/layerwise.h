@@ -64,7 +64,7 @@ struct LayerTensor {
   std::string op_type;
   DType dtype = DType::kUndefined;
   Shape shape;
-  uint64_t bytes = 0;             ///< size of the golden value, bytes
+  uint64_t bytes = 0;  ///< memory a copy of the golden value takes (as allocated), bytes
   int64_t golden_nan_or_inf = 0;  ///< NaN/Inf elements in the golden value
   double golden_max_abs = 0;      ///< largest finite |value| of the golden value (0 if none)
 };

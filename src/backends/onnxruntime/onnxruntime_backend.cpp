@@ -195,7 +195,18 @@ class OrtSession : public Session {
   }
   const SessionInfo& info() const override { return info_; }
 
-  Expected<RunResult> run(const TensorMap& inputs) override {
+  Expected<RunResult> run(const TensorMap& inputs) override { return run_impl(inputs, nullptr); }
+
+  /// As run(), each output copied out of ONNX Runtime and handed to `sink` in turn (ORT's copy
+  /// freed first), so the caller can send it on before the next is copied.
+  Expected<RunResult> run_each(const TensorMap& inputs, const std::vector<std::string>& observe,
+                               const TensorSink& sink) override {
+    if (!observe.empty()) return Session::run_each(inputs, observe, sink);  // unsupported
+    return run_impl(inputs, &sink);
+  }
+
+ private:
+  Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
     for (const auto& name : input_names_) {
       if (!inputs.count(name)) {
         return invalid_argument(fmt::format("onnxruntime: missing input '{}' (the model needs: {})",
@@ -231,8 +242,11 @@ class OrtSession : public Session {
       result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(outs[i], info_.output_names[i]));
-        result.outputs[info_.output_names[i]] = std::move(t);
         outs[i] = Ort::Value(nullptr);  // ORT's copy goes now: one copy at a time, not two
+        if (sink)
+          (*sink)(info_.output_names[i], std::move(t));
+        else
+          result.outputs[info_.output_names[i]] = std::move(t);
       }
       return result;
     } catch (const Ort::Exception& e) {
@@ -240,7 +254,6 @@ class OrtSession : public Session {
     }
   }
 
- private:
   Ort::Session session_;
   SessionInfo info_;
   std::vector<std::string> input_names_;
