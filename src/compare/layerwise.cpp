@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string_view>
@@ -34,6 +36,50 @@ uint64_t tensor_bytes(const Tensor& t) {
   uint64_t n = 0;
   for (const auto& s : t.strings()) n += s.size() + sizeof(std::string);
   return n;
+}
+
+struct FloatScan {
+  int64_t nonfinite = 0;  ///< NaN and Inf elements
+  float max_abs = 0;      ///< largest finite |value| (0 if none)
+};
+
+/// Both in one pass, four elements at a time on their bits (GCC vector extensions): |x| is the
+/// bits without the sign, finite below the all-ones exponent, and for such values the order of
+/// the bits as integers is the order of the values.
+FloatScan scan_floats(const float* p, int64_t n) {
+  typedef uint32_t V4u __attribute__((vector_size(16)));
+  typedef int32_t V4i __attribute__((vector_size(16)));
+  const uint32_t kAbs = 0x7fffffffu, kInf = 0x7f800000u;
+  const V4u abs_mask = {kAbs, kAbs, kAbs, kAbs}, inf = {kInf, kInf, kInf, kInf};
+  V4u vmax = {0, 0, 0, 0};
+  V4i vbad = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    V4u u;
+    std::memcpy(&u, p + i, sizeof u);
+    u &= abs_mask;
+    const V4i finite = u < inf;  // -1 where finite
+    vbad += finite + 1;          // +1 where not
+    const V4u f = u & (V4u)finite;
+    vmax = f > vmax ? f : vmax;
+  }
+  FloatScan s;
+  uint32_t m = 0;
+  for (int k = 0; k < 4; ++k) {
+    s.nonfinite += vbad[k];
+    m = std::max(m, vmax[k]);
+  }
+  for (; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, sizeof u);
+    u &= kAbs;
+    if (u < kInf)
+      m = std::max(m, u);
+    else
+      ++s.nonfinite;
+  }
+  s.max_abs = std::bit_cast<float>(m);
+  return s;
 }
 
 std::string node_label(const onnx::NodeProto& node, size_t index) {
@@ -400,14 +446,12 @@ class Runner {
       lt.dtype = value.dtype();
       lt.shape = value.shape();
       lt.bytes = tensor_bytes(value);
-      lt.golden_nan_or_inf = count_nan_or_inf(value);
       if (value.dtype() == DType::kFloat) {
-        const float* p = value.data<float>();
-        float m = 0;
-        for (int64_t i = 0; i < value.numel(); ++i)
-          if (std::isfinite(p[i])) m = std::max(m, std::abs(p[i]));
-        lt.golden_max_abs = m;
+        const FloatScan f = scan_floats(value.data<float>(), value.numel());
+        lt.golden_nan_or_inf = f.nonfinite;
+        lt.golden_max_abs = f.max_abs;
       } else if (is_floating(value.dtype())) {
+        lt.golden_nan_or_inf = count_nan_or_inf(value);
         for (int64_t i = 0; i < value.numel(); ++i) {
           const double v = std::abs(value.get_as_double(i));
           if (std::isfinite(v)) lt.golden_max_abs = std::max(lt.golden_max_abs, v);
