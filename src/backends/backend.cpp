@@ -43,6 +43,17 @@ Expected<ValueRunResult> Session::run_values(const ValueMap& inputs) {
   return out;
 }
 
+Expected<RunResult> Session::run_each(const TensorMap& inputs,
+                                      const std::vector<std::string>& observe,
+                                      const TensorSink& sink) {
+  ODB_ASSIGN_OR_RETURN(RunResult r, observe.empty() ? run(inputs) : run_observing(inputs, observe));
+  while (!r.outputs.empty()) {
+    auto node = r.outputs.extract(r.outputs.begin());
+    sink(node.key(), std::move(node.mapped()));
+  }
+  return r;
+}
+
 std::string BackendSpec::to_string() const {
   std::string s = name;
   for (const auto& [k, v] : options) s += ":" + k + "=" + v;
@@ -90,6 +101,9 @@ const std::vector<BackendDoc>& backend_docs() {
          "(providers=cuda+cpu); one this ONNX Runtime lacks, or nodes placed on one not "
          "requested, is a warning (an error with --strict-providers)"},
         {"optimized_model", "PATH", "save the optimized graph to PATH"},
+        {"arena", "on|off",
+         "ONNX Runtime's CPU memory arena (default on); off allocates each tensor apart, so "
+         "memory one session frees is reused by the next (layerwise runs use it)"},
         {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}},
       {"opencv",
        "OpenCV DNN 4.6 (CPU), in an isolated worker process",

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -69,6 +70,10 @@ struct RunResult {
   std::map<std::string, std::string> not_observed;
 };
 
+/// Receives one output tensor of a streamed run (Session::run_each) as soon as it is available;
+/// `value` is the caller's to keep or drop (dropping it at once keeps one output in memory).
+using TensorSink = std::function<void(const std::string& name, Tensor&& value)>;
+
 /// Result of one run with values of any kind.
 struct ValueRunResult {
   ValueMap outputs;
@@ -98,6 +103,15 @@ class Session {
     (void)tensors;
     return unsupported("this backend cannot read intermediate tensors by name");
   }
+  /// As run() (`observe` empty) or run_observing(), but every output tensor goes to `sink`, one
+  /// at a time, instead of into RunResult::outputs (left empty), so the caller never holds all
+  /// of them at once. Isolated backends hand each tensor over as it is read from the worker's
+  /// reply; the default runs run()/run_observing() and then hands over the outputs (in name
+  /// order), freeing each after its call. Errors: as run() and run_observing(); a failed run
+  /// calls `sink` for no tensor.
+  virtual Expected<RunResult> run_each(const TensorMap& inputs,
+                                       const std::vector<std::string>& observe,
+                                       const TensorSink& sink);
 };
 
 /// An engine that can load models.

@@ -136,8 +136,11 @@ class WorkerProcess {
 
   /// Sends one request and waits for its reply, both within `timeout_s` seconds. `doing` names
   /// the step for messages ("loading the model"). A reply with ok=false gives the worker's Status.
+  /// With a `sink`, the reply's tensors go to it as they are read (see worker::read_frame), and
+  /// so do those of the {"part":true} frames that may precede the reply (a streamed run).
   Expected<worker::Frame> call(const nlohmann::json& header, const TensorMap& tensors,
-                               double timeout_s, const std::string& doing);
+                               double timeout_s, const std::string& doing,
+                               const TensorSink* sink = nullptr);
   /// Whether the worker may serve another request: no crash, hang or protocol error seen, and
   /// the process has not exited meanwhile.
   bool usable() {
@@ -322,7 +325,8 @@ Status WorkerProcess::on_protocol_error(const std::string& error, const std::str
 }
 
 Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const TensorMap& tensors,
-                                            double timeout_s, const std::string& doing) {
+                                            double timeout_s, const std::string& doing,
+                                            const TensorSink* sink) {
   if (!gone_.is_ok()) {
     return backend_error(fmt::format("the {} worker is gone: {}", backend_, gone_.message()));
   }
@@ -343,7 +347,12 @@ Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const 
   };
   ODB_RETURN_IF_ERROR(handle(worker::write_frame(to_, header, tensors, deadline)));
   worker::Frame reply;
-  ODB_RETURN_IF_ERROR(handle(worker::read_frame(from_, &reply, deadline)));
+  do {
+    ODB_RETURN_IF_ERROR(handle(worker::read_frame(from_, &reply, deadline, sink)));
+    if (reply.header.value("part", false) && !sink) {
+      return on_protocol_error("a streamed output, which was not asked for", doing);
+    }
+  } while (reply.header.value("part", false));
   if (!reply.header.value("ok", false)) {
     return worker::status_from_json(reply.header.value("status", nlohmann::json::object()));
   }
@@ -410,10 +419,22 @@ class IsolatedSession : public Session {
 
   Expected<RunResult> run_observing(const TensorMap& inputs,
                                     const std::vector<std::string>& tensors) override {
+    return run_impl(inputs, tensors, nullptr);
+  }
+
+  Expected<RunResult> run_each(const TensorMap& inputs, const std::vector<std::string>& observe,
+                               const TensorSink& sink) override {
+    return run_impl(inputs, observe, &sink);
+  }
+
+ private:
+  Expected<RunResult> run_impl(const TensorMap& inputs, const std::vector<std::string>& tensors,
+                               const TensorSink* sink) {
     nlohmann::json req = {{"type", "run"}};
     if (!tensors.empty()) req["observe"] = tensors;
+    if (sink) req["stream"] = true;
     ODB_ASSIGN_OR_RETURN(worker::Frame reply,
-                         worker_->call(req, inputs, run_timeout_s_, "running the model"));
+                         worker_->call(req, inputs, run_timeout_s_, "running the model", sink));
     for (const auto& w : reply.header.value("warnings", std::vector<std::string>{})) {
       if (std::find(info_.warnings.begin(), info_.warnings.end(), w) == info_.warnings.end()) {
         info_.warnings.push_back(w);
@@ -427,7 +448,6 @@ class IsolatedSession : public Session {
     return result;
   }
 
- private:
   std::unique_ptr<WorkerProcess> worker_;
   SessionInfo info_;
   double run_timeout_s_;

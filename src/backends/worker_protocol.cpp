@@ -160,7 +160,7 @@ IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& ten
   return o;
 }
 
-IoOutcome read_frame(int fd, Frame* frame, Deadline deadline) {
+IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* sink) {
   char prefix[kPrefixBytes];
   IoOutcome o = read_all(fd, prefix, kPrefixBytes, deadline);
   if (o.result != IoResult::kOk) return o;
@@ -199,7 +199,10 @@ IoOutcome read_frame(int fd, Frame* frame, Deadline deadline) {
         }
         o = read_all(fd, reinterpret_cast<char*>(t->raw()), bytes, deadline);
         if (o.result != IoResult::kOk) return o;
-        frame->tensors[name] = std::move(*t);
+        if (sink)
+          (*sink)(name, std::move(*t));
+        else
+          frame->tensors[name] = std::move(*t);
         continue;
       }
       if (bytes > static_cast<uint64_t>(INT32_MAX))
@@ -213,7 +216,10 @@ IoOutcome read_frame(int fd, Frame* frame, Deadline deadline) {
       }
       auto t = tensor_from_proto(proto);
       if (!t) return {IoResult::kError, "tensor '" + name + "': " + t.status().to_string()};
-      frame->tensors[name] = std::move(*t);
+      if (sink)
+        (*sink)(name, std::move(*t));
+      else
+        frame->tensors[name] = std::move(*t);
     }
     if (left != 0) return {IoResult::kError, "malformed frame: payload longer than its tensors"};
   } catch (const nlohmann::json::exception& e) {

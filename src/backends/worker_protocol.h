@@ -18,6 +18,10 @@
 //                                                         + output tensors
 // "observe" (optional) names intermediate tensors to read too (Session::run_observing); the reply
 // then carries "not_observed": {NAME: REASON} for those the backend could not give.
+// "stream": true asks for the outputs one at a time (Session::run_each): before the reply, the
+// worker sends one frame {"ok":true,"part":true} + one output tensor per output, each as soon as
+// it is copied out of the backend, and the reply itself then carries no tensors. A failure after
+// some parts is still one {"ok":false,...} reply; the reader drops the parts it got.
 //   {"type":"unload"}                                    -> {"ok":true}
 // A failed request answers {"ok":false,"status":{Status}}. The worker holds one session at a
 // time: a load (after any number of runs) replaces the previous session, "unload" drops it so
@@ -67,8 +71,10 @@ struct Frame {
 IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& tensors,
                       Deadline deadline);
 /// Reads one frame from `fd` before `deadline`. kEof when the writer closed its end (or died),
-/// whether between frames or in the middle of one.
-IoOutcome read_frame(int fd, Frame* frame, Deadline deadline);
+/// whether between frames or in the middle of one. With a `sink`, each tensor is handed to it as
+/// soon as its bytes are read, in payload order, and frame->tensors stays empty: a reader that
+/// drops each tensor holds one at a time (a layerwise run receives hundreds of megabytes).
+IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* sink = nullptr);
 
 /// JSON forms used in replies. status_from_json gives an internal error for malformed input.
 nlohmann::json status_to_json(const Status& s);

@@ -8,10 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "data/test_data.h"
 #include "reference/interpreter.h"
@@ -22,12 +25,61 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-/// Bytes a tensor takes in memory (strings: their characters).
+/// Bytes a copy of a tensor takes in memory: its buffer as allocate_tensor_bytes (core/tensor.h)
+/// allocates it, in whole 2 MiB huge pages from 2 MiB on (each is faulted in whole); strings:
+/// their characters.
 uint64_t tensor_bytes(const Tensor& t) {
-  if (t.dtype() != DType::kString) return t.nbytes();
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;
+  if (t.dtype() != DType::kString)
+    return t.nbytes() >= kHugePage ? (t.nbytes() + kHugePage - 1) / kHugePage * kHugePage
+                                   : t.nbytes();
   uint64_t n = 0;
   for (const auto& s : t.strings()) n += s.size() + sizeof(std::string);
   return n;
+}
+
+struct FloatScan {
+  int64_t nonfinite = 0;  ///< NaN and Inf elements
+  float max_abs = 0;      ///< largest finite |value| (0 if none)
+};
+
+/// Both in one pass, four elements at a time on their bits (GCC vector extensions): |x| is the
+/// bits without the sign, finite below the all-ones exponent, and for such values the order of
+/// the bits as integers is the order of the values.
+FloatScan scan_floats(const float* p, int64_t n) {
+  typedef uint32_t V4u __attribute__((vector_size(16)));
+  typedef int32_t V4i __attribute__((vector_size(16)));
+  const uint32_t kAbs = 0x7fffffffu, kInf = 0x7f800000u;
+  const V4u abs_mask = {kAbs, kAbs, kAbs, kAbs}, inf = {kInf, kInf, kInf, kInf};
+  V4u vmax = {0, 0, 0, 0};
+  V4i vbad = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    V4u u;
+    std::memcpy(&u, p + i, sizeof u);
+    u &= abs_mask;
+    const V4i finite = u < inf;  // -1 where finite
+    vbad += finite + 1;          // +1 where not
+    const V4u f = u & (V4u)finite;
+    vmax = f > vmax ? f : vmax;
+  }
+  FloatScan s;
+  uint32_t m = 0;
+  for (int k = 0; k < 4; ++k) {
+    s.nonfinite += vbad[k];
+    m = std::max(m, vmax[k]);
+  }
+  for (; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, sizeof u);
+    u &= kAbs;
+    if (u < kInf)
+      m = std::max(m, u);
+    else
+      ++s.nonfinite;
+  }
+  s.max_abs = std::bit_cast<float>(m);
+  return s;
 }
 
 std::string node_label(const onnx::NodeProto& node, size_t index) {
@@ -291,8 +343,13 @@ class Runner {
     std::vector<std::unique_ptr<Backend>> backends(specs.size());
     std::vector<std::unique_ptr<Session>> observing(specs.size());
     std::vector<int64_t> plain_nodes(specs.size(), -1);
+    // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
+    // reuses the memory the previous one freed instead of faulting in fresh arena regions.
+    std::vector<BackendSpec> run_specs = specs;
+    for (auto& s : run_specs)
+      if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
     for (size_t k = 0; k < specs.size(); ++k) {
-      auto be = create_backend(specs[k]);
+      auto be = create_backend(run_specs[k]);
       if (!be) {
         fail(k, be.status());
         continue;
@@ -308,7 +365,7 @@ class Runner {
         observing[k] = std::move(*s);
       } else if (specs[k].name == "onnxruntime") {
         // The optimized graph of the unmodified model, to see whether extra outputs change it.
-        plain_nodes[k] = optimized_node_count(specs[k], model_.path, "plain");
+        plain_nodes[k] = optimized_node_count(run_specs[k], model_.path, "plain");
       }
     }
 
@@ -333,17 +390,12 @@ class Runner {
             observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
         for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
           const Batch part{begin, std::min(batch.end, begin + step), 0};
-          Expected<RunResult> got =
-              observing[k] ? observing[k]->run_observing(inputs_, batch_names(part))
-                           : run_with_outputs(specs[k], *backends[k], part, plain_nodes[k]);
-          if (!got) {
-            fail(k, got.status());
+          Status st = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(), part,
+                                      plain_nodes[k], golden);
+          if (!st.is_ok()) {
+            fail(k, st);
             break;
           }
-          ++rep_.backends[k].batches;
-          progress(fmt::format("layerwise: comparing {} tensors of {}", part.end - part.begin,
-                               specs[k].to_string()));
-          compare_batch(k, part, golden, *got);
         }
       }
       // While the batch's golden values are held, its divergent nodes whose inputs are all
@@ -394,14 +446,12 @@ class Runner {
       lt.dtype = value.dtype();
       lt.shape = value.shape();
       lt.bytes = tensor_bytes(value);
-      lt.golden_nan_or_inf = count_nan_or_inf(value);
       if (value.dtype() == DType::kFloat) {
-        const float* p = value.data<float>();
-        float m = 0;
-        for (int64_t i = 0; i < value.numel(); ++i)
-          if (std::isfinite(p[i])) m = std::max(m, std::abs(p[i]));
-        lt.golden_max_abs = m;
+        const FloatScan f = scan_floats(value.data<float>(), value.numel());
+        lt.golden_nan_or_inf = f.nonfinite;
+        lt.golden_max_abs = f.max_abs;
       } else if (is_floating(value.dtype())) {
+        lt.golden_nan_or_inf = count_nan_or_inf(value);
         for (int64_t i = 0; i < value.numel(); ++i) {
           const double v = std::abs(value.get_as_double(i));
           if (std::isfinite(v)) lt.golden_max_abs = std::max(lt.golden_max_abs, v);
@@ -468,10 +518,12 @@ class Runner {
     return n;
   }
 
-  /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`.
-  Expected<RunResult> run_with_outputs(const BackendSpec& spec, Backend& backend,
-                                       const Batch& batch, int64_t plain_nodes) {
-    const size_t bi = static_cast<size_t>(rep_.backends[current_backend(spec)].batches);
+  /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`;
+  /// every output goes to `sink` as it arrives.
+  Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
+                                       const Batch& batch, int64_t plain_nodes,
+                                       const TensorSink& sink) {
+    const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
     onnx::ModelProto m = model_.proto;
     std::set<std::string> outputs;
     for (const auto& o : m.graph().output()) outputs.insert(o.name());
@@ -500,51 +552,67 @@ class Runner {
     }
     if (!counted) session = backend.load(path);
     if (!session) return session.status();
-    progress(fmt::format("layerwise: running {} with {} extra outputs", spec.to_string(), added));
+    progress(fmt::format("layerwise: running {} with {} extra outputs", rep_.backends[k].backend,
+                         added));
     if (counted) {
       const int64_t with = count_nodes(opt_path);
       std::error_code ec;
       fs::remove(opt_path, ec);
       if (with >= 0 && with != plain_nodes) {
-        rep_.backends[current_backend(spec)].notes.push_back(fmt::format(
+        rep_.backends[k].notes.push_back(fmt::format(
             "batch {}: adding {} outputs changed ONNX Runtime's optimized graph ({} nodes "
             "without, {} with); its tensors were read from the changed graph",
             bi + 1, added, plain_nodes, with));
       }
     }
-    auto r = (*session)->run(inputs_);
+    auto r = (*session)->run_each(inputs_, {}, sink);
     std::error_code ec;
     fs::remove(path, ec);
     return r;
   }
 
-  size_t current_backend(const BackendSpec& spec) const {
-    for (size_t k = 0; k < rep_.backends.size(); ++k)
-      if (rep_.backends[k].backend == spec.to_string()) return k;
-    return 0;
-  }
-
-  void compare_batch(size_t k, const Batch& batch, const TensorMap& golden, const RunResult& got) {
-    for (size_t i = batch.begin; i < batch.end; ++i) {
-      const LayerTensor& t = rep_.tensors[i];
-      LayerComparison c;
+  /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
+  /// outputs) and compares each with its golden value as it arrives, so that only one of the
+  /// backend's tensors is held at a time. The comparisons are recorded, in the part's order, only
+  /// when the run succeeds.
+  Status run_and_compare(size_t k, const BackendSpec& spec, Backend& backend, Session* observing,
+                         const Batch& part, int64_t plain_nodes, const TensorMap& golden) {
+    std::vector<LayerComparison> cs(part.end - part.begin);
+    std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
+    for (size_t i = part.begin; i < part.end; ++i) {
+      LayerComparison& c = cs[i - part.begin];
       c.tensor = i;
       c.backend = rep_.backends[k].backend;
-      c.tol = opt_.tolerance.for_output(t.name);
-      auto g = golden.find(t.name);
-      auto a = got.outputs.find(t.name);
-      if (a == got.outputs.end() || g == golden.end()) {
-        auto why = got.not_observed.find(t.name);
-        c.note = why != got.not_observed.end() ? why->second : "the backend did not return it";
-        ++rep_.backends[k].not_observed;
+      c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
+      slot.emplace(rep_.tensors[i].name, i - part.begin);
+    }
+    const TensorSink sink = [&](const std::string& name, Tensor&& value) {
+      auto s = slot.find(name);
+      if (s == slot.end()) return;  // a graph output outside this part
+      auto g = golden.find(name);
+      if (g == golden.end()) return;
+      LayerComparison& c = cs[s->second];
+      c.observed = true;
+      c.result = compare_layer(value, g->second, c.tol, opt_.error_stat);
+    };
+    Expected<RunResult> got = observing
+                                  ? observing->run_each(inputs_, batch_names(part), sink)
+                                  : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
+    if (!got) return got.status();
+    LayerwiseBackend& b = rep_.backends[k];
+    ++b.batches;
+    for (auto& c : cs) {
+      if (!c.observed) {
+        auto why = got->not_observed.find(rep_.tensors[c.tensor].name);
+        c.note = why != got->not_observed.end() ? why->second : "the backend did not return it";
+        ++b.not_observed;
       } else {
-        c.observed = true;
-        c.result = compare_layer(a->second, g->second, c.tol, opt_.error_stat);
-        ++rep_.backends[k].observed;
-        rep_.backends[k].failed += !c.result.pass;
+        ++b.observed;
+        b.failed += !c.result.pass;
       }
       rep_.comparisons.push_back(std::move(c));
     }
+    return Status::ok();
   }
 
   /// Re-runs every node with a failing output alone on its backend, on golden inputs.

@@ -34,8 +34,9 @@ struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
   ErrorStat error_stat = ErrorStat::kElemwise;
   /// Bytes of tensor data onnxdbg may hold at once (--layerwise-memory). A batch of tensors is
-  /// sized so that its golden values plus one backend's copy, as it is received and decoded,
-  /// fit: batch bytes <= memory_budget / kLayerwiseCopies.
+  /// sized so that its golden values plus the backend's tensor being compared fit (each of the
+  /// backend's tensors is compared as it arrives and dropped): batch bytes <= memory_budget /
+  /// kLayerwiseCopies.
   uint64_t memory_budget = uint64_t{2} << 30;
   /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
   /// tensors is asked for in several runs of the model (no extra reference run: the batch's
@@ -51,8 +52,9 @@ struct LayerwiseOptions {
   std::function<void(const std::string&)> progress;
 };
 
-/// How many copies of a batch onnxdbg holds at peak: golden, the reply frame, its decoded form.
-inline constexpr uint64_t kLayerwiseCopies = 3;
+/// How many batches' worth of tensor data onnxdbg holds at peak: the golden values, and the one
+/// tensor of the backend's reply being compared (at most a batch).
+inline constexpr uint64_t kLayerwiseCopies = 2;
 
 /// One intermediate tensor of the main graph, as the reference produced it.
 struct LayerTensor {
@@ -62,7 +64,7 @@ struct LayerTensor {
   std::string op_type;
   DType dtype = DType::kUndefined;
   Shape shape;
-  uint64_t bytes = 0;             ///< size of the golden value, bytes
+  uint64_t bytes = 0;  ///< memory a copy of the golden value takes (as allocated), bytes
   int64_t golden_nan_or_inf = 0;  ///< NaN/Inf elements in the golden value
   double golden_max_abs = 0;      ///< largest finite |value| of the golden value (0 if none)
 };

@@ -18,7 +18,7 @@ namespace onnxdbg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model"};
+constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model", "arena"};
 
 std::string option(const BackendSpec& spec, const std::string& key, const std::string& def = "") {
   auto it = spec.options.find(key);
@@ -68,6 +68,7 @@ struct SessionConfig {
   std::vector<std::string> providers;  // full names, priority order, as requested
   std::vector<std::string> available;  // Ort::GetAvailableProviders()
   std::string optimized_model;
+  bool arena = true;  // ORT's CPU memory arena
   std::vector<std::string> warnings;
 };
 
@@ -106,6 +107,12 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
     c.threads = static_cast<int>(n);
   }
   c.optimized_model = option(spec, "optimized_model");
+  if (auto it = spec.options.find("arena"); it != spec.options.end()) {
+    if (it->second != "on" && it->second != "off")
+      return invalid_argument(
+          fmt::format("onnxruntime: arena must be on or off, not '{}'", it->second));
+    c.arena = it->second == "on";
+  }
 
   try {
     c.available = Ort::GetAvailableProviders();
@@ -188,7 +195,18 @@ class OrtSession : public Session {
   }
   const SessionInfo& info() const override { return info_; }
 
-  Expected<RunResult> run(const TensorMap& inputs) override {
+  Expected<RunResult> run(const TensorMap& inputs) override { return run_impl(inputs, nullptr); }
+
+  /// As run(), each output copied out of ONNX Runtime and handed to `sink` in turn (ORT's copy
+  /// freed first), so the caller can send it on before the next is copied.
+  Expected<RunResult> run_each(const TensorMap& inputs, const std::vector<std::string>& observe,
+                               const TensorSink& sink) override {
+    if (!observe.empty()) return Session::run_each(inputs, observe, sink);  // unsupported
+    return run_impl(inputs, &sink);
+  }
+
+ private:
+  Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
     for (const auto& name : input_names_) {
       if (!inputs.count(name)) {
         return invalid_argument(fmt::format("onnxruntime: missing input '{}' (the model needs: {})",
@@ -224,8 +242,11 @@ class OrtSession : public Session {
       result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(outs[i], info_.output_names[i]));
-        result.outputs[info_.output_names[i]] = std::move(t);
         outs[i] = Ort::Value(nullptr);  // ORT's copy goes now: one copy at a time, not two
+        if (sink)
+          (*sink)(info_.output_names[i], std::move(t));
+        else
+          result.outputs[info_.output_names[i]] = std::move(t);
       }
       return result;
     } catch (const Ort::Exception& e) {
@@ -233,7 +254,6 @@ class OrtSession : public Session {
     }
   }
 
- private:
   Ort::Session session_;
   SessionInfo info_;
   std::vector<std::string> input_names_;
@@ -305,6 +325,10 @@ class OrtBackend : public Backend {
       if (config_.threads > 0) so.SetIntraOpNumThreads(config_.threads);
       if (!config_.optimized_model.empty())
         so.SetOptimizedModelFilePath(config_.optimized_model.c_str());
+      // Without its arena ORT allocates each tensor with malloc: memory freed by one session is
+      // reused by the next in the same worker, where the arena's regions (mmap'd, hundreds of
+      // megabytes for a layerwise batch) would be returned and faulted in afresh every time.
+      if (!config_.arena) so.DisableCpuMemArena();
       so.AddConfigEntry(kOrtSessionOptionsRecordEpGraphAssignmentInfo, "1");
       // A provider this build lacks or refuses is skipped, not fatal: the session then runs on
       // what is left (CPU last), which is exactly what users must be told about.

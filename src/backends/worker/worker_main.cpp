@@ -97,8 +97,10 @@ struct Worker {
     return Status::ok();
   }
 
-  /// Handles one request; fills `reply` (ok=true) or returns the error to send.
-  Status handle(const worker::Frame& req, nlohmann::json* reply, TensorMap* outputs) {
+  /// Handles one request; fills `reply` (ok=true) or returns the error to send. A streamed run
+  /// ("stream": true) hands each output to `part` (which sends it) instead of `outputs`.
+  Status handle(const worker::Frame& req, nlohmann::json* reply, TensorMap* outputs,
+                const TensorSink& part) {
     const std::string type = req.header.value("type", "");
     if (type == "describe") {
       ODB_RETURN_IF_ERROR(make_backend(req.header));
@@ -122,9 +124,11 @@ struct Worker {
       maybe_misbehave(options, "run");
       const size_t warnings_before = session->info().warnings.size();
       const auto observe = req.header.value("observe", std::vector<std::string>{});
-      ODB_ASSIGN_OR_RETURN(RunResult result, observe.empty()
-                                                 ? session->run(req.tensors)
-                                                 : session->run_observing(req.tensors, observe));
+      const bool stream = req.header.value("stream", false);
+      ODB_ASSIGN_OR_RETURN(RunResult result,
+                           stream ? session->run_each(req.tensors, observe, part)
+                           : observe.empty() ? session->run(req.tensors)
+                                             : session->run_observing(req.tensors, observe));
       if (!result.not_observed.empty()) (*reply)["not_observed"] = result.not_observed;
       const auto& warnings = session->info().warnings;
       (*reply)["run_seconds"] = result.run_seconds;
@@ -177,11 +181,25 @@ int worker_main() {
     nlohmann::json reply = {{"ok", true}};
     TensorMap outputs;
     Status st;
+    // A streamed run's outputs, each in a frame of its own as soon as the backend gives it.
+    worker::IoResult part_result = worker::IoResult::kOk;
+    const TensorSink part = [&](const std::string& name, Tensor&& t) {
+      if (part_result != worker::IoResult::kOk) return;
+      TensorMap one;
+      one.emplace(name, std::move(t));
+      const worker::IoOutcome o =
+          worker::write_frame(out, {{"ok", true}, {"part", true}}, one, std::nullopt);
+      part_result = o.result;
+      if (o.result != worker::IoResult::kOk && o.result != worker::IoResult::kEof)
+        std::fprintf(stderr, "onnxdbg-worker: %s\n", o.error.c_str());
+    };
     try {
-      st = w.handle(req, &reply, &outputs);
+      st = w.handle(req, &reply, &outputs, part);
     } catch (const std::exception& e) {
       st = internal_error(std::string("onnxdbg-worker: unexpected exception: ") + e.what());
     }
+    if (part_result == worker::IoResult::kEof) return 0;
+    if (part_result != worker::IoResult::kOk) return 4;  // a part frame is half-written
     if (!st.is_ok()) {
       reply = {{"ok", false}, {"status", worker::status_to_json(st)}};
       outputs.clear();

@@ -117,6 +117,24 @@ TEST(Isolated, SessionServesManyRuns) {
   }
 }
 
+TEST(Isolated, RunEachHandsOverEveryOutput) {
+  TempDir dir;
+  // arena=off: ONNX Runtime without its memory arena (what layerwise runs use) gives the same.
+  for (const char* arena : {"on", "off"}) {
+    auto backend = isolated("onnxruntime", {{"arena", arena}});
+    auto session = backend->load(dir.write_model(kAddModel));
+    ASSERT_TRUE(session.has_value()) << session.status().to_string();
+    std::map<std::string, Tensor> got;
+    auto r = (*session)->run_each(add_inputs(), {}, [&](const std::string& name, Tensor&& t) {
+      got.emplace(name, std::move(t));
+    });
+    ASSERT_TRUE(r.has_value()) << r.status().to_string();
+    EXPECT_TRUE(r->outputs.empty());
+    ASSERT_EQ(got.size(), 1u);
+    testing::expect_tensor_near(got.at("z"), {2, 2}, {11, 22, 33, 44});
+  }
+}
+
 TEST(Isolated, ReportsTheWorkersPeakMemory) {
   TempDir dir;
   for (const char* spec : {"onnxruntime:threads=1", "opencv:threads=1"}) {

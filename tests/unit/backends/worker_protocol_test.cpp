@@ -56,6 +56,31 @@ TEST(WorkerProtocol, FrameRoundTrips) {
   EXPECT_EQ(f.tensors.at("d").shape(), (Shape{0, 4}));
 }
 
+TEST(WorkerProtocol, SinkGetsEachTensorInPayloadOrder) {
+  Pipe p;
+  TensorMap tensors = {{"a", Tensor::from_vector<float>({2}, {1, 2})},
+                       {"b", Tensor::from_vector<std::string>({1}, {"s"})},
+                       {"c", Tensor::scalar<int64_t>(3)}};
+  std::thread writer([&] {
+    EXPECT_EQ(write_frame(p.w, {{"ok", true}}, tensors, in_seconds(5)).result, IoResult::kOk);
+  });
+  std::vector<std::string> seen;
+  TensorMap kept;
+  const TensorSink sink = [&](const std::string& name, Tensor&& t) {
+    seen.push_back(name);
+    kept.emplace(name, std::move(t));
+  };
+  Frame f;
+  const IoOutcome o = read_frame(p.r, &f, in_seconds(5), &sink);
+  writer.join();
+  ASSERT_EQ(o.result, IoResult::kOk) << o.error;
+  EXPECT_TRUE(f.tensors.empty());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c"}));
+  testing::expect_tensor_near(kept.at("a"), {2}, {1, 2});
+  EXPECT_EQ(kept.at("b").strings(), (std::vector<std::string>{"s"}));
+  testing::expect_tensor_near(kept.at("c"), {}, {3});
+}
+
 TEST(WorkerProtocol, LargeFrameThroughNonBlockingPipe) {
   Pipe p;
   fcntl(p.w, F_SETFL, fcntl(p.w, F_GETFL) | O_NONBLOCK);

@@ -89,7 +89,7 @@ TEST_F(CliLayerwise, AgreeingBackendsExitZero) {
 
 TEST_F(CliLayerwise, BadInputIsOneSentence) {
   expect_usage_error(
-      run_cli("run demo.onnx --backends reference,onnxruntime --layerwise-memory 100 --layerwise",
+      run_cli("run demo.onnx --backends reference,onnxruntime --layerwise-memory 90 --layerwise",
               dir_),
       "too small for tensor 'proj'");
   expect_usage_error(run_cli("run demo.onnx --layerwise --layerwise-memory lots", dir_),

@@ -1,10 +1,11 @@
 // Tensor comparison: allclose rule, NaN/Inf handling, error statistics, per-output tolerances.
+#include "compare/compare.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "compare/compare.h"
+#include <vector>
 
 namespace onnxdbg {
 namespace {
@@ -36,6 +37,61 @@ TEST(Compare, NanMatchesNanButNotANumber) {
   // Even a loose statistic fails on a NaN pattern mismatch.
   EXPECT_FALSE(compare_tensors(Tensor::from_vector<float>({2}, {0.0f, 1.0f}), e, {1e9, 1e9},
                                ErrorStat::kMean).pass);
+}
+
+// The float32 path works in blocks of 512 elements; its results must be those of the plain
+// element-by-element rule, whatever the blocks hold (NaN, Inf, zeros, the worst element last).
+TEST(Compare, LargeFloatTensorsMatchTheElementwiseRule) {
+  const int64_t n = 3000;
+  std::vector<float> ev(n), av(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ev[i] = std::sin(0.01f * static_cast<float>(i)) * (i % 7 == 0 ? 0.0f : 1.0f);
+    av[i] = ev[i] + 1e-5f * std::cos(0.3f * static_cast<float>(i));
+  }
+  ev[2999] = ev[1700] = 0.5f;
+  av[2999] = av[1700] = 0.75f;  // the worst error twice: the earlier index is kept
+  ev[600] = av[600] = std::numeric_limits<float>::quiet_NaN();  // a block with matching NaN
+  av[2100] = std::numeric_limits<float>::infinity();            // an Inf mismatch
+  const Tolerance tol{1e-4, 1e-3};
+  double max_abs = 0, max_rel = 0, sum = 0;
+  int64_t mismatches = 0, worst = -1, finite = 0, nonfinite_a = 0, nonfinite_e = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = av[i], e = ev[i];
+    nonfinite_a += !std::isfinite(a);
+    nonfinite_e += !std::isfinite(e);
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      if (!(std::isnan(a) && std::isnan(e)) && a != e) {
+        ++mismatches;
+        if (worst < 0) worst = i;
+        max_abs = max_rel = std::numeric_limits<double>::infinity();
+      }
+      continue;
+    }
+    const double d = std::abs(a - e);
+    ++finite;
+    sum += d;
+    if (worst < 0 || d > max_abs) {
+      worst = i;
+      max_abs = d;
+    }
+    if (d > 0) max_rel = std::max(max_rel, e == 0 ? INFINITY : d / std::abs(e));
+    mismatches += d > tol.atol + tol.rtol * std::abs(e);
+  }
+  const auto r = compare_tensors(Tensor::from_vector<float>({n}, av),
+                                 Tensor::from_vector<float>({n}, ev), tol);
+  EXPECT_EQ(r.mismatches, mismatches);
+  EXPECT_EQ(r.worst_index, worst);
+  EXPECT_EQ(r.max_abs_error, max_abs);
+  EXPECT_EQ(r.max_rel_error, max_rel);
+  EXPECT_EQ(r.mean_abs_error, sum / static_cast<double>(finite));
+  EXPECT_EQ(r.nan_or_inf_actual, nonfinite_a);
+  EXPECT_EQ(r.nan_or_inf_expected, nonfinite_e);
+  // Without the Inf, the worst element is the earlier of the two ties.
+  av[2100] = ev[2100];
+  const auto r2 = compare_tensors(Tensor::from_vector<float>({n}, av),
+                                  Tensor::from_vector<float>({n}, ev), tol, ErrorStat::kMax);
+  EXPECT_EQ(r2.worst_index, 1700);
+  EXPECT_EQ(r2.max_abs_error, 0.25);
 }
 
 TEST(Compare, ShapeMismatchHasAReason) {
