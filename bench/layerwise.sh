@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/layerwise.sh BUILD_DIR MODELS_DIR: the cost of `run --layerwise --isolate` (issue 4) on
 # ch_PP-OCRv4_det_infer at 1x3x640x640, against one plain reference run plus one plain ONNX Runtime
-# run (one thread each: the reference is single-threaded). Target: at most 5x. A --layerwise-memory
+# run (one thread each: reference:threads=1, onnxruntime:threads=1; the golden run of --layerwise
+# takes the first reference backend's options). Target: at most 5x. A --layerwise-memory
 # of 768MiB makes the 659 MiB of intermediate tensors come in several batches, so the budget path
 # runs; onnxdbg's peak resident memory over the plain reference run's must stay within it.
 # Wall and CPU time (user + sys, workers included) are printed: on a busy machine the CPU ratio
@@ -27,11 +28,11 @@ measure() {
   echo "$name $wall $(python3 -c "print(round($user + $sys, 3))") $rss"
 }
 
-"$bin" run "${common[@]}" --backends reference >/dev/null 2>&1 || true  # warm the page cache
+"$bin" run "${common[@]}" --backends reference:threads=1 >/dev/null 2>&1 || true  # warm the page cache
 {
-  measure reference --backends reference
+  measure reference --backends reference:threads=1
   measure onnxruntime --backends onnxruntime:threads=1
-  measure layerwise --backends reference,onnxruntime:threads=1 --layerwise --isolate \
+  measure layerwise --backends reference:threads=1,onnxruntime:threads=1 --layerwise --isolate \
     --layerwise-memory "$budget" --save-repro "$tmp/repro" --json
 } >"$tmp/figures"
 python3 - "$tmp/figures" "$tmp/layerwise.out" "$budget" <<'PY'

@@ -87,10 +87,10 @@ const std::vector<BackendDoc>& backend_docs() {
          "statistics, MatMul, Gemm, Conv, ConvTranspose, pooling averages, RNNs): double runs "
          "them on float64 copies of float32/float16/bfloat16 inputs (BLAS dgemm) and rounds each "
          "result once to the output type, a stricter golden run (default float)"},
-        {"threads", "N",
-         "threads the kernels split their work over (default: the machine's, at most 16); "
-         "work is cut into chunks fixed by the shapes, so every thread count gives the same "
-         "bits"}}},
+        {"threads", "N|auto",
+         "threads the kernels split their work over (default 1; auto: the machine's, at most "
+         "16); pays on large models (PP-OCRv4 det at 640x640: 123 -> 102 ms on 2 cores); work "
+         "is cut into chunks fixed by the shapes, so every thread count gives the same bits"}}},
       {"onnxruntime",
        "ONNX Runtime (CPU), in an isolated worker process",
        true,

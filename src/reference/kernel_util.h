@@ -115,13 +115,12 @@ void parallel_for_each_broadcast_run(const Shape& out,
 }
 
 /// y[j] = f(a[j * sa], b[j * sb]) for j in [0, n): one run of broadcast_binary, its pointers
-/// __restrict (a and b may be the same; y is another buffer) so that the loops vectorise even
-/// though the chunks reach them through a std::function. The stride-1 and stride-0 cases get
+/// __restrict (a and b may be the same; y is another buffer) and f its own copy, not inlined
+/// into the chunk's std::function, so that the loops vectorise (see map_range). The stride-1 and stride-0 cases get
 /// loops of their own.
 template <class TA, class TB, class TOut, class F>
-inline void binary_run(const TA* __restrict a, int64_t sa, const TB* __restrict b, int64_t sb,
-                       TOut* __restrict y, int64_t n, const F& fn) {
-  const F f = fn;  // a local copy, as in map_range (unary_common.h)
+[[gnu::noinline]] void binary_run(const TA* __restrict a, int64_t sa, const TB* __restrict b,
+                                  int64_t sb, TOut* __restrict y, int64_t n, const F f) {
   if (sa == 1 && sb == 0) {
     const TB vb = *b;
     for (int64_t j = 0; j < n; ++j) y[j] = f(a[j], vb);

@@ -122,6 +122,13 @@ void parallel_range(int64_t total, int64_t grain, const std::function<void(int64
   if (total <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t chunks = (total + grain - 1) / grain;
+  // Waking a thread costs about as much as a few chunks of elementwise work, so loops of fewer
+  // than kMinChunksToShare chunks run their chunks here, in order. The chunks are the same.
+  constexpr int64_t kMinChunksToShare = 4;
+  if (chunks < kMinChunksToShare) {
+    for (int64_t c = 0; c < chunks; ++c) fn(c * grain, std::min(total, (c + 1) * grain));
+    return;
+  }
   parallel_for(chunks, [&](int64_t c) { fn(c * grain, std::min(total, (c + 1) * grain)); });
 }
 

@@ -79,8 +79,8 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 void parallel_range(int64_t total, int64_t grain,
                     const std::function<void(int64_t, int64_t)>& fn);
 
-/// Threads a reference run uses when none is asked for: the machine's hardware threads, at most
-/// 16 (std::thread::hardware_concurrency; 1 when it is unknown).
+/// Threads of `reference:threads=auto`: the machine's hardware threads, at most 16
+/// (std::thread::hardware_concurrency; 1 when it is unknown).
 int default_thread_count();
 
 }  // namespace onnxdbg::reference

@@ -109,12 +109,14 @@ Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spe
   {
     const std::string threads = spec.option("threads", "");
     if (threads.empty()) {
+      options.threads = 1;
+    } else if (threads == "auto") {
       options.threads = reference::default_thread_count();
     } else {
       char* end = nullptr;
       const long n = std::strtol(threads.c_str(), &end, 10);
       if (*end || n < 1 || n > 256)
-        return invalid_argument("reference: threads must be an integer from 1 to 256, not '" +
+        return invalid_argument("reference: threads must be an integer from 1 to 256 or auto, not '" +
                                 threads + "'");
       options.threads = static_cast<int>(n);
     }

@@ -15,7 +15,8 @@ namespace onnxdbg {
 std::unique_ptr<Backend> make_reference_backend(const BackendSpec& spec);
 
 /// The interpreter options a reference backend spec asks for: profile=0|1, random_seed=N (>= 0),
-/// accumulate=float|double, threads=N (1..256; default reference::default_thread_count()).
+/// accumulate=float|double, threads=N (1..256, or auto: reference::default_thread_count();
+/// default 1: on small models waking a second thread costs more than it saves).
 /// Errors: kInvalidArgument naming the option and the value refused.
 Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spec);
 

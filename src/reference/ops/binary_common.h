@@ -98,11 +98,10 @@ T wrapping_mul(T a, T b) {
 }
 
 // y[j] = f(y[j], o[j * so]) (or f(o[j * so], y[j]) when !y_first) for j in [0, n), its pointers
-// __restrict for vectorisation as in binary_run.
+// __restrict and f its own copy for vectorisation, as in binary_run.
 template <class T, class F>
-inline void in_place_run(T* __restrict y, const T* __restrict o, int64_t so, int64_t n,
-                         bool y_first, F& fn) {
-  const F f = fn;  // a local copy, as in map_range (unary_common.h)
+[[gnu::noinline]] void in_place_run(T* __restrict y, const T* __restrict o, int64_t so, int64_t n,
+                                    bool y_first, const F f) {
   if (so == 0) {
     const T v = *o;
     if (y_first)
