@@ -342,27 +342,20 @@ TEST(Determinism, ThreadedProductsMatchPlainProducts) {
   const auto check = [&](const Tensor& y, int64_t i, double expect) {
     worst = std::max(worst, std::abs(double(y.data<float>()[i]) - expect));
   };
-  // ab[b, r, j] = sum_q a[b, r, q] * b[q, j]
-  for (int64_t r = 0; r < 300; ++r)
-    for (int64_t j = 0; j < 50; ++j) {
-      double acc = 0;
-      for (int64_t q = 0; q < 64; ++q) acc += double(f("a")[r * 64 + q]) * f("b")[q * 50 + j];
-      check(out->at("ab"), r * 50 + j, acc);
-    }
-  for (int64_t bt = 0; bt < 4; ++bt)
-    for (int64_t r = 0; r < 20; ++r)
-      for (int64_t j = 0; j < 10; ++j) {
+  // y[r, j] = sum_q x[r, q] * w[q, j] for an [rows, k] x and a [k, cols] w, in double.
+  const auto product = [&](const float* x, const float* w, int64_t rows, int64_t k, int64_t cols,
+                           const Tensor& y, int64_t y_offset) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) {
         double acc = 0;
-        for (int64_t q = 0; q < 30; ++q)
-          acc += double(f("c")[(bt * 20 + r) * 30 + q]) * f("d")[(bt * 30 + q) * 10 + j];
-        check(out->at("cd"), (bt * 20 + r) * 10 + j, acc);
+        for (int64_t q = 0; q < k; ++q) acc += double(x[r * k + q]) * w[q * cols + j];
+        check(y, y_offset + r * cols + j, acc);
       }
-  for (int64_t r = 0; r < 10; ++r)
-    for (int64_t j = 0; j < 3000; ++j) {
-      double acc = 0;
-      for (int64_t q = 0; q < 64; ++q) acc += double(f("e")[r * 64 + q]) * f("f")[q * 3000 + j];
-      check(out->at("ef"), r * 3000 + j, acc);
-    }
+  };
+  product(f("a"), f("b"), 300, 64, 50, out->at("ab"), 0);  // the batch folded into the rows
+  for (int64_t bt = 0; bt < 4; ++bt)
+    product(f("c") + bt * 20 * 30, f("d") + bt * 30 * 10, 20, 30, 10, out->at("cd"), bt * 20 * 10);
+  product(f("e"), f("f"), 10, 64, 3000, out->at("ef"), 0);
   // Stride 2, kernel 2: every output pixel gets exactly one tap.
   for (int64_t o = 0; o < 40; ++o)
     for (int64_t i = 0; i < 40; ++i)
