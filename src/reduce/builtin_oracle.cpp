@@ -193,12 +193,7 @@ Expected<std::unique_ptr<Oracle>> make_builtin_oracle(const BuiltinOptions& opti
   std::vector<std::unique_ptr<Backend>> backends;
   for (const auto& spec : options.backends) {
     if (auto precision = spec_precision(spec); !precision) return precision.status();
-    BackendSpec s = without_precision(spec);
-    // -j N already keeps N candidates running; a reference per job on every core would make
-    // N x cores threads fight for the cores. Its bits do not depend on the thread count.
-    if (s.name == "reference" && options.jobs > 1 && !s.options.count("threads"))
-      s.options["threads"] = "1";
-    ODB_ASSIGN_OR_RETURN(auto b, create_backend(s));
+    ODB_ASSIGN_OR_RETURN(auto b, create_backend(without_precision(spec)));
     backends.push_back(std::move(b));
   }
   return std::unique_ptr<Oracle>(
