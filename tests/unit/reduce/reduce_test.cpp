@@ -216,17 +216,24 @@ TEST(Reduce, BisectAndLinearKeepAWindowOfTheTopologicalOrder) {
   }
 }
 
+// Reduces `o` with the nodes strategy under the check command `command`, its candidates written
+// to dir/a.onnx and the result to dir/r.onnx.
+Expected<ReduceReport> reduce_nodes_with_check(const Original& o, std::vector<std::string> command,
+                                               const fs::path& dir) {
+  CheckOptions co;
+  co.command = std::move(command);
+  co.iter_artifact = (dir / "a.onnx").string();
+  ODB_ASSIGN_OR_RETURN(auto oracle, make_check_oracle(co));
+  ReduceOptions ro;
+  ro.strategies = {"nodes"};
+  ro.reducer.output = dir / "r.onnx";
+  return reduce_model(o, *oracle, ro);
+}
+
 TEST(Reduce, AnOriginalThatPassesIsReportedAndNothingIsReduced) {
   TempDir tmp;
   Original o = prepared(parse_text_model(kTwoBranches));
-  CheckOptions co;
-  co.command = both_ops_check("Cos", "Erf");
-  co.iter_artifact = (tmp.path / "a.onnx").string();
-  auto oracle = make_check_oracle(co);
-  ReduceOptions ro;
-  ro.strategies = {"nodes"};
-  ro.reducer.output = tmp.path / "r.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
+  auto rep = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path);
   ASSERT_TRUE(rep);
   EXPECT_FALSE(rep->original_fails);
   EXPECT_EQ(rep->oracle_calls, 1);
@@ -236,14 +243,7 @@ TEST(Reduce, AnOriginalThatPassesIsReportedAndNothingIsReduced) {
 TEST(Reduce, AMissingCheckCommandIsAClearError) {
   TempDir tmp;
   Original o = prepared(parse_text_model(kTwoBranches));
-  CheckOptions co;
-  co.command = {"no-such-command-onnxdbg", "x"};
-  co.iter_artifact = (tmp.path / "a.onnx").string();
-  auto oracle = make_check_oracle(co);
-  ReduceOptions ro;
-  ro.strategies = {"nodes"};
-  ro.reducer.output = tmp.path / "r.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
+  auto rep = reduce_nodes_with_check(o, {"no-such-command-onnxdbg", "x"}, tmp.path);
   ASSERT_FALSE(rep);
   EXPECT_EQ(rep.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(rep.status().message().find("no-such-command-onnxdbg"), std::string::npos);
@@ -255,16 +255,11 @@ TEST(Reduce, ACheckThatFailsOnEveryCandidateIsCalledOut) {
   // report says no candidate ever passed.
   TempDir tmp;
   Original o = prepared(parse_text_model(kTwoBranches));
-  CheckOptions co;
-  co.command = {"sh", "-c",
-                "echo 'Traceback ...' >&2; echo \"ModuleNotFoundError: No module named "
-                "'onnx'\" >&2; exit 1"};
-  co.iter_artifact = (tmp.path / "a.onnx").string();
-  auto oracle = make_check_oracle(co);
-  ReduceOptions ro;
-  ro.strategies = {"nodes"};
-  ro.reducer.output = tmp.path / "r.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
+  auto rep = reduce_nodes_with_check(o,
+                                     {"sh", "-c",
+                                      "echo 'Traceback ...' >&2; echo \"ModuleNotFoundError: No "
+                                      "module named 'onnx'\" >&2; exit 1"},
+                                     tmp.path);
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_EQ(rep->original_detail,
             "exit code 1; last line of its stderr: ModuleNotFoundError: No module named 'onnx'");
@@ -274,9 +269,7 @@ TEST(Reduce, ACheckThatFailsOnEveryCandidateIsCalledOut) {
              n.find("ModuleNotFoundError") != std::string::npos;
   EXPECT_TRUE(noted);
   // A check that passes some candidates gets no such note.
-  co.command = both_ops_check("Cos", "Erf");
-  auto good = make_check_oracle(co);
-  auto rep2 = reduce_model(o, **good, ro);
+  auto rep2 = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path);
   ASSERT_TRUE(rep2);
   for (const auto& n : rep2->notes)
     EXPECT_EQ(n.find("the oracle failed every one"), std::string::npos) << n;
@@ -348,16 +341,12 @@ TEST(Reduce, AFlakyCheckIsReported) {
   // Fails on its first 3 calls whatever the candidate, then passes: the final re-test of the
   // result passes although the cached verdict says it failed.
   const fs::path counter = tmp.path / "count";
-  CheckOptions co;
-  co.command = {"sh", "-c",
-                "n=$(cat '" + counter.string() + "' 2>/dev/null || echo 0); echo $((n+1)) > '" +
-                    counter.string() + "'; [ $n -ge 3 ]"};
-  co.iter_artifact = (tmp.path / "a.onnx").string();
-  auto oracle = make_check_oracle(co);
-  ReduceOptions ro;
-  ro.strategies = {"nodes"};
-  ro.reducer.output = tmp.path / "r.onnx";
-  auto rep = reduce_model(o, **oracle, ro);
+  auto rep = reduce_nodes_with_check(
+      o,
+      {"sh", "-c",
+       "n=$(cat '" + counter.string() + "' 2>/dev/null || echo 0); echo $((n+1)) > '" +
+           counter.string() + "'; [ $n -ge 3 ]"},
+      tmp.path);
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_TRUE(rep->flaky);
   bool noted = false;
