@@ -47,6 +47,12 @@ Expected<RunResult> Session::run_each(const TensorMap& inputs,
                                       const std::vector<std::string>& observe,
                                       const TensorSink& sink) {
   ODB_ASSIGN_OR_RETURN(RunResult r, observe.empty() ? run(inputs) : run_observing(inputs, observe));
+  // The observed tensors in the order asked for (the layerwise pass merges them in topological
+  // order with the golden values), then the graph outputs.
+  for (const auto& name : observe) {
+    auto node = r.outputs.extract(name);
+    if (!node.empty()) sink(node.key(), std::move(node.mapped()));
+  }
   while (!r.outputs.empty()) {
     auto node = r.outputs.extract(r.outputs.begin());
     sink(node.key(), std::move(node.mapped()));

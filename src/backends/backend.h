@@ -106,8 +106,9 @@ class Session {
   /// As run() (`observe` empty) or run_observing(), but every output tensor goes to `sink`, one
   /// at a time, instead of into RunResult::outputs (left empty), so the caller never holds all
   /// of them at once. Isolated backends hand each tensor over as it is read from the worker's
-  /// reply; the default runs run()/run_observing() and then hands over the outputs (in name
-  /// order), freeing each after its call. Errors: as run() and run_observing(); a failed run
+  /// reply; the default runs run()/run_observing() and then hands over the outputs, the
+  /// observed tensors first in the order of `observe`, then the graph outputs in name order,
+  /// freeing each after its call. Errors: as run() and run_observing(); a failed run
   /// calls `sink` for no tensor.
   virtual Expected<RunResult> run_each(const TensorMap& inputs,
                                        const std::vector<std::string>& observe,

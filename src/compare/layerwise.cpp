@@ -11,10 +11,15 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 
 #include "data/test_data.h"
 #include "reference/interpreter.h"
@@ -262,7 +267,7 @@ int64_t count_nodes(const fs::path& path) {
 /// OpenCV reads intermediate tensors by layer name; others get them as extra graph outputs.
 bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
 
-/// One reference run that hands every node output to `keep`, which returns whether to copy it.
+/// Reference runs of one model on one input sample, handing node outputs to hooks.
 class GoldenSource {
  public:
   static Expected<GoldenSource> create(const LoadedModel& model, const TensorMap& inputs,
@@ -271,24 +276,33 @@ class GoldenSource {
     ODB_ASSIGN_OR_RETURN(s.interp_,
                          reference::Interpreter::create(model.proto, model.base_dir, options));
     s.inputs_ = &inputs;
+    const auto& g = model.proto.graph();
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& o : g.node(i).output()) s.producer_[o] = static_cast<size_t>(i);
     return s;
   }
-  /// Runs the reference, calling `hook` for every top-level node output.
-  Status run(const reference::NodeHook& hook) {
+  /// Runs the first `end_node` nodes of the main graph (all by default), calling `hook` for
+  /// every top-level node output. One run at a time (the hook may run on another thread).
+  Status run(const reference::NodeHook& hook, size_t end_node = SIZE_MAX) {
     ++runs_;
-    auto r = interp_->run(*inputs_, hook);
-    if (!r) return r.status();
-    return Status::ok();
+    return interp_->run_prefix(*inputs_, hook, end_node);
   }
-  /// Copies of the named values (node outputs; graph inputs come from the inputs given).
+  /// Copies of the named values (node outputs; graph inputs come from the inputs given), from a
+  /// run that stops after the last node producing one of them.
   Expected<TensorMap> capture(const std::set<std::string>& names) {
     TensorMap out;
-    for (const auto& n : names)
+    size_t end_node = 0;
+    for (const auto& n : names) {
       if (auto it = inputs_->find(n); it != inputs_->end()) out[n] = it->second;
-    ODB_RETURN_IF_ERROR(
-        run([&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
+      if (auto p = producer_.find(n); p != producer_.end())
+        end_node = std::max(end_node, p->second + 1);
+    }
+    if (end_node == 0) return out;
+    ODB_RETURN_IF_ERROR(run(
+        [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
           if (names.count(tensor)) out[tensor] = value;
-        }));
+        },
+        end_node));
     return out;
   }
   int runs() const { return runs_; }
@@ -296,8 +310,117 @@ class GoldenSource {
  private:
   std::unique_ptr<reference::Interpreter> interp_;
   const TensorMap* inputs_ = nullptr;
+  std::map<std::string, size_t> producer_;  // node output -> node index in the main graph
   int runs_ = 0;
 };
+
+/// The golden values of the tensors [begin, end) of the report, handed from a reference run to a
+/// backend's side as the backend's values of the same tensors arrive, both in topological
+/// order: a merge of two ordered streams, so that neither side's tensors pile up and the
+/// reference computes while the backend runs. The reference runs on the calling thread
+/// (produce(); its tensors then come from the same heap as every other reference run's), the
+/// backend's side on another (take(), close()). The reference waits while the values it produced
+/// and nobody took yet exceed `window` bytes (one value is always let through), and stops after
+/// the last node producing one of the tensors.
+class GoldenStream {
+ public:
+  GoldenStream(const std::vector<LayerTensor>& tensors, size_t begin, size_t end, uint64_t window)
+      : window_(window) {
+    for (size_t i = begin; i < end; ++i) {
+      index_.emplace(tensors[i].name, i);
+      end_node_ = std::max(end_node_, tensors[i].node_index + 1);
+    }
+  }
+
+  /// The reference's side: runs it, keeping copies of the stream's values until taken. Errors:
+  /// the reference's; kInvalidArgument when a copy cannot be allocated.
+  Status produce(GoldenSource& src) {
+    Status st;
+    try {
+      st = src.run([this](const onnx::NodeProto&, size_t, const std::string& name,
+                          const Tensor& value) { offer(name, value); },
+                   end_node_);
+    } catch (const std::bad_alloc&) {
+      st = invalid_argument("out of memory while copying golden values; lower --layerwise-memory");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+    return st;
+  }
+
+  /// The backend's side: the golden value of tensor `index`, once the reference has produced
+  /// it. Values of earlier tensors not taken by then are dropped: the backend skipped them.
+  /// nullopt when the reference failed or stopped without producing it, or when it was produced
+  /// and dropped already (the backend gave `index` after a later tensor).
+  std::optional<Tensor> take(size_t index) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      while (!held_.empty() && held_.front().first < index) pop_front();
+      if (!held_.empty()) {
+        if (held_.front().first != index) return std::nullopt;
+        Tensor t = std::move(held_.front().second);
+        pop_front();
+        return t;
+      }
+      if (done_ || (offered_ && last_offered_ >= index)) return std::nullopt;
+      cv_.wait(lock);
+    }
+  }
+
+  /// The backend's side is done: the reference keeps no more values (it still runs to its end).
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    held_.clear();
+    held_bytes_ = 0;
+    cv_.notify_all();
+  }
+
+ private:
+  void pop_front() {
+    held_bytes_ -= tensor_bytes(held_.front().second);
+    held_.pop_front();
+    cv_.notify_all();
+  }
+
+  /// Keeps a copy of a value of the stream, once there is room.
+  void offer(const std::string& name, const Tensor& value) {
+    auto it = index_.find(name);
+    if (it == index_.end()) return;
+    const uint64_t bytes = tensor_bytes(value);
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return closed_ || held_.empty() || held_bytes_ + bytes <= window_; });
+      if (closed_) return;
+    }
+    Tensor copy = value;  // outside the lock: the backend's side goes on meanwhile
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    held_bytes_ += bytes;
+    held_.emplace_back(it->second, std::move(copy));
+    offered_ = true;
+    last_offered_ = it->second;
+    cv_.notify_all();
+  }
+
+  const uint64_t window_;
+  std::map<std::string, size_t> index_;  // tensor name -> index into the report's tensors
+  size_t end_node_ = 0;                  // the reference stops before this node
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<size_t, Tensor>> held_;  // produced, not yet taken; topological order
+  uint64_t held_bytes_ = 0;
+  bool offered_ = false;
+  size_t last_offered_ = 0;
+  bool done_ = false;
+  bool closed_ = false;
+};
+
+/// Golden values held at most while a backend's tensors are compared (GoldenStream's window),
+/// bytes; at least the largest tensor of the part. Small, so that the copies reuse the same few
+/// blocks of the heap instead of faulting in fresh pages (the dearest part of a layerwise run).
+constexpr uint64_t kGoldenWindow = uint64_t{64} << 20;
 
 struct Batch {
   size_t begin = 0, end = 0;  // tensor indices [begin, end)
@@ -330,9 +453,8 @@ class Runner {
     ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
     src_ = &src;
 
-    progress("layerwise: reference run (golden values)");
-    TensorMap first_batch;
-    ODB_RETURN_IF_ERROR(collect(&first_batch));
+    progress("layerwise: reference run (which tensors, how large)");
+    ODB_RETURN_IF_ERROR(collect());
     make_batches();
 
     for (const auto& spec : specs) {
@@ -371,36 +493,22 @@ class Runner {
 
     for (size_t bi = 0; bi < batches_.size(); ++bi) {
       const Batch& batch = batches_[bi];
-      TensorMap golden;
-      if (bi == 0) {
-        golden = std::move(first_batch);
-      } else {
-        progress(fmt::format("layerwise: reference run for batch {}/{}", bi + 1, batches_.size()));
-        std::set<std::string> names;
-        for (size_t i = batch.begin; i < batch.end; ++i) names.insert(rep_.tensors[i].name);
-        ODB_ASSIGN_OR_RETURN(golden, src_->capture(names));
-      }
       for (size_t k = 0; k < specs.size(); ++k) {
         if (!rep_.backends[k].ok) continue;
         progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
                              bi + 1, batches_.size(), batch.end - batch.begin,
                              memory_size_string(batch.bytes)));
-        // Extra outputs: at most max_extra_outputs per run, while the golden values are held.
+        // Extra outputs: at most max_extra_outputs per run.
         const size_t step =
             observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
         for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
           const Batch part{begin, std::min(batch.end, begin + step), 0};
-          Status st = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(), part,
-                                      plain_nodes[k], golden);
-          if (!st.is_ok()) {
-            fail(k, st);
-            break;
-          }
+          Expected<bool> ran = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(),
+                                               part, plain_nodes[k]);
+          if (!ran) return ran.status();  // the reference failed
+          if (!*ran) break;               // the backend failed (recorded)
         }
       }
-      // While the batch's golden values are held, its divergent nodes whose inputs are all
-      // among them are isolated without another reference run.
-      if (opt_.isolate) isolate_ready(specs, backends, batch, golden);
     }
 
     if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, backends));
@@ -422,22 +530,13 @@ class Runner {
     rep_.backends[k].error = st.to_string();
   }
 
-  /// First reference run: metadata of every compared tensor, golden values of the first batch.
-  Status collect(TensorMap* first_batch) {
-    const auto& g = model_.proto.graph();
-    std::set<std::string> graph_inputs;
-    for (const auto& in : g.input()) graph_inputs.insert(in.name());
-    uint64_t kept = 0;
-    bool keeping = true;
+  /// First reference run: metadata of every compared tensor.
+  Status collect() {
     std::string too_big;
     uint64_t too_big_bytes = 0;
     ODB_RETURN_IF_ERROR(src_->run([&](const onnx::NodeProto& node, size_t index,
                                       const std::string& name, const Tensor& value) {
-      if (node.op_type() == "Constant" && node.domain().empty()) {
-        // Not compared, but isolated nodes may read it (model data: no budget of its own).
-        if (opt_.isolate) constants_[name] = value;
-        return;
-      }
+      if (node.op_type() == "Constant" && node.domain().empty()) return;  // model data
       LayerTensor lt;
       lt.name = name;
       lt.node_index = index;
@@ -461,12 +560,6 @@ class Runner {
         too_big = name + "' of node " + node_label(node, index);
         too_big_bytes = lt.bytes;
       }
-      if (keeping && kept + lt.bytes <= limit_) {
-        kept += lt.bytes;
-        (*first_batch)[name] = value;
-      } else {
-        keeping = false;
-      }
       rep_.tensors.push_back(std::move(lt));
     }));
     if (!too_big.empty()) {
@@ -479,8 +572,7 @@ class Runner {
     return Status::ok();
   }
 
-  /// Consecutive tensors (topological order) of at most limit_ bytes each; the same rule that
-  /// filled the first batch in collect().
+  /// Consecutive tensors (topological order) of at most limit_ bytes each.
   void make_batches() {
     Batch cur;
     for (size_t i = 0; i < rep_.tensors.size(); ++i) {
@@ -519,22 +611,32 @@ class Runner {
   }
 
   /// The model with the batch's tensors added as graph outputs, loaded and run on `backend`;
-  /// every output goes to `sink` as it arrives.
+  /// every output goes to `sink` as it arrives. The batch's tensors come first, in topological
+  /// order (graph outputs among them too), then the other graph outputs: the order in which
+  /// ONNX Runtime returns them and the reference produces them.
   Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
                                        const Batch& batch, int64_t plain_nodes,
                                        const TensorSink& sink) {
     const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
     onnx::ModelProto m = model_.proto;
-    std::set<std::string> outputs;
-    for (const auto& o : m.graph().output()) outputs.insert(o.name());
+    std::map<std::string, onnx::ValueInfoProto> outputs;  // the graph's own, by name
+    for (const auto& o : m.graph().output()) outputs.emplace(o.name(), o);
+    m.mutable_graph()->clear_output();
     int added = 0;
     for (size_t i = batch.begin; i < batch.end; ++i) {
       const LayerTensor& t = rep_.tensors[i];
-      if (outputs.count(t.name)) continue;
+      if (auto o = outputs.find(t.name); o != outputs.end()) {
+        *m.mutable_graph()->add_output() = std::move(o->second);
+        outputs.erase(o);
+        continue;
+      }
       // Element type only: ONNX Runtime infers the shape, and a declared one could conflict.
       set_tensor_type(m.mutable_graph()->add_output(), t.name, t.dtype, nullptr);
       ++added;
     }
+    for (const auto& o : model_.proto.graph().output())
+      if (auto it = outputs.find(o.name()); it != outputs.end())
+        *m.mutable_graph()->add_output() = it->second;
     const fs::path path = tmp_ / fmt::format("batch_{}.onnx", bi + 1);
     ODB_RETURN_IF_ERROR(save_model(m, path));
     m.Clear();
@@ -572,39 +674,64 @@ class Runner {
   }
 
   /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
-  /// outputs) and compares each with its golden value as it arrives, so that only one of the
-  /// backend's tensors is held at a time. The comparisons are recorded, in the part's order, only
-  /// when the run succeeds.
-  Status run_and_compare(size_t k, const BackendSpec& spec, Backend& backend, Session* observing,
-                         const Batch& part, int64_t plain_nodes, const TensorMap& golden) {
+  /// outputs) while the reference produces their golden values (GoldenStream), and compares
+  /// each tensor as it arrives, so that onnxdbg holds only a window of golden values and one of
+  /// the backend's tensors at a time. The comparisons are recorded, in the part's order, only
+  /// when the run succeeds. Returns false when the backend failed (recorded with fail()); errors
+  /// are the reference's.
+  Expected<bool> run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
+                                 Session* observing, const Batch& part, int64_t plain_nodes) {
     std::vector<LayerComparison> cs(part.end - part.begin);
     std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
+    uint64_t largest = 0;
     for (size_t i = part.begin; i < part.end; ++i) {
       LayerComparison& c = cs[i - part.begin];
       c.tensor = i;
       c.backend = rep_.backends[k].backend;
       c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
       slot.emplace(rep_.tensors[i].name, i - part.begin);
+      largest = std::max(largest, rep_.tensors[i].bytes);
     }
+    GoldenStream golden(rep_.tensors, part.begin, part.end,
+                        std::max(largest, std::min(limit_, kGoldenWindow)));
     const TensorSink sink = [&](const std::string& name, Tensor&& value) {
       auto s = slot.find(name);
       if (s == slot.end()) return;  // a graph output outside this part
-      auto g = golden.find(name);
-      if (g == golden.end()) return;
       LayerComparison& c = cs[s->second];
+      std::optional<Tensor> g = golden.take(part.begin + s->second);
+      if (!g) {
+        c.note = "the backend returned it out of topological order; not compared";
+        return;
+      }
       c.observed = true;
-      c.result = compare_layer(value, g->second, c.tol, opt_.error_stat);
+      c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
     };
-    Expected<RunResult> got = observing
-                                  ? observing->run_each(inputs_, batch_names(part), sink)
-                                  : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
-    if (!got) return got.status();
+    Expected<RunResult> got = internal_error("the backend did not run");
+    std::thread backend_side([&] {
+      try {
+        got = observing ? observing->run_each(inputs_, batch_names(part), sink)
+                        : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
+      } catch (const std::exception& e) {
+        got = internal_error(std::string("while reading the backend's tensors: ") + e.what());
+      }
+      golden.close();
+    });
+    Status reference = golden.produce(*src_);
+    backend_side.join();
+    ODB_RETURN_IF_ERROR(reference);
+    if (!got) {
+      fail(k, got.status());
+      return false;
+    }
     LayerwiseBackend& b = rep_.backends[k];
     ++b.batches;
     for (auto& c : cs) {
       if (!c.observed) {
         auto why = got->not_observed.find(rep_.tensors[c.tensor].name);
-        c.note = why != got->not_observed.end() ? why->second : "the backend did not return it";
+        if (why != got->not_observed.end())
+          c.note = why->second;
+        else if (c.note.empty())
+          c.note = "the backend did not return it";
         ++b.not_observed;
       } else {
         ++b.observed;
@@ -612,7 +739,7 @@ class Runner {
       }
       rep_.comparisons.push_back(std::move(c));
     }
-    return Status::ok();
+    return true;
   }
 
   /// Re-runs every node with a failing output alone on its backend, on golden inputs.
@@ -622,7 +749,7 @@ class Runner {
     // Nodes to isolate, per backend, in topological order.
     std::map<size_t, std::set<size_t>> by_node;  // node index -> backends
     for (const auto& c : rep_.comparisons) {
-      if (c.pass() || isolated_nodes_.count(rep_.tensors[c.tensor].node_index)) continue;
+      if (c.pass()) continue;
       by_node[rep_.tensors[c.tensor].node_index].insert(current_backend_name(c.backend));
     }
     if (by_node.empty()) return Status::ok();
@@ -711,66 +838,6 @@ class Runner {
       first_values_node_ = idx;
       return;
     }
-  }
-
-  /// Golden values (not initializers) node `idx` reads and writes.
-  std::vector<std::string> node_values(size_t idx) const {
-    const auto& node = model_.proto.graph().node(static_cast<int>(idx));
-    std::vector<std::string> names;
-    for (const auto& n : node_reads(node))
-      if (!initializers_.count(n) || inputs_.count(n)) names.push_back(n);
-    for (const auto& o : node.output())
-      if (!o.empty()) names.push_back(o);
-    return names;
-  }
-
-  /// Isolates the divergent nodes of `batch` whose golden inputs and outputs are all in `golden`
-  /// (the batch's values), graph inputs or Constant outputs; the others wait for isolate().
-  /// The values are lent to the isolation model (moved out and back), not copied.
-  void isolate_ready(const std::vector<BackendSpec>& specs,
-                     const std::vector<std::unique_ptr<Backend>>& backends, const Batch& batch,
-                     TensorMap& golden) {
-    if (initializers_.empty())
-      for (const auto& t : model_.proto.graph().initializer()) initializers_.insert(t.name());
-    std::map<size_t, std::set<size_t>> by_node;  // node index -> backends
-    for (const auto& c : rep_.comparisons) {
-      if (c.pass() || c.tensor < batch.begin || c.tensor >= batch.end) continue;
-      by_node[rep_.tensors[c.tensor].node_index].insert(current_backend_name(c.backend));
-    }
-    std::vector<size_t> ready;
-    std::set<std::string> names;
-    for (const auto& [idx, ks] : by_node) {
-      if (isolated_nodes_.count(idx)) continue;
-      bool all = true;
-      for (const auto& n : node_values(idx))
-        all = all && (golden.count(n) || inputs_.count(n) || constants_.count(n));
-      if (!all) continue;
-      ready.push_back(idx);
-      for (const auto& n : node_values(idx))
-        if (!constants_.count(n) || inputs_.count(n)) names.insert(n);
-    }
-    if (ready.empty()) return;
-    TensorMap lent;
-    for (const auto& n : names) {
-      if (auto it = golden.find(n); it != golden.end())
-        lent[n] = std::move(it->second);
-      else
-        lent[n] = inputs_.at(n);
-    }
-    for (size_t k = 0; k < specs.size(); ++k) {
-      if (!backends[k] || !rep_.backends[k].ok) continue;
-      std::vector<size_t> mine;
-      for (size_t idx : ready)
-        if (by_node[idx].count(k)) mine.push_back(idx);
-      if (mine.empty()) continue;
-      progress(
-          fmt::format("layerwise: isolating {} nodes on {}", mine.size(), specs[k].to_string()));
-      isolate_nodes(k, *backends[k], mine, lent, constants_);
-    }
-    remember_first_node_values(ready, lent, constants_);
-    for (auto& [n, t] : lent)
-      if (auto it = golden.find(n); it != golden.end()) it->second = std::move(t);
-    isolated_nodes_.insert(ready.begin(), ready.end());
   }
 
   size_t current_backend_name(const std::string& name) const {
@@ -870,9 +937,6 @@ class Runner {
   fs::path tmp_;
   GoldenSource* src_ = nullptr;
   std::vector<Batch> batches_;
-  TensorMap constants_;                      // outputs of Constant nodes (with isolate)
-  std::set<std::string> initializers_;       // names of the main graph's initializers
-  std::set<size_t> isolated_nodes_;          // nodes isolate_ready already re-ran
   std::optional<size_t> first_values_node_;  // whose values rep_.first_node_values holds
 };
 

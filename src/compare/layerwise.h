@@ -33,14 +33,13 @@ inline constexpr size_t kLayerwiseMaxExtraOutputs = 150;
 struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
   ErrorStat error_stat = ErrorStat::kElemwise;
-  /// Bytes of tensor data onnxdbg may hold at once (--layerwise-memory). A batch of tensors is
-  /// sized so that its golden values plus the backend's tensor being compared fit (each of the
-  /// backend's tensors is compared as it arrives and dropped): batch bytes <= memory_budget /
-  /// kLayerwiseCopies.
+  /// Bytes of intermediate tensors held at once (--layerwise-memory). A batch of tensors, which
+  /// the backend holds as the outputs of one run, is at most memory_budget / kLayerwiseCopies
+  /// bytes; onnxdbg itself holds a window of golden values (at most 64 MiB, or the batch's
+  /// largest tensor) and the one backend tensor being compared.
   uint64_t memory_budget = uint64_t{2} << 30;
   /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
-  /// tensors is asked for in several runs of the model (no extra reference run: the batch's
-  /// golden values are held meanwhile). See kLayerwiseMaxExtraOutputs.
+  /// tensors is asked for in several runs of the model. See kLayerwiseMaxExtraOutputs.
   size_t max_extra_outputs = kLayerwiseMaxExtraOutputs;
   bool isolate = false;  ///< re-run each divergent node alone (--isolate)
   /// Folder for the temporary models (created and removed); default: the system temp folder.
@@ -52,8 +51,8 @@ struct LayerwiseOptions {
   std::function<void(const std::string&)> progress;
 };
 
-/// How many batches' worth of tensor data onnxdbg holds at peak: the golden values, and the one
-/// tensor of the backend's reply being compared (at most a batch).
+/// The budget's share per batch: the backend's outputs of one run (a batch), and room for the
+/// golden values and the tensor being compared on onnxdbg's side.
 inline constexpr uint64_t kLayerwiseCopies = 2;
 
 /// One intermediate tensor of the main graph, as the reference produced it.
@@ -111,7 +110,9 @@ struct LayerwiseReport {
   /// The earliest first divergence over all backends (ties: the backend listed first).
   std::optional<FirstDivergence> first;
   uint64_t memory_budget = 0;
-  int reference_runs = 0;  ///< how often the reference ran (batches beyond the first re-run it)
+  /// How often the reference ran: once to size the tensors, once beside each backend run (it
+  /// stops after the run's last tensor), and once per chunk of golden inputs for isolation.
+  int reference_runs = 0;
   double seconds = 0;      ///< wall time of the whole layerwise pass
   /// Peak resident memory of the onnxdbg process at the end of the pass (getrusage ru_maxrss;
   /// the worker processes not included), bytes: what the golden values, the backends' replies
@@ -133,16 +134,17 @@ std::string memory_size_string(uint64_t bytes);
 /// Runs the layerwise comparison of `model` on `backends` (not including the reference, which
 /// always gives the golden values) with `inputs` (every graph input without an initializer).
 /// Tensors of the main graph's nodes are compared, except outputs of Constant nodes; subgraph
-/// values are not. Each backend gets the tensors in topological order, in batches of at most
-/// memory_budget / kLayerwiseCopies bytes; batches after the first re-run the reference.
+/// values are not. A first reference run sizes the tensors. Each backend then gets them in
+/// topological order, in batches of at most memory_budget / kLayerwiseCopies bytes; beside each
+/// backend run the reference runs again on this thread, up to the batch's last tensor, and its
+/// golden values are compared with the backend's as both arrive in the same order (the backend's
+/// side reads them on a second thread), so neither side's batch is held by onnxdbg.
 /// A backend that cannot load or run a batch is recorded (LayerwiseBackend::error) and the others
 /// go on. With options.isolate, every node with a failing output is re-run alone on its backend
-/// (all such nodes of a batch in one model of disjoint single-node graphs, node by node when
-/// that model fails) and the first divergence is the first node in topological order whose own
-/// error exceeds the tolerance. Nodes whose golden inputs are in their own batch are isolated
-/// while that batch is held (no extra reference run: one batch means one reference run in all);
-/// the others, reading values of earlier batches, after the last batch, with one more reference
-/// run per memory_budget / kLayerwiseCopies of their values.
+/// (all such nodes of a chunk in one model of disjoint single-node graphs, node by node when
+/// that model fails) on golden inputs from one more reference run per memory_budget /
+/// kLayerwiseCopies of them, and the first divergence is the first node in topological order
+/// whose own error exceeds the tolerance.
 /// Errors: kInvalidArgument when the budget cannot hold one tensor (the message names the tensor
 /// and the budget it needs); the reference's own errors (kUnsupported, kModelError,
 /// kInvalidArgument for bad inputs) with their context.

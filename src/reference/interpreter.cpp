@@ -378,6 +378,16 @@ Expected<std::map<std::string, Tensor>> Interpreter::run(
   return result;
 }
 
+Status Interpreter::run_prefix(const std::map<std::string, Tensor>& inputs, const NodeHook& hook,
+                               size_t end_node) {
+  std::map<std::string, Value> values;
+  for (const auto& [name, t] : inputs) values.emplace(name, t);
+  main_end_node_ = end_node;
+  auto outs = run_values(values, hook);
+  main_end_node_ = SIZE_MAX;
+  return outs ? Status::ok() : outs.status();
+}
+
 Expected<std::map<std::string, Value>> Interpreter::run_values(
     const std::map<std::string, Value>& inputs, const NodeHook& hook) {
   const auto& g = model_.graph();
@@ -426,6 +436,7 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
   ScopedThreadPool threads(pool_.get());
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
+  if (outs.empty()) return result;  // run_prefix stopped before the end
   for (int i = 0; i < g.output_size(); ++i) result[g.output(i).name()] = std::move(outs[static_cast<size_t>(i)]);
   return result;
 }
@@ -477,7 +488,10 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   for (const auto& [name, v] : feeds) scope.borrowed[name] = v;
 
   const GraphPlan& plan = plan_of(graph, opsets);
-  const size_t n_nodes = static_cast<size_t>(graph.node_size());
+  const size_t all_nodes = static_cast<size_t>(graph.node_size());
+  // run_prefix: the main graph stops early and returns no outputs.
+  const bool main_graph = depth == 0 && parent == nullptr && &graph == &model_.graph();
+  const size_t n_nodes = main_graph ? std::min(all_nodes, main_end_node_) : all_nodes;
 
   const std::string graph_label = graph.name().empty() ? "main" : graph.name();
   for (size_t i = 0; i < n_nodes; ++i) {
@@ -631,6 +645,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     // Free what no later node of this graph reads.
     for (const auto& name : plan.free_after[i]) scope.owned.erase(name);
   }
+  if (n_nodes < all_nodes) return std::vector<Value>{};
 
   std::vector<Value> result;
   for (const auto& o : graph.output()) {

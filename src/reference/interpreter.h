@@ -3,6 +3,7 @@
 // Follows the ONNX IR spec ("Graphs", "Names Within a Graph", nested-scope rules for subgraphs).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -114,6 +115,14 @@ class Interpreter {
   Expected<std::map<std::string, Value>> run_values(const std::map<std::string, Value>& inputs,
                                                     const NodeHook& hook = {});
 
+  /// As run, but stops after the first `end_node` nodes of the main graph (all of them when
+  /// `end_node` is at least the node count), calling `hook` for each of their tensor outputs, and
+  /// returns no graph outputs. For callers that need the values up to one point of the graph
+  /// only (the layerwise pass: a batch of tensors ends well before the last node). Errors: as
+  /// run_values, for the nodes that ran.
+  Status run_prefix(const std::map<std::string, Tensor>& inputs, const NodeHook& hook,
+                    size_t end_node);
+
   const onnx::ModelProto& model() const { return model_; }
   const InterpreterOptions& options() const { return options_; }
 
@@ -149,6 +158,8 @@ class Interpreter {
   // Function bodies built so far, by node address, opset and input types.
   std::map<std::string, std::unique_ptr<FunctionGraph>> functions_;
   std::unique_ptr<ThreadPool> pool_;  // options_.threads, started at create
+  // Nodes of the main graph the current run goes through (run_prefix); SIZE_MAX: all of them.
+  size_t main_end_node_ = SIZE_MAX;
 };
 
 }  // namespace onnxdbg::reference

@@ -3,6 +3,7 @@
 // Speaks the protocol of backends/worker_protocol.h on stdin/stdout; stderr is captured by onnxdbg
 // and quoted when the worker dies.
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -168,6 +169,14 @@ int worker_main() {
     close(devnull);
   }
   signal(SIGPIPE, SIG_IGN);  // onnxdbg gone: writes fail with EPIPE and we exit
+#ifdef __GLIBC__
+  // One worker loads and runs many sessions (the layerwise batches, isolated nodes), each
+  // allocating outputs of megabytes (ONNX Runtime without its arena uses malloc). Keep freed
+  // memory in the heap, as the interpreter does, so each session reuses the pages the previous
+  // one faulted in: fresh pages cost about 1 ms per MiB on a virtual machine.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
 
   Worker w;
   for (;;) {
