@@ -36,6 +36,27 @@ int view_command(const ViewArgs& a) {
     if (j.is_discarded() || !j.is_object())
       return report_error(invalid_argument("report file '" + a.report +
                                            "' is not the JSON object of `onnxdbg run --json`"));
+    if (j.contains("samples") && j["samples"].is_array() && !j["samples"].empty()) {
+      // A run of several samples: one sample's page, the one `run --html` would show (the first
+      // whose outputs or layers disagree, else sample 0).
+      const auto& samples = j["samples"];
+      size_t shown = samples.size();
+      for (size_t i = 0; i < samples.size() && shown == samples.size(); ++i) {
+        bool bad = samples[i].value("verdict", "agree") != "agree";
+        if (samples[i].contains("layerwise"))
+          for (const auto& e : samples[i]["layerwise"]) bad = bad || !e.value("pass", true);
+        if (bad) shown = i;
+      }
+      const bool found = shown < samples.size();
+      if (!found) shown = 0;
+      nlohmann::json one = samples[shown];
+      for (const char* key : {"model", "error_stat"})
+        if (j.contains(key)) one[key] = j[key];
+      std::cerr << "onnxdbg: note: '" << a.report << "' holds " << samples.size()
+                << " samples; the page shows sample " << shown
+                << (found ? " (the first that disagrees)" : " (all agree)") << "\n";
+      j = std::move(one);
+    }
     ov.run_report = std::move(j);
   }
   std::optional<LoadedModel> other;
@@ -78,7 +99,8 @@ void add_view_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("-o,--output", args->page.path, "HTML file to write")->required();
   cmd->add_option("--report", args->report,
                   "JSON of `onnxdbg run --json` (with or without --layerwise): colour nodes by "
-                  "error, highlight the first divergent node");
+                  "error, highlight the first divergent node; of a run of several samples, the "
+                  "first sample that disagrees (sample 0 when all agree)");
   auto* diff = cmd->add_option(
       "--diff", args->diff, "Second model: nodes only in one model and changed nodes are marked");
   add_diff_layout_option(cmd, args->page)->needs(diff);

@@ -26,6 +26,24 @@ nlohmann::json json_number(double v) {
 
 void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color) {
   os << "model: " << rep.model << "\n";
+  print_run_tables(rep, os, color);
+  print_verdict(rep.verdict, rep.verdict_line, os, color);
+}
+
+void print_verdict(Verdict verdict, const std::string& line, std::ostream& os, bool color,
+                   const std::string& prefix) {
+  const std::string tag = verdict_name(verdict);
+  const std::string col = verdict == Verdict::kAgree ? "green" : "red";
+  os << "\n"
+     << prefix
+     << colorize(tag == "agree"      ? "AGREE"
+                 : tag == "disagree" ? "DISAGREE"
+                                     : "ERROR",
+                 col, color)
+     << ": " << line << "\n";
+}
+
+void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color) {
   if (!rep.inputs.empty()) {
     os << "inputs:";
     for (const auto& [name, t] : rep.inputs)
@@ -49,11 +67,15 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
       providers += "; " + colorize("requested " + asked, "yellow", color);
     }
     if (b.ok) {
-      bt.add_row({b.spec.to_string(), colorize("ok", "green", color), seconds(b.info.load_seconds),
+      bt.add_row({b.spec.to_string(), colorize("ok", "green", color),
+                  b.session_reused ? "reused" : seconds(b.info.load_seconds),
                   seconds(b.run_seconds), providers});
     } else {
       bt.add_row({b.spec.to_string(), colorize("failed (" + b.failed_stage + ")", "red", color),
-                  b.failed_stage == "run" ? seconds(b.info.load_seconds) : "-", "-", b.error});
+                  b.failed_stage != "run" ? "-"
+                  : b.session_reused      ? "reused"
+                                          : seconds(b.info.load_seconds),
+                  "-", b.error});
     }
   }
   bt.print(os);
@@ -121,11 +143,38 @@ void print_run_report(const CompareRunReport& rep, std::ostream& os, bool color)
   } else if (rep.validated) {
     os << "\nvalidation: no NaN or Inf in any output\n";
   }
-  const std::string tag = verdict_name(rep.verdict);
-  const std::string col = rep.verdict == Verdict::kAgree ? "green" : "red";
-  os << "\n" << colorize(tag == "agree" ? "AGREE" : tag == "disagree" ? "DISAGREE" : "ERROR", col, color)
-     << ": " << rep.verdict_line << "\n";
 }
+
+namespace {
+
+nlohmann::json backend_json(const BackendRun& b) {
+  using nlohmann::json;
+  json jb;
+  jb["name"] = b.spec.name;
+  jb["options"] = b.spec.options;
+  jb["spec"] = b.spec.to_string();
+  jb["description"] = b.description;
+  jb["status"] = b.ok ? "ok" : "failed";
+  jb["error"] = b.ok ? json(nullptr) : json(b.error);
+  jb["failed_stage"] = b.ok ? json(nullptr) : json(b.failed_stage);
+  jb["load_seconds"] = b.failed_stage == "create" || b.failed_stage == "load"
+                           ? json(nullptr)
+                           : json(b.info.load_seconds);
+  jb["run_seconds"] = b.ok ? json(b.run_seconds) : json(nullptr);
+  jb["providers"] = b.info.providers;
+  jb["warnings"] = b.info.warnings;
+  jb["providers_requested"] = b.info.providers_requested;
+  jb["providers_used"] = b.info.providers;
+  jb["provider_node_counts"] = b.info.provider_node_counts;
+  jb["provider_warnings"] = b.info.provider_warnings;
+  jb["node_providers"] = json::array();
+  for (const auto& p : b.info.node_placement)
+    jb["node_providers"].push_back(
+        {{"node", p.node}, {"op_type", p.op_type}, {"provider", p.provider}});
+  return jb;
+}
+
+}  // namespace
 
 nlohmann::json run_report_json(const CompareRunReport& rep) {
   using nlohmann::json;
@@ -138,30 +187,7 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
   for (const auto& [name, t] : rep.inputs)
     j["inputs"].push_back({{"name", name}, {"dtype", dtype_name(t.dtype())}, {"shape", t.shape()}});
   j["backends"] = json::array();
-  for (const auto& b : rep.backends) {
-    json jb;
-    jb["name"] = b.spec.name;
-    jb["options"] = b.spec.options;
-    jb["spec"] = b.spec.to_string();
-    jb["description"] = b.description;
-    jb["status"] = b.ok ? "ok" : "failed";
-    jb["error"] = b.ok ? json(nullptr) : json(b.error);
-    jb["failed_stage"] = b.ok ? json(nullptr) : json(b.failed_stage);
-    jb["load_seconds"] = b.failed_stage == "create" || b.failed_stage == "load" ? json(nullptr)
-                                                                                : json(b.info.load_seconds);
-    jb["run_seconds"] = b.ok ? json(b.run_seconds) : json(nullptr);
-    jb["providers"] = b.info.providers;
-    jb["warnings"] = b.info.warnings;
-    jb["providers_requested"] = b.info.providers_requested;
-    jb["providers_used"] = b.info.providers;
-    jb["provider_node_counts"] = b.info.provider_node_counts;
-    jb["provider_warnings"] = b.info.provider_warnings;
-    jb["node_providers"] = json::array();
-    for (const auto& p : b.info.node_placement)
-      jb["node_providers"].push_back(
-          {{"node", p.node}, {"op_type", p.op_type}, {"provider", p.provider}});
-    j["backends"].push_back(jb);
-  }
+  for (const auto& b : rep.backends) j["backends"].push_back(backend_json(b));
   j["comparisons"] = json::array();
   for (const auto& c : rep.comparisons) {
     const auto& r = c.result;
@@ -191,6 +217,61 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
   for (const auto& v : rep.validation)
     j["validation"].push_back({{"backend", v.backend}, {"output", v.output}, {"nan_or_inf", v.count},
                                {"elements", v.numel}});
+  return j;
+}
+
+nlohmann::json run_samples_json(const SamplesRunReport& rep) {
+  using nlohmann::json;
+  if (rep.samples.size() == 1) return run_report_json(rep.samples.front());
+  json j;
+  j["verdict"] = verdict_name(rep.verdict);
+  j["verdict_line"] = rep.verdict_line;
+  const CompareRunReport& first = rep.samples.front();
+  j["model"] = first.model;
+  j["error_stat"] = error_stat_name(first.error_stat);
+  j["inputs"] = json::array();
+  for (const auto& [name, t] : first.inputs)
+    j["inputs"].push_back({{"name", name}, {"dtype", dtype_name(t.dtype())}, {"shape", t.shape()}});
+  // Each backend once, as loaded: failed when it failed on any sample (that sample's stage and
+  // error), with the samples it failed on; run_seconds is the mean over the samples it ran.
+  j["backends"] = json::array();
+  for (size_t b = 0; b < first.backends.size(); ++b) {
+    const BackendRun* shown = &first.backends[b];
+    std::vector<size_t> failed;
+    double run_sum = 0;
+    for (size_t i = 0; i < rep.samples.size(); ++i) {
+      const BackendRun& r = rep.samples[i].backends[b];
+      if (r.ok) {
+        run_sum += r.run_seconds;
+        continue;
+      }
+      if (failed.empty()) shown = &r;
+      failed.push_back(i);
+    }
+    json jb = backend_json(*shown);
+    if (!failed.empty())
+      jb["error"] = "sample " + std::to_string(failed.front()) + ": " + shown->error;
+    const size_t ran = rep.samples.size() - failed.size();
+    jb["run_seconds"] = failed.empty() ? json(run_sum / static_cast<double>(ran)) : json(nullptr);
+    jb["failed_samples"] = failed;
+    j["backends"].push_back(std::move(jb));
+  }
+  j["comparisons"] = json::array();
+  j["fp16_overflows"] = json::array();
+  j["validation"] = json::array();
+  j["sample_count"] = rep.samples.size();
+  j["failing_samples"] = rep.failing;
+  j["samples"] = json::array();
+  for (size_t i = 0; i < rep.samples.size(); ++i) {
+    json s = run_report_json(rep.samples[i]);
+    s.erase("model");
+    s.erase("error_stat");
+    for (size_t b = 0; b < rep.samples[i].backends.size(); ++b)
+      s["backends"][b]["session_reused"] = rep.samples[i].backends[b].session_reused;
+    json out = {{"sample", i}};
+    out.update(s);
+    j["samples"].push_back(std::move(out));
+  }
   return j;
 }
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -38,99 +39,9 @@ std::string index_string(int64_t flat, const Shape& shape) {
   return s + "]";
 }
 
-}  // namespace
-
-CompareRunReport run_and_compare(const std::filesystem::path& model_path,
-                                 const std::vector<BackendSpec>& specs, const TensorMap& inputs,
-                                 const CompareRunOptions& options) {
-  CompareRunReport rep;
-  rep.model = model_path.string();
-  rep.inputs = inputs;
-  rep.validated = options.validate;
-  rep.error_stat = options.error_stat;
-  auto progress = [&](const std::string& s) {
-    if (options.progress) options.progress(s);
-  };
-
-  if (options.golden_outputs) {
-    BackendRun loaded;
-    loaded.spec.name = "loaded";
-    loaded.spec.options["file"] = options.golden_source;
-    loaded.description = "golden outputs loaded from " + options.golden_source;
-    loaded.ok = true;
-    for (const auto& [name, t] : *options.golden_outputs) {
-      loaded.info.output_names.push_back(name);
-      loaded.outputs.emplace(name, t);
-    }
-    rep.backends.push_back(std::move(loaded));
-  }
-  // precision=fp16: one float16 copy of the model for every such backend, and the tensors that
-  // overflow float16 named before any of them runs.
-  std::filesystem::path fp16_dir, fp16_model;
-  Status fp16_status;
-  for (const auto& spec : specs) {
-    if (spec.option("precision") != "fp16" || !fp16_model.empty() || !fp16_status.is_ok()) continue;
-    progress("converting the model to float16");
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-fp16-XXXXXX";
-    if (!mkdtemp(templ.data())) {
-      fp16_status = invalid_argument("cannot create a temporary folder for the float16 model");
-      break;
-    }
-    fp16_dir = templ;
-    auto written = write_fp16_model(model_path, fp16_dir);
-    if (written)
-      fp16_model = *written;
-    else
-      fp16_status = written.status();
-    auto overflows = find_fp16_overflows(model_path, inputs);
-    if (overflows)
-      rep.fp16_overflows = std::move(*overflows);
-    else
-      rep.fp16_check_error = overflows.status().to_string();
-  }
-
-  for (const auto& spec : specs) {
-    BackendRun br;
-    br.spec = spec;
-    const bool fp16 = spec.option("precision") == "fp16";
-    if (fp16 && !fp16_status.is_ok()) {
-      br.failed_stage = "create";
-      br.error = fp16_status.to_string();
-      rep.backends.push_back(std::move(br));
-      continue;
-    }
-    auto backend = create_backend(without_precision(spec));
-    if (!backend) {
-      br.failed_stage = "create";
-      br.error = backend.status().to_string();
-      rep.backends.push_back(std::move(br));
-      continue;
-    }
-    br.description = (*backend)->describe();
-    progress("loading the model on " + spec.to_string());
-    auto session = (*backend)->load(fp16 ? fp16_model : model_path);
-    if (!session) {
-      br.failed_stage = "load";
-      br.error = session.status().to_string();
-      rep.backends.push_back(std::move(br));
-      continue;
-    }
-    br.info = (*session)->info();
-    progress("running " + spec.to_string());
-    auto run = (*session)->run(inputs);
-    if (!run) {
-      br.failed_stage = "run";
-      br.error = run.status().to_string();
-      rep.backends.push_back(std::move(br));
-      continue;
-    }
-    br.ok = true;
-    br.run_seconds = run->run_seconds;
-    br.outputs = std::move(run->outputs);
-    rep.backends.push_back(std::move(br));
-  }
-
+// Compares every output of every backend of `rep` (already run) with the golden backend's,
+// validates NaN/Inf when asked, and sets the verdict.
+void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
   const BackendRun* golden = nullptr;
   for (const auto& b : rep.backends)
     if (b.ok) {
@@ -229,11 +140,196 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
                        fmt_num(options.tolerance.default_tol.atol) + " rtol " +
                        fmt_num(options.tolerance.default_tol.rtol);
   }
+}
+
+// "1, 2" (at most 10 listed, then "...").
+std::string index_list(const std::vector<size_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < 10; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  if (v.size() > 10) s += ", ...";
+  return s;
+}
+
+}  // namespace
+
+CompareRunReport run_and_compare(const std::filesystem::path& model_path,
+                                 const std::vector<BackendSpec>& specs, const TensorMap& inputs,
+                                 const CompareRunOptions& options) {
+  assert(options.golden_outputs.size() <= 1);
+  return std::move(run_and_compare_samples(model_path, specs, {inputs}, options).samples.front());
+}
+
+SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path,
+                                         const std::vector<BackendSpec>& specs,
+                                         const std::vector<TensorMap>& samples,
+                                         const CompareRunOptions& options) {
+  assert(!samples.empty());
+  assert(options.golden_outputs.empty() || options.golden_outputs.size() == samples.size());
+  const size_t n = samples.size();
+  SamplesRunReport out;
+  out.samples.resize(n);
+  auto progress = [&](const std::string& s) {
+    if (options.progress) options.progress(s);
+  };
+  // " on sample 2 of 3", only when there are several.
+  auto of = [&](size_t i) {
+    return n > 1 ? " on sample " + std::to_string(i) + " of " + std::to_string(n) : std::string();
+  };
+
+  for (size_t i = 0; i < n; ++i) {
+    CompareRunReport& rep = out.samples[i];
+    rep.model = model_path.string();
+    rep.inputs = samples[i];
+    rep.validated = options.validate;
+    rep.error_stat = options.error_stat;
+    if (!options.golden_outputs.empty()) {
+      BackendRun loaded;
+      loaded.spec.name = "loaded";
+      loaded.spec.options["file"] = options.golden_source;
+      loaded.description = "golden outputs loaded from " + options.golden_source;
+      loaded.ok = true;
+      for (const auto& [name, t] : options.golden_outputs[i]) {
+        loaded.info.output_names.push_back(name);
+        loaded.outputs.emplace(name, t);
+      }
+      rep.backends.push_back(std::move(loaded));
+    }
+  }
+  // precision=fp16: one float16 copy of the model for every such backend, and the tensors that
+  // overflow float16 named (for each sample: they depend on the values) before any of them runs.
+  std::filesystem::path fp16_dir, fp16_model;
+  Status fp16_status;
+  for (const auto& spec : specs) {
+    if (spec.option("precision") != "fp16" || !fp16_model.empty() || !fp16_status.is_ok()) continue;
+    progress("converting the model to float16");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-fp16-XXXXXX";
+    if (!mkdtemp(templ.data())) {
+      fp16_status = invalid_argument("cannot create a temporary folder for the float16 model");
+      break;
+    }
+    fp16_dir = templ;
+    auto written = write_fp16_model(model_path, fp16_dir);
+    if (written)
+      fp16_model = *written;
+    else
+      fp16_status = written.status();
+    for (size_t i = 0; i < n; ++i) {
+      auto overflows = find_fp16_overflows(model_path, samples[i]);
+      if (overflows)
+        out.samples[i].fp16_overflows = std::move(*overflows);
+      else
+        out.samples[i].fp16_check_error = overflows.status().to_string();
+    }
+  }
+
+  for (const auto& spec : specs) {
+    BackendRun failed;
+    failed.spec = spec;
+    // A failure before any run is that backend's result on every sample.
+    auto fail_from = [&](size_t first, const std::string& stage, const Status& st) {
+      failed.failed_stage = stage;
+      failed.error = st.to_string();
+      for (size_t i = first; i < n; ++i) out.samples[i].backends.push_back(failed);
+    };
+    const bool fp16 = spec.option("precision") == "fp16";
+    if (fp16 && !fp16_status.is_ok()) {
+      fail_from(0, "create", fp16_status);
+      continue;
+    }
+    auto backend = create_backend(without_precision(spec));
+    if (!backend) {
+      fail_from(0, "create", backend.status());
+      continue;
+    }
+    failed.description = (*backend)->describe();
+    std::unique_ptr<Session> session;
+    for (size_t i = 0; i < n; ++i) {
+      const bool reused = session != nullptr;
+      if (!session) {
+        progress("loading the model on " + spec.to_string());
+        auto loaded = (*backend)->load(fp16 ? fp16_model : model_path);
+        if (!loaded) {
+          fail_from(i, "load", loaded.status());
+          break;
+        }
+        session = std::move(*loaded);
+      }
+      BackendRun br;
+      br.spec = spec;
+      br.description = failed.description;
+      br.info = session->info();
+      br.session_reused = reused;
+      progress("running " + spec.to_string() + of(i));
+      auto run = session->run(samples[i]);
+      if (!run) {
+        br.failed_stage = "run";
+        br.error = run.status().to_string();
+        // Its worker may have crashed with it: the next sample gets a fresh load.
+        session.reset();
+      } else {
+        br.ok = true;
+        br.run_seconds = run->run_seconds;
+        br.outputs = std::move(run->outputs);
+      }
+      out.samples[i].backends.push_back(std::move(br));
+    }
+  }
+
+  for (auto& rep : out.samples) compare_outputs(rep, options);
+  summarize_samples(out);
   if (!fp16_dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(fp16_dir, ec);
   }
-  return rep;
+  return out;
+}
+
+void summarize_samples(SamplesRunReport& report) {
+  const size_t n = report.samples.size();
+  report.failing.clear();
+  std::vector<size_t> differ, invalid, error;
+  for (size_t i = 0; i < n; ++i) {
+    const CompareRunReport& rep = report.samples[i];
+    if (rep.verdict == Verdict::kAgree) continue;
+    report.failing.push_back(i);
+    bool any_fail = false;
+    for (const auto& c : rep.comparisons) any_fail = any_fail || !c.result.pass;
+    if (rep.verdict == Verdict::kError)
+      error.push_back(i);
+    else if (any_fail)
+      differ.push_back(i);
+    else
+      invalid.push_back(i);
+  }
+  if (n == 1) {
+    report.verdict = report.samples.front().verdict;
+    report.verdict_line = report.samples.front().verdict_line;
+    return;
+  }
+  if (report.failing.empty()) {
+    report.verdict = Verdict::kAgree;
+    report.verdict_line =
+        "all " + std::to_string(n) + " samples agree: " + report.samples.front().verdict_line;
+    return;
+  }
+  report.verdict = differ.empty() && invalid.empty() ? Verdict::kError : Verdict::kDisagree;
+  const std::string of_n = " of " + std::to_string(n) + " samples (";
+  std::string line;
+  auto part = [&](const std::string& what, const std::vector<size_t>& v) {
+    if (v.empty()) return;
+    line +=
+        (line.empty() ? "" : "; ") + what + std::to_string(v.size()) + of_n + index_list(v) + ")";
+  };
+  part("outputs differ on ", differ);
+  part("NaN/Inf (--validate) on ", invalid);
+  part("could not run every backend on ", error);
+  // The first sample of the verdict's own kind says what went wrong there.
+  const size_t first = !differ.empty()    ? differ.front()
+                       : !invalid.empty() ? invalid.front()
+                                          : error.front();
+  report.verdict_line =
+      line + "; sample " + std::to_string(first) + ": " + report.samples[first].verdict_line;
 }
 
 }  // namespace onnxdbg

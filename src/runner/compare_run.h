@@ -1,6 +1,7 @@
 // Runs one model on several backends with the same inputs and compares every backend's outputs
-// with the first backend's (the golden values). The result is a plain struct that the terminal
-// table, the JSON report and later the HTML view all render.
+// with the first backend's (the golden values), for one input sample or several (each backend
+// loaded once, every sample compared on its own). The result is a plain struct per sample that
+// the terminal table, the JSON report and the HTML view all render.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +25,9 @@ struct BackendRun {
   std::string failed_stage; ///< "create", "load" or "run" when !ok
   SessionInfo info;         ///< load_seconds, providers, warnings
   double run_seconds = 0;   ///< inference wall time, seconds
+  /// With several samples: this run used the session loaded for an earlier sample (info and its
+  /// load_seconds are that load's).
+  bool session_reused = false;
   TensorMap outputs;
 };
 
@@ -69,10 +73,11 @@ struct CompareRunOptions {
   bool validate = false;  ///< check every output for NaN/Inf
   /// Called with short status lines ("loading model on onnxruntime") for a progress display.
   std::function<void(const std::string&)> progress;
-  /// Golden outputs loaded from a file (--load-outputs): when set, they come first as the
-  /// pseudo-backend "loaded:file=<golden_source>" and every backend is compared with them.
-  /// Every tensor in it is compared (give graph outputs only).
-  std::optional<TensorMap> golden_outputs;
+  /// Golden outputs loaded from a file (--load-outputs), one map per input sample (empty: none):
+  /// when given, they come first as the pseudo-backend "loaded:file=<golden_source>" and every
+  /// backend is compared with them, sample i with golden_outputs[i]. Every tensor in a map is
+  /// compared (give graph outputs only).
+  std::vector<TensorMap> golden_outputs;
   std::string golden_source;  ///< the file they came from, for the report
 };
 
@@ -84,8 +89,38 @@ struct CompareRunOptions {
 /// (compare_tensors), validates NaN/Inf when asked, and
 /// sets the verdict: kDisagree when a comparison or validation fails, else kError when a backend
 /// failed or fewer than one backend ran, else kAgree.
+/// options.golden_outputs holds at most one map here.
 CompareRunReport run_and_compare(const std::filesystem::path& model_path,
                                  const std::vector<BackendSpec>& backends, const TensorMap& inputs,
                                  const CompareRunOptions& options);
+
+/// Several input samples, never merged: one report per sample, as run_and_compare would give for
+/// that sample alone, plus the verdict over all of them.
+struct SamplesRunReport {
+  std::vector<CompareRunReport> samples;  ///< samples[i] is input sample i
+  /// kDisagree when any sample disagrees, else kError when any has an error, else kAgree.
+  Verdict verdict = Verdict::kError;
+  /// "outputs differ on 2 of 3 samples (1, 2); sample 1: <its verdict line>"; with one sample,
+  /// that sample's line.
+  std::string verdict_line;
+  std::vector<size_t> failing;  ///< samples whose verdict is not kAgree, ascending
+};
+
+/// As run_and_compare for every sample of `samples` (at least one), with each backend created
+/// and the model loaded once, then run on sample 0, 1, ... in turn (precision=fp16 converts the
+/// model once; its overflow points are found per sample). A backend that fails to create or load
+/// fails on every sample; one whose run fails is recorded for that sample only and loaded again
+/// (its worker may have crashed) for the next. options.golden_outputs, when not empty, holds one
+/// map per sample. Progress lines name the sample when there are several.
+/// Errors: none; a size mismatch of golden_outputs is a broken invariant (asserted).
+SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path,
+                                         const std::vector<BackendSpec>& backends,
+                                         const std::vector<TensorMap>& samples,
+                                         const CompareRunOptions& options);
+
+/// The verdict over several samples' reports (see SamplesRunReport); sets report.verdict,
+/// verdict_line and failing from report.samples. Exposed so that a caller who changes one
+/// sample's verdict (--strict-providers) can summarise again.
+void summarize_samples(SamplesRunReport& report);
 
 }  // namespace onnxdbg

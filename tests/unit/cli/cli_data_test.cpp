@@ -87,7 +87,7 @@ class CliData : public ::testing::Test {
 TEST_F(CliData, LoadedOutputsAreTheGoldenValues) {
   auto good = run_cli(
       "run m.onnx --backends reference,onnxruntime --load-inputs in.json --load-outputs out.json "
-      "--json",
+      "--sample 0 --json",
       dir_);
   EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
   auto j = json::parse(good.out);
@@ -109,6 +109,16 @@ TEST_F(CliData, LoadedOutputsAreTheGoldenValues) {
             std::string::npos)
       << bad.out;
   EXPECT_NE(bad.err.find("holds 2 samples; running sample 1"), std::string::npos) << bad.err;
+  // Without --sample both samples run, each against its own golden sample: only sample 1 fails.
+  auto both = run_cli(
+      "run m.onnx --backends reference,onnxruntime --load-inputs in.json --load-outputs out.json",
+      dir_);
+  EXPECT_EQ(both.exit_code, 1) << both.out << both.err;
+  EXPECT_NE(both.out.find("sample 0: AGREE"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("DISAGREE: outputs differ on 1 of 2 samples (1); sample 1: reference "
+                          "disagrees with loaded:file=out.json on output 'y'"),
+            std::string::npos)
+      << both.out;
 }
 
 TEST_F(CliData, BadDataIsOneSentence) {
@@ -147,7 +157,8 @@ TEST_F(CliData, ToInputMergesInputsAndLayerwiseOutputs) {
   testing::expect_tensor_near(s1.at("h"), {1, 3}, {0, 5, 0.5});
   testing::expect_tensor_near(s1.at("y"), {1, 3}, {-9, -5, -0.5});
   // The merged file feeds run: inputs from it, and its y as golden values.
-  auto run = run_cli("run m.onnx --load-inputs in.json --load-outputs merged.json --json", dir_);
+  auto run = run_cli(
+      "run m.onnx --load-inputs in.json --load-outputs merged.json --sample 0 --json", dir_);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
 
   // One sample of inputs next to two of outputs: refused, nothing written.
