@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -453,6 +454,20 @@ class Runner {
     ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
     src_ = &src;
 
+    // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
+    // reuses the memory the previous one freed instead of faulting in fresh arena regions.
+    std::vector<BackendSpec> run_specs = specs;
+    for (auto& s : run_specs)
+      if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
+    // The optimized graph of the unmodified model, to see whether extra outputs change it: loaded
+    // in a worker of its own while the first reference run goes on here.
+    std::vector<std::future<int64_t>> plain_counts(specs.size());
+    for (size_t k = 0; k < specs.size(); ++k)
+      if (specs[k].name == "onnxruntime")
+        plain_counts[k] = std::async(std::launch::async, [this, &run_specs, k] {
+          return optimized_node_count(run_specs[k], model_.path, fmt::format("plain_{}", k));
+        });
+
     progress("layerwise: reference run (which tensors, how large)");
     ODB_RETURN_IF_ERROR(collect());
     make_batches();
@@ -465,12 +480,8 @@ class Runner {
     std::vector<std::unique_ptr<Backend>> backends(specs.size());
     std::vector<std::unique_ptr<Session>> observing(specs.size());
     std::vector<int64_t> plain_nodes(specs.size(), -1);
-    // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
-    // reuses the memory the previous one freed instead of faulting in fresh arena regions.
-    std::vector<BackendSpec> run_specs = specs;
-    for (auto& s : run_specs)
-      if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
     for (size_t k = 0; k < specs.size(); ++k) {
+      if (plain_counts[k].valid()) plain_nodes[k] = plain_counts[k].get();
       auto be = create_backend(run_specs[k]);
       if (!be) {
         fail(k, be.status());
@@ -485,9 +496,6 @@ class Runner {
           continue;
         }
         observing[k] = std::move(*s);
-      } else if (specs[k].name == "onnxruntime") {
-        // The optimized graph of the unmodified model, to see whether extra outputs change it.
-        plain_nodes[k] = optimized_node_count(run_specs[k], model_.path, "plain");
       }
     }
 
