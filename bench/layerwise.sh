@@ -18,14 +18,24 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 common=("$model" --input-shapes x:1x3x640x640 --seed 7 --atol 1e-4 --rtol 1e-3)
 
-# measure NAME ARGS...: wall s, CPU s (user+sys, children included), peak RSS KiB of the tree.
+# measure NAME ARGS...: wall s, CPU s (user+sys, children included), peak RSS KiB of the tree;
+# each the median of $runs runs. On a virtual machine the first touch of fresh memory costs
+# 1-3 ms per MiB and varies from run to run with the host, so one run is a noisy figure.
+runs=${LAYERWISE_RUNS:-3}
 measure() {
   local name=$1
   shift
-  /usr/bin/time -o "$tmp/$name.time" -f '%e %U %S %M' "$bin" run "${common[@]}" "$@" \
-    >"$tmp/$name.out" 2>"$tmp/$name.err" || true
-  read -r wall user sys rss < <(tail -n 1 "$tmp/$name.time")  # after "exited with status 1"
-  echo "$name $wall $(python3 -c "print(round($user + $sys, 3))") $rss"
+  : >"$tmp/$name.runs"
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -o "$tmp/$name.time" -f '%e %U %S %M' "$bin" run "${common[@]}" "$@" \
+      >"$tmp/$name.out" 2>"$tmp/$name.err" || true
+    read -r wall user sys rss < <(tail -n 1 "$tmp/$name.time")  # after "exited with status 1"
+    echo "$wall $(python3 -c "print(round($user + $sys, 3))") $rss" >>"$tmp/$name.runs"
+  done
+  echo "$name $(python3 -c "
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+print(' '.join(str(statistics.median(r[i] for r in rows)) for i in range(3)))" "$tmp/$name.runs")"
 }
 
 "$bin" run "${common[@]}" --backends reference:threads=1 >/dev/null 2>&1 || true  # warm the page cache
@@ -35,14 +45,15 @@ measure() {
   measure layerwise --backends reference:threads=1,onnxruntime:threads=1 --layerwise --isolate \
     --layerwise-memory "$budget" --save-repro "$tmp/repro" --json
 } >"$tmp/figures"
-python3 - "$tmp/figures" "$tmp/layerwise.out" "$budget" <<'PY'
+python3 - "$tmp/figures" "$tmp/layerwise.out" "$budget" "$runs" <<'PY'
 import json, re, sys
 fig = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(sys.argv[1])}
 j = json.load(open(sys.argv[2]))
 s = j["layerwise_summary"]
 ref, ort, lw = fig["reference"], fig["onnxruntime"], fig["layerwise"]
 base_wall, base_cpu = ref[0] + ort[0], ref[1] + ort[1]
-print("ch_PP-OCRv4_det_infer 1x3x640x640, one thread each (seconds: wall / CPU)")
+print("ch_PP-OCRv4_det_infer 1x3x640x640, one thread each (seconds: wall / CPU, median of "
+      f"{sys.argv[4]} runs)")
 print(f"  plain reference run      {ref[0]:6.2f} / {ref[1]:6.2f}")
 print(f"  plain onnxruntime run    {ort[0]:6.2f} / {ort[1]:6.2f}")
 b = s["backends"][0]
