@@ -32,5 +32,15 @@ while read -r file args; do
   if [ $rc -gt 1 ]; then echo "FAIL $file on opencv: exit $rc"; echo "$out" | tail -5; fail=1;
   else echo "ok   $file on opencv: exit $rc, verdict $(echo "$out" | grep -m1 '"verdict"')"; fi
 done < "$list"
+# OpenCV by layer name on the classifier: its values arrive in topological order and are merged
+# with the golden stream; the six shape-computing nodes OpenCV folds away are skipped, and every
+# other tensor (215) must still be compared and agree.
+cls=$models/ch_ppocr_mobile_v2.0_cls_infer.onnx
+out=$("$bin" run "$cls" --input-shapes x:1x3x48x192 --backends reference,opencv --layerwise \
+  --atol 1e-4 --rtol 1e-3 --json 2>&1)
+if ! grep -q '"observed": 215' <<<"$out" || ! grep -q '"not_observed": 6' <<<"$out" ||
+   ! grep -q '"failed": 0' <<<"$out"; then
+  echo "FAIL cls --layerwise on opencv:"; grep -A8 '"backends": \[' <<<"$out" | tail -9; fail=1
+else echo "ok   cls --layerwise on opencv: 215 compared, 6 folded away"; fi
 [ "$count" -eq 6 ] || { echo "FAIL: ran $count models, expected 6"; fail=1; }
 exit $fail
