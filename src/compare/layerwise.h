@@ -22,12 +22,13 @@
 namespace onnxdbg {
 
 /// Default LayerwiseOptions::max_extra_outputs. Each ONNX Runtime run with extra outputs costs a
-/// whole inference, but one run with very many outputs costs more than several with a share each
-/// (the outputs are kept out of ORT's memory planning and fusions, and all of them are copied and
-/// held at once). bench/layerwise.sh on PP-OCRv4 det at 640x640 (330 intermediate tensors), CPU
-/// seconds of `run --layerwise --isolate` at --layerwise-memory 2GiB (one memory batch):
-/// 330 per run 8.3 / 6.5, 150: 3.2 / 3.5, 100: 4.6 / 4.1, 60: 4.1 / 4.3; at 768MiB (batches of
-/// ~110 tensors) 150 and 330 are the same, 100 and 60 cost 0.3-0.9 s more.
+/// whole inference, and the outputs are kept out of ORT's memory planning and fusions. Measured
+/// when onnxdbg still held a batch's golden values and ORT's replies at once, 330 outputs per run
+/// cost 8.3 s CPU against 3.2 s for 150 (PP-OCRv4 det 640x640, 2GiB). Since the golden values
+/// stream beside each run (GoldenStream), the cap matters little there: median of three, `run
+/// --layerwise --isolate`, wall / CPU seconds: 768MiB: 150 per run 2.37-2.74 / 3.2-3.5, 330
+/// 2.3-2.5 / 2.9-3.1; 2GiB: 150 2.16-2.18 / 3.0-3.05, 330 2.05-2.5 / 2.6-2.9; 60 per run costs
+/// 0.3-1.2 s more. Kept at 150, which bounds how far one run strays from ORT's plain graph.
 inline constexpr size_t kLayerwiseMaxExtraOutputs = 150;
 
 struct LayerwiseOptions {
