@@ -118,6 +118,22 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
   current_pool->run(n, fn);
 }
 
+Status parallel_for_status(int64_t n, const std::function<Status(int64_t)>& fn) {
+  std::mutex mu;
+  int64_t first = n;
+  Status error;
+  parallel_for(n, [&](int64_t i) {
+    Status st = fn(i);
+    if (st.is_ok()) return;
+    std::lock_guard<std::mutex> lock(mu);
+    if (i < first) {
+      first = i;
+      error = std::move(st);
+    }
+  });
+  return error;
+}
+
 void parallel_range(int64_t total, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
   grain = std::max<int64_t>(grain, 1);

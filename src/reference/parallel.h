@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/status.h"
+
 namespace onnxdbg::reference {
 
 /// Elements per chunk of an elementwise loop (float32: 128 KiB). Loops of fewer than two chunks
@@ -72,6 +74,11 @@ class ScopedThreadPool {
 /// parallel_for (its chunks are already spread over the threads). Exceptions propagate as from
 /// ThreadPool::run. fn must write disjoint memory for distinct i.
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
+
+/// As parallel_for, for a body that can fail: calls fn(i) for every i in [0, n), failures or
+/// not, and returns the Status of the lowest i that failed (OK when none did), so the error
+/// reported is the same for every thread count.
+Status parallel_for_status(int64_t n, const std::function<Status(int64_t)>& fn);
 
 /// Splits [0, total) into chunks of `grain` items (the last one shorter) and calls
 /// fn(begin, end) for each through parallel_for. The chunks depend on total and grain only.

@@ -89,19 +89,15 @@ Status parallel_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k
   const int64_t size = by_rows ? m : n, block = by_rows ? kGemmRowBlock : kGemmColumnBlock;
   const int64_t tiles = size == 0 ? 0 : (size + block - 1) / block;
   if (tiles <= 1) return gemm<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  std::vector<Status> errors(static_cast<size_t>(tiles));
-  parallel_for(tiles, [&](int64_t t) {
+  return parallel_for_status(tiles, [&](int64_t t) {
     const int64_t first = t * block, count = std::min(block, size - first);
-    Status& st = errors[static_cast<size_t>(t)];
     if (by_rows)  // rows of op(A): rows of A as stored, or its columns when transposed
-      st = gemm<T>(trans_a, trans_b, count, n, k, alpha, trans_a ? a + first : a + first * lda,
-                   lda, b, ldb, beta, c + first * ldc, ldc);
-    else  // columns of op(B): columns of B as stored, or its rows when transposed
-      st = gemm<T>(trans_a, trans_b, m, count, k, alpha, a, lda,
+      return gemm<T>(trans_a, trans_b, count, n, k, alpha, trans_a ? a + first : a + first * lda,
+                     lda, b, ldb, beta, c + first * ldc, ldc);
+    // columns of op(B): columns of B as stored, or its rows when transposed
+    return gemm<T>(trans_a, trans_b, m, count, k, alpha, a, lda,
                    trans_b ? b + first * ldb : b + first, ldb, beta, c + first, ldc);
   });
-  for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
-  return Status::ok();
 }
 
 }  // namespace onnxdbg::reference

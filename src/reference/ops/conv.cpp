@@ -3,14 +3,13 @@
 // and 2-D convolutions with one input channel per group (depthwise) run as direct loops instead.
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
-#include "reference/parallel.h"
 #include "reference/ops/blas.h"
 #include "reference/ops/conv_common.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -185,34 +184,29 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   // anyway, so this saves a separate pass adding it afterwards.
   const T beta = bias ? T(1) : T(0);
   const T* pb = bias ? bias->data<T>() : nullptr;
-  std::vector<Status> errors;
-  std::mutex errors_mu;
   // C = W[r0 : r0 + rows] x src[:, c0 : c0 + cols] (+ bias), src of leading dimension ld.
   const auto tile = [&](const T* wg, const T* src, int64_t ld, T* yg, const T* bg, int64_t r0,
                         int64_t rows, int64_t c0, int64_t cols) {
     if (bg)
       for (int64_t r = r0; r < r0 + rows; ++r) std::fill_n(yg + r * p + c0, cols, bg[r]);
-    Status st = gemm<T>(false, false, rows, cols, k, T(1), wg + r0 * k, k, src, ld, beta,
-                        yg + r0 * p + c0, p);
-    if (st.is_ok()) return;
-    std::lock_guard<std::mutex> lock(errors_mu);
-    errors.push_back(std::move(st));
+    return gemm<T>(false, false, rows, cols, k, T(1), wg + r0 * k, k, src, ld, beta,
+                   yg + r0 * p + c0, p);
   };
-  for (int64_t b = 0; b < n && errors.empty(); ++b) {
-    for (int64_t gi = 0; gi < group && errors.empty(); ++gi) {
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t gi = 0; gi < group; ++gi) {
       if (p == 0) continue;
       const T* xg = px + (b * c + gi * cg) * in_size;
       const T* wg = pw + gi * mg * k;
       const T* bg = pb ? pb + gi * mg : nullptr;
       T* yg = py + (b * m + gi * mg) * p;
       if (!pointwise && bands > 1) {
-        parallel_for(bands, [&](int64_t bi) {
+        ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t bi) {
           const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
           const int64_t cols = (o1 - o0) * out_last;
           T* col = col_scratch<T>(static_cast<size_t>(k * band * out_last));
           im2col(xg, cg, g, o0, o1, col);
-          tile(wg, col, cols, yg, bg, 0, mg, o0 * out_last, cols);
-        });
+          return tile(wg, col, cols, yg, bg, 0, mg, o0 * out_last, cols);
+        }));
         continue;
       }
       const T* src = xg;
@@ -221,14 +215,13 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
         im2col(xg, cg, g, 0, outer, col);
         src = col;
       }
-      parallel_for(col_tiles * row_tiles, [&](int64_t t) {
+      ODB_RETURN_IF_ERROR(parallel_for_status(col_tiles * row_tiles, [&](int64_t t) {
         const int64_t c0 = (t / row_tiles) * kConvBandColumns, r0 = (t % row_tiles) * tile_rows;
-        tile(wg, src + c0, p, yg, bg, r0, std::min(tile_rows, mg - r0), c0,
-             std::min(kConvBandColumns, p - c0));
-      });
+        return tile(wg, src + c0, p, yg, bg, r0, std::min(tile_rows, mg - r0), c0,
+                    std::min(kConvBandColumns, p - c0));
+      }));
     }
   }
-  if (!errors.empty()) return std::move(errors.front());
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -105,20 +105,19 @@ Status conv_transpose_typed(KernelContext& ctx, const Tensor& x, const Tensor& w
   // same bits.
   const int64_t block = std::max<int64_t>(1, 64 / std::max<int64_t>(k, 1));
   const int64_t blocks = (mg + block - 1) / block;
-  std::vector<Status> errors(static_cast<size_t>(blocks));
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t gi = 0; gi < group; ++gi) {
       const T* xg = px + (b * c + gi * cg) * pin;
       const T* wg = pw + gi * cg * mg * k;
       T* yg = py + (b * m + gi * mg) * pout;
-      parallel_for(blocks, [&](int64_t bi) {
+      ODB_RETURN_IF_ERROR(parallel_for_status(blocks, [&](int64_t bi) {
         const int64_t c0 = bi * block, channels = std::min(block, mg - c0);
         T* rows = col.data() + c0 * k * pin;
-        errors[static_cast<size_t>(bi)] = gemm<T>(true, false, channels * k, pin, cg, T(1),
-                                                  wg + c0 * k, mg * k, xg, pin, T(0), rows, pin);
-        if (errors[static_cast<size_t>(bi)].is_ok()) col2im(rows, channels, g, yg + c0 * pout);
-      });
-      for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
+        ODB_RETURN_IF_ERROR(gemm<T>(true, false, channels * k, pin, cg, T(1), wg + c0 * k, mg * k,
+                                    xg, pin, T(0), rows, pin));
+        col2im(rows, channels, g, yg + c0 * pout);
+        return Status::ok();
+      }));
     }
   }
   add_channel_bias(py, bias, n, m, pout);

@@ -22,13 +22,11 @@ Status matmul_typed(KernelContext& ctx, const Tensor& a, const Tensor& b) {
       ODB_RETURN_IF_ERROR(parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb,
                                            p.n, T(0), py, p.n));
     } else {
-      std::vector<Status> errors(static_cast<size_t>(nb));
-      parallel_for(nb, [&](int64_t i) {
+      ODB_RETURN_IF_ERROR(parallel_for_status(nb, [&](int64_t i) {
         const auto iu = static_cast<size_t>(i);
-        errors[iu] = gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
-                             pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
-      });
-      for (auto& st : errors) ODB_RETURN_IF_ERROR(std::move(st));
+        return gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
+                       pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
+      }));
     }
   } else {
     for (int64_t i = 0; i < nb; ++i) {

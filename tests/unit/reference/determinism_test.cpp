@@ -464,6 +464,23 @@ TEST(ThreadPool, RunsEveryChunkOnceAndPassesOnTheFirstError) {
   EXPECT_EQ(sum.load(), 4950);
 }
 
+TEST(ThreadPool, StatusLoopsRunEveryChunkAndReturnTheLowestFailure) {
+  for (int threads : {1, 3}) {
+    reference::ThreadPool pool(threads);
+    reference::ScopedThreadPool scope(&pool);
+    std::vector<std::atomic<int>> seen(200);
+    const Status st = reference::parallel_for_status(200, [&](int64_t i) {
+      seen[static_cast<size_t>(i)].fetch_add(1);
+      if (i % 50 == 49) return invalid_argument("chunk " + std::to_string(i));
+      return Status::ok();
+    });
+    for (const auto& s : seen) EXPECT_EQ(s.load(), 1) << threads << " threads";
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(st.message(), "chunk 49") << threads << " threads";
+    EXPECT_TRUE(reference::parallel_for_status(10, [](int64_t) { return Status::ok(); }).is_ok());
+  }
+}
+
 TEST(ThreadPool, NestedLoopsRunInlineAndRangesCoverEverything) {
   reference::ThreadPool pool(2);
   reference::ScopedThreadPool scope(&pool);
