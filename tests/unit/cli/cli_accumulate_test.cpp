@@ -3,11 +3,11 @@
 // the flag sets every reference backend and the golden reference of --layerwise; a flag that
 // contradicts a backend's own option is a usage error.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "model/model.h"
 #include "test_util.h"
 
@@ -18,13 +18,10 @@ namespace fs = std::filesystem;
 
 using testing::run_cli;
 
-class CliAccumulate : public ::testing::Test {
+class CliAccumulate : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_acc_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    CliTest::SetUp();
     // z = a . x with a = (1e8, 1, ..., 1, -1e8) and x all ones (--val-range [1,1]): exactly 1022.
     std::string a = "1e8";
     for (int i = 1; i < 1023; ++i) a += ", 1.0";
@@ -37,10 +34,8 @@ class CliAccumulate : public ::testing::Test {
         "}> ()\n"
         "  z = MatMul (a, x)\n"
         "}\n";
-    ASSERT_TRUE(save_model(testing::parse_text_model(text), dir_ / "dot.onnx").is_ok());
+    write_model("dot.onnx", text);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
 };
 
 TEST_F(CliAccumulate, DoubleDisagreesWithFloatAndAgreesWithItself) {

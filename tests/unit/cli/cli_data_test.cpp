@@ -4,7 +4,6 @@
 // file half-written.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "data/npy.h"
 #include "data/npz.h"
 #include "data/polygraphy_json.h"
@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using testing::CliResult;
+using testing::expect_usage_error;
 using testing::run_cli;
 
 const char* kModel = R"(
@@ -36,21 +37,16 @@ g (float[1,3] x) => (float[1,3] y)
 }
 )";
 
-/// An array as Polygraphy encodes it: base64 of np.save bytes (here: onnxdbg's npy writer).
-json ndarray(const Tensor& t) {
-  return {{"array", base64_encode(write_npy(t))}, {"polygraphy_class", "ndarray"}};
-}
+/// An array as Polygraphy encodes it.
+json ndarray(const Tensor& t) { return testing::polygraphy_ndarray(t); }
 
 Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}, {a, b, c}); }
 
-class CliData : public ::testing::Test {
+class CliData : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_data_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(save_model(testing::parse_text_model(kModel), dir_ / "m.onnx").is_ok());
+    CliTest::SetUp();
+    write_model("m.onnx", kModel);
     // Two samples of inputs, as `polygraphy run --save-inputs` writes them...
     write("in.json",
           json::array({{{"x", ndarray(row(1, -2, 3))}}, {{"x", ndarray(row(-1, 5, 0.5))}}}));
@@ -72,16 +68,7 @@ class CliData : public ::testing::Test {
                                                 iteration(row(-9, -5, -0.5), row(0, 5, 0.5))})})})},
          {"polygraphy_class", "RunResults"}});
   }
-  void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& name, const json& j) { std::ofstream(dir_ / name) << j.dump(4); }
-  void expect_usage_error(const CliResult& r, const std::string& needle) {
-    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("onnxdbg: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-  }
-  fs::path dir_;
 };
 
 TEST_F(CliData, LoadedOutputsAreTheGoldenValues) {

@@ -3,12 +3,12 @@
 // names the samples that fail, saved inputs/outputs round-trip as Polygraphy JSON, and bad input
 // is one sentence with exit status 2 and nothing written.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "data/npy.h"
 #include "data/npz.h"
 #include "data/polygraphy_json.h"
@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using testing::CliResult;
+using testing::expect_usage_error;
 using testing::run_cli;
 
 // Log: NaN for a negative input, so a sample's values decide whether --validate fails.
@@ -43,38 +44,24 @@ g (float[3] x, int64[1] i) => (float[1] y)
 }
 )";
 
-json ndarray(const Tensor& t) {
-  return {{"array", base64_encode(write_npy(t))}, {"polygraphy_class", "ndarray"}};
-}
+json ndarray(const Tensor& t) { return testing::polygraphy_ndarray(t); }
 
 Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}, {a, b, c}); }
 
 std::vector<double> values_of(const Tensor& t) { return testing::values(t); }
 
-class CliIterations : public ::testing::Test {
+class CliIterations : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_it_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(save_model(testing::parse_text_model(kLogModel), dir_ / "log.onnx").is_ok());
+    CliTest::SetUp();
+    write_model("log.onnx", kLogModel);
   }
-  void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& name, const json& j) { std::ofstream(dir_ / name) << j.dump(); }
-  void expect_usage_error(const CliResult& r, const std::string& needle) {
-    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("onnxdbg: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-  }
   std::vector<Sample> load_json(const std::string& name) {
     auto d = load_polygraphy_json(dir_ / name);
     EXPECT_TRUE(d.has_value()) << d.status().to_string();
     return d ? d->runs.at(0).second : std::vector<Sample>{};
   }
-  fs::path dir_;
 };
 
 TEST_F(CliIterations, EachGeneratedSampleIsRunAndReportedApart) {

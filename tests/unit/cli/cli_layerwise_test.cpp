@@ -2,12 +2,12 @@
 // JSON report and its repro folder, and bad input (budget, backends, inputs of another model)
 // as one clear sentence with exit code 2.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "data/npz.h"
 #include "model/model.h"
 #include "test_util.h"
@@ -20,26 +20,18 @@ namespace fs = std::filesystem;
 using testing::CliResult;
 using testing::run_cli;
 
-class CliLayerwise : public ::testing::Test {
+class CliLayerwise : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_lw_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    CliTest::SetUp();
     model_ = dir_ / "demo.onnx";
-    ASSERT_TRUE(save_model(testing::parse_text_model(testing::demo_model_text()), model_).is_ok());
+    write_model("demo.onnx", testing::demo_model_text());
   }
-  void TearDown() override { fs::remove_all(dir_); }
   void expect_usage_error(const CliResult& r, const std::string& needle) {
-    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_EQ(r.err.rfind("onnxdbg: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
+    testing::expect_usage_error(r, needle);
     EXPECT_FALSE(fs::exists(dir_ / "onnxdbg-repro"));
   }
-  fs::path dir_, model_;
+  fs::path model_;
 };
 
 TEST_F(CliLayerwise, DemoNamesSoftmaxAndWritesTheRepro) {

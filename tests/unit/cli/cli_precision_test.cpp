@@ -2,7 +2,6 @@
 // points in the table and in --json, the outputs that go wrong, and --layerwise refusing it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "model/model.h"
 #include "test_util.h"
 
@@ -33,17 +33,12 @@ g (float[1,3] x) => (float[1,3] y)
 }
 )";
 
-class CliPrecision : public ::testing::Test {
+class CliPrecision : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_fp16_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(save_model(testing::parse_text_model(kModel), dir_ / "m.onnx").is_ok());
+    CliTest::SetUp();
+    write_model("m.onnx", kModel);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
 };
 
 TEST_F(CliPrecision, NamesTheOverflowPointAndFails) {

@@ -3,7 +3,6 @@
 // --json, --strict-providers makes it exit code 2, and the CPU provider as asked is clean.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "model/model.h"
 #include "test_util.h"
 
@@ -32,17 +32,12 @@ g (float[1,3] x) => (float[1,2] y)
 }
 )";
 
-class CliProviders : public ::testing::Test {
+class CliProviders : public testing::CliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_ep_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    ASSERT_TRUE(save_model(testing::parse_text_model(kModel), dir_ / "m.onnx").is_ok());
+    CliTest::SetUp();
+    write_model("m.onnx", kModel);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
 };
 
 TEST_F(CliProviders, MissingCudaIsAWarningInTheTable) {
