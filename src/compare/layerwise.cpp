@@ -22,6 +22,7 @@
 #include <string_view>
 #include <thread>
 
+#include "backends/isolated.h"
 #include "data/test_data.h"
 #include "reference/interpreter.h"
 
@@ -469,8 +470,17 @@ class Runner {
         });
 
     progress("layerwise: reference run (which tensors, how large)");
+    const auto collect_start = Clock::now();
     ODB_RETURN_IF_ERROR(collect());
     make_batches();
+    // A backend's side waits for the reference beside it, so its run timeout must cover the
+    // reference's run too: unless given, the default plus four times the first reference run.
+    const double reference_seconds =
+        std::chrono::duration<double>(Clock::now() - collect_start).count();
+    for (auto& s : run_specs)
+      if (s.name != "reference" && !s.options.count("timeout"))
+        s.options["timeout"] = fmt::format(
+            "{:.0f}", IsolationOptions{}.run_timeout_seconds + 4 * reference_seconds + 1);
 
     for (const auto& spec : specs) {
       LayerwiseBackend b;
