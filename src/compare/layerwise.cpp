@@ -25,6 +25,8 @@
 #include "backends/isolated.h"
 #include "data/test_data.h"
 #include "reference/interpreter.h"
+#include "runner/precision.h"
+#include "surgeon/surgeon.h"
 
 namespace onnxdbg {
 namespace {
@@ -87,6 +89,19 @@ FloatScan scan_floats(const float* p, int64_t n) {
   }
   s.max_abs = std::bit_cast<float>(m);
   return s;
+}
+
+/// Whether some element of a float32 tensor is not a float16 value widened: float16 has 10
+/// mantissa bits, so a widened value (normal or subnormal in float16) has the 13 low mantissa
+/// bits of its float32 form clear. Inf and NaN from float16 pass too (NaN payloads aside).
+bool holds_non_float16_values(const float* p, int64_t n) {
+  uint32_t any = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, sizeof u);
+    any |= u;
+  }
+  return (any & 0x1fffu) != 0;
 }
 
 std::string node_label(const onnx::NodeProto& node, size_t index) {
@@ -268,6 +283,18 @@ int64_t count_nodes(const fs::path& path) {
 
 /// OpenCV reads intermediate tensors by layer name; others get them as extra graph outputs.
 bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
+
+/// Converts `m` as a precision=fp16 backend runs it (surgeon::to_fp16: weights and activations
+/// to float16, graph inputs and outputs kept float32 with Casts inside, so golden float32 values
+/// feed it and its outputs, extra ones included, come back as float16 values widened to
+/// float32). Returns how many Casts the conversion added. Errors: to_fp16's, with context.
+Expected<int64_t> convert_to_fp16(onnx::ModelProto& m, const fs::path& base_dir) {
+  surgeon::Fp16Options options;
+  options.keep_io_types = true;
+  auto stats = surgeon::to_fp16(m, base_dir, options);
+  if (!stats) return std::move(stats).status().with_context("while converting to float16");
+  return stats->casts_inserted;
+}
 
 /// Reference runs of one model on one input sample, handing node outputs to hooks.
 class GoldenSource {
@@ -454,19 +481,28 @@ class Runner {
     tmp_ = tmp.path();
     ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
     src_ = &src;
+    for (const auto& spec : specs) {
+      LayerwiseBackend b;
+      b.backend = spec.to_string();
+      rep_.backends.push_back(std::move(b));
+    }
 
     // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
     // reuses the memory the previous one freed instead of faulting in fresh arena regions.
+    // precision=fp16 is ours, not the backend's: it gets the models converted (load_fp16).
     std::vector<BackendSpec> run_specs = specs;
-    for (auto& s : run_specs)
+    for (auto& s : run_specs) {
       if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
+      s.options.erase("precision");
+    }
+    ODB_RETURN_IF_ERROR(prepare_fp16(specs));
     // The optimized graph of the unmodified model, to see whether extra outputs change it: loaded
     // in a worker of its own while the first reference run goes on here.
     std::vector<std::future<int64_t>> plain_counts(specs.size());
     for (size_t k = 0; k < specs.size(); ++k)
-      if (specs[k].name == "onnxruntime")
+      if (specs[k].name == "onnxruntime" && rep_.backends[k].ok)
         plain_counts[k] = std::async(std::launch::async, [this, &run_specs, k] {
-          return optimized_node_count(run_specs[k], model_.path, fmt::format("plain_{}", k));
+          return optimized_node_count(run_specs[k], load_paths_[k], fmt::format("plain_{}", k));
         });
 
     progress("layerwise: reference run (which tensors, how large)");
@@ -482,16 +518,12 @@ class Runner {
         s.options["timeout"] = fmt::format(
             "{:.0f}", IsolationOptions{}.run_timeout_seconds + 4 * reference_seconds + 1);
 
-    for (const auto& spec : specs) {
-      LayerwiseBackend b;
-      b.backend = spec.to_string();
-      rep_.backends.push_back(std::move(b));
-    }
     std::vector<std::unique_ptr<Backend>> backends(specs.size());
     std::vector<std::unique_ptr<Session>> observing(specs.size());
     std::vector<int64_t> plain_nodes(specs.size(), -1);
     for (size_t k = 0; k < specs.size(); ++k) {
       if (plain_counts[k].valid()) plain_nodes[k] = plain_counts[k].get();
+      if (!rep_.backends[k].ok) continue;
       auto be = create_backend(run_specs[k]);
       if (!be) {
         fail(k, be.status());
@@ -500,7 +532,7 @@ class Runner {
       backends[k] = std::move(*be);
       if (observes_by_name(specs[k])) {
         progress("layerwise: loading the model on " + specs[k].to_string());
-        auto s = backends[k]->load(model_.path);
+        auto s = backends[k]->load(load_paths_[k]);
         if (!s) {
           fail(k, s.status());
           continue;
@@ -529,6 +561,7 @@ class Runner {
       }
     }
 
+    for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k);
     if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, backends));
     pick_first_divergences();
     rep_.reference_runs = src_->runs();
@@ -546,6 +579,76 @@ class Runner {
   void fail(size_t k, const Status& st) {
     rep_.backends[k].ok = false;
     rep_.backends[k].error = st.to_string();
+  }
+
+  /// Which backends run in float16, and the whole model they load: the model itself, or one copy
+  /// converted to float16 shared by every precision=fp16 backend. A model the conversion refuses
+  /// fails those backends only.
+  Status prepare_fp16(const std::vector<BackendSpec>& specs) {
+    fp16_.assign(specs.size(), false);
+    plain_casts_.assign(specs.size(), 0);
+    load_paths_.assign(specs.size(), model_.path);
+    std::optional<Expected<int64_t>> converted;
+    const fs::path path = tmp_ / "model_fp16.onnx";
+    for (size_t k = 0; k < specs.size(); ++k) {
+      fp16_[k] = specs[k].option("precision") == "fp16";
+      if (!fp16_[k]) continue;
+      if (!converted) {
+        progress("layerwise: converting the model to float16");
+        onnx::ModelProto m = model_.proto;
+        converted = convert_to_fp16(m, model_.base_dir);
+        if (*converted) {
+          if (Status st = save_model(m, path); !st) converted = Expected<int64_t>(st);
+        }
+      }
+      if (!*converted) {
+        fail(k, converted->status());
+        continue;
+      }
+      load_paths_[k] = path;
+      plain_casts_[k] = **converted;
+    }
+    return Status::ok();
+  }
+
+  /// Saves `m` (the model, or part of it, with float32 types) as backend `k` loads it: converted
+  /// to float16 for a precision=fp16 backend. Returns the Casts the conversion added beyond
+  /// those of the whole model's conversion (one per extra float output), 0 for others.
+  Expected<int64_t> save_for_backend(size_t k, onnx::ModelProto& m, const fs::path& path) {
+    int64_t extra = 0;
+    if (fp16_[k]) {
+      ODB_ASSIGN_OR_RETURN(int64_t casts, convert_to_fp16(m, model_.base_dir));
+      extra = casts - plain_casts_[k];
+    }
+    ODB_RETURN_IF_ERROR(save_model(m, path));
+    return extra;
+  }
+
+  /// A float16 backend that computed some tensors in float32 does not show float16's rounding or
+  /// overflow there: say how many and where, once.
+  void note_float32_tensors(size_t k) {
+    LayerwiseBackend& b = rep_.backends[k];
+    if (!fp16_[k] || b.computed_in_float32 == 0) return;
+    int floats = 0;
+    const LayerComparison* first = nullptr;
+    for (const auto& c : rep_.comparisons) {
+      if (c.backend != b.backend || !c.observed || rep_.tensors[c.tensor].dtype != DType::kFloat)
+        continue;
+      ++floats;
+      if (c.computed_in_float32 && !first) first = &c;
+    }
+    const LayerTensor& t = rep_.tensors[first->tensor];
+    b.notes.push_back(fmt::format(
+        "{} of {} float tensors hold values float16 cannot represent (first: '{}' of node {}): "
+        "the backend computed them in float32, so float16 rounding and overflow do not show "
+        "there{}",
+        b.computed_in_float32, floats, t.name,
+        t.node.empty() ? fmt::format("#{} ({})", t.node_index, t.op_type)
+                       : fmt::format("'{}' ({})", t.node, t.op_type),
+        rep_.backends[k].backend.rfind("onnxruntime", 0) == 0
+            ? " (ONNX Runtime's CPU provider has float16 kernels for few ops; it casts around "
+              "the others and drops the float16 round trips between them)"
+            : ""));
   }
 
   /// First reference run: metadata of every compared tensor.
@@ -656,7 +759,7 @@ class Runner {
       if (auto it = outputs.find(o.name()); it != outputs.end())
         *m.mutable_graph()->add_output() = it->second;
     const fs::path path = tmp_ / fmt::format("batch_{}.onnx", bi + 1);
-    ODB_RETURN_IF_ERROR(save_model(m, path));
+    ODB_ASSIGN_OR_RETURN(const int64_t extra_casts, save_for_backend(k, m, path));
     m.Clear();
     Expected<std::unique_ptr<Session>> session = internal_error("not loaded");
     const fs::path opt_path = tmp_ / fmt::format("batch_{}.optimized.onnx", bi + 1);
@@ -678,11 +781,14 @@ class Runner {
       const int64_t with = count_nodes(opt_path);
       std::error_code ec;
       fs::remove(opt_path, ec);
-      if (with >= 0 && with != plain_nodes) {
+      // A float16 model reads each extra output through a Cast to float32 of its own.
+      if (with >= 0 && with != plain_nodes + extra_casts) {
         rep_.backends[k].notes.push_back(fmt::format(
             "batch {}: adding {} outputs changed ONNX Runtime's optimized graph ({} nodes "
-            "without, {} with); its tensors were read from the changed graph",
-            bi + 1, added, plain_nodes, with));
+            "without, {} with{}); its tensors were read from the changed graph",
+            bi + 1, added, plain_nodes, with,
+            extra_casts ? fmt::format(", {} of them Casts to float32 for the outputs", extra_casts)
+                        : ""));
       }
     }
     auto r = (*session)->run_each(inputs_, {}, sink);
@@ -723,6 +829,8 @@ class Runner {
       }
       c.observed = true;
       c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+      c.computed_in_float32 = fp16_[k] && value.dtype() == DType::kFloat &&
+                              holds_non_float16_values(value.data<float>(), value.numel());
     };
     Expected<RunResult> got = internal_error("the backend did not run");
     std::thread backend_side([&] {
@@ -754,6 +862,7 @@ class Runner {
       } else {
         ++b.observed;
         b.failed += !c.result.pass;
+        b.computed_in_float32 += c.computed_in_float32;
       }
       rep_.comparisons.push_back(std::move(c));
     }
@@ -841,7 +950,7 @@ class Runner {
       if (first_values_node_ && *first_values_node_ <= idx) return;
       bool own_fail = false;
       for (const auto& c : rep_.comparisons)
-        own_fail = own_fail || (c.own && !c.own->pass && rep_.tensors[c.tensor].node_index == idx);
+        own_fail = own_fail || (c.own_failure() && rep_.tensors[c.tensor].node_index == idx);
       if (!own_fail) continue;
       const auto& node = g.node(static_cast<int>(idx));
       std::vector<std::string> names = node_reads(node);
@@ -895,7 +1004,7 @@ class Runner {
     ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,
                          nodes_model(model_, nodes, golden, constants, rename, shapes));
     const fs::path path = tmp_ / "isolated.onnx";
-    ODB_RETURN_IF_ERROR(save_model(m, path));
+    if (auto saved = save_for_backend(k, m, path); !saved) return saved.status();
     auto session = backend.load(path);
     if (!session) return session.status();
     progress(fmt::format("layerwise: running {} isolated nodes on {}", nodes.size(),
@@ -908,6 +1017,23 @@ class Runner {
     feeds.clear();
     if (!r) return r.status();
     const std::set<size_t> wanted(nodes.begin(), nodes.end());
+    // Intermediate tensors that overflowed on this float16 backend (golden values beyond
+    // float16's range, and outside tolerance here): as golden inputs they are +-inf in float16
+    // too, so a node reading one inherits the overflow. (A backend may compute in float32 where
+    // it lacks a float16 kernel; the tensor then did not overflow there, and counts as usual.)
+    std::set<size_t> beyond_fp16;
+    if (fp16_[k]) {
+      std::set<std::string_view> overflowed;
+      for (const auto& c : rep_.comparisons) {
+        const LayerTensor& t = rep_.tensors[c.tensor];
+        if (c.backend == rep_.backends[k].backend && !c.pass() && is_floating(t.dtype) &&
+            t.golden_max_abs > kFloat16Max)
+          overflowed.insert(t.name);
+      }
+      for (size_t idx : nodes)
+        for (const auto& n : node_reads(model_.proto.graph().node(static_cast<int>(idx))))
+          if (overflowed.count(n)) beyond_fp16.insert(idx);
+    }
     for (auto& c : rep_.comparisons) {
       if (c.backend != rep_.backends[k].backend || c.pass()) continue;
       const LayerTensor& t = rep_.tensors[c.tensor];
@@ -920,21 +1046,24 @@ class Runner {
         continue;
       }
       c.own = compare_layer(a->second, want->second, c.tol, opt_.error_stat);
+      c.input_beyond_fp16 = beyond_fp16.count(t.node_index) > 0;
     }
     return Status::ok();
   }
 
   void pick_first_divergences() {
-    for (auto& b : rep_.backends) {
+    for (size_t k = 0; k < rep_.backends.size(); ++k) {
+      LayerwiseBackend& b = rep_.backends[k];
       for (const auto& c : rep_.comparisons) {
         if (c.backend != b.backend || c.pass()) continue;
-        const bool counts = opt_.isolate ? (c.own && !c.own->pass) : true;
+        const bool counts = opt_.isolate ? c.own_failure() : true;
         if (!counts) continue;
         FirstDivergence f;
         f.tensor = c.tensor;
         f.backend = b.backend;
         if (c.own) f.own_error = c.own->max_abs_error;
         f.basis = opt_.isolate ? "own" : "total";
+        f.precision = fp16_[k] ? "fp16" : "fp32";
         b.first = f;
         break;
       }
@@ -956,6 +1085,9 @@ class Runner {
   GoldenSource* src_ = nullptr;
   std::vector<Batch> batches_;
   std::optional<size_t> first_values_node_;  // whose values rep_.first_node_values holds
+  std::vector<bool> fp16_;                   // per backend: precision=fp16
+  std::vector<int64_t> plain_casts_;         // per fp16 backend: Casts in the whole model
+  std::vector<fs::path> load_paths_;         // per backend: the whole model it loads
 };
 
 }  // namespace
@@ -1069,6 +1201,8 @@ Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
   }
   ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,
                        single_node_model(model, t.node_index, constants, golden));
+  if (report.first->precision == "fp16")
+    if (auto converted = convert_to_fp16(m, model.base_dir); !converted) return converted.status();
   TensorMap in, out;
   for (const auto& v : m.graph().input()) in[v.name()] = golden.at(v.name());
   for (const auto& v : m.graph().output()) out[v.name()] = golden.at(v.name());

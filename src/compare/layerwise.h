@@ -80,7 +80,20 @@ struct LayerComparison {
   bool isolated = false;    ///< the producing node was re-run alone (--isolate)
   std::optional<TensorComparison> own;  ///< error of the node alone on golden inputs
   std::string isolate_error;            ///< why isolation failed, when it did
+  /// precision=fp16 backend: an input of the node is an intermediate tensor that overflowed on
+  /// this backend (golden value beyond float16's range, outside tolerance here), so it reaches
+  /// the node alone as +-inf too. Its own error is then inherited from the node where that
+  /// tensor overflowed, not the node's own.
+  bool input_beyond_fp16 = false;
+  /// precision=fp16 backend: the backend's float32 value holds values float16 cannot represent
+  /// (a bit among the 13 low mantissa bits that float16 lacks is set), so the backend computed
+  /// this tensor in float32, not float16 (ONNX Runtime's CPU provider does so for ops without a
+  /// float16 kernel, dropping the float16 round trips between them).
+  bool computed_in_float32 = false;
   bool pass() const { return !observed || result.pass; }
+  /// Isolated, and the node's error is its own: outside tolerance alone on golden inputs that
+  /// its precision can hold.
+  bool own_failure() const { return own && !own->pass && !input_beyond_fp16; }
 };
 
 /// The node named as the origin of the divergence on one backend.
@@ -91,6 +104,9 @@ struct FirstDivergence {
   /// "own": its own error exceeds the tolerance (isolation); "total": without isolation, the
   /// first tensor outside tolerance.
   std::string basis;
+  /// The precision the backend ran the node in: "fp32", or "fp16" for a precision=fp16 backend
+  /// (its repro model is then the node alone converted to float16, as the backend ran it).
+  std::string precision = "fp32";
 };
 
 /// What the layerwise pass did on one backend.
@@ -100,6 +116,9 @@ struct LayerwiseBackend {
   std::string error;  ///< why the backend could not be compared layerwise
   int batches = 0;
   int observed = 0, not_observed = 0, failed = 0;
+  /// precision=fp16 backend: observed float tensors it computed in float32
+  /// (LayerComparison::computed_in_float32).
+  int computed_in_float32 = 0;
   std::vector<std::string> notes;  ///< e.g. "adding 120 outputs changed ONNX Runtime's graph"
   std::optional<FirstDivergence> first;
 };
@@ -141,7 +160,11 @@ std::string memory_size_string(uint64_t bytes);
 /// golden values are compared with the backend's as both arrive in the same order (the backend's
 /// side reads them on a second thread), so neither side's batch is held by onnxdbg.
 /// A backend that cannot load or run a batch is recorded (LayerwiseBackend::error) and the others
-/// go on. With options.isolate, every node with a failing output is re-run alone on its backend
+/// go on. A backend with precision=fp16 (runner/precision.h) loads every model it gets (the
+/// whole model, each batch's model, the isolated nodes) converted by surgeon::to_fp16 with graph
+/// inputs and outputs kept float32, so its intermediate tensors come back as float16 values
+/// widened to float32 and compare with the float32 golden values as they are.
+/// With options.isolate, every node with a failing output is re-run alone on its backend
 /// (all such nodes of a chunk in one model of disjoint single-node graphs, node by node when
 /// that model fails) on golden inputs from one more reference run per memory_budget /
 /// kLayerwiseCopies of them, and the first divergence is the first node in topological order
@@ -167,7 +190,9 @@ Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t no
 /// alone, see single_node_model) and DIR/test_data_set_0/{input,output}_K.pb (golden inputs and
 /// golden outputs), written to a sibling temp folder and renamed, so nothing is half-written.
 /// Re-runs the reference on `inputs` to capture the node's golden inputs unless
-/// report.first_node_values holds them. An existing DIR is
+/// report.first_node_values holds them. When the first divergence's precision is "fp16" the
+/// node is written converted to float16 (inputs and outputs float32 with Casts inside), as the
+/// backend ran it, so that `onnxdbg conformance DIR` on that backend reproduces the error. An existing DIR is
 /// replaced only when it looks like an earlier repro (holds model.onnx and test_data_set_0).
 /// `options`: how that reference run goes (as LayerwiseOptions::reference).
 /// Errors: kInvalidArgument (no first divergence, an unwritable or foreign DIR), reference errors.

@@ -18,7 +18,7 @@ constexpr double kFloat16Max = 65504.0;
 /// "own" (the node alone is outside tolerance), "inherited" (alone it is within), or why unknown.
 std::string error_source(const LayerComparison& c) {
   if (!c.observed || c.result.pass) return "";
-  if (c.own) return c.own->pass ? "inherited" : "own";
+  if (c.own) return c.own_failure() ? "own" : "inherited";
   if (!c.isolate_error.empty()) return "isolation failed";
   return "";
 }
@@ -79,8 +79,11 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
          << "': " << hidden->note << ")\n";
     }
     if (failing.empty()) continue;
+    // Nodes failing on their own first, then by error (a float16 node reading an overflowed
+    // input has an infinite own error, but inherited).
     std::stable_sort(failing.begin(), failing.end(),
                      [](const LayerComparison* a, const LayerComparison* c) {
+                       if (a->own_failure() != c->own_failure()) return a->own_failure();
                        return rank_error(*a) > rank_error(*c);
                      });
     os << "\nworst tensors on " << b.backend << " (" << failing.size()
@@ -152,8 +155,9 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     }
     os << "\n";
     if (!rep.repro_dir.empty())
-      os << "  repro: " << rep.repro_dir.string()
-         << " (model.onnx with that node alone + test_data_set_0 with golden inputs and outputs)\n";
+      os << "  repro: " << rep.repro_dir.string() << " (model.onnx with that node alone"
+         << (rep.first->precision == "fp16" ? " in float16" : "")
+         << " + test_data_set_0 with golden inputs and outputs)\n";
   } else {
     bool any_fail = false;
     for (const auto& b : rep.backends) any_fail = any_fail || b.failed > 0;
@@ -184,6 +188,8 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
               {"elements", c.observed ? json(c.result.numel) : json(nullptr)},
               {"own_error", c.own ? json_number(c.own->max_abs_error) : json(nullptr)},
               {"own_pass", c.own ? json(c.own->pass) : json(nullptr)},
+              {"input_beyond_fp16", c.input_beyond_fp16},
+              {"computed_in_float32", c.computed_in_float32},
               {"error_source", error_source(c).empty() ? json(nullptr) : json(error_source(c))},
               {"isolate_error", c.isolate_error.empty() ? json(nullptr) : json(c.isolate_error)},
               {"nan_or_inf", c.observed ? c.result.nan_or_inf_actual : 0},
@@ -202,6 +208,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
                         {"observed", b.observed},
                         {"not_observed", b.not_observed},
                         {"failed", b.failed},
+                        {"computed_in_float32", b.computed_in_float32},
                         {"notes", b.notes}});
   }
   j["layerwise_summary"] = {
@@ -218,6 +225,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
         {"tensor", lt.name},
         {"own_error", rep.first->own_error ? json_number(*rep.first->own_error) : json(nullptr)},
         {"basis", rep.first->basis},
+        {"precision", rep.first->precision},
         {"repro", rep.repro_dir.empty() ? json(nullptr) : json(rep.repro_dir.string())}};
   } else {
     j["first_divergent_node"] = nullptr;

@@ -15,6 +15,10 @@ namespace onnxdbg {
 /// The largest finite float16 value; float32 values beyond it become +-inf in float16.
 constexpr double kFloat16Max = 65504.0;
 
+/// Largest relative rounding error of float16 (2^-11, its unit roundoff): a value converted from
+/// float32 may be off by this fraction of itself, before any arithmetic.
+constexpr double kFloat16RelativeRounding = 0.00048828125;
+
 /// The precision a spec asks for: its `precision` option, "fp32" when absent.
 /// Errors: kInvalidArgument for a value other than fp32 or fp16.
 Expected<std::string> spec_precision(const BackendSpec& spec);

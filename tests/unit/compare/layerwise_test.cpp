@@ -36,6 +36,19 @@ fp16_overflow (float16[2,4] x) => (float16[2,4] y)
 }
 )";
 
+// float32 throughout; run in float16 (precision=fp16), x in [0.7, 1] times 1000 is within
+// float16's range but times 100 more is not: 'b' overflows, Relu only passes the +Inf on.
+const char* kFp32Overflow = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+fp32_overflow (float[2,4] x) => (float[2,4] y)
+<float[1] k1 = {1000.0}, float[1] k2 = {100.0}>
+{
+  a = Mul(x, k1)
+  b = Mul(a, k2)
+  y = Relu(b)
+}
+)";
+
 class Layerwise : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -142,6 +155,92 @@ TEST_F(Layerwise, Float16OverflowIsFlaggedWhereInfAppears) {
   EXPECT_EQ(b->result.nan_or_inf_actual, 8);  // ONNX Runtime overflows at the same node
   EXPECT_TRUE(b->result.pass);                // +Inf equals +Inf
   EXPECT_FALSE(r->first.has_value());
+}
+
+// precision=fp16 backends get the model converted to float16. On the interpreter's float16 run
+// the overflowing Mul is named by its own error; Relu reads its +Inf (its golden input is beyond
+// float16's range too), so its error is inherited. ONNX Runtime's CPU provider has no float16
+// Mul or Relu: it computes them in float32 between Casts it then drops, so nothing overflows
+// there, and the report says it computed those tensors in float32. The same answers in one batch
+// or in one batch per tensor; the repro holds the node in float16.
+TEST_F(Layerwise, Float16BackendNamesTheNodeThatOverflows) {
+  LoadedModel m = write(kFp32Overflow, "fp32.onnx");
+  const TensorMap in = inputs(m, 0.7, 1.0);
+  LayerwiseOptions opt;
+  opt.isolate = true;
+  opt.tolerance.default_tol = {1e-2, 1e-2};
+  const std::vector<BackendSpec> specs = {{"onnxruntime", {{"precision", "fp16"}}},
+                                          {"reference", {{"precision", "fp16"}}}};
+  for (uint64_t budget : {uint64_t{2} << 30, uint64_t{32} * kLayerwiseCopies}) {
+    SCOPED_TRACE(budget);
+    opt.memory_budget = budget;
+    auto r = run_layerwise(m, specs, in, opt);
+    ASSERT_TRUE(r.has_value()) << r.status().to_string();
+    ASSERT_EQ(r->backends.size(), 2u);
+    for (const auto& b : r->backends) {
+      EXPECT_TRUE(b.ok) << b.backend << ": " << b.error;
+      EXPECT_EQ(b.batches, budget > 1000 ? 1 : 3) << b.backend;
+    }
+
+    const std::string ref = "reference:precision=fp16";
+    const auto* a = find(*r, ref, "a");
+    const auto* b = find(*r, ref, "b");
+    const auto* y = find(*r, ref, "y");
+    ASSERT_TRUE(a && b && y);
+    EXPECT_TRUE(a->observed && a->result.pass);  // 700..1000 in float16: within 1e-2 relative
+    EXPECT_GT(a->result.max_abs_error, 0);       // but rounded
+    EXPECT_FALSE(a->computed_in_float32);
+    EXPECT_FALSE(b->result.pass);
+    EXPECT_EQ(b->result.nan_or_inf_actual, 8);
+    ASSERT_TRUE(b->own.has_value());
+    EXPECT_TRUE(b->own_failure());
+    EXPECT_FALSE(b->input_beyond_fp16);
+    ASSERT_TRUE(y->own.has_value());
+    EXPECT_FALSE(y->own->pass);  // alone, its golden input is +Inf in float16 too
+    EXPECT_TRUE(y->input_beyond_fp16);
+    EXPECT_FALSE(y->own_failure());
+    EXPECT_EQ(r->backends[1].computed_in_float32, 0);
+    ASSERT_TRUE(r->backends[1].first.has_value());
+    EXPECT_EQ(r->tensors[r->backends[1].first->tensor].name, "b");
+
+    const std::string ort = "onnxruntime:precision=fp16";
+    for (const char* name : {"a", "b", "y"}) {
+      const auto* c = find(*r, ort, name);
+      ASSERT_NE(c, nullptr) << name;
+      EXPECT_TRUE(c->observed && c->result.pass) << name;
+      EXPECT_EQ(c->result.max_abs_error, 0) << name;
+      EXPECT_TRUE(c->computed_in_float32) << name;
+    }
+    EXPECT_EQ(r->backends[0].computed_in_float32, 3);
+    ASSERT_EQ(r->backends[0].notes.size(), 1u);
+    EXPECT_NE(r->backends[0].notes[0].find("3 of 3 float tensors hold values float16 cannot "
+                                           "represent (first: 'a' of node #0 (Mul))"),
+              std::string::npos)
+        << r->backends[0].notes[0];
+    EXPECT_FALSE(r->backends[0].first.has_value());
+
+    ASSERT_TRUE(r->first.has_value());
+    EXPECT_EQ(r->tensors[r->first->tensor].name, "b");
+    EXPECT_EQ(r->first->backend, ref);
+    EXPECT_EQ(r->first->precision, "fp16");
+    EXPECT_GT(r->tensors[r->first->tensor].golden_max_abs, 65504.0);
+
+    // The repro: the Mul alone, in float16 between float32 Casts, failing as it did.
+    const fs::path repro = dir_ / "repro";
+    ASSERT_TRUE(save_layerwise_repro(m, in, *r, repro).is_ok());
+    auto rm = load_model(repro / "model.onnx");
+    ASSERT_TRUE(rm.has_value());
+    std::vector<std::string> ops;
+    for (const auto& n : rm->proto.graph().node()) ops.push_back(n.op_type());
+    EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Mul", "Cast"}));
+    auto rin = load_test_data_inputs(repro / "test_data_set_0", rm->proto.graph());
+    auto rout = load_test_data_outputs(repro / "test_data_set_0", rm->proto.graph());
+    ASSERT_TRUE(rin.has_value() && rout.has_value());
+    EXPECT_EQ(rin->at("a").dtype(), DType::kFloat);
+    auto got = testing::run_reference(rm->proto, *rin);
+    EXPECT_EQ(count_nan_or_inf(got.at("b")), 8);
+    EXPECT_FALSE(compare_tensors(got.at("b"), rout->at("b"), {1e-2, 1e-2}).pass);
+  }
 }
 
 TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
