@@ -47,9 +47,14 @@ Expected<RunResult> Session::run_each(const TensorMap& inputs,
                                       const std::vector<std::string>& observe,
                                       const TensorSink& sink) {
   ODB_ASSIGN_OR_RETURN(RunResult r, observe.empty() ? run(inputs) : run_observing(inputs, observe));
-  // The observed tensors in the order asked for (the layerwise pass merges them in topological
-  // order with the golden values), then the graph outputs.
+  // The observed tensors in the order asked for, then the graph outputs in the graph's order (the
+  // layerwise pass merges them in topological order with the golden values, and asks for its
+  // tensors as graph outputs in that order), then anything else.
   for (const auto& name : observe) {
+    auto node = r.outputs.extract(name);
+    if (!node.empty()) sink(node.key(), std::move(node.mapped()));
+  }
+  for (const auto& name : info().output_names) {
     auto node = r.outputs.extract(name);
     if (!node.empty()) sink(node.key(), std::move(node.mapped()));
   }

@@ -107,7 +107,7 @@ class Session {
   /// at a time, instead of into RunResult::outputs (left empty), so the caller never holds all
   /// of them at once. Isolated backends hand each tensor over as it is read from the worker's
   /// reply; the default runs run()/run_observing() and then hands over the outputs, the
-  /// observed tensors first in the order of `observe`, then the graph outputs in name order,
+  /// observed tensors first in the order of `observe`, then the graph outputs in the graph's order,
   /// freeing each after its call. Errors: as run() and run_observing(); a failed run
   /// calls `sink` for no tensor.
   virtual Expected<RunResult> run_each(const TensorMap& inputs,

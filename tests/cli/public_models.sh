@@ -21,12 +21,19 @@ while read -r file args; do
   rc=$?
   # Every tensor must be compared (ok, none unobservable). All pass, except on the PP-OCRv4
   # detector, where a few deep Convs whose outputs cancel to near zero differ by ~1e-3 absolute
-  # (ONNX Runtime and OpenCV alike, against the reference) while the model's output agrees.
+  # (ONNX Runtime and OpenCV alike, against the reference) while the model's output agrees. How
+  # many cross 1e-4 depends on the CPU's BLAS kernels (10 on one machine, 11 on an AMD EPYC), so
+  # the check is on their size: each below 1e-2 absolute.
   npass=$(grep -c '"pass": true' <<<"$out"); nfail=$(grep -c '"pass": false' <<<"$out")
+  worst=$(python3 -c 'import json, sys
+j = json.loads(sys.stdin.read())
+print(max([e["max_abs_error"] if e["max_abs_error"] is not None else float("inf")
+           for e in j["layerwise"] if not e["pass"]] + [0]))' <<<"$out" 2>/dev/null || echo unreadable)
   if [ $rc -gt 1 ] || ! grep -q '"ok": true' <<<"$out" || ! grep -q '"not_observed": 0' <<<"$out" ||
-     { [ $rc -ne 0 ] && [ "$file" != ch_PP-OCRv4_det_infer.onnx ]; } || [ "$nfail" -gt 10 ]; then
+     { [ $rc -ne 0 ] && [ "$file" != ch_PP-OCRv4_det_infer.onnx ]; } || [ "$nfail" -gt 40 ] ||
+     ! python3 -c "import sys; sys.exit(not float('$worst') < 1e-2)" 2>/dev/null; then
     echo "FAIL $file --layerwise (exit $rc, $nfail tensors fail):"; tail -20 <<<"$out"; fail=1
-  else echo "ok   $file --layerwise: $npass tensor comparisons pass, $nfail fail"; fi
+  else echo "ok   $file --layerwise: $npass tensor comparisons pass, $nfail fail (worst $worst)"; fi
   out=$("$bin" run "$models/$file" --backends reference,opencv --atol 1e-4 --rtol 1e-3 $args --json 2>&1)
   rc=$?
   if [ $rc -gt 1 ]; then echo "FAIL $file on opencv: exit $rc"; echo "$out" | tail -5; fail=1;
