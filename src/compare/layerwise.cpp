@@ -91,19 +91,6 @@ FloatScan scan_floats(const float* p, int64_t n) {
   return s;
 }
 
-/// Whether some element of a float32 tensor is not a float16 value widened: float16 has 10
-/// mantissa bits, so a widened value (normal or subnormal in float16) has the 13 low mantissa
-/// bits of its float32 form clear. Inf and NaN from float16 pass too (NaN payloads aside).
-bool holds_non_float16_values(const float* p, int64_t n) {
-  uint32_t any = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, p + i, sizeof u);
-    any |= u;
-  }
-  return (any & 0x1fffu) != 0;
-}
-
 std::string node_label(const onnx::NodeProto& node, size_t index) {
   return node.name().empty() ? fmt::format("#{} ({})", index, node.op_type())
                              : fmt::format("'{}' ({})", node.name(), node.op_type());
@@ -561,8 +548,8 @@ class Runner {
       }
     }
 
-    for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k);
     if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, backends));
+    for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k);
     pick_first_divergences();
     rep_.reference_runs = src_->runs();
     rep_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -628,27 +615,40 @@ class Runner {
   /// overflow there: say how many and where, once.
   void note_float32_tensors(size_t k) {
     LayerwiseBackend& b = rep_.backends[k];
-    if (!fp16_[k] || b.computed_in_float32 == 0) return;
-    int floats = 0;
-    const LayerComparison* first = nullptr;
+    if (!fp16_[k]) return;
+    int floats = 0, isolated = 0, alone_in_float32 = 0;
+    const LayerComparison *first = nullptr, *first_alone = nullptr;
     for (const auto& c : rep_.comparisons) {
       if (c.backend != b.backend || !c.observed || rep_.tensors[c.tensor].dtype != DType::kFloat)
         continue;
       ++floats;
       if (c.computed_in_float32 && !first) first = &c;
+      isolated += c.own.has_value();
+      alone_in_float32 += c.own_computed_in_float32;
+      if (c.own_computed_in_float32 && !first_alone) first_alone = &c;
     }
-    const LayerTensor& t = rep_.tensors[first->tensor];
-    b.notes.push_back(fmt::format(
-        "{} of {} float tensors hold values float16 cannot represent (first: '{}' of node {}): "
-        "the backend computed them in float32, so float16 rounding and overflow do not show "
-        "there{}",
-        b.computed_in_float32, floats, t.name,
-        t.node.empty() ? fmt::format("#{} ({})", t.node_index, t.op_type)
-                       : fmt::format("'{}' ({})", t.node, t.op_type),
-        rep_.backends[k].backend.rfind("onnxruntime", 0) == 0
+    const std::string why =
+        b.backend.rfind("onnxruntime", 0) == 0
             ? " (ONNX Runtime's CPU provider has float16 kernels for few ops; it casts around "
               "the others and drops the float16 round trips between them)"
-            : ""));
+            : "";
+    auto where = [&](const LayerComparison& c) {
+      const LayerTensor& t = rep_.tensors[c.tensor];
+      return fmt::format("'{}' of node {}", t.name,
+                         t.node.empty() ? fmt::format("#{} ({})", t.node_index, t.op_type)
+                                        : fmt::format("'{}' ({})", t.node, t.op_type));
+    };
+    if (first)
+      b.notes.push_back(fmt::format(
+          "{} of {} float tensors hold values float16 cannot represent (first: {}): the backend "
+          "computed them in float32, so float16 rounding and overflow do not show there{}",
+          b.computed_in_float32, floats, where(*first), why));
+    if (first_alone)
+      b.notes.push_back(fmt::format(
+          "{} of {} isolated float tensors hold values float16 cannot represent (first: {}): "
+          "alone, the backend computed those nodes in float32, so their own error shows no "
+          "float16 rounding or overflow{}",
+          alone_in_float32, isolated, where(*first_alone), first ? "" : why));
   }
 
   /// First reference run: metadata of every compared tensor.
@@ -829,8 +829,7 @@ class Runner {
       }
       c.observed = true;
       c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
-      c.computed_in_float32 = fp16_[k] && value.dtype() == DType::kFloat &&
-                              holds_non_float16_values(value.data<float>(), value.numel());
+      c.computed_in_float32 = fp16_[k] && holds_non_float16_values(value);
     };
     Expected<RunResult> got = internal_error("the backend did not run");
     std::thread backend_side([&] {
@@ -1047,6 +1046,8 @@ class Runner {
       }
       c.own = compare_layer(a->second, want->second, c.tol, opt_.error_stat);
       c.input_beyond_fp16 = beyond_fp16.count(t.node_index) > 0;
+      c.own_computed_in_float32 =
+fp16_[k] && holds_non_float16_values(a->second);
     }
     return Status::ok();
   }

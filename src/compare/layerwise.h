@@ -90,6 +90,9 @@ struct LayerComparison {
   /// this tensor in float32, not float16 (ONNX Runtime's CPU provider does so for ops without a
   /// float16 kernel, dropping the float16 round trips between them).
   bool computed_in_float32 = false;
+  /// As computed_in_float32, for the node's output when it ran alone (own): the backend ran the
+  /// isolated node in float32, so its own error shows no float16 rounding or overflow.
+  bool own_computed_in_float32 = false;
   bool pass() const { return !observed || result.pass; }
   /// Isolated, and the node's error is its own: outside tolerance alone on golden inputs that
   /// its precision can hold.

@@ -190,6 +190,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
               {"own_pass", c.own ? json(c.own->pass) : json(nullptr)},
               {"input_beyond_fp16", c.input_beyond_fp16},
               {"computed_in_float32", c.computed_in_float32},
+              {"own_computed_in_float32", c.own_computed_in_float32},
               {"error_source", error_source(c).empty() ? json(nullptr) : json(error_source(c))},
               {"isolate_error", c.isolate_error.empty() ? json(nullptr) : json(c.isolate_error)},
               {"nan_or_inf", c.observed ? c.result.nan_or_inf_actual : 0},

@@ -271,6 +271,19 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
         br.ok = true;
         br.run_seconds = run->run_seconds;
         br.outputs = std::move(run->outputs);
+        // A float16 model's float32 outputs are float16 values widened, unless the backend
+        // computed them in float32: then the float16 run it was asked for did not happen there.
+        if (fp16)
+          for (const auto& [name, t] : br.outputs)
+            if (holds_non_float16_values(t))
+              br.info.warnings.push_back(
+                  "output '" + name +
+                  "' holds values float16 cannot represent: this backend computed it in float32, "
+                  "so float16 rounding and overflow do not show in it" +
+                  (spec.name == "onnxruntime"
+                       ? " (ONNX Runtime's CPU provider has float16 kernels for few ops; it "
+                         "casts around the others and drops the float16 round trips between them)"
+                       : ""));
       }
       out.samples[i].backends.push_back(std::move(br));
     }

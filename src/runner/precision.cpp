@@ -3,6 +3,7 @@
 #include "runner/precision.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "model/model.h"
 #include "reference/interpreter.h"
@@ -22,6 +23,18 @@ BackendSpec without_precision(const BackendSpec& spec) {
   BackendSpec s = spec;
   s.options.erase("precision");
   return s;
+}
+
+bool holds_non_float16_values(const Tensor& t) {
+  if (t.dtype() != DType::kFloat) return false;
+  const float* p = t.data<float>();
+  uint32_t any = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, sizeof u);
+    any |= u;
+  }
+  return (any & 0x1fffu) != 0;
 }
 
 Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,

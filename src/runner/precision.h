@@ -33,6 +33,14 @@ BackendSpec without_precision(const BackendSpec& spec);
 Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,
                                                  const std::filesystem::path& dir);
 
+/// Whether a float32 tensor holds a value that is not a float16 value widened to float32: one
+/// with a bit set among the 13 low mantissa bits float16 lacks (a widened float16 value, normal
+/// or subnormal, inf or NaN, has them clear; NaN payloads aside). A precision=fp16 backend whose
+/// outputs hold such values computed them in float32 (ONNX Runtime's CPU provider does so for
+/// ops without a float16 kernel, dropping the float16 round trips between them). False for
+/// other dtypes. IEEE 754-2008 binary16 / binary32 formats.
+bool holds_non_float16_values(const Tensor& t);
+
 /// A float32 tensor of the main graph whose reference value exceeds float16's range.
 struct Fp16Overflow {
   std::string tensor;

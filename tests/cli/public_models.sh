@@ -49,5 +49,28 @@ if ! grep -q '"observed": 215' <<<"$out" || ! grep -q '"not_observed": 6' <<<"$o
    ! grep -q '"failed": 0' <<<"$out"; then
   echo "FAIL cls --layerwise on opencv:"; grep -A8 '"backends": \[' <<<"$out" | tail -9; fail=1
 else echo "ok   cls --layerwise on opencv: 215 compared, 6 folded away"; fi
+# float16 on a real model: openWakeWord's melspectrogram fed audio at int16 scale (as it is
+# used) has STFT Convs whose outputs reach 6e5, beyond float16's 65504. On the interpreter's
+# float16 run and on ONNX Runtime's, the first divergent node must be the first of those Convs,
+# by its own error (the Unsqueeze, Transpose and Pow after it only inherit the overflow).
+mel=$models/melspectrogram.onnx
+out=$("$bin" run "$mel" --input-shapes input:1x16000 --val-range [-32768,32767] \
+  --backends reference,reference:precision=fp16,onnxruntime:precision=fp16 --layerwise --isolate \
+  --atol 1e-2 --rtol 1e-2 --json --save-repro "$tmp/mel_repro" 2>&1)
+rc=$?
+if ! python3 -c 'import json, sys
+j = json.loads(sys.stdin.read())
+f = j["first_divergent_node"]
+assert f["node"] == "Conv_2" and f["basis"] == "own" and f["precision"] == "fp16", f
+firsts = {}
+for e in j["layerwise"]:
+    if e["error_source"] == "own" and e["backend"] not in firsts:
+        firsts[e["backend"]] = e["node"]
+assert firsts == {"reference:precision=fp16": "Conv_2", "onnxruntime:precision=fp16": "Conv_2"}, firsts
+assert all(e["error_source"] == "inherited" for e in j["layerwise"]
+           if e["node"] in ("Unsqueeze_5", "Transpose_6", "Pow_11")), "downstream not inherited"
+' <<<"$out" || [ $rc -ne 1 ]; then
+  echo "FAIL melspectrogram float16 --layerwise (exit $rc):"; tail -c 2000 <<<"$out"; fail=1
+else echo "ok   melspectrogram float16 --layerwise: Conv_2 overflows first on both float16 runs"; fi
 [ "$count" -eq 6 ] || { echo "FAIL: ran $count models, expected 6"; fail=1; }
 exit $fail

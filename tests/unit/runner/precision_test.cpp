@@ -70,9 +70,38 @@ TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
   // shows: y = 1e6 / 65504 for x = 1. Both disagree with float32.
   const float* ort16 = rep.backends[2].outputs.at("y").data<float>();
   EXPECT_NEAR(ort16[0], 1e6 / 65504.0, 1e-2);
+  // ... and the report says so: its output holds values float16 cannot represent.
+  auto computed_in_float32 = [](const BackendRun& b) {
+    for (const auto& w : b.info.warnings)
+      if (w.find("output 'y' holds values float16 cannot represent: this backend computed it in "
+                  "float32") != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(computed_in_float32(rep.backends[2]));
+  EXPECT_FALSE(computed_in_float32(rep.backends[1]));
+  EXPECT_FALSE(computed_in_float32(rep.backends[0]));
   for (const auto& c : rep.comparisons) EXPECT_FALSE(c.result.pass) << c.backend;
   ASSERT_FALSE(rep.fp16_overflows.empty());
   EXPECT_EQ(rep.fp16_overflows[0].tensor, "huge");
+}
+
+// Widened float16 values (normal, subnormal, the largest, inf) have the 13 low mantissa bits of
+// their float32 form clear; a float32 value with any of them set is not one.
+TEST(Precision, TellsFloat16ValuesFromFloat32Ones) {
+  std::vector<float> widened;
+  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 5.96046448e-08f /* 2^-24 */, 0.0999755859f,
+                  INFINITY, -INFINITY})
+    widened.push_back(static_cast<float>(Float16(v)));
+  EXPECT_EQ(widened[5], 0.0999755859f);  // float16's nearest to 0.1, exactly
+  const auto half = Tensor::from_vector<float>({8}, widened);
+  EXPECT_FALSE(holds_non_float16_values(half));
+  for (float v : {0.1f, 65505.0f, 1.0f + 1.0f / 4096, 3e-8f}) {
+    std::vector<float> one = widened;
+    one[3] = v;
+    EXPECT_TRUE(holds_non_float16_values(Tensor::from_vector<float>({8}, one))) << v;
+  }
+  EXPECT_FALSE(holds_non_float16_values(Tensor::from_vector<int32_t>({2}, {7, 123457})));
 }
 
 TEST(Precision, InRangeModelAgreesWithinFloat16Tolerance) {
