@@ -495,7 +495,6 @@ class Runner {
     progress("layerwise: reference run (which tensors, how large)");
     const auto collect_start = Clock::now();
     ODB_RETURN_IF_ERROR(collect());
-    make_batches();
     // A backend's side waits for the reference beside it, so its run timeout must cover the
     // reference's run too: unless given, the default plus four times the first reference run.
     const double reference_seconds =
@@ -528,23 +527,21 @@ class Runner {
       }
     }
 
-    for (size_t bi = 0; bi < batches_.size(); ++bi) {
-      const Batch& batch = batches_[bi];
-      for (size_t k = 0; k < specs.size(); ++k) {
-        if (!rep_.backends[k].ok) continue;
+    for (size_t k = 0; k < specs.size(); ++k) {
+      if (!rep_.backends[k].ok) continue;
+      // One run of the model per batch. Extra graph outputs: at most max_extra_outputs per run;
+      // OpenCV reads any number of layers by name in one run.
+      const std::vector<Batch> batches =
+          make_batches(observing[k] ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
+      for (size_t bi = 0; bi < batches.size() && rep_.backends[k].ok; ++bi) {
+        const Batch& batch = batches[bi];
         progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
-                             bi + 1, batches_.size(), batch.end - batch.begin,
+                             bi + 1, batches.size(), batch.end - batch.begin,
                              memory_size_string(batch.bytes)));
-        // Extra outputs: at most max_extra_outputs per run.
-        const size_t step =
-            observing[k] ? batch.end - batch.begin : std::max<size_t>(1, opt_.max_extra_outputs);
-        for (size_t begin = batch.begin; begin < batch.end && rep_.backends[k].ok; begin += step) {
-          const Batch part{begin, std::min(batch.end, begin + step), 0};
-          Expected<bool> ran = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(),
-                                               part, plain_nodes[k]);
-          if (!ran) return ran.status();  // the reference failed
-          if (!*ran) break;               // the backend failed (recorded)
-        }
+        Expected<bool> ran = run_and_compare(k, run_specs[k], *backends[k], observing[k].get(),
+                                             batch, plain_nodes[k]);
+        if (!ran) return ran.status();  // the reference failed
+        if (!*ran) break;               // the backend failed (recorded)
       }
     }
 
@@ -693,19 +690,41 @@ class Runner {
     return Status::ok();
   }
 
-  /// Consecutive tensors (topological order) of at most limit_ bytes each.
-  void make_batches() {
+  /// Consecutive tensors (topological order) in as few batches as limit_ bytes and
+  /// `max_tensors` tensors per batch allow, with their bytes spread as evenly as that count allows:
+  /// the backend's first run faults in fresh memory for its whole batch (1-3 ms per MiB on a
+  /// virtual machine), later runs reuse it, so a smaller largest batch costs less.
+  std::vector<Batch> make_batches(size_t max_tensors) const {
+    const std::vector<Batch> fewest = greedy_batches(limit_, max_tensors);
+    uint64_t total = 0, largest = 0;
+    for (const auto& t : rep_.tensors) {
+      total += t.bytes;
+      largest = std::max(largest, t.bytes);
+    }
+    // The smallest byte limit, from an even share up, that still needs no more batches.
+    const uint64_t even = std::max(largest, total / std::max<size_t>(1, fewest.size()));
+    for (uint64_t cap = even; cap < limit_; cap += std::max<uint64_t>(1, (limit_ - even) / 16)) {
+      std::vector<Batch> b = greedy_batches(cap, max_tensors);
+      if (b.size() <= fewest.size()) return b;
+    }
+    return fewest;
+  }
+
+  /// Greedy: a batch ends when the next tensor would take it over `max_bytes` or `max_tensors`.
+  std::vector<Batch> greedy_batches(uint64_t max_bytes, size_t max_tensors) const {
+    std::vector<Batch> batches;
     Batch cur;
     for (size_t i = 0; i < rep_.tensors.size(); ++i) {
       const uint64_t b = rep_.tensors[i].bytes;
-      if (cur.end > cur.begin && cur.bytes + b > limit_) {
-        batches_.push_back(cur);
+      if (cur.end > cur.begin && (cur.bytes + b > max_bytes || cur.end - cur.begin >= max_tensors)) {
+        batches.push_back(cur);
         cur = Batch{i, i, 0};
       }
       cur.end = i + 1;
       cur.bytes += b;
     }
-    if (cur.end > cur.begin) batches_.push_back(cur);
+    if (cur.end > cur.begin) batches.push_back(cur);
+    return batches;
   }
 
   std::vector<std::string> batch_names(const Batch& b) const {
@@ -1084,7 +1103,6 @@ fp16_[k] && holds_non_float16_values(a->second);
   uint64_t limit_ = 0;
   fs::path tmp_;
   GoldenSource* src_ = nullptr;
-  std::vector<Batch> batches_;
   std::optional<size_t> first_values_node_;  // whose values rep_.first_node_values holds
   std::vector<bool> fp16_;                   // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;         // per fp16 backend: Casts in the whole model
