@@ -63,13 +63,16 @@ bool any_nonfinite(const float* a, const float* e, int64_t n) {
 /// What one pass over a block of finite float32 pairs finds (see float_block).
 struct FloatBlock {
   double max_abs = 0;      ///< largest |a - e|
+  double sum_abs = 0;      ///< sum of |a - e| (in four interleaved partial sums)
   int64_t outside = 0;     ///< elements with |a - e| > atol + rtol * |e|
   int64_t candidates = 0;  ///< elements with |a - e| > rel_floor * |e|
 };
 
-/// One pass over `n` finite pairs, two at a time (SSE2 and the like, through GCC's vector
-/// extensions: the compiler does not vectorise the double max by itself). Writes each
-/// |double(a) - double(e)| to `d`; every value is computed as the scalar code computes it.
+/// One pass over `n` finite pairs, four at a time in two pairs (SSE2 and the like, through GCC's
+/// vector extensions: the compiler does not vectorise the double max by itself). Writes each
+/// |double(a) - double(e)| to `d`; every value is computed as the scalar code computes it. The
+/// sum goes into four partial sums (elements i mod 4), so that no add waits on the one before:
+/// one running sum cost about 1.3 ns an element, more than the rest of the pass.
 FloatBlock float_block(const float* a, const float* e, int64_t n, const Tolerance& tol,
                        double rel_floor, double* d) {
   typedef double V2d __attribute__((vector_size(16)));
@@ -78,28 +81,33 @@ FloatBlock float_block(const float* a, const float* e, int64_t n, const Toleranc
   const V2i abs_mask = {INT64_MAX, INT64_MAX};  // clears the sign bit, as std::abs does
   const V2d atol = {tol.atol, tol.atol}, rtol = {tol.rtol, tol.rtol};
   const V2d floor = {rel_floor, rel_floor};
-  V2d vmax = {0, 0};
+  V2d vmax = {0, 0}, vsum[2] = {{0, 0}, {0, 0}};
   V2i vout = {0, 0}, vcand = {0, 0};
   int64_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    V2f fa, fe;
-    std::memcpy(&fa, a + i, sizeof fa);
-    std::memcpy(&fe, e + i, sizeof fe);
-    const V2d de = __builtin_convertvector(fe, V2d);
-    const V2d dv = (V2d)((V2i)(__builtin_convertvector(fa, V2d) - de) & abs_mask);
-    const V2d ae = (V2d)((V2i)de & abs_mask);
-    std::memcpy(d + i, &dv, sizeof dv);
-    vmax = dv > vmax ? dv : vmax;
-    vout -= dv > atol + rtol * ae;  // a true lane is -1
-    vcand -= dv > floor * ae;
+  for (; i + 4 <= n; i += 4) {
+    for (int h = 0; h < 2; ++h) {
+      V2f fa, fe;
+      std::memcpy(&fa, a + i + 2 * h, sizeof fa);
+      std::memcpy(&fe, e + i + 2 * h, sizeof fe);
+      const V2d de = __builtin_convertvector(fe, V2d);
+      const V2d dv = (V2d)((V2i)(__builtin_convertvector(fa, V2d) - de) & abs_mask);
+      const V2d ae = (V2d)((V2i)de & abs_mask);
+      std::memcpy(d + i + 2 * h, &dv, sizeof dv);
+      vmax = dv > vmax ? dv : vmax;
+      vsum[h] += dv;
+      vout -= dv > atol + rtol * ae;  // a true lane is -1
+      vcand -= dv > floor * ae;
+    }
   }
   FloatBlock b;
   b.max_abs = vmax[0] > vmax[1] ? vmax[0] : vmax[1];
+  b.sum_abs = (vsum[0][0] + vsum[0][1]) + (vsum[1][0] + vsum[1][1]);
   b.outside = vout[0] + vout[1];
   b.candidates = vcand[0] + vcand[1];
   for (; i < n; ++i) {
     const double ev = e[i];
     d[i] = std::abs(static_cast<double>(a[i]) - ev);
+    b.sum_abs += d[i];
     b.max_abs = d[i] > b.max_abs ? d[i] : b.max_abs;
     b.outside += d[i] > tol.atol + tol.rtol * std::abs(ev);
     b.candidates += d[i] > rel_floor * std::abs(ev);
@@ -193,7 +201,8 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
     // finite, its largest error, its elements outside tolerance and those whose relative error
     // could raise the maximum; only the sum of errors (its rounding depends on the order) and
     // those few candidates go element by element. A block holding NaN or Inf takes step().
-    // sum_rel is not kept here: only ErrorStat::kMean reads it.
+    // sum_rel is not kept here: only ErrorStat::kMean reads it. The sum of errors is added up in
+    // another order than step()'s, so mean_abs_error may differ from it in the last bits.
     constexpr int64_t kBlock = 512;
     double d_buf[kBlock];
     for (int64_t begin = 0; begin < r.numel; begin += kBlock) {
@@ -209,7 +218,7 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
       const double dmax = b.max_abs;
       int64_t candidates = b.candidates;
       const int64_t outside = b.outside;
-      for (int64_t i = 0; i < n; ++i) sum_abs += d_buf[i];
+      sum_abs += b.sum_abs;
       finite_pairs += n;
       r.mismatches += outside;
       if (r.worst_index < 0 || dmax > r.max_abs_error) {
