@@ -36,8 +36,8 @@ struct LayerwiseOptions {
   ErrorStat error_stat = ErrorStat::kElemwise;
   /// Bytes of intermediate tensors held at once (--layerwise-memory). A batch of tensors, which
   /// the backend holds as the outputs of one run, is at most memory_budget / kLayerwiseCopies
-  /// bytes; onnxdbg itself holds a window of golden values (at most 64 MiB, or the batch's
-  /// largest tensor) and the one backend tensor being compared.
+  /// bytes; onnxdbg itself holds the golden values the reference produced ahead of the backend
+  /// (at most the same share) and the one backend tensor being compared.
   uint64_t memory_budget = uint64_t{2} << 30;
   /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
   /// tensors is asked for in several runs of the model. See kLayerwiseMaxExtraOutputs.
@@ -195,8 +195,8 @@ Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t no
 /// Re-runs the reference on `inputs` to capture the node's golden inputs unless
 /// report.first_node_values holds them. When the first divergence's precision is "fp16" the
 /// node is written converted to float16 (inputs and outputs float32 with Casts inside), as the
-/// backend ran it, so that `onnxdbg conformance DIR` on that backend reproduces the error. An existing DIR is
-/// replaced only when it looks like an earlier repro (holds model.onnx and test_data_set_0).
+/// backend was given it. An existing DIR is replaced only when it looks like an earlier repro
+/// (holds model.onnx and test_data_set_0).
 /// `options`: how that reference run goes (as LayerwiseOptions::reference).
 /// Errors: kInvalidArgument (no first divergence, an unwritable or foreign DIR), reference errors.
 Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,

@@ -74,7 +74,7 @@ TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
   auto computed_in_float32 = [](const BackendRun& b) {
     for (const auto& w : b.info.warnings)
       if (w.find("output 'y' holds values float16 cannot represent: this backend computed it in "
-                  "float32") != std::string::npos)
+                 "float32") != std::string::npos)
         return true;
     return false;
   };
@@ -90,8 +90,8 @@ TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
 // their float32 form clear; a float32 value with any of them set is not one.
 TEST(Precision, TellsFloat16ValuesFromFloat32Ones) {
   std::vector<float> widened;
-  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 5.96046448e-08f /* 2^-24 */, 0.0999755859f,
-                  INFINITY, -INFINITY})
+  for (float v : {0.0f, 1.0f, -2.5f, 65504.0f, 5.96046448e-08f /* 2^-24 */, 0.0999755859f, INFINITY,
+                  -INFINITY})
     widened.push_back(static_cast<float>(Float16(v)));
   EXPECT_EQ(widened[5], 0.0999755859f);  // float16's nearest to 0.1, exactly
   const auto half = Tensor::from_vector<float>({8}, widened);
