@@ -471,7 +471,8 @@ class Runner {
 
     // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
     // reuses the memory the previous one freed instead of faulting in fresh arena regions.
-    // precision=fp16 is ours, not the backend's: it gets the models converted (load_fp16).
+    // precision=fp16 is ours, not the backend's: it gets the models converted (prepare_fp16,
+    // save_for_backend).
     std::vector<BackendSpec> run_specs = specs;
     for (auto& s : run_specs) {
       if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
