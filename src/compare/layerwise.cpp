@@ -26,7 +26,6 @@
 #include "data/test_data.h"
 #include "reference/interpreter.h"
 #include "runner/precision.h"
-#include "surgeon/surgeon.h"
 
 namespace onnxdbg {
 namespace {
@@ -271,18 +270,6 @@ int64_t count_nodes(const fs::path& path) {
 /// OpenCV reads intermediate tensors by layer name; others get them as extra graph outputs.
 bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
 
-/// Converts `m` as a precision=fp16 backend runs it (surgeon::to_fp16: weights and activations
-/// to float16, graph inputs and outputs kept float32 with Casts inside, so golden float32 values
-/// feed it and its outputs, extra ones included, come back as float16 values widened to
-/// float32). Returns how many Casts the conversion added. Errors: to_fp16's, with context.
-Expected<int64_t> convert_to_fp16(onnx::ModelProto& m, const fs::path& base_dir) {
-  surgeon::Fp16Options options;
-  options.keep_io_types = true;
-  auto stats = surgeon::to_fp16(m, base_dir, options);
-  if (!stats) return std::move(stats).status().with_context("while converting to float16");
-  return stats->casts_inserted;
-}
-
 /// Reference runs of one model on one input sample, handing node outputs to hooks.
 class GoldenSource {
  public:
@@ -475,8 +462,8 @@ class Runner {
     // save_for_backend).
     std::vector<BackendSpec> run_specs = specs;
     for (auto& s : run_specs) {
+      s = without_precision(s);
       if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
-      s.options.erase("precision");
     }
     ODB_RETURN_IF_ERROR(prepare_fp16(specs));
     // The optimized graph of the unmodified model, to see whether extra outputs change it: loaded
@@ -542,7 +529,7 @@ class Runner {
     }
 
     if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, backends));
-    for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k);
+    for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
     pick_first_divergences();
     rep_.reference_runs = src_->runs();
     rep_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -576,7 +563,7 @@ class Runner {
       if (!converted) {
         progress("layerwise: converting the model to float16");
         onnx::ModelProto m = model_.proto;
-        converted = convert_to_fp16(m, model_.base_dir);
+        converted = convert_model_to_fp16(m, model_.base_dir);
         if (*converted) {
           if (Status st = save_model(m, path); !st) converted = Expected<int64_t>(st);
         }
@@ -597,7 +584,7 @@ class Runner {
   Expected<int64_t> save_for_backend(size_t k, onnx::ModelProto& m, const fs::path& path) {
     int64_t extra = 0;
     if (fp16_[k]) {
-      ODB_ASSIGN_OR_RETURN(int64_t casts, convert_to_fp16(m, model_.base_dir));
+      ODB_ASSIGN_OR_RETURN(int64_t casts, convert_model_to_fp16(m, model_.base_dir));
       extra = casts - plain_casts_[k];
     }
     ODB_RETURN_IF_ERROR(save_model(m, path));
@@ -606,7 +593,7 @@ class Runner {
 
   /// A float16 backend that computed some tensors in float32 does not show float16's rounding or
   /// overflow there: say how many and where, once.
-  void note_float32_tensors(size_t k) {
+  void note_float32_tensors(size_t k, const std::vector<BackendSpec>& specs) {
     LayerwiseBackend& b = rep_.backends[k];
     if (!fp16_[k]) return;
     int floats = 0, isolated = 0, alone_in_float32 = 0;
@@ -620,16 +607,12 @@ class Runner {
       alone_in_float32 += c.own_computed_in_float32;
       if (c.own_computed_in_float32 && !first_alone) first_alone = &c;
     }
-    const std::string why =
-        b.backend.rfind("onnxruntime", 0) == 0
-            ? " (ONNX Runtime's CPU provider has float16 kernels for few ops; it casts around "
-              "the others and drops the float16 round trips between them)"
-            : "";
+    const std::string why = float32_compute_reason(specs[k].name);
     auto where = [&](const LayerComparison& c) {
       const LayerTensor& t = rep_.tensors[c.tensor];
-      return fmt::format("'{}' of node {}", t.name,
-                         t.node.empty() ? fmt::format("#{} ({})", t.node_index, t.op_type)
-                                        : fmt::format("'{}' ({})", t.node, t.op_type));
+      return fmt::format(
+          "'{}' of node {}", t.name,
+          node_label(model_.proto.graph().node(static_cast<int>(t.node_index)), t.node_index));
     };
     if (first)
       b.notes.push_back(fmt::format(
@@ -1220,7 +1203,8 @@ Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
   ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,
                        single_node_model(model, t.node_index, constants, golden));
   if (report.first->precision == "fp16")
-    if (auto converted = convert_to_fp16(m, model.base_dir); !converted) return converted.status();
+    if (auto converted = convert_model_to_fp16(m, model.base_dir); !converted)
+      return converted.status();
   TensorMap in, out;
   for (const auto& v : m.graph().input()) in[v.name()] = golden.at(v.name());
   for (const auto& v : m.graph().output()) out[v.name()] = golden.at(v.name());

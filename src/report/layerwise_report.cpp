@@ -8,12 +8,11 @@
 
 #include "report/run_report.h"
 #include "report/table.h"
+#include "runner/precision.h"
 
 namespace onnxdbg::report {
 
 namespace {
-
-constexpr double kFloat16Max = 65504.0;
 
 /// "own" (the node alone is outside tolerance), "inherited" (alone it is within), or why unknown.
 std::string error_source(const LayerComparison& c) {

@@ -280,10 +280,7 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
                   "output '" + name +
                   "' holds values float16 cannot represent: this backend computed it in float32, "
                   "so float16 rounding and overflow do not show in it" +
-                  (spec.name == "onnxruntime"
-                       ? " (ONNX Runtime's CPU provider has float16 kernels for few ops; it "
-                         "casts around the others and drops the float16 round trips between them)"
-                       : ""));
+                  float32_compute_reason(spec.name));
       }
       out.samples[i].backends.push_back(std::move(br));
     }

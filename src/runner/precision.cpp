@@ -37,15 +37,28 @@ bool holds_non_float16_values(const Tensor& t) {
   return (any & 0x1fffu) != 0;
 }
 
+Expected<int64_t> convert_model_to_fp16(onnx::ModelProto& model,
+                                        const std::filesystem::path& base_dir) {
+  surgeon::Fp16Options options;
+  options.keep_io_types = true;
+  auto stats = surgeon::to_fp16(model, base_dir, options);
+  if (!stats) return std::move(stats).status().with_context("while converting to float16");
+  return stats->casts_inserted;
+}
+
+std::string float32_compute_reason(const std::string& backend) {
+  if (backend != "onnxruntime") return "";
+  return " (ONNX Runtime's CPU provider has float16 kernels for few ops; it casts around the "
+         "others and drops the float16 round trips between them)";
+}
+
 Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,
                                                  const std::filesystem::path& dir) {
   auto fail = [](Status st) { return std::move(st).with_context("while converting to float16"); };
   auto model = load_model(model_path);
   if (!model) return fail(model.status());
-  surgeon::Fp16Options options;
-  options.keep_io_types = true;
-  auto stats = surgeon::to_fp16(model->proto, model->base_dir, options);
-  if (!stats) return fail(stats.status());
+  if (auto converted = convert_model_to_fp16(model->proto, model->base_dir); !converted)
+    return converted.status();
   const std::filesystem::path out = dir / (model_path.stem().string() + "_fp16.onnx");
   if (Status st = save_model(model->proto, out); !st) return fail(st);
   return out;

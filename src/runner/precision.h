@@ -26,6 +26,19 @@ Expected<std::string> spec_precision(const BackendSpec& spec);
 /// `spec` without its precision option (what the backend itself is created from).
 BackendSpec without_precision(const BackendSpec& spec);
 
+/// Converts `model` in place as a precision=fp16 backend runs it: surgeon::to_fp16 (weights and
+/// activations to float16) with graph inputs and outputs kept float32 and Casts inside, so
+/// float32 data feeds it and its outputs come back as float16 values widened to float32.
+/// External initializers are read through `base_dir`. Returns how many Casts it inserted.
+/// Errors: those of to_fp16, with "while converting to float16".
+Expected<int64_t> convert_model_to_fp16(onnx::ModelProto& model,
+                                        const std::filesystem::path& base_dir);
+
+/// Why a precision=fp16 backend named `backend` (BackendSpec::name) computed float16 tensors in
+/// float32, as a parenthetical to append to a sentence (" (...)"), or "" when onnxdbg knows no
+/// reason for that backend.
+std::string float32_compute_reason(const std::string& backend);
+
 /// Converts the model at `model_path` to float16 (surgeon to_fp16: weights and activations,
 /// graph inputs and outputs kept float32 with Casts inside, so the same inputs feed it and its
 /// outputs compare with float32 ones) and writes it as `dir`/<stem>_fp16.onnx.
