@@ -4,7 +4,7 @@ JOBS    ?= $(shell nproc)
 MODELS  ?= third_party/models
 SHARED  ?= ../shared
 
-.PHONY: all deps configure build test demo bench models clean
+.PHONY: all deps configure build test demo bench models clean format format-check
 
 all: build
 
@@ -38,6 +38,14 @@ bench: build models
 	@bash bench/reduce.sh $(BUILD) $(MODELS)
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
+
+# Every tracked C++ file follows .clang-format (Debian's clang-format-14); CI fails otherwise.
+CLANG_FORMAT ?= clang-format-14
+format: deps
+	@git ls-files '*.cpp' '*.h' | xargs $(CLANG_FORMAT) -i
+format-check: deps
+	@git ls-files '*.cpp' '*.h' | xargs $(CLANG_FORMAT) --dry-run --Werror \
+	  || { echo "format-check: run 'make format' to format the files above" >&2; exit 1; }
 
 clean:
 	rm -rf $(BUILD) out

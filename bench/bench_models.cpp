@@ -57,10 +57,14 @@ std::vector<ModelCase> read_model_list(const std::string& path) {
     if (!(ss >> c.file) || c.file[0] == '#') continue;
     std::vector<std::string>* target = nullptr;
     for (std::string w; ss >> w;) {
-      if (w == "--input-shapes") target = &c.shapes;
-      else if (w == "--val-range") target = &c.ranges;
-      else if (w.rfind("--", 0) == 0) target = nullptr;
-      else if (target) target->push_back(w);
+      if (w == "--input-shapes")
+        target = &c.shapes;
+      else if (w == "--val-range")
+        target = &c.ranges;
+      else if (w.rfind("--", 0) == 0)
+        target = nullptr;
+      else if (target)
+        target->push_back(w);
     }
     if (c.file == "ch_PP-OCRv4_det_infer.onnx") c.shapes = {"x:1x3x640x640"};
     out.push_back(std::move(c));
@@ -139,7 +143,8 @@ Measurement measure_in_child(const std::string& model_path, const ModelCase& c,
   close(fds[1]);
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int wstatus = 0;
   rusage ru{};
@@ -155,7 +160,8 @@ Measurement measure_in_child(const std::string& model_path, const ModelCase& c,
     if (m.peak_rss_bytes == 0) m.peak_rss_bytes = static_cast<int64_t>(ru.ru_maxrss) * 1024;
   } else {
     std::getline(ss, m.error);
-    if (m.error.empty()) m.error = "the benchmark child exited with status " + std::to_string(wstatus);
+    if (m.error.empty())
+      m.error = "the benchmark child exited with status " + std::to_string(wstatus);
   }
   return m;
 }
@@ -177,10 +183,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--iterations" && i + 1 < argc) iterations = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
-    else if (a == "--backends" && i + 1 < argc) backends = argv[++i];
-    else positional.push_back(a);
+    if (a == "--iterations" && i + 1 < argc)
+      iterations = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--min-seconds" && i + 1 < argc)
+      min_seconds = std::atof(argv[++i]);
+    else if (a == "--backends" && i + 1 < argc)
+      backends = argv[++i];
+    else
+      positional.push_back(a);
   }
   if (positional.size() != 2) {
     std::cerr << "usage: bench_models [--iterations N] [--min-seconds S] [--backends SPEC,...] "
@@ -191,8 +201,10 @@ int main(int argc, char** argv) {
   for (std::stringstream ss(backends); std::getline(ss, backends, ',');)
     if (!backends.empty()) specs.push_back(backends);
 
-  std::printf("at least %d timed runs and %.1f s after one warm-up, each backend in its own "
-              "process\n", iterations, min_seconds);
+  std::printf(
+      "at least %d timed runs and %.1f s after one warm-up, each backend in its own "
+      "process\n",
+      iterations, min_seconds);
   std::printf("%-36s %-22s %9s %10s %10s %8s %9s %8s  %s\n", "model", "backend", "load_ms",
               "median_ms", "min_ms", "vs_ort", "peak_MiB", "vs_ort", "status");
   for (const ModelCase& c : read_model_list(positional[1])) {
@@ -226,9 +238,9 @@ int main(int argc, char** argv) {
       if (ort) {
         std::snprintf(t_ratio, sizeof t_ratio, "%.2fx", med / median(ort->run_seconds));
         if (ort->peak_rss_bytes > 0)
-          std::snprintf(m_ratio, sizeof m_ratio, "%.2fx",
-                        static_cast<double>(m.peak_rss_bytes) /
-                            static_cast<double>(ort->peak_rss_bytes));
+          std::snprintf(
+              m_ratio, sizeof m_ratio, "%.2fx",
+              static_cast<double>(m.peak_rss_bytes) / static_cast<double>(ort->peak_rss_bytes));
       }
       std::printf("%-36s %-22s %9.1f %10.3f %10.3f %8s %9.1f %8s  ok\n", c.file.c_str(),
                   spec.c_str(), m.load_seconds * 1e3, med * 1e3, mn * 1e3, t_ratio, mib, m_ratio);

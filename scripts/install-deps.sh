@@ -17,6 +17,7 @@ APT_PACKAGES=(
   libopenblas0-pthread  # the build the reference links: safe to call from several threads
   python3-onnx  # the reduce benchmark's external check (bench/check_op_present.py), as Polygraphy's
   chromium  # headless browser for the HTML viewer's tests and benchmark (driven by playwright-core)
+  clang-format-14  # `make format-check` (run by .ci/run): the tree's C++ follows .clang-format
 )
 # npm may come from outside apt (a newer Node.js); ask apt for it only when it is missing.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

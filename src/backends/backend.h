@@ -41,10 +41,10 @@ struct BackendSpec {
 
 /// What a loaded session reports about itself.
 struct SessionInfo {
-  double load_seconds = 0;               ///< wall time to create the session, seconds
-  std::vector<std::string> providers;    ///< execution providers the session actually uses
+  double load_seconds = 0;             ///< wall time to create the session, seconds
+  std::vector<std::string> providers;  ///< execution providers the session actually uses
   std::vector<std::string> warnings;  ///< e.g. an option the backend ignored; provider_warnings too
-  std::vector<std::string> output_names; ///< in model order
+  std::vector<std::string> output_names;  ///< in model order
   /// Execution providers asked for (onnxruntime's providers=, full names, priority order); empty
   /// for backends without providers.
   std::vector<std::string> providers_requested;

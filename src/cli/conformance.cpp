@@ -1,5 +1,7 @@
 // `onnxdbg conformance`: run ONNX backend test folders (model.onnx + test_data_set_N) on one or
 // more backends and print pass / fail / unsupported per case with each failure's reason.
+#include "conformance/conformance.h"
+
 #include <unistd.h>
 
 #include <iostream>
@@ -7,7 +9,6 @@
 
 #include "backends/backend.h"
 #include "cli/commands.h"
-#include "conformance/conformance.h"
 #include "report/table.h"
 
 namespace onnxdbg::cli {
@@ -26,9 +27,12 @@ struct ConformanceArgs {
 
 const char* status_name(conformance::CaseStatus s) {
   switch (s) {
-    case conformance::CaseStatus::kPassed: return "pass";
-    case conformance::CaseStatus::kFailed: return "fail";
-    case conformance::CaseStatus::kUnsupported: return "unsupported";
+    case conformance::CaseStatus::kPassed:
+      return "pass";
+    case conformance::CaseStatus::kFailed:
+      return "fail";
+    case conformance::CaseStatus::kUnsupported:
+      return "unsupported";
   }
   return "fail";
 }
@@ -45,7 +49,8 @@ int conformance_command(const ConformanceArgs& a) {
   size_t pos = 0;
   while (pos <= a.backends.size()) {
     const size_t comma = a.backends.find(',', pos);
-    const std::string item = a.backends.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::string item =
+        a.backends.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (!item.empty()) {
       auto spec = BackendSpec::parse(item);
       if (!spec) return report_error(spec.status());
@@ -68,21 +73,26 @@ int conformance_command(const ConformanceArgs& a) {
   }
   auto cases = conformance::find_cases(roots);
   if (!a.filter.empty())
-    std::erase_if(cases, [&](const auto& c) { return c.filename().string().find(a.filter) == std::string::npos; });
+    std::erase_if(cases, [&](const auto& c) {
+      return c.filename().string().find(a.filter) == std::string::npos;
+    });
   if (cases.empty())
-    return report_error(not_found("no test case (a folder with model.onnx) under the given folders"));
+    return report_error(
+        not_found("no test case (a folder with model.onnx) under the given folders"));
 
   const bool tty = isatty(2) && !a.json;
   const conformance::ConformanceOptions opt{a.rtol, a.atol};
   for (size_t i = 0; i < cases.size(); ++i) {
     for (size_t b = 0; b < backends.size(); ++b) {
       if (tty)
-        std::cerr << "\r\x1b[K[onnxdbg] " << i + 1 << "/" << cases.size() << " " << tallies[b].spec.to_string()
-                  << ": " << cases[i].filename().string() << std::flush;
+        std::cerr << "\r\x1b[K[onnxdbg] " << i + 1 << "/" << cases.size() << " "
+                  << tallies[b].spec.to_string() << ": " << cases[i].filename().string()
+                  << std::flush;
       auto r = conformance::run_case(cases[i], *backends[b], opt);
       auto& t = tallies[b];
-      (r.status == conformance::CaseStatus::kPassed ? t.passed
-       : r.status == conformance::CaseStatus::kFailed ? t.failed : t.unsupported)++;
+      (r.status == conformance::CaseStatus::kPassed   ? t.passed
+       : r.status == conformance::CaseStatus::kFailed ? t.failed
+                                                      : t.unsupported)++;
       t.results.push_back(std::move(r));
     }
   }
@@ -100,7 +110,8 @@ int conformance_command(const ConformanceArgs& a) {
       j["total"] = t.results.size();
       j["cases"] = nlohmann::json::array();
       for (const auto& r : t.results)
-        j["cases"].push_back({{"case", r.name}, {"status", status_name(r.status)}, {"reason", r.reason}});
+        j["cases"].push_back(
+            {{"case", r.name}, {"status", status_name(r.status)}, {"reason", r.reason}});
       return j;
     };
     nlohmann::json j = tally_json(tallies.front());
@@ -117,13 +128,16 @@ int conformance_command(const ConformanceArgs& a) {
   report::Table table(headers);
   for (size_t i = 0; i < cases.size(); ++i) {
     bool all_pass = true;
-    for (const auto& t : tallies) all_pass = all_pass && t.results[i].status == conformance::CaseStatus::kPassed;
+    for (const auto& t : tallies)
+      all_pass = all_pass && t.results[i].status == conformance::CaseStatus::kPassed;
     if (a.failures_only && all_pass) continue;
     std::vector<std::string> row{cases[i].filename().string()};
     for (const auto& t : tallies) {
       const auto s = t.results[i].status;
-      row.push_back(report::colorize(status_name(s), s == conformance::CaseStatus::kPassed ? "green"
-                                                     : s == conformance::CaseStatus::kFailed ? "red" : "yellow",
+      row.push_back(report::colorize(status_name(s),
+                                     s == conformance::CaseStatus::kPassed   ? "green"
+                                     : s == conformance::CaseStatus::kFailed ? "red"
+                                                                             : "yellow",
                                      color));
     }
     if (tallies.size() == 1) row.push_back(tallies[0].results[i].reason);
@@ -161,9 +175,13 @@ void add_conformance_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--filter", args->filter, "Only cases whose folder name contains this text");
   cmd->add_option("--rtol", args->rtol, "Relative tolerance")->capture_default_str();
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->capture_default_str();
-  cmd->add_flag("--failures-only", args->failures_only, "List only cases that did not pass everywhere");
-  cmd->add_flag("--json", args->json, "Print one JSON object (passed, failed, unsupported, total, cases)");
-  cmd->footer("Exit status: 0 when no case failed (unsupported cases do not count), 1 otherwise, 2 on a usage error.");
+  cmd->add_flag("--failures-only", args->failures_only,
+                "List only cases that did not pass everywhere");
+  cmd->add_flag("--json", args->json,
+                "Print one JSON object (passed, failed, unsupported, total, cases)");
+  cmd->footer(
+      "Exit status: 0 when no case failed (unsupported cases do not count), 1 otherwise, 2 on a "
+      "usage error.");
   cmd->callback([args, &ctx] { ctx.exit_code = conformance_command(*args); });
 }
 

@@ -1,10 +1,11 @@
 // onnxdbg inspect MODEL [--mode basic|layers|attrs|weights] [--json]: prints a model's summary
 // (see inspect/inspect.h) for people, or as one JSON object for programs.
+#include "inspect/inspect.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "inspect/inspect.h"
 #include "model/model.h"
 
 namespace onnxdbg::cli {
@@ -24,8 +25,10 @@ int run_inspect(const InspectArgs& args) {
   if (!model) return report_error(model.status());
   auto summary = summarize_model(*model, *options);
   if (!summary) return report_error(summary.status());
-  if (args.json) std::cout << summary_to_json(*summary).dump(2) << "\n";
-  else std::cout << render_summary_text(*summary);
+  if (args.json)
+    std::cout << summary_to_json(*summary).dump(2) << "\n";
+  else
+    std::cout << render_summary_text(*summary);
   std::cout.flush();
   return kExitOk;
 }
@@ -36,8 +39,9 @@ void add_inspect_command(CLI::App& app, CommandContext& ctx) {
   // The callback owns the parsed arguments: CLI11 keeps it alive for as long as the app.
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "inspect", "Summarise a model: metadata, inputs and outputs, op histogram; with --mode, "
-                 "every node, attributes, or weight statistics");
+      "inspect",
+      "Summarise a model: metadata, inputs and outputs, op histogram; with --mode, "
+      "every node, attributes, or weight statistics");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--mode", args->mode,
                   "basic: summary; layers: + every node and subgraph; attrs: + attributes; "

@@ -159,7 +159,8 @@ int run_command(const RunArgs& a) {
   std::vector<BackendSpec> layer_specs;
   if (a.layerwise || a.isolate) {
     auto b = parse_memory_size(a.layerwise_memory);
-    if (!b) return report_error(Status(b.status().code(), "--layerwise-memory: " + b.status().message()));
+    if (!b)
+      return report_error(Status(b.status().code(), "--layerwise-memory: " + b.status().message()));
     budget = *b;
     // Every backend but the float32 references is compared with the golden reference run;
     // reference:precision=fp16 is, as the interpreter's own float16 run.
@@ -294,7 +295,10 @@ int run_command(const RunArgs& a) {
   opt.tolerance = tol;
   opt.error_stat = *stat;
   opt.validate = a.validate;
-  if (tty) opt.progress = [](const std::string& s) { std::cerr << "\r\x1b[K[onnxdbg] " << s << "..." << std::flush; };
+  if (tty)
+    opt.progress = [](const std::string& s) {
+      std::cerr << "\r\x1b[K[onnxdbg] " << s << "..." << std::flush;
+    };
   if (!goldens.empty()) {
     opt.golden_outputs = std::move(goldens);
     opt.golden_source = a.load_outputs;
@@ -461,13 +465,16 @@ int run_command(const RunArgs& a) {
 
 void add_run_command(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<RunArgs>();
-  std::string backend_help = "Comma-separated backends, the first gives the golden values. Each is "
-                             "NAME[:KEY=VALUE]...; available:";
+  std::string backend_help =
+      "Comma-separated backends, the first gives the golden values. Each is "
+      "NAME[:KEY=VALUE]...; available:";
   for (const auto& d : backend_docs()) {
     backend_help += "\n  " + d.name + ": " + d.help;
-    for (const auto& o : d.options) backend_help += "\n      " + o.key + "=" + o.values + "  " + o.help;
+    for (const auto& o : d.options)
+      backend_help += "\n      " + o.key + "=" + o.values + "  " + o.help;
   }
-  auto* cmd = app.add_subcommand("run", "Run a model on several backends and compare their outputs.");
+  auto* cmd =
+      app.add_subcommand("run", "Run a model on several backends and compare their outputs.");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   backend_help +=
       "\nEvery backend also takes precision=fp16: it runs the model converted to float16 "
@@ -500,8 +507,9 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--val-range", args->val_range,
                   "Range of generated values: [LOW,HIGH] for all inputs or NAME:[LOW,HIGH] for one "
                   "(default [0,1])");
-  cmd->add_option("--input-shapes", args->input_shapes,
-                  "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224]");
+  cmd->add_option(
+      "--input-shapes", args->input_shapes,
+      "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224]");
   cmd->add_option("--atol", args->atol, "Absolute tolerance: VALUE or OUTPUT:VALUE (default 1e-5)");
   cmd->add_option("--rtol", args->rtol, "Relative tolerance: VALUE or OUTPUT:VALUE (default 1e-5)");
   cmd->add_option("--check-error-stat", args->error_stat,

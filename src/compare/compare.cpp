@@ -16,15 +16,20 @@ Expected<ErrorStat> error_stat_from_name(const std::string& name) {
   if (name == "max") return ErrorStat::kMax;
   if (name == "mean") return ErrorStat::kMean;
   if (name == "median") return ErrorStat::kMedian;
-  return invalid_argument("unknown error statistic '" + name + "' (use elemwise, max, mean or median)");
+  return invalid_argument("unknown error statistic '" + name +
+                          "' (use elemwise, max, mean or median)");
 }
 
 std::string error_stat_name(ErrorStat s) {
   switch (s) {
-    case ErrorStat::kElemwise: return "elemwise";
-    case ErrorStat::kMax: return "max";
-    case ErrorStat::kMean: return "mean";
-    case ErrorStat::kMedian: return "median";
+    case ErrorStat::kElemwise:
+      return "elemwise";
+    case ErrorStat::kMax:
+      return "max";
+    case ErrorStat::kMean:
+      return "mean";
+    case ErrorStat::kMedian:
+      return "median";
   }
   return "?";
 }
@@ -299,16 +304,20 @@ Status parse_one(const std::string& arg, const char* flag, double& def,
   if (num.empty() || end != num.c_str() + num.size() || !(v >= 0))
     return invalid_argument(std::string(flag) + " value '" + arg +
                             "' is not a non-negative number (use VALUE or OUTPUT:VALUE)");
-  if (colon == std::string::npos) def = v;
-  else by_name[arg.substr(0, colon)] = v;
+  if (colon == std::string::npos)
+    def = v;
+  else
+    by_name[arg.substr(0, colon)] = v;
   return Status::ok();
 }
 }  // namespace
 
-Status parse_tolerance_args(const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-                            ToleranceSpec& spec) {
-  for (const auto& a : atol) ODB_RETURN_IF_ERROR(parse_one(a, "--atol", spec.default_tol.atol, spec.atol_by_output));
-  for (const auto& a : rtol) ODB_RETURN_IF_ERROR(parse_one(a, "--rtol", spec.default_tol.rtol, spec.rtol_by_output));
+Status parse_tolerance_args(const std::vector<std::string>& atol,
+                            const std::vector<std::string>& rtol, ToleranceSpec& spec) {
+  for (const auto& a : atol)
+    ODB_RETURN_IF_ERROR(parse_one(a, "--atol", spec.default_tol.atol, spec.atol_by_output));
+  for (const auto& a : rtol)
+    ODB_RETURN_IF_ERROR(parse_one(a, "--rtol", spec.default_tol.rtol, spec.rtol_by_output));
   return Status::ok();
 }
 

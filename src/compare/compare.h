@@ -29,12 +29,12 @@ struct TensorComparison {
   std::string reason;  ///< why it failed in words ("shape 1x2 vs 1x3", "3 of 10 elements ...")
   Shape shape;         ///< shape of `actual`
   int64_t numel = 0;
-  double max_abs_error = 0;   ///< max |a - e| over finite pairs
-  double max_rel_error = 0;   ///< max |a - e| / |e| over finite pairs (|e| > 0)
+  double max_abs_error = 0;  ///< max |a - e| over finite pairs
+  double max_rel_error = 0;  ///< max |a - e| / |e| over finite pairs (|e| > 0)
   double mean_abs_error = 0;
   double median_abs_error = 0;  ///< computed for ErrorStat::kMedian only (0 otherwise)
-  int64_t mismatches = 0;     ///< elements failing the allclose rule (NaN/Inf pattern included)
-  int64_t worst_index = -1;   ///< flat index of the largest absolute error
+  int64_t mismatches = 0;       ///< elements failing the allclose rule (NaN/Inf pattern included)
+  int64_t worst_index = -1;     ///< flat index of the largest absolute error
   int64_t nan_or_inf_actual = 0;
   int64_t nan_or_inf_expected = 0;
 };
@@ -42,8 +42,8 @@ struct TensorComparison {
 /// Compares `actual` with `expected` (the golden value). Shapes must match exactly (a rank-0
 /// versus 1-element tensor is a mismatch with a reason); dtypes may differ (compared as double,
 /// e.g. float16 vs float32 outputs of two precisions). Strings compare for equality.
-TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected,
-                                 const Tolerance& tol, ErrorStat stat = ErrorStat::kElemwise);
+TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol,
+                                 ErrorStat stat = ErrorStat::kElemwise);
 
 /// Per-output tolerances: a default plus overrides by output name (from "--atol name:1e-3").
 struct ToleranceSpec {
@@ -56,8 +56,8 @@ struct ToleranceSpec {
 /// Parses values of --atol/--rtol: "1e-4" sets the default, "name:1e-3" one output (the last
 /// ':' separates, so tensor names with ':' work). Errors: kInvalidArgument for non-numbers or
 /// negative values.
-Status parse_tolerance_args(const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-                            ToleranceSpec& spec);
+Status parse_tolerance_args(const std::vector<std::string>& atol,
+                            const std::vector<std::string>& rtol, ToleranceSpec& spec);
 
 /// Counts NaN and Inf elements of a floating tensor (0 for others).
 int64_t count_nan_or_inf(const Tensor& t);

@@ -64,7 +64,7 @@ struct LayerTensor {
   std::string op_type;
   DType dtype = DType::kUndefined;
   Shape shape;
-  uint64_t bytes = 0;  ///< memory a copy of the golden value takes (as allocated), bytes
+  uint64_t bytes = 0;             ///< memory a copy of the golden value takes (as allocated), bytes
   int64_t golden_nan_or_inf = 0;  ///< NaN/Inf elements in the golden value
   double golden_max_abs = 0;      ///< largest finite |value| of the golden value (0 if none)
 };
@@ -136,7 +136,7 @@ struct LayerwiseReport {
   /// How often the reference ran: once to size the tensors, once beside each backend run (it
   /// stops after the run's last tensor), and once per chunk of golden inputs for isolation.
   int reference_runs = 0;
-  double seconds = 0;      ///< wall time of the whole layerwise pass
+  double seconds = 0;  ///< wall time of the whole layerwise pass
   /// Peak resident memory of the onnxdbg process at the end of the pass (getrusage ru_maxrss;
   /// the worker processes not included), bytes: what the golden values, the backends' replies
   /// and the reference run held at most, on top of the loaded model.

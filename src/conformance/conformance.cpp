@@ -128,7 +128,7 @@ CaseResult run_case(const fs::path& case_dir, Backend& backend, const Conformanc
   auto session = backend.load(case_dir / "model.onnx");
   if (!session) {
     r.status = session.status().code() == ErrorCode::kUnsupported ? CaseStatus::kUnsupported
-                                                                   : CaseStatus::kFailed;
+                                                                  : CaseStatus::kFailed;
     r.reason = session.status().to_string();
     return r;
   }
@@ -147,7 +147,8 @@ CaseResult run_case(const fs::path& case_dir, Backend& backend, const Conformanc
     auto expected = load_test_data_output_values(set, model->proto.graph());
     if (!inputs || !expected) {
       const Status& st = !inputs ? inputs.status() : expected.status();
-      r.status = st.code() == ErrorCode::kUnsupported ? CaseStatus::kUnsupported : CaseStatus::kFailed;
+      r.status =
+          st.code() == ErrorCode::kUnsupported ? CaseStatus::kUnsupported : CaseStatus::kFailed;
       r.reason = st.to_string();
       return r;
     }

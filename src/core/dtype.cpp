@@ -7,34 +7,67 @@ namespace onnxdbg {
 
 size_t dtype_size(DType t) {
   switch (t) {
-    case DType::kFloat: case DType::kInt32: case DType::kUint32: return 4;
-    case DType::kUint8: case DType::kInt8: case DType::kBool: return 1;
-    case DType::kUint16: case DType::kInt16: case DType::kFloat16: case DType::kBFloat16: return 2;
-    case DType::kInt64: case DType::kDouble: case DType::kUint64: case DType::kComplex64: return 8;
-    case DType::kComplex128: return 16;
-    default: return 0;
+    case DType::kFloat:
+    case DType::kInt32:
+    case DType::kUint32:
+      return 4;
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kInt64:
+    case DType::kDouble:
+    case DType::kUint64:
+    case DType::kComplex64:
+      return 8;
+    case DType::kComplex128:
+      return 16;
+    default:
+      return 0;
   }
 }
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::kFloat: return "float32";
-    case DType::kUint8: return "uint8";
-    case DType::kInt8: return "int8";
-    case DType::kUint16: return "uint16";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kString: return "string";
-    case DType::kBool: return "bool";
-    case DType::kFloat16: return "float16";
-    case DType::kDouble: return "float64";
-    case DType::kUint32: return "uint32";
-    case DType::kUint64: return "uint64";
-    case DType::kComplex64: return "complex64";
-    case DType::kComplex128: return "complex128";
-    case DType::kBFloat16: return "bfloat16";
-    default: return "undefined";
+    case DType::kFloat:
+      return "float32";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUint16:
+      return "uint16";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kString:
+      return "string";
+    case DType::kBool:
+      return "bool";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kDouble:
+      return "float64";
+    case DType::kUint32:
+      return "uint32";
+    case DType::kUint64:
+      return "uint64";
+    case DType::kComplex64:
+      return "complex64";
+    case DType::kComplex128:
+      return "complex128";
+    case DType::kBFloat16:
+      return "bfloat16";
+    default:
+      return "undefined";
   }
 }
 
@@ -54,9 +87,17 @@ bool is_floating(DType t) {
 
 bool is_integer(DType t) {
   switch (t) {
-    case DType::kUint8: case DType::kInt8: case DType::kUint16: case DType::kInt16:
-    case DType::kInt32: case DType::kInt64: case DType::kUint32: case DType::kUint64: return true;
-    default: return false;
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kUint32:
+    case DType::kUint64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -72,7 +113,7 @@ uint16_t Float16::from_float(float f) {
   const uint32_t abs = x & 0x7fffffffu;
   if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow rounds to Inf
-  if (abs < 0x38800000u) {  // result is subnormal or zero
+  if (abs < 0x38800000u) {                                      // result is subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
     // value = mant * 2^(exp-150) and the subnormal unit is 2^-24, so r = mant >> (126 - exp).
     const uint32_t exp = abs >> 23;
@@ -102,7 +143,10 @@ float Float16::to_float(uint16_t h) {
       out = sign;
     } else {
       int e = -1;
-      do { ++e; mant <<= 1; } while ((mant & 0x400u) == 0);
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
       out = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | ((mant & 0x3ffu) << 13);
     }
   } else {

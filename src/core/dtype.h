@@ -81,19 +81,61 @@ struct BFloat16 {
 /// Maps a C++ element type to its DType (compile time).
 template <class T>
 struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kDouble; };
-template <> struct DTypeOf<Float16> { static constexpr DType value = DType::kFloat16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::kBFloat16; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
-template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt16; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUint8; };
-template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUint16; };
-template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::kUint32; };
-template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::kUint64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
-template <> struct DTypeOf<std::string> { static constexpr DType value = DType::kString; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kFloat;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kDouble;
+};
+template <>
+struct DTypeOf<Float16> {
+  static constexpr DType value = DType::kFloat16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::kBFloat16;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kInt32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kInt64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUint8;
+};
+template <>
+struct DTypeOf<uint16_t> {
+  static constexpr DType value = DType::kUint16;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::kUint32;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::kUint64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
+template <>
+struct DTypeOf<std::string> {
+  static constexpr DType value = DType::kString;
+};
 
 }  // namespace onnxdbg

@@ -57,7 +57,9 @@ class [[nodiscard]] Status {
   std::vector<std::string> context_;
 };
 
-inline Status invalid_argument(std::string m) { return {ErrorCode::kInvalidArgument, std::move(m)}; }
+inline Status invalid_argument(std::string m) {
+  return {ErrorCode::kInvalidArgument, std::move(m)};
+}
 inline Status not_found(std::string m) { return {ErrorCode::kNotFound, std::move(m)}; }
 inline Status unsupported(std::string m) { return {ErrorCode::kUnsupported, std::move(m)}; }
 inline Status model_error(std::string m) { return {ErrorCode::kModelError, std::move(m)}; }
@@ -68,7 +70,7 @@ inline Status internal_error(std::string m) { return {ErrorCode::kInternal, std:
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).is_ok() && "Expected built from an ok Status");
   }
@@ -96,15 +98,16 @@ class [[nodiscard]] Expected {
 #define ODB_CONCAT(a, b) ODB_CONCAT_INNER(a, b)
 
 /// Returns the Status from the enclosing function when `expr` (a Status) is an error.
-#define ODB_RETURN_IF_ERROR(expr)                  \
-  do {                                             \
-    ::onnxdbg::Status odb_status_ = (expr);        \
-    if (!odb_status_.is_ok()) return odb_status_;  \
+#define ODB_RETURN_IF_ERROR(expr)                 \
+  do {                                            \
+    ::onnxdbg::Status odb_status_ = (expr);       \
+    if (!odb_status_.is_ok()) return odb_status_; \
   } while (0)
 
 /// `ODB_ASSIGN_OR_RETURN(auto x, f());` binds the value of an Expected or returns its Status.
-#define ODB_ASSIGN_OR_RETURN(lhs, expr) ODB_ASSIGN_OR_RETURN_IMPL(ODB_CONCAT(odb_exp_, __LINE__), lhs, expr)
-#define ODB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                              \
+#define ODB_ASSIGN_OR_RETURN(lhs, expr) \
+  ODB_ASSIGN_OR_RETURN_IMPL(ODB_CONCAT(odb_exp_, __LINE__), lhs, expr)
+#define ODB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)       \
+  auto tmp = (expr);                                    \
   if (!tmp.has_value()) return std::move(tmp).status(); \
   lhs = std::move(tmp).value()

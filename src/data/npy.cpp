@@ -45,9 +45,12 @@ class HeaderParser {
         if (!parse_string(h.descr)) return "'descr' is not a string";
         h.has_descr = true;
       } else if (key == "fortran_order") {
-        if (eat_word("True")) h.fortran_order = true;
-        else if (eat_word("False")) h.fortran_order = false;
-        else return "'fortran_order' is not True or False";
+        if (eat_word("True"))
+          h.fortran_order = true;
+        else if (eat_word("False"))
+          h.fortran_order = false;
+        else
+          return "'fortran_order' is not True or False";
         h.has_fortran = true;
       } else if (key == "shape") {
         std::string err = parse_shape(h.shape);
@@ -82,8 +85,8 @@ class HeaderParser {
     return true;
   }
   void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r'))
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
       ++pos_;
   }
   bool parse_string(std::string& out) {
@@ -103,11 +106,13 @@ class HeaderParser {
     for (;;) {
       skip_ws();
       if (eat(')')) return {};
-      if (peek() < '0' || peek() > '9') return "'shape' holds something other than non-negative ints";
+      if (peek() < '0' || peek() > '9')
+        return "'shape' holds something other than non-negative ints";
       int64_t v = 0;
       while (peek() >= '0' && peek() <= '9') {
         const int d = peek() - '0';
-        if (v > (std::numeric_limits<int64_t>::max() - d) / 10) return "a 'shape' dimension overflows int64";
+        if (v > (std::numeric_limits<int64_t>::max() - d) / 10)
+          return "a 'shape' dimension overflows int64";
         v = v * 10 + d;
         ++pos_;
       }
@@ -127,7 +132,7 @@ class HeaderParser {
 
 struct ElementType {
   DType dtype = DType::kUndefined;
-  size_t itemsize = 0;  // bytes per element in the file
+  size_t itemsize = 0;   // bytes per element in the file
   char string_kind = 0;  // 'S' or 'U' for string dtypes
 };
 
@@ -149,25 +154,31 @@ Expected<ElementType> parse_descr(const std::string& descr, const std::string& w
   ElementType e;
   if (kind == 'S' || kind == 'U') {
     if (size == 0) return bad("zero-width strings are unsupported");
-    if (kind == 'U' && order == '>') return bad("big-endian data is unsupported; save it as little-endian ('<')");
+    if (kind == 'U' && order == '>')
+      return bad("big-endian data is unsupported; save it as little-endian ('<')");
     e.dtype = DType::kString;
     e.string_kind = kind;
     e.itemsize = kind == 'U' ? size * 4 : size;
     return e;
   }
-  struct Entry { char kind; size_t size; DType dtype; };
+  struct Entry {
+    char kind;
+    size_t size;
+    DType dtype;
+  };
   static constexpr Entry kTable[] = {
-      {'f', 2, DType::kFloat16}, {'f', 4, DType::kFloat},   {'f', 8, DType::kDouble},
-      {'i', 1, DType::kInt8},    {'i', 2, DType::kInt16},   {'i', 4, DType::kInt32},
-      {'i', 8, DType::kInt64},   {'u', 1, DType::kUint8},   {'u', 2, DType::kUint16},
-      {'u', 4, DType::kUint32},  {'u', 8, DType::kUint64},  {'b', 1, DType::kBool},
+      {'f', 2, DType::kFloat16},   {'f', 4, DType::kFloat},       {'f', 8, DType::kDouble},
+      {'i', 1, DType::kInt8},      {'i', 2, DType::kInt16},       {'i', 4, DType::kInt32},
+      {'i', 8, DType::kInt64},     {'u', 1, DType::kUint8},       {'u', 2, DType::kUint16},
+      {'u', 4, DType::kUint32},    {'u', 8, DType::kUint64},      {'b', 1, DType::kBool},
       {'c', 8, DType::kComplex64}, {'c', 16, DType::kComplex128},
   };
   for (const auto& t : kTable) {
     if (t.kind == kind && t.size == size) {
       if (order == '>' && size > 1)
-        return bad("big-endian data is unsupported; save it as little-endian ('<'), e.g. "
-                   "a.astype(a.dtype.newbyteorder('<'))");
+        return bad(
+            "big-endian data is unsupported; save it as little-endian ('<'), e.g. "
+            "a.astype(a.dtype.newbyteorder('<'))");
       e.dtype = t.dtype;
       e.itemsize = size;
       return e;
@@ -217,7 +228,8 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
     return invalid_argument(what + " is not a .npy file (no \\x93NUMPY magic)");
-  if (bytes.size() < kMagicLen + 2) return invalid_argument(what + " is truncated inside the .npy preamble");
+  if (bytes.size() < kMagicLen + 2)
+    return invalid_argument(what + " is truncated inside the .npy preamble");
   const int major = u[6], minor = u[7];
   size_t header_len = 0, header_start = 0;
   if (major == 1) {
@@ -239,7 +251,8 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
   NpyHeader h;
   const std::string err = HeaderParser(bytes.substr(header_start, header_len)).parse(h);
   if (!err.empty()) {
-    if (err.rfind("structured", 0) == 0) return unsupported(what + " holds a " + err + "; only plain arrays are supported");
+    if (err.rfind("structured", 0) == 0)
+      return unsupported(what + " holds a " + err + "; only plain arrays are supported");
     return invalid_argument(what + " has a malformed .npy header: " + err);
   }
   ODB_ASSIGN_OR_RETURN(ElementType et, parse_descr(h.descr, what));
@@ -248,20 +261,23 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
     int non_unit = 0;
     for (int64_t d : h.shape) non_unit += d > 1;
     if (non_unit > 1)
-      return unsupported(what + " is stored in Fortran (column-major) order; save it with "
-                                "np.ascontiguousarray(a) first");
+      return unsupported(what +
+                         " is stored in Fortran (column-major) order; save it with "
+                         "np.ascontiguousarray(a) first");
   }
   auto numel = shape_numel(h.shape);
   if (!numel) return std::move(numel).status().with_context(what);
   const size_t data_start = header_start + header_len;
   const size_t available = bytes.size() - data_start;
   if (*numel > 0 && et.itemsize > std::numeric_limits<size_t>::max() / static_cast<size_t>(*numel))
-    return invalid_argument(what + " has shape " + shape_tuple(h.shape) + " whose byte size overflows");
+    return invalid_argument(what + " has shape " + shape_tuple(h.shape) +
+                            " whose byte size overflows");
   const size_t need = static_cast<size_t>(*numel) * et.itemsize;
   if (need != available)
-    return invalid_argument(what + " has " + std::to_string(available) + " data bytes but its header (" +
-                            h.descr + ", shape " + shape_tuple(h.shape) + ") needs " +
-                            std::to_string(need) + (need > available ? "; the file is truncated" : ""));
+    return invalid_argument(what + " has " + std::to_string(available) +
+                            " data bytes but its header (" + h.descr + ", shape " +
+                            shape_tuple(h.shape) + ") needs " + std::to_string(need) +
+                            (need > available ? "; the file is truncated" : ""));
   auto made = Tensor::make(et.dtype, h.shape);
   if (!made) return std::move(made).status().with_context(what);
   Tensor t = std::move(*made);
@@ -304,28 +320,58 @@ std::string write_npy(const Tensor& in) {
   std::string descr;
   size_t str_width = 1;
   switch (t->dtype()) {
-    case DType::kFloat16: descr = "<f2"; break;
-    case DType::kFloat: descr = "<f4"; break;
-    case DType::kDouble: descr = "<f8"; break;
-    case DType::kInt8: descr = "|i1"; break;
-    case DType::kInt16: descr = "<i2"; break;
-    case DType::kInt32: descr = "<i4"; break;
-    case DType::kInt64: descr = "<i8"; break;
-    case DType::kUint8: descr = "|u1"; break;
-    case DType::kUint16: descr = "<u2"; break;
-    case DType::kUint32: descr = "<u4"; break;
-    case DType::kUint64: descr = "<u8"; break;
-    case DType::kBool: descr = "|b1"; break;
-    case DType::kComplex64: descr = "<c8"; break;
-    case DType::kComplex128: descr = "<c16"; break;
+    case DType::kFloat16:
+      descr = "<f2";
+      break;
+    case DType::kFloat:
+      descr = "<f4";
+      break;
+    case DType::kDouble:
+      descr = "<f8";
+      break;
+    case DType::kInt8:
+      descr = "|i1";
+      break;
+    case DType::kInt16:
+      descr = "<i2";
+      break;
+    case DType::kInt32:
+      descr = "<i4";
+      break;
+    case DType::kInt64:
+      descr = "<i8";
+      break;
+    case DType::kUint8:
+      descr = "|u1";
+      break;
+    case DType::kUint16:
+      descr = "<u2";
+      break;
+    case DType::kUint32:
+      descr = "<u4";
+      break;
+    case DType::kUint64:
+      descr = "<u8";
+      break;
+    case DType::kBool:
+      descr = "|b1";
+      break;
+    case DType::kComplex64:
+      descr = "<c8";
+      break;
+    case DType::kComplex128:
+      descr = "<c16";
+      break;
     case DType::kString:
       for (const auto& s : t->strings()) str_width = std::max(str_width, s.size());
       descr = "|S" + std::to_string(str_width);
       break;
-    default: descr = "<f4"; break;  // unreachable: kUndefined and kBFloat16 were replaced above
+    default:
+      descr = "<f4";
+      break;  // unreachable: kUndefined and kBFloat16 were replaced above
   }
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                       shape_tuple(t->shape()) + ", }";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape_tuple(t->shape()) + ", }";
   // Pad with spaces and end with '\n' so magic + length + header is a multiple of 64.
   size_t preamble = kMagicLen + 2 + 2;
   size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
@@ -357,7 +403,8 @@ std::string write_npy(const Tensor& in) {
 Expected<std::string> read_file_bytes(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return not_found("file '" + path.string() + "' does not exist");
-  if (fs::is_directory(path, ec)) return invalid_argument("'" + path.string() + "' is a directory, not a file");
+  if (fs::is_directory(path, ec))
+    return invalid_argument("'" + path.string() + "' is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found("cannot open '" + path.string() + "'");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -45,7 +45,8 @@ Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
   const std::string file = "'" + path.string() + "'";
   std::error_code ec;
   if (!fs::exists(path, ec)) return not_found("file " + file + " does not exist");
-  if (fs::is_directory(path, ec)) return invalid_argument(file + " is a directory, not an .npz file");
+  if (fs::is_directory(path, ec))
+    return invalid_argument(file + " is a directory, not an .npz file");
   int err = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err));
   if (!za) {
@@ -68,14 +69,12 @@ Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
     if (!ends_with(name, kSuffix))
       return invalid_argument(where + " is not a .npy array (an .npz holds only NAME.npy entries)");
     ZipFilePtr zf(zip_fopen_index(za.get(), index, 0));
-    if (!zf)
-      return invalid_argument("cannot open " + where + ": " + zip_strerror(za.get()));
+    if (!zf) return invalid_argument("cannot open " + where + ": " + zip_strerror(za.get()));
     std::string bytes;
     char chunk[1 << 16];
     for (;;) {
       const zip_int64_t got = zip_fread(zf.get(), chunk, sizeof(chunk));
-      if (got < 0)
-        return invalid_argument(where + " is damaged: " + zip_file_strerror(zf.get()));
+      if (got < 0) return invalid_argument(where + " is damaged: " + zip_file_strerror(zf.get()));
       if (got == 0) break;
       bytes.append(chunk, static_cast<size_t>(got));
     }
@@ -109,12 +108,16 @@ Status save_npz(const fs::path& path, const std::map<std::string, Tensor>& tenso
     buffers.push_back(write_npy(t));
     const std::string& b = buffers.back();
     zip_source_t* src = zip_source_buffer(za.get(), b.data(), b.size(), 0);
-    if (!src) return invalid_argument("cannot add '" + name + "' to " + file + ": " + zip_strerror(za.get()));
+    if (!src)
+      return invalid_argument("cannot add '" + name + "' to " + file + ": " +
+                              zip_strerror(za.get()));
     const std::string entry = name + std::string(kSuffix);
-    const zip_int64_t idx = zip_file_add(za.get(), entry.c_str(), src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
+    const zip_int64_t idx =
+        zip_file_add(za.get(), entry.c_str(), src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
     if (idx < 0) {
       zip_source_free(src);
-      return invalid_argument("cannot add entry '" + entry + "' to " + file + ": " + zip_strerror(za.get()));
+      return invalid_argument("cannot add entry '" + entry + "' to " + file + ": " +
+                              zip_strerror(za.get()));
     }
     if (zip_set_file_compression(za.get(), static_cast<zip_uint64_t>(idx),
                                  compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) != 0)

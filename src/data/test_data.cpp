@@ -55,11 +55,16 @@ Expected<std::vector<std::pair<int64_t, fs::path>>> numbered_files(const fs::pat
 
 const char* kind_of(const onnx::TypeProto& t) {
   switch (t.value_case()) {
-    case onnx::TypeProto::kSequenceType: return "a sequence";
-    case onnx::TypeProto::kOptionalType: return "an optional";
-    case onnx::TypeProto::kMapType: return "a map";
-    case onnx::TypeProto::kSparseTensorType: return "a sparse tensor";
-    default: return nullptr;
+    case onnx::TypeProto::kSequenceType:
+      return "a sequence";
+    case onnx::TypeProto::kOptionalType:
+      return "an optional";
+    case onnx::TypeProto::kMapType:
+      return "a map";
+    case onnx::TypeProto::kSparseTensorType:
+      return "a sparse tensor";
+    default:
+      return nullptr;
   }
 }
 
@@ -169,11 +174,13 @@ Expected<std::map<std::string, Value>> load_numbered(const fs::path& dir,
     if (name.empty()) {
       if (!vi)
         return invalid_argument(what + " has no name and the graph has only " +
-                                std::to_string(values.size()) + " " + role + "(s) to name it by position");
+                                std::to_string(values.size()) + " " + role +
+                                "(s) to name it by position");
       name = vi->name();
     }
     if (out.count(name))
-      return invalid_argument(what + " holds " + role + " '" + name + "', which an earlier file also holds");
+      return invalid_argument(what + " holds " + role + " '" + name +
+                              "', which an earlier file also holds");
     out.emplace(std::move(name), std::move(*v));
   }
   return out;
@@ -250,7 +257,8 @@ Status save_test_data(const fs::path& dir, const onnx::GraphProto& graph,
     ODB_ASSIGN_OR_RETURN(auto old, numbered_files(dir, prefix));
     for (const auto& [k, file] : old) {
       fs::remove(file, ec);
-      if (ec) return invalid_argument("cannot remove stale '" + file.string() + "': " + ec.message());
+      if (ec)
+        return invalid_argument("cannot remove stale '" + file.string() + "': " + ec.message());
     }
   }
   ODB_RETURN_IF_ERROR(write_numbered(dir, graph, inputs, true));
@@ -285,7 +293,8 @@ Expected<std::map<std::string, Tensor>> load_tensors(const fs::path& path,
     onnx::TensorProto proto;
     if (bytes.size() >= static_cast<size_t>(std::numeric_limits<int>::max()) ||
         !proto.ParseFromString(bytes))
-      return invalid_argument(what + " is not a serialized onnx.TensorProto (truncated or corrupted)");
+      return invalid_argument(what +
+                              " is not a serialized onnx.TensorProto (truncated or corrupted)");
     std::string name = proto.name();
     if (name.empty()) {
       ODB_ASSIGN_OR_RETURN(name, single_name("TensorProto"));
@@ -297,8 +306,9 @@ Expected<std::map<std::string, Tensor>> load_tensors(const fs::path& path,
     out.emplace(std::move(name), std::move(*t));
     return out;
   }
-  return invalid_argument(what + " is not a known input format (expected an .npz, .npy or .pb "
-                                 "file, or a test_data_set folder of input_K.pb files)");
+  return invalid_argument(what +
+                          " is not a known input format (expected an .npz, .npy or .pb "
+                          "file, or a test_data_set folder of input_K.pb files)");
 }
 
 }  // namespace onnxdbg

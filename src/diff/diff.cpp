@@ -34,21 +34,32 @@ std::string attr_value(const onnx::AttributeProto& a) {
         s += "...";
         break;
       }
-      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) s += x;
-      else s += fmt(static_cast<double>(x));
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+        s += x;
+      else
+        s += fmt(static_cast<double>(x));
     }
     return s + "]";
   };
   switch (a.type()) {
-    case onnx::AttributeProto::INT: return std::to_string(a.i());
-    case onnx::AttributeProto::FLOAT: return fmt(a.f());
-    case onnx::AttributeProto::STRING: return "'" + a.s() + "'";
-    case onnx::AttributeProto::INTS: return list(a.ints());
-    case onnx::AttributeProto::FLOATS: return list(a.floats());
-    case onnx::AttributeProto::STRINGS: return list(a.strings());
-    case onnx::AttributeProto::TENSOR: return "tensor";
-    case onnx::AttributeProto::GRAPH: return "graph (" + std::to_string(a.g().node_size()) + " nodes)";
-    default: return "(value)";
+    case onnx::AttributeProto::INT:
+      return std::to_string(a.i());
+    case onnx::AttributeProto::FLOAT:
+      return fmt(a.f());
+    case onnx::AttributeProto::STRING:
+      return "'" + a.s() + "'";
+    case onnx::AttributeProto::INTS:
+      return list(a.ints());
+    case onnx::AttributeProto::FLOATS:
+      return list(a.floats());
+    case onnx::AttributeProto::STRINGS:
+      return list(a.strings());
+    case onnx::AttributeProto::TENSOR:
+      return "tensor";
+    case onnx::AttributeProto::GRAPH:
+      return "graph (" + std::to_string(a.g().node_size()) + " nodes)";
+    default:
+      return "(value)";
   }
 }
 
@@ -73,7 +84,8 @@ std::string type_string(const onnx::ValueInfoProto& vi) {
     out += " [";
     for (size_t d = 0; d < s.shape.size(); ++d) {
       if (d) out += ", ";
-      out += s.shape[d] >= 0 ? std::to_string(s.shape[d]) : (s.dim_params[d].empty() ? "?" : s.dim_params[d]);
+      out += s.shape[d] >= 0 ? std::to_string(s.shape[d])
+                             : (s.dim_params[d].empty() ? "?" : s.dim_params[d]);
     }
     out += "]";
   }
@@ -85,16 +97,21 @@ void diff_value_infos(const google::protobuf::RepeatedPtrField<onnx::ValueInfoPr
                       const std::set<std::string>& skip, const std::string& kind,
                       std::vector<DiffChange>& out) {
   std::map<std::string, const onnx::ValueInfoProto*> ma, mb;
-  for (const auto& v : a) if (!skip.count(v.name())) ma[v.name()] = &v;
-  for (const auto& v : b) if (!skip.count(v.name())) mb[v.name()] = &v;
+  for (const auto& v : a)
+    if (!skip.count(v.name())) ma[v.name()] = &v;
+  for (const auto& v : b)
+    if (!skip.count(v.name())) mb[v.name()] = &v;
   for (const auto& [name, v] : ma) {
     auto it = mb.find(name);
-    if (it == mb.end()) out.push_back({kind + " '" + name + "'", "only in A (" + type_string(*v) + ")"});
+    if (it == mb.end())
+      out.push_back({kind + " '" + name + "'", "only in A (" + type_string(*v) + ")"});
     else if (type_string(*v) != type_string(*it->second))
-      out.push_back({kind + " '" + name + "'", type_string(*v) + " -> " + type_string(*it->second)});
+      out.push_back(
+          {kind + " '" + name + "'", type_string(*v) + " -> " + type_string(*it->second)});
   }
   for (const auto& [name, v] : mb)
-    if (!ma.count(name)) out.push_back({kind + " '" + name + "'", "only in B (" + type_string(*v) + ")"});
+    if (!ma.count(name))
+      out.push_back({kind + " '" + name + "'", "only in B (" + type_string(*v) + ")"});
 }
 
 }  // namespace
@@ -110,10 +127,13 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   std::map<std::string, int> name_a, name_b;
   std::set<std::string> dup;
   for (int i = 0; i < ga.node_size(); ++i)
-    if (!ga.node(i).name().empty() && !name_a.emplace(ga.node(i).name(), i).second) dup.insert(ga.node(i).name());
+    if (!ga.node(i).name().empty() && !name_a.emplace(ga.node(i).name(), i).second)
+      dup.insert(ga.node(i).name());
   for (int i = 0; i < gb.node_size(); ++i)
-    if (!gb.node(i).name().empty() && !name_b.emplace(gb.node(i).name(), i).second) dup.insert(gb.node(i).name());
-  std::vector<int> a_to_b(static_cast<size_t>(ga.node_size()), -1), b_to_a(static_cast<size_t>(gb.node_size()), -1);
+    if (!gb.node(i).name().empty() && !name_b.emplace(gb.node(i).name(), i).second)
+      dup.insert(gb.node(i).name());
+  std::vector<int> a_to_b(static_cast<size_t>(ga.node_size()), -1),
+      b_to_a(static_cast<size_t>(gb.node_size()), -1);
   for (const auto& [name, i] : name_a) {
     if (dup.count(name)) continue;
     auto it = name_b.find(name);
@@ -126,11 +146,9 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   //    of A with the k-th unmatched Conv of B.
   std::map<std::string, std::vector<int>> rest_a, rest_b;
   for (int i = 0; i < ga.node_size(); ++i)
-    if (a_to_b[static_cast<size_t>(i)] < 0)
-      rest_a[ga.node(i).op_type()].push_back(i);
+    if (a_to_b[static_cast<size_t>(i)] < 0) rest_a[ga.node(i).op_type()].push_back(i);
   for (int i = 0; i < gb.node_size(); ++i)
-    if (b_to_a[static_cast<size_t>(i)] < 0)
-      rest_b[gb.node(i).op_type()].push_back(i);
+    if (b_to_a[static_cast<size_t>(i)] < 0) rest_b[gb.node(i).op_type()].push_back(i);
   for (auto& [op, as] : rest_a) {
     auto it = rest_b.find(op);
     if (it == rest_b.end()) continue;
@@ -171,37 +189,49 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
     for (const auto& x : nb.attribute()) ab[x.name()] = &x;
     for (const auto& [name, x] : aa) {
       auto it = ab.find(name);
-      if (it == ab.end()) d.changed.push_back({label, "attribute " + name + " removed (was " + attr_value(*x) + ")"});
+      if (it == ab.end())
+        d.changed.push_back({label, "attribute " + name + " removed (was " + attr_value(*x) + ")"});
       else if (!same_message(*x, *it->second))
-        d.changed.push_back({label, "attribute " + name + " " + attr_value(*x) + " -> " + attr_value(*it->second)});
+        d.changed.push_back(
+            {label, "attribute " + name + " " + attr_value(*x) + " -> " + attr_value(*it->second)});
     }
     for (const auto& [name, x] : ab)
-      if (!aa.count(name)) d.changed.push_back({label, "attribute " + name + " added (" + attr_value(*x) + ")"});
+      if (!aa.count(name))
+        d.changed.push_back({label, "attribute " + name + " added (" + attr_value(*x) + ")"});
     if (na.input_size() != nb.input_size())
-      d.changed.push_back({label, std::to_string(na.input_size()) + " inputs -> " + std::to_string(nb.input_size())});
+      d.changed.push_back({label, std::to_string(na.input_size()) + " inputs -> " +
+                                      std::to_string(nb.input_size())});
     for (int k = 0; k < std::min(na.input_size(), nb.input_size()); ++k) {
       // Compare where each input comes from, translated through the node matching, so renamed
       // intermediate tensors do not count as rewiring.
       const std::string sa = source(pa, na.input(k), &a_to_b);
       const std::string sb = source(pb, nb.input(k), nullptr);
       if (sa != sb)
-        d.changed.push_back({label, "input " + std::to_string(k) + " '" + na.input(k) + "' -> '" + nb.input(k) + "'"});
+        d.changed.push_back({label, "input " + std::to_string(k) + " '" + na.input(k) + "' -> '" +
+                                        nb.input(k) + "'"});
     }
   }
 
   // 4. Graph level: opsets, IR, inputs, outputs, initializers.
   if (la.proto.ir_version() != lb.proto.ir_version())
-    d.graph_changes.push_back({"IR version", std::to_string(la.proto.ir_version()) + " -> " + std::to_string(lb.proto.ir_version())});
+    d.graph_changes.push_back({"IR version", std::to_string(la.proto.ir_version()) + " -> " +
+                                                 std::to_string(lb.proto.ir_version())});
   std::map<std::string, int64_t> oa, ob;
-  for (const auto& o : la.proto.opset_import()) oa[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
-  for (const auto& o : lb.proto.opset_import()) ob[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
+  for (const auto& o : la.proto.opset_import())
+    oa[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
+  for (const auto& o : lb.proto.opset_import())
+    ob[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
   for (const auto& [dom, v] : oa) {
     auto it = ob.find(dom);
-    if (it == ob.end()) d.graph_changes.push_back({"opset " + dom, std::to_string(v) + " -> not imported"});
-    else if (it->second != v) d.graph_changes.push_back({"opset " + dom, std::to_string(v) + " -> " + std::to_string(it->second)});
+    if (it == ob.end())
+      d.graph_changes.push_back({"opset " + dom, std::to_string(v) + " -> not imported"});
+    else if (it->second != v)
+      d.graph_changes.push_back(
+          {"opset " + dom, std::to_string(v) + " -> " + std::to_string(it->second)});
   }
   for (const auto& [dom, v] : ob)
-    if (!oa.count(dom)) d.graph_changes.push_back({"opset " + dom, "not imported -> " + std::to_string(v)});
+    if (!oa.count(dom))
+      d.graph_changes.push_back({"opset " + dom, "not imported -> " + std::to_string(v)});
   std::set<std::string> inits;
   for (const auto& t : ga.initializer()) inits.insert(t.name());
   for (const auto& t : gb.initializer()) inits.insert(t.name());
@@ -213,7 +243,8 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   for (const auto& t : gb.initializer()) ib[t.name()] = &t;
   auto desc = [](const onnx::TensorProto& t) {
     Shape s(t.dims().begin(), t.dims().end());
-    return std::string(dtype_name(static_cast<DType>(t.data_type()))) + "[" + shape_to_string(s) + "]";
+    return std::string(dtype_name(static_cast<DType>(t.data_type()))) + "[" + shape_to_string(s) +
+           "]";
   };
   for (const auto& [name, ta] : ia) {
     const std::string item = "initializer '" + name + "'";
@@ -228,9 +259,11 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
       continue;
     }
     auto va = tensor_from_proto(*ta, la.base_dir);
-    if (!va) return std::move(va).status().with_context("while reading " + item + " of " + d.a_name);
+    if (!va)
+      return std::move(va).status().with_context("while reading " + item + " of " + d.a_name);
     auto vb = tensor_from_proto(*tb, lb.base_dir);
-    if (!vb) return std::move(vb).status().with_context("while reading " + item + " of " + d.b_name);
+    if (!vb)
+      return std::move(vb).status().with_context("while reading " + item + " of " + d.b_name);
     if (va->dtype() == DType::kString) {
       if (va->strings() != vb->strings()) d.graph_changes.push_back({item, "string values differ"});
       continue;
@@ -244,22 +277,26 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
       max_abs = std::max(max_abs, std::abs(x - y));
     }
     if (differ)
-      d.graph_changes.push_back({item, std::to_string(differ) + " of " + std::to_string(va->numel()) +
-                                           " values differ (max abs difference " + fmt(max_abs) + ")"});
+      d.graph_changes.push_back(
+          {item, std::to_string(differ) + " of " + std::to_string(va->numel()) +
+                     " values differ (max abs difference " + fmt(max_abs) + ")"});
   }
   for (const auto& [name, tb] : ib)
-    if (!ia.count(name)) d.graph_changes.push_back({"initializer '" + name + "'", "only in B (" + desc(*tb) + ")"});
+    if (!ia.count(name))
+      d.graph_changes.push_back({"initializer '" + name + "'", "only in B (" + desc(*tb) + ")"});
 
   // 5. Summary: what B lacks or adds, where, and outputs left without a producer.
   std::vector<std::string> parts;
-  auto downstream_of = [&](const onnx::GraphProto& g, const std::vector<int>& map, const Producers& p) {
+  auto downstream_of = [&](const onnx::GraphProto& g, const std::vector<int>& map,
+                           const Producers& p) {
     // The last matched node (in graph order) whose outputs feed a node missing from the other side.
     int best = -1;
     for (int i = 0; i < g.node_size(); ++i) {
       if (map[static_cast<size_t>(i)] >= 0) continue;
       for (const auto& in : g.node(i).input()) {
         auto it = p.find(in);
-        if (it != p.end() && map[static_cast<size_t>(it->second.first)] >= 0) best = std::max(best, it->second.first);
+        if (it != p.end() && map[static_cast<size_t>(it->second.first)] >= 0)
+          best = std::max(best, it->second.first);
       }
     }
     return best < 0 ? std::string() : node_label(g.node(best), best);
@@ -273,7 +310,8 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   if (!d.only_in_b.empty()) {
     const std::string where = downstream_of(gb, b_to_a, pb);
     parts.push_back(d.b_name + " adds " + std::to_string(d.only_in_b.size()) + " node" +
-                    (d.only_in_b.size() == 1 ? "" : "s") + (where.empty() ? "" : " downstream of " + where));
+                    (d.only_in_b.size() == 1 ? "" : "s") +
+                    (where.empty() ? "" : " downstream of " + where));
   }
   {
     std::set<std::string> defined;
@@ -287,14 +325,15 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   if (!d.changed.empty()) {
     std::set<std::string> nodes;
     for (const auto& c : d.changed) nodes.insert(c.item);
-    parts.push_back(std::to_string(nodes.size()) + " matched node" + (nodes.size() == 1 ? "" : "s") +
-                    " changed");
+    parts.push_back(std::to_string(nodes.size()) + " matched node" +
+                    (nodes.size() == 1 ? "" : "s") + " changed");
   }
   if (!d.graph_changes.empty())
     parts.push_back(std::to_string(d.graph_changes.size()) + " graph-level difference" +
                     (d.graph_changes.size() == 1 ? "" : "s"));
   if (parts.empty()) {
-    d.summary = d.a_name + " and " + d.b_name + " have the same graph (" + std::to_string(ga.node_size()) + " nodes)";
+    d.summary = d.a_name + " and " + d.b_name + " have the same graph (" +
+                std::to_string(ga.node_size()) + " nodes)";
   } else {
     d.summary = parts[0];
     for (size_t k = 1; k < parts.size(); ++k) d.summary += "; " + parts[k];

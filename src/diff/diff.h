@@ -20,8 +20,8 @@ struct DiffChange {
 };
 
 struct ModelDiff {
-  std::string a_name, b_name;             ///< file names for messages
-  std::vector<std::string> only_in_a;     ///< node names (main graph) present only in A
+  std::string a_name, b_name;          ///< file names for messages
+  std::vector<std::string> only_in_a;  ///< node names (main graph) present only in A
   std::vector<std::string> only_in_b;
   std::vector<DiffChange> changed;        ///< changes on matched nodes
   std::vector<DiffChange> graph_changes;  ///< inputs, outputs, initializers, opsets, IR version
@@ -30,7 +30,7 @@ struct ModelDiff {
   /// For each node of A's main graph (by index), the index of the B node it matched, or -1 when
   /// it is only in A.
   std::vector<int> a_to_b;
-  std::string summary;                    ///< one sentence, printed first
+  std::string summary;  ///< one sentence, printed first
   bool identical() const {
     return only_in_a.empty() && only_in_b.empty() && changed.empty() && graph_changes.empty();
   }

@@ -3,12 +3,12 @@
 // weights mode, so a basic inspect of a multi-gigabyte model touches no external data.
 #include "inspect/inspect.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace onnxdbg {
 
@@ -43,8 +43,10 @@ ValueSummary summarize_value(const onnx::ValueInfoProto& vi) {
   v.has_shape = sig.has_shape;
   for (size_t i = 0; i < sig.shape.size(); ++i) {
     v.dim_values.push_back(sig.shape[i]);
-    if (sig.shape[i] >= 0) v.dims.push_back(std::to_string(sig.shape[i]));
-    else v.dims.push_back(sig.dim_params[i].empty() ? "?" : sig.dim_params[i]);
+    if (sig.shape[i] >= 0)
+      v.dims.push_back(std::to_string(sig.shape[i]));
+    else
+      v.dims.push_back(sig.dim_params[i].empty() ? "?" : sig.dim_params[i]);
   }
   return v;
 }
@@ -79,9 +81,12 @@ std::string quote(const std::string& s, size_t max = 40) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size() && i < max; ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
+    if (c == '"' || c == '\\')
+      out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
   }
   if (s.size() > max) out += "...";
   return out + "\"";
@@ -109,14 +114,26 @@ AttributeSummary summarize_attribute(const onnx::AttributeProto& a) {
   }
   using A = onnx::AttributeProto;
   switch (a.type()) {
-    case A::INT: s.type = "int"; s.value = std::to_string(a.i()); break;
-    case A::FLOAT: s.type = "float"; s.value = number(a.f()); break;
-    case A::STRING: s.type = "string"; s.value = quote(a.s()); break;
+    case A::INT:
+      s.type = "int";
+      s.value = std::to_string(a.i());
+      break;
+    case A::FLOAT:
+      s.type = "float";
+      s.value = number(a.f());
+      break;
+    case A::STRING:
+      s.type = "string";
+      s.value = quote(a.s());
+      break;
     case A::TENSOR:
       s.type = "tensor";
       s.value = proto_dtype_name(a.t().data_type()) + " " + dims_text(a.t().dims());
       break;
-    case A::GRAPH: s.type = "graph"; s.value = fmt::format("<subgraph {} nodes>", a.g().node_size()); break;
+    case A::GRAPH:
+      s.type = "graph";
+      s.value = fmt::format("<subgraph {} nodes>", a.g().node_size());
+      break;
     case A::SPARSE_TENSOR:
       s.type = "sparse_tensor";
       s.value = "sparse " + proto_dtype_name(a.sparse_tensor().values().data_type()) + " " +
@@ -141,14 +158,26 @@ AttributeSummary summarize_attribute(const onnx::AttributeProto& a) {
       s.type = "strings";
       s.value = list_text(a.strings(), [](const std::string& v) { return quote(v, 20); });
       break;
-    case A::TENSORS: s.type = "tensors"; s.value = fmt::format("<{} tensors>", a.tensors_size()); break;
-    case A::GRAPHS: s.type = "graphs"; s.value = fmt::format("<{} subgraphs>", a.graphs_size()); break;
+    case A::TENSORS:
+      s.type = "tensors";
+      s.value = fmt::format("<{} tensors>", a.tensors_size());
+      break;
+    case A::GRAPHS:
+      s.type = "graphs";
+      s.value = fmt::format("<{} subgraphs>", a.graphs_size());
+      break;
     case A::SPARSE_TENSORS:
       s.type = "sparse_tensors";
       s.value = fmt::format("<{} sparse tensors>", a.sparse_tensors_size());
       break;
-    case A::TYPE_PROTOS: s.type = "type_protos"; s.value = fmt::format("<{} types>", a.type_protos_size()); break;
-    default: s.type = "undefined"; s.value = "?"; break;
+    case A::TYPE_PROTOS:
+      s.type = "type_protos";
+      s.value = fmt::format("<{} types>", a.type_protos_size());
+      break;
+    default:
+      s.type = "undefined";
+      s.value = "?";
+      break;
   }
   return s;
 }
@@ -160,8 +189,10 @@ void compute_stats(const Tensor& t, WeightSummary& w) {
   int64_t finite = 0;
   for (int64_t i = 0; i < t.numel(); ++i) {
     const double v = t.get_as_double(i);
-    if (std::isnan(v)) ++w.nan_count;
-    else if (std::isinf(v)) ++w.inf_count;
+    if (std::isnan(v))
+      ++w.nan_count;
+    else if (std::isinf(v))
+      ++w.inf_count;
     else {
       ++finite;
       sum += v;
@@ -318,7 +349,8 @@ Expected<ModelSummary> summarize_model(const LoadedModel& model, InspectOptions 
     s.initializer_bytes += proto_bytes(init);
     if (init.data_location() == onnx::TensorProto::EXTERNAL) ++s.external_initializer_count;
     if (options.weights)
-      walker.init_weights_.push_back(summarize_weight(init, init.name(), "initializer", model.base_dir));
+      walker.init_weights_.push_back(
+          summarize_weight(init, init.name(), "initializer", model.base_dir));
   }
   s.node_count = g.node_size();
   walker.walk(g, s.graph, true);

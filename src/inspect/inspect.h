@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -30,7 +29,8 @@ Expected<InspectOptions> inspect_options_from_mode(std::string_view mode);
 /// A graph input or output.
 struct ValueSummary {
   std::string name;
-  std::string type;  ///< element type name ("float32") for tensors, else "sequence(tensor(float32))"...
+  std::string
+      type;  ///< element type name ("float32") for tensors, else "sequence(tensor(float32))"...
   bool has_shape = false;
   /// One entry per dim: the number, the symbolic name ("batch"), or "?" when unknown.
   std::vector<std::string> dims;
@@ -52,7 +52,8 @@ struct GraphSummary;
 /// A subgraph held by a node attribute (If's then_branch, Loop's body, Scan's body...).
 struct SubgraphSummary {
   std::string attribute;  ///< name of the attribute holding it
-  std::vector<GraphSummary> graph;  ///< exactly one element (a vector so the type may be incomplete)
+  std::vector<GraphSummary>
+      graph;  ///< exactly one element (a vector so the type may be incomplete)
 };
 
 struct NodeSummary {
@@ -81,7 +82,7 @@ struct WeightSummary {
   std::string source;  ///< "initializer" or "Constant"
   DType dtype = DType::kUndefined;
   Shape shape;
-  uint64_t bytes = 0;  ///< element bytes (strings: total characters)
+  uint64_t bytes = 0;     ///< element bytes (strings: total characters)
   bool external = false;  ///< stored in an external data file
   /// min/max/mean/std are over the finite values (NaN and Inf excluded); has_stats is false for
   /// strings, empty tensors, tensors with no finite value, and weights that could not be read.
@@ -100,14 +101,14 @@ struct ModelSummary {
   std::string producer_name, producer_version, domain, doc_string;
   int64_t model_version = 0;
   std::vector<std::pair<std::string, int64_t>> opset_imports;  ///< ("ai.onnx", 13), ...
-  std::vector<ValueSummary> inputs;   ///< graph inputs that are not initializers
+  std::vector<ValueSummary> inputs;  ///< graph inputs that are not initializers
   std::vector<ValueSummary> outputs;
-  int64_t initializer_count = 0;      ///< initializers of the main graph
+  int64_t initializer_count = 0;  ///< initializers of the main graph
   uint64_t initializer_bytes = 0;
   int64_t external_initializer_count = 0;
-  int64_t constant_count = 0;          ///< Constant nodes, subgraphs included
-  uint64_t constant_bytes = 0;         ///< of those with a `value` tensor
-  int64_t node_count = 0;              ///< nodes of the main graph
+  int64_t constant_count = 0;   ///< Constant nodes, subgraphs included
+  uint64_t constant_bytes = 0;  ///< of those with a `value` tensor
+  int64_t node_count = 0;       ///< nodes of the main graph
   int64_t node_count_with_subgraphs = 0;
   int64_t subgraph_count = 0;
   std::vector<OpCount> op_histogram;   ///< all nodes incl. subgraphs; by count desc, then name

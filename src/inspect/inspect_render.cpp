@@ -1,9 +1,9 @@
 // Text and JSON renderings of a ModelSummary. Text columns are sized to their content with a
 // cap, so one very long tensor name pushes only its own row past the column instead of the table.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "inspect/inspect.h"
 
@@ -56,13 +56,18 @@ std::string dims_text(const ValueSummary& v) {
   return "[" + join(v.dims, ", ") + "]";
 }
 
-std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
-std::string rpad(const std::string& s, size_t w) { return s.size() >= w ? s : std::string(w - s.size(), ' ') + s; }
+std::string pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+std::string rpad(const std::string& s, size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
 
 // Rows of cells as aligned columns: widths are the longest cell, capped at caps[c] (0: no cap);
 // right_align[c] right-aligns numbers. The last column is never padded.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::vector<size_t>& caps,
-                  const std::vector<bool>& right_align, const std::string& indent) {
+std::string table(const std::vector<std::vector<std::string>>& rows,
+                  const std::vector<size_t>& caps, const std::vector<bool>& right_align,
+                  const std::string& indent) {
   std::vector<size_t> w(caps.size(), 0);
   for (const auto& r : rows)
     for (size_t c = 0; c < r.size() && c < w.size(); ++c)
@@ -73,8 +78,10 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
     for (size_t c = 0; c < r.size(); ++c) {
       const bool last = c + 1 == r.size();
       if (c) line += "  ";
-      if (last && !right_align[c]) line += r[c];
-      else line += right_align[c] ? rpad(r[c], w[c]) : pad(r[c], w[c]);
+      if (last && !right_align[c])
+        line += r[c];
+      else
+        line += right_align[c] ? rpad(r[c], w[c]) : pad(r[c], w[c]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -101,8 +108,10 @@ std::string histogram_text(const std::vector<OpCount>& h) {
   for (size_t i = 0; i < h.size(); ++i) {
     if (i % cols == 0) out += "  ";
     out += pad(h[i].op_type, name_w) + " " + rpad(std::to_string(h[i].count), count_w);
-    if (i % cols == cols - 1 || i + 1 == h.size()) out += "\n";
-    else out += "    ";
+    if (i % cols == cols - 1 || i + 1 == h.size())
+      out += "\n";
+    else
+      out += "    ";
   }
   return out;
 }
@@ -111,9 +120,11 @@ void render_graph(const GraphSummary& g, bool attrs, const std::string& indent, 
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"#", "name", "op", "inputs -> outputs"});
   for (const auto& n : g.nodes) {
-    const std::string op = n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "." + n.op_type;
-    rows.push_back({std::to_string(n.index), n.name.empty() ? "-" : n.name, op,
-                    (n.inputs.empty() ? "" : join(n.inputs, ", ") + " ") + "-> " + join(n.outputs, ", ")});
+    const std::string op =
+        n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "." + n.op_type;
+    rows.push_back(
+        {std::to_string(n.index), n.name.empty() ? "-" : n.name, op,
+         (n.inputs.empty() ? "" : join(n.inputs, ", ") + " ") + "-> " + join(n.outputs, ", ")});
   }
   const std::vector<size_t> caps = {0, 28, 20, 0};
   // Format the whole table for alignment, then interleave attribute and subgraph lines.
@@ -130,7 +141,8 @@ void render_graph(const GraphSummary& g, bool attrs, const std::string& indent, 
     if (attrs) {
       size_t aw = 0;
       for (const auto& a : n.attributes) aw = std::max(aw, a.name.size());
-      for (const auto& a : n.attributes) out += sub_indent + "  " + pad(a.name, aw) + " = " + a.value + "\n";
+      for (const auto& a : n.attributes)
+        out += sub_indent + "  " + pad(a.name, aw) + " = " + a.value + "\n";
     }
     for (const auto& sg : n.subgraphs) {
       const GraphSummary& sub = sg.graph.front();
@@ -142,7 +154,9 @@ void render_graph(const GraphSummary& g, bool attrs, const std::string& indent, 
   }
 }
 
-std::string stat(const WeightSummary& w, double v) { return w.has_stats ? fmt::format("{:.3g}", v) : "-"; }
+std::string stat(const WeightSummary& w, double v) {
+  return w.has_stats ? fmt::format("{:.3g}", v) : "-";
+}
 
 // One table per source. Names longer than kNameCap go on their own line with the numbers below,
 // which keeps the numeric columns aligned and the table within ~100 columns.
@@ -153,7 +167,8 @@ std::string weights_text(const std::vector<WeightSummary>& ws, const std::string
   for (const auto& w : ws) {
     if (w.source != source) continue;
     std::string shape = "[";
-    for (size_t i = 0; i < w.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(w.shape[i]);
+    for (size_t i = 0; i < w.shape.size(); ++i)
+      shape += (i ? "," : "") + std::to_string(w.shape[i]);
     rows.push_back({w.name, std::string(dtype_name(w.dtype)), shape + "]", human_bytes(w.bytes),
                     stat(w, w.min), stat(w, w.max), stat(w, w.mean), stat(w, w.std),
                     std::to_string(w.nan_count), std::to_string(w.inf_count)});
@@ -186,23 +201,25 @@ std::string weights_text(const std::vector<WeightSummary>& ws, const std::string
 std::string render_summary_text(const ModelSummary& s) {
   std::string out;
   auto field = [&](const std::string& k, const std::string& v) { out += pad(k, 14) + v + "\n"; };
-  field("Model", s.file_name + "  (" +
-                     (s.file_size < 1024 ? "" : human_bytes(s.file_size) + ", ") +
+  field("Model", s.file_name + "  (" + (s.file_size < 1024 ? "" : human_bytes(s.file_size) + ", ") +
                      with_commas(s.file_size) + " bytes)");
   field("IR version", std::to_string(s.ir_version));
   std::string producer = s.producer_name.empty() ? "(not set)" : s.producer_name;
   if (!s.producer_version.empty()) producer += " " + s.producer_version;
   field("Producer", producer);
   if (!s.domain.empty() || s.model_version)
-    field("Model domain", (s.domain.empty() ? "(none)" : s.domain) + ", version " + std::to_string(s.model_version));
+    field("Model domain", (s.domain.empty() ? "(none)" : s.domain) + ", version " +
+                              std::to_string(s.model_version));
   std::vector<std::string> opsets;
   for (const auto& [d, v] : s.opset_imports) opsets.push_back(d + " " + std::to_string(v));
   field("Opsets", opsets.empty() ? "(none)" : wrap(opsets, 14, 100));
   for (const auto& w : s.warnings) out += "Warning: " + w + "\n";
   out += fmt::format("Inputs ({})\n", s.inputs.size()) + values_table(s.inputs);
   out += fmt::format("Outputs ({})\n", s.outputs.size()) + values_table(s.outputs);
-  std::string inits = fmt::format("{}  ({})", s.initializer_count, human_bytes(s.initializer_bytes));
-  if (s.external_initializer_count) inits += fmt::format(", {} in external data", s.external_initializer_count);
+  std::string inits =
+      fmt::format("{}  ({})", s.initializer_count, human_bytes(s.initializer_bytes));
+  if (s.external_initializer_count)
+    inits += fmt::format(", {} in external data", s.external_initializer_count);
   field("Initializers", inits);
   field("Constants", fmt::format("{}  ({})", s.constant_count, human_bytes(s.constant_bytes)));
   std::string nodes = std::to_string(s.node_count);
@@ -210,12 +227,14 @@ std::string render_summary_text(const ModelSummary& s) {
     nodes += fmt::format("  (+{} in {} subgraph{})", s.node_count_with_subgraphs - s.node_count,
                          s.subgraph_count, s.subgraph_count == 1 ? "" : "s");
   field("Nodes", nodes);
-  out += fmt::format("Op types ({} kind{}{})\n", s.op_histogram.size(), s.op_histogram.size() == 1 ? "" : "s",
+  out += fmt::format("Op types ({} kind{}{})\n", s.op_histogram.size(),
+                     s.op_histogram.size() == 1 ? "" : "s",
                      s.subgraph_count ? ", subgraphs included" : "");
   out += histogram_text(s.op_histogram);
   if (s.options.layers) {
-    out += fmt::format("\nGraph{} ({} node{})\n", s.graph.name.empty() ? "" : " '" + s.graph.name + "'",
-                       s.graph.node_count, s.graph.node_count == 1 ? "" : "s");
+    out += fmt::format("\nGraph{} ({} node{})\n",
+                       s.graph.name.empty() ? "" : " '" + s.graph.name + "'", s.graph.node_count,
+                       s.graph.node_count == 1 ? "" : "s");
     render_graph(s.graph, s.options.attributes, "  ", out);
   }
   if (s.options.weights) {
@@ -239,9 +258,12 @@ json value_json(const ValueSummary& v) {
   if (v.has_shape) {
     shape = json::array();
     for (size_t i = 0; i < v.dims.size(); ++i) {
-      if (v.dim_values[i] >= 0) shape.push_back(v.dim_values[i]);
-      else if (v.dims[i] == "?") shape.push_back(nullptr);
-      else shape.push_back(v.dims[i]);
+      if (v.dim_values[i] >= 0)
+        shape.push_back(v.dim_values[i]);
+      else if (v.dims[i] == "?")
+        shape.push_back(nullptr);
+      else
+        shape.push_back(v.dims[i]);
     }
   }
   return {{"name", v.name}, {"type", v.type}, {"shape", shape}};
@@ -250,11 +272,12 @@ json value_json(const ValueSummary& v) {
 json graph_json(const GraphSummary& g, bool attrs) {
   json nodes = json::array();
   for (const auto& n : g.nodes) {
-    json jn = {{"index", n.index}, {"name", n.name}, {"op_type", n.op_type}, {"domain", n.domain},
-               {"inputs", n.inputs}, {"outputs", n.outputs}};
+    json jn = {{"index", n.index},   {"name", n.name},     {"op_type", n.op_type},
+               {"domain", n.domain}, {"inputs", n.inputs}, {"outputs", n.outputs}};
     if (attrs) {
       json ja = json::array();
-      for (const auto& a : n.attributes) ja.push_back({{"name", a.name}, {"type", a.type}, {"value", a.value}});
+      for (const auto& a : n.attributes)
+        ja.push_back({{"name", a.name}, {"type", a.type}, {"value", a.value}});
       jn["attributes"] = ja;
     }
     json subs = json::array();
@@ -279,29 +302,42 @@ nlohmann::json summary_to_json(const ModelSummary& s) {
   j["model_version"] = s.model_version;
   j["doc_string"] = s.doc_string;
   j["opset_imports"] = json::array();
-  for (const auto& [d, v] : s.opset_imports) j["opset_imports"].push_back({{"domain", d}, {"version", v}});
+  for (const auto& [d, v] : s.opset_imports)
+    j["opset_imports"].push_back({{"domain", d}, {"version", v}});
   j["inputs"] = json::array();
   for (const auto& v : s.inputs) j["inputs"].push_back(value_json(v));
   j["outputs"] = json::array();
   for (const auto& v : s.outputs) j["outputs"].push_back(value_json(v));
-  j["initializers"] = {{"count", s.initializer_count}, {"bytes", s.initializer_bytes},
+  j["initializers"] = {{"count", s.initializer_count},
+                       {"bytes", s.initializer_bytes},
                        {"external_count", s.external_initializer_count}};
   j["constants"] = {{"count", s.constant_count}, {"bytes", s.constant_bytes}};
-  j["nodes"] = {{"count", s.node_count}, {"count_with_subgraphs", s.node_count_with_subgraphs},
+  j["nodes"] = {{"count", s.node_count},
+                {"count_with_subgraphs", s.node_count_with_subgraphs},
                 {"subgraph_count", s.subgraph_count}};
   j["op_histogram"] = json::array();
-  for (const auto& o : s.op_histogram) j["op_histogram"].push_back({{"op_type", o.op_type}, {"count", o.count}});
+  for (const auto& o : s.op_histogram)
+    j["op_histogram"].push_back({{"op_type", o.op_type}, {"count", o.count}});
   j["warnings"] = s.warnings;
-  j["mode"] = {{"layers", s.options.layers}, {"attributes", s.options.attributes}, {"weights", s.options.weights}};
+  j["mode"] = {{"layers", s.options.layers},
+               {"attributes", s.options.attributes},
+               {"weights", s.options.weights}};
   if (s.options.layers) j["graph"] = graph_json(s.graph, s.options.attributes);
   if (s.options.weights) {
     json ws = json::array();
     for (const auto& w : s.weights) {
-      json jw = {{"name", w.name}, {"source", w.source}, {"dtype", std::string(dtype_name(w.dtype))},
-                 {"shape", w.shape}, {"bytes", w.bytes}, {"external", w.external},
-                 {"min", stat_json(w, w.min)}, {"max", stat_json(w, w.max)},
-                 {"mean", stat_json(w, w.mean)}, {"std", stat_json(w, w.std)},
-                 {"nan_count", w.nan_count}, {"inf_count", w.inf_count}};
+      json jw = {{"name", w.name},
+                 {"source", w.source},
+                 {"dtype", std::string(dtype_name(w.dtype))},
+                 {"shape", w.shape},
+                 {"bytes", w.bytes},
+                 {"external", w.external},
+                 {"min", stat_json(w, w.min)},
+                 {"max", stat_json(w, w.max)},
+                 {"mean", stat_json(w, w.mean)},
+                 {"std", stat_json(w, w.std)},
+                 {"nan_count", w.nan_count},
+                 {"inf_count", w.inf_count}};
       if (!w.error.empty()) jw["error"] = w.error;
       ws.push_back(jw);
     }

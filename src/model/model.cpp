@@ -1,12 +1,12 @@
 // Model file I/O and TensorProto <-> Tensor conversion, including external data.
 #include "model/model.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
 #include <fstream>
 #include <limits>
 #include <set>
-
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include "onnx/defs/schema.h"
 
@@ -43,8 +43,8 @@ void add_version_warnings(LoadedModel& m) {
   for (const auto& op : m.proto.opset_import()) {
     const int64_t known = max_known_opset(op.domain());
     if (known > 0 && op.version() > known)
-      m.warnings.push_back(name + " imports opset " + std::to_string(op.version()) + " of domain '" +
-                           (op.domain().empty() ? "ai.onnx" : op.domain()) +
+      m.warnings.push_back(name + " imports opset " + std::to_string(op.version()) +
+                           " of domain '" + (op.domain().empty() ? "ai.onnx" : op.domain()) +
                            "', newer than the " + std::to_string(known) +
                            " this build of ONNX knows; newer ops use the newest known schema");
   }
@@ -61,11 +61,13 @@ Expected<LoadedModel> parse_model(const std::string& bytes, const fs::path& base
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
   if (!m.proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return model_error(what + " is not a valid ONNX model (protobuf parse failed: truncated, "
-                              "corrupted, or not a .onnx file)");
+    return model_error(what +
+                       " is not a valid ONNX model (protobuf parse failed: truncated, "
+                       "corrupted, or not a .onnx file)");
   if (!m.proto.has_graph() || m.proto.ir_version() == 0)
-    return model_error(what + " parsed as protobuf but is not an ONNX model (no graph or no IR "
-                              "version)");
+    return model_error(what +
+                       " parsed as protobuf but is not an ONNX model (no graph or no IR "
+                       "version)");
   add_version_warnings(m);
   return m;
 }
@@ -83,9 +85,12 @@ Status check_external_data(const onnx::GraphProto& g, const fs::path& base_dir) 
     int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
       try {
-        if (kv.key() == "location") location = kv.value();
-        else if (kv.key() == "offset") offset = std::stoll(kv.value());
-        else if (kv.key() == "length") length = std::stoll(kv.value());
+        if (kv.key() == "location")
+          location = kv.value();
+        else if (kv.key() == "offset")
+          offset = std::stoll(kv.value());
+        else if (kv.key() == "length")
+          length = std::stoll(kv.value());
       } catch (const std::exception&) {
         return model_error("tensor '" + t.name() + "' has a non-numeric external data " + kv.key() +
                            " '" + kv.value() + "'");
@@ -94,12 +99,13 @@ Status check_external_data(const onnx::GraphProto& g, const fs::path& base_dir) 
     ODB_ASSIGN_OR_RETURN(fs::path file, resolve_external(location, base_dir, t.name()));
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
-    if (ec) return model_error("tensor '" + t.name() + "' has its data in '" + location +
-                               "', which cannot be read: " + ec.message());
+    if (ec)
+      return model_error("tensor '" + t.name() + "' has its data in '" + location +
+                         "', which cannot be read: " + ec.message());
     if (offset < 0 || (length >= 0 && static_cast<uintmax_t>(offset + length) > size))
-      return model_error("tensor '" + t.name() + "' expects bytes " + std::to_string(offset) + ".." +
-                         std::to_string(offset + std::max<int64_t>(length, 0)) + " of '" + location +
-                         "', which has only " + std::to_string(size) + " bytes");
+      return model_error("tensor '" + t.name() + "' expects bytes " + std::to_string(offset) +
+                         ".." + std::to_string(offset + std::max<int64_t>(length, 0)) + " of '" +
+                         location + "', which has only " + std::to_string(size) + " bytes");
     return Status::ok();
   };
   for (const auto& t : g.initializer()) ODB_RETURN_IF_ERROR(check_tensor(t));
@@ -151,9 +157,7 @@ Status save_model(const onnx::ModelProto& model, const fs::path& path) {
   return Status::ok();
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 // Resolves an external-data location safely inside base_dir (ONNX IR spec: "location" is
@@ -198,8 +202,8 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
           static_cast<uint64_t>(*numel) > p.raw_data().size())
         return model_error("tensor '" + p.name() + "' raw_data has " +
                            std::to_string(p.raw_data().size()) + " bytes, expected " +
-                           std::to_string(*numel) + " elements of " + std::string(dtype_name(dtype)) +
-                           " for shape " + shape_to_string(shape));
+                           std::to_string(*numel) + " elements of " +
+                           std::string(dtype_name(dtype)) + " for shape " + shape_to_string(shape));
     } else {
       stored = std::max({p.float_data_size(), p.int32_data_size(), p.int64_data_size(),
                          p.double_data_size(), p.uint64_data_size(), p.string_data_size()});
@@ -224,9 +228,12 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     int64_t offset = 0, length = -1;
     for (const auto& kv : p.external_data()) {
       try {
-        if (kv.key() == "location") location = kv.value();
-        else if (kv.key() == "offset") offset = std::stoll(kv.value());
-        else if (kv.key() == "length") length = std::stoll(kv.value());
+        if (kv.key() == "location")
+          location = kv.value();
+        else if (kv.key() == "offset")
+          offset = std::stoll(kv.value());
+        else if (kv.key() == "length")
+          length = std::stoll(kv.value());
       } catch (const std::exception&) {
         return model_error(label + " has a non-numeric external data " + kv.key());
       }
@@ -272,18 +279,22 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     case DType::kUint64:
       if (p.uint64_data_size() != n) return size_error(p.uint64_data_size());
       for (int64_t i = 0; i < n; ++i) t.set_from_double(i, 0);
-      if (dtype == DType::kUint64) copy_field<decltype(p.uint64_data()), uint64_t>(p.uint64_data(), t);
-      else copy_field<decltype(p.uint64_data()), uint32_t>(p.uint64_data(), t);
+      if (dtype == DType::kUint64)
+        copy_field<decltype(p.uint64_data()), uint64_t>(p.uint64_data(), t);
+      else
+        copy_field<decltype(p.uint64_data()), uint32_t>(p.uint64_data(), t);
       break;
     case DType::kString:
       if (p.string_data_size() != n) return size_error(p.string_data_size());
-      for (int64_t i = 0; i < n; ++i) t.strings()[static_cast<size_t>(i)] = p.string_data(static_cast<int>(i));
+      for (int64_t i = 0; i < n; ++i)
+        t.strings()[static_cast<size_t>(i)] = p.string_data(static_cast<int>(i));
       break;
     case DType::kFloat16:
     case DType::kBFloat16:
       if (p.int32_data_size() != n) return size_error(p.int32_data_size());
       for (int64_t i = 0; i < n; ++i)
-        reinterpret_cast<uint16_t*>(t.raw())[i] = static_cast<uint16_t>(p.int32_data(static_cast<int>(i)));
+        reinterpret_cast<uint16_t*>(t.raw())[i] =
+            static_cast<uint16_t>(p.int32_data(static_cast<int>(i)));
       break;
     case DType::kBool:
       if (p.int32_data_size() != n) return size_error(p.int32_data_size());
@@ -314,7 +325,8 @@ namespace {
 std::string type_to_string(const onnx::TypeProto& tp) {
   switch (tp.value_case()) {
     case onnx::TypeProto::kTensorType:
-      return "tensor(" + std::string(dtype_name(static_cast<DType>(tp.tensor_type().elem_type()))) + ")";
+      return "tensor(" + std::string(dtype_name(static_cast<DType>(tp.tensor_type().elem_type()))) +
+             ")";
     case onnx::TypeProto::kSequenceType:
       return "sequence(" + type_to_string(tp.sequence_type().elem_type()) + ")";
     case onnx::TypeProto::kOptionalType:
@@ -322,8 +334,10 @@ std::string type_to_string(const onnx::TypeProto& tp) {
     case onnx::TypeProto::kMapType:
       return "map(" + std::string(dtype_name(static_cast<DType>(tp.map_type().key_type()))) + ", " +
              type_to_string(tp.map_type().value_type()) + ")";
-    case onnx::TypeProto::kSparseTensorType: return "sparse_tensor";
-    default: return "unknown";
+    case onnx::TypeProto::kSparseTensorType:
+      return "sparse_tensor";
+    default:
+      return "unknown";
   }
 }
 }  // namespace

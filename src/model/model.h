@@ -15,8 +15,8 @@ namespace onnxdbg {
 /// A model as read from disk: the protobuf plus the folder external data is resolved against.
 struct LoadedModel {
   onnx::ModelProto proto;
-  std::filesystem::path path;      ///< the file it came from
-  std::filesystem::path base_dir;  ///< folder for external data (the model file's folder)
+  std::filesystem::path path;         ///< the file it came from
+  std::filesystem::path base_dir;     ///< folder for external data (the model file's folder)
   std::vector<std::string> warnings;  ///< e.g. IR or opset newer than the linked ONNX knows
 };
 

@@ -250,10 +250,10 @@ std::string format_profile(const std::vector<OpProfile>& profile, double total_s
   for (const auto& p : profile) {
     sum += p.seconds;
     const std::string name = p.domain.empty() ? p.op_type : p.domain + "." + p.op_type;
-    out += fmt::format("{:<28} {:>7} {:>11.3f} {:>11.4f} {:>6.1f}%\n", name, p.calls,
-                       p.seconds * 1e3,
-                       p.calls ? p.seconds * 1e3 / static_cast<double>(p.calls) : 0.0,
-                       total_seconds > 0 ? 100 * p.seconds / total_seconds : 0.0);
+    out +=
+        fmt::format("{:<28} {:>7} {:>11.3f} {:>11.4f} {:>6.1f}%\n", name, p.calls, p.seconds * 1e3,
+                    p.calls ? p.seconds * 1e3 / static_cast<double>(p.calls) : 0.0,
+                    total_seconds > 0 ? 100 * p.seconds / total_seconds : 0.0);
   }
   out += fmt::format("{:<28} {:>7} {:>11.3f}\n", "(all kernels)", "", sum * 1e3);
   return out;
@@ -416,12 +416,14 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
     if (sig.has_shape) {
       const auto& shape = t.shape();
       bool ok = shape.size() == sig.shape.size();
-      for (size_t d = 0; ok && d < shape.size(); ++d) ok = sig.shape[d] < 0 || sig.shape[d] == shape[d];
+      for (size_t d = 0; ok && d < shape.size(); ++d)
+        ok = sig.shape[d] < 0 || sig.shape[d] == shape[d];
       if (!ok) {
         std::string decl;
         for (size_t d = 0; d < sig.shape.size(); ++d)
-          decl += (d ? "x" : "") + (sig.shape[d] >= 0 ? std::to_string(sig.shape[d])
-                                                      : (sig.dim_params[d].empty() ? "?" : sig.dim_params[d]));
+          decl += (d ? "x" : "") + (sig.shape[d] >= 0
+                                        ? std::to_string(sig.shape[d])
+                                        : (sig.dim_params[d].empty() ? "?" : sig.dim_params[d]));
         return invalid_argument("graph input '" + vi.name() + "' has shape " +
                                 shape_to_string(shape) + " but the model declares " +
                                 (decl.empty() ? "scalar" : decl));
@@ -437,7 +439,8 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
   if (outs.empty()) return result;  // run_prefix stopped before the end
-  for (int i = 0; i < g.output_size(); ++i) result[g.output(i).name()] = std::move(outs[static_cast<size_t>(i)]);
+  for (int i = 0; i < g.output_size(); ++i)
+    result[g.output(i).name()] = std::move(outs[static_cast<size_t>(i)]);
   return result;
 }
 
@@ -554,7 +557,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
 
     // Profiling times top-level nodes only (subgraph and body nodes count in their caller).
     const bool timed = options_.profile && parent == nullptr && depth == 0;
-    const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto t0 =
+        timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     std::vector<Value> outs;
     if (!def) {
       // No kernel: the load-time check found a function body (a kernel always wins).

@@ -46,7 +46,8 @@ std::vector<int64_t> KernelContext::attr_ints(const std::string& name,
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : def;
 }
 
-std::vector<float> KernelContext::attr_floats(const std::string& name, std::vector<float> def) const {
+std::vector<float> KernelContext::attr_floats(const std::string& name,
+                                              std::vector<float> def) const {
   const auto* a = find_attr(name);
   return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : def;
 }
@@ -98,8 +99,9 @@ KernelDef& KernelRegistry::add(const std::string& op_type, int since_version, Ke
                                HalfMode half_mode, const std::string& domain) {
   auto& v = kernels_[{domain, op_type}];
   v.push_back(KernelDef{domain, op_type, since_version, fn, half_mode});
-  std::sort(v.begin(), v.end(),
-            [](const KernelDef& a, const KernelDef& b) { return a.since_version < b.since_version; });
+  std::sort(v.begin(), v.end(), [](const KernelDef& a, const KernelDef& b) {
+    return a.since_version < b.since_version;
+  });
   for (auto& k : v)
     if (k.since_version == since_version) return k;
   return v.back();

@@ -1,7 +1,7 @@
 // The kernel interface of the reference interpreter: what one op implementation sees (its node,
-// attributes, input values (tensors, sequences, optionals), opset) and the registry that picks the kernel for a node by
-// (domain, op type, opset) with ONNX's versioning rule: the kernel with the highest since-version
-// not above the model's opset for that domain (ONNX "Operator Versioning").
+// attributes, input values (tensors, sequences, optionals), opset) and the registry that picks the
+// kernel for a node by (domain, op type, opset) with ONNX's versioning rule: the kernel with the
+// highest since-version not above the model's opset for that domain (ONNX "Operator Versioning").
 #pragma once
 
 #include <functional>
@@ -23,8 +23,8 @@ class KernelContext;
 /// k-th draw of a run (k counts Loop/Scan iterations) is seeded with
 /// SplitMix64(run_seed, FNV-1a(N's name, or "#<index in its graph>" when unnamed), k).
 struct RandomSource {
-  uint64_t run_seed = 0;                                ///< InterpreterOptions::random_seed
-  std::map<const onnx::NodeProto*, uint64_t> draws;     ///< draws so far in this run, per node
+  uint64_t run_seed = 0;                             ///< InterpreterOptions::random_seed
+  std::map<const onnx::NodeProto*, uint64_t> draws;  ///< draws so far in this run, per node
 };
 
 /// A kernel computes a node's outputs from its inputs. It returns an error Status (kModelError
@@ -45,8 +45,11 @@ class KernelContext {
   /// input(i) is derived from it.
   KernelContext(const onnx::NodeProto& node, int64_t opset, std::vector<const Value*> inputs,
                 SubgraphRunner subgraph_runner, ValueSubgraphRunner value_subgraph_runner)
-      : node_(node), opset_(opset), outputs_(static_cast<size_t>(node.output_size())),
-        subgraph_runner_(std::move(subgraph_runner)), values_(std::move(inputs)),
+      : node_(node),
+        opset_(opset),
+        outputs_(static_cast<size_t>(node.output_size())),
+        subgraph_runner_(std::move(subgraph_runner)),
+        values_(std::move(inputs)),
         value_outputs_(static_cast<size_t>(node.output_size())),
         value_subgraph_runner_(std::move(value_subgraph_runner)) {
     for (const Value* v : values_) inputs_.push_back(v ? v->as_tensor() : nullptr);
@@ -71,7 +74,8 @@ class KernelContext {
   size_t num_outputs() const { return outputs_.size(); }
   /// True when the node lists a non-empty name for output i (optional outputs may be omitted).
   bool output_requested(size_t i) const {
-    return i < static_cast<size_t>(node_.output_size()) && !node_.output(static_cast<int>(i)).empty();
+    return i < static_cast<size_t>(node_.output_size()) &&
+           !node_.output(static_cast<int>(i)).empty();
   }
   /// Sets output i. Outputs not set by the kernel are an error for requested outputs.
   void set_output(size_t i, Tensor t) {
@@ -86,7 +90,8 @@ class KernelContext {
   /// Output i as set by set_output_value or else set_output; an empty tensor when neither ran.
   /// Moves the value out (the interpreter calls it once per output).
   Value take_output(size_t i) {
-    if (i < value_outputs_.size() && value_outputs_[i].defined()) return std::move(value_outputs_[i]);
+    if (i < value_outputs_.size() && value_outputs_[i].defined())
+      return std::move(value_outputs_[i]);
     return i < outputs_.size() ? Value(std::move(outputs_[i])) : Value();
   }
 
@@ -110,7 +115,8 @@ class KernelContext {
   }
   /// As run_subgraph, with values of any kind in and out (sequence/optional loop state, If
   /// branches returning sequences).
-  Expected<std::vector<Value>> run_subgraph_values(const onnx::GraphProto& g, std::vector<Value> in) {
+  Expected<std::vector<Value>> run_subgraph_values(const onnx::GraphProto& g,
+                                                   std::vector<Value> in) {
     return value_subgraph_runner_(g, std::move(in));
   }
 

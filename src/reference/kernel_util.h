@@ -85,10 +85,10 @@ struct BroadcastRuns {
     }
   }
 
-  int64_t numel = 0;                      ///< elements of `out`
-  std::vector<int64_t> dims;              ///< collapsed dims, innermost first (at least one)
-  std::vector<std::vector<int64_t>> st;   ///< st[k][d]: input k's stride along dims[d]
-  std::vector<int64_t> steps;             ///< st[k][0] for each input k
+  int64_t numel = 0;                     ///< elements of `out`
+  std::vector<int64_t> dims;             ///< collapsed dims, innermost first (at least one)
+  std::vector<std::vector<int64_t>> st;  ///< st[k][d]: input k's stride along dims[d]
+  std::vector<int64_t> steps;            ///< st[k][0] for each input k
 };
 
 /// As for_each_broadcast, but one call per run of the innermost dims that every input walks with a
@@ -116,8 +116,8 @@ void parallel_for_each_broadcast_run(const Shape& out,
 
 /// y[j] = f(a[j * sa], b[j * sb]) for j in [0, n): one run of broadcast_binary, its pointers
 /// __restrict (a and b may be the same; y is another buffer) and f its own copy, not inlined
-/// into the chunk's std::function, so that the loops vectorise (see map_range). The stride-1 and stride-0 cases get
-/// loops of their own.
+/// into the chunk's std::function, so that the loops vectorise (see map_range). The stride-1 and
+/// stride-0 cases get loops of their own.
 template <class TA, class TB, class TOut, class F>
 [[gnu::noinline]] void binary_run(const TA* __restrict a, int64_t sa, const TB* __restrict b,
                                   int64_t sb, TOut* __restrict y, int64_t n, const F f) {
@@ -170,8 +170,10 @@ Expected<std::vector<int64_t>> to_int64_vector(const Tensor& t);
 template <class F>
 Status visit_float(DType t, const std::string& op, F&& f) {
   switch (t) {
-    case DType::kFloat: return f(float{});
-    case DType::kDouble: return f(double{});
+    case DType::kFloat:
+      return f(float{});
+    case DType::kDouble:
+      return f(double{});
     default:
       return unsupported(op + " does not support element type " + std::string(dtype_name(t)));
   }
@@ -181,16 +183,26 @@ Status visit_float(DType t, const std::string& op, F&& f) {
 template <class F>
 Status visit_numeric(DType t, const std::string& op, F&& f) {
   switch (t) {
-    case DType::kFloat: return f(float{});
-    case DType::kDouble: return f(double{});
-    case DType::kInt8: return f(int8_t{});
-    case DType::kInt16: return f(int16_t{});
-    case DType::kInt32: return f(int32_t{});
-    case DType::kInt64: return f(int64_t{});
-    case DType::kUint8: return f(uint8_t{});
-    case DType::kUint16: return f(uint16_t{});
-    case DType::kUint32: return f(uint32_t{});
-    case DType::kUint64: return f(uint64_t{});
+    case DType::kFloat:
+      return f(float{});
+    case DType::kDouble:
+      return f(double{});
+    case DType::kInt8:
+      return f(int8_t{});
+    case DType::kInt16:
+      return f(int16_t{});
+    case DType::kInt32:
+      return f(int32_t{});
+    case DType::kInt64:
+      return f(int64_t{});
+    case DType::kUint8:
+      return f(uint8_t{});
+    case DType::kUint16:
+      return f(uint16_t{});
+    case DType::kUint32:
+      return f(uint32_t{});
+    case DType::kUint64:
+      return f(uint64_t{});
     default:
       return unsupported(op + " does not support element type " + std::string(dtype_name(t)));
   }
@@ -201,11 +213,16 @@ Status visit_numeric(DType t, const std::string& op, F&& f) {
 template <class F>
 Status visit_all(DType t, const std::string& op, F&& f) {
   switch (t) {
-    case DType::kBool: return f(bool{});
-    case DType::kFloat16: return f(Float16{});
-    case DType::kBFloat16: return f(BFloat16{});
-    case DType::kString: return f(std::string{});
-    default: return visit_numeric(t, op, std::forward<F>(f));
+    case DType::kBool:
+      return f(bool{});
+    case DType::kFloat16:
+      return f(Float16{});
+    case DType::kBFloat16:
+      return f(BFloat16{});
+    case DType::kString:
+      return f(std::string{});
+    default:
+      return visit_numeric(t, op, std::forward<F>(f));
   }
 }
 

@@ -83,8 +83,7 @@ Status parallel_for_status(int64_t n, const std::function<Status(int64_t)>& fn);
 /// Splits [0, total) into chunks of `grain` items (the last one shorter) and calls
 /// fn(begin, end) for each through parallel_for. The chunks depend on total and grain only.
 /// grain < 1 counts as 1.
-void parallel_range(int64_t total, int64_t grain,
-                    const std::function<void(int64_t, int64_t)>& fn);
+void parallel_range(int64_t total, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 /// Threads of `reference:threads=auto`: the machine's hardware threads, at most 16
 /// (std::thread::hardware_concurrency; 1 when it is unknown).

@@ -52,7 +52,8 @@ void print_lint_report(const std::vector<lint::Finding>& findings, const std::st
       t.add_row({*c ? colorize(sev, c, color) : sev, f.rule, node_cell(f), f.message});
     }
     for (const auto& [rule, n] : hidden)
-      t.add_row({"", rule, "", "... and " + std::to_string(n) + " more like these (--json lists all)"});
+      t.add_row(
+          {"", rule, "", "... and " + std::to_string(n) + " more like these (--json lists all)"});
     os << colorize("graph " + graph, "bold", color) << "\n";
     t.print(os);
     os << "\n";

@@ -12,9 +12,12 @@ namespace onnxdbg::report {
 namespace {
 std::string seconds(double s) {
   char buf[32];
-  if (s < 0.001) std::snprintf(buf, sizeof buf, "%.0f us", s * 1e6);
-  else if (s < 1) std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f s", s);
+  if (s < 0.001)
+    std::snprintf(buf, sizeof buf, "%.0f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
 }
 }  // namespace
@@ -47,7 +50,8 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
   if (!rep.inputs.empty()) {
     os << "inputs:";
     for (const auto& [name, t] : rep.inputs)
-      os << "  " << name << " " << dtype_name(t.dtype()) << "[" << shape_to_string(t.shape()) << "]";
+      os << "  " << name << " " << dtype_name(t.dtype()) << "[" << shape_to_string(t.shape())
+         << "]";
     os << "\n";
   }
   os << "\nbackends:\n";
@@ -82,7 +86,8 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
   // Warnings of a failed backend usually restate its error; the JSON keeps them all.
   for (const auto& b : rep.backends)
     if (b.ok)
-      for (const auto& w : b.info.warnings) os << "  warning (" << b.spec.to_string() << "): " << w << "\n";
+      for (const auto& w : b.info.warnings)
+        os << "  warning (" << b.spec.to_string() << "): " << w << "\n";
   // Which nodes ran where, by op type, when that is news: several providers, or not the ones asked.
   for (const auto& b : rep.backends) {
     if (b.info.node_placement.empty() ||
@@ -111,12 +116,14 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
     for (const auto& c : rep.comparisons)
       if (c.output == out) against = c.against;
     os << "\noutput '" << out << "' against " << against << ":\n";
-    Table t({"backend", "shape", "max abs err", "max rel err", "mismatches", "result"},
-            {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
+    Table t(
+        {"backend", "shape", "max abs err", "max rel err", "mismatches", "result"},
+        {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
     for (const auto& c : rep.comparisons) {
       if (c.output != out) continue;
       const auto& r = c.result;
-      std::string result = r.pass ? colorize("pass", "green", color) : colorize("FAIL", "red", color);
+      std::string result =
+          r.pass ? colorize("pass", "green", color) : colorize("FAIL", "red", color);
       if (!r.pass && r.worst_index < 0 && !r.reason.empty()) result += " (" + r.reason + ")";
       t.add_row({c.backend, shape_to_string(r.shape), short_number(r.max_abs_error),
                  short_number(r.max_rel_error),
@@ -215,7 +222,9 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
                                    {"max_abs", o.max_abs}});
   j["validation"] = json::array();
   for (const auto& v : rep.validation)
-    j["validation"].push_back({{"backend", v.backend}, {"output", v.output}, {"nan_or_inf", v.count},
+    j["validation"].push_back({{"backend", v.backend},
+                               {"output", v.output},
+                               {"nan_or_inf", v.count},
                                {"elements", v.numel}});
   return j;
 }

@@ -45,8 +45,10 @@ void Table::print(std::ostream& os, int indent) const {
     for (size_t c = 0; c < cells.size(); ++c) {
       const size_t pad = width[c] - visible_width(cells[c]);
       if (c) out += "  ";
-      if (align_[c] == Align::kRight) out += std::string(pad, ' ') + cells[c];
-      else out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
+      if (align_[c] == Align::kRight)
+        out += std::string(pad, ' ') + cells[c];
+      else
+        out += cells[c] + (c + 1 < cells.size() ? std::string(pad, ' ') : "");
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     os << out << "\n";
@@ -62,7 +64,10 @@ bool use_color(int fd) { return isatty(fd) && !std::getenv("NO_COLOR"); }
 
 std::string colorize(const std::string& text, const std::string& color, bool on) {
   if (!on) return text;
-  const char* code = color == "red" ? "31" : color == "green" ? "32" : color == "yellow" ? "33" : "1";
+  const char* code = color == "red"      ? "31"
+                     : color == "green"  ? "32"
+                     : color == "yellow" ? "33"
+                                         : "1";
   return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
 }
 

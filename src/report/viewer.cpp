@@ -3,6 +3,8 @@
 // dagre layout library are embedded by CMake into viewer_assets.cpp at build time.
 #include "report/viewer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -10,8 +12,6 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "core/dtype.h"
 #include "inspect/inspect.h"
@@ -52,9 +52,12 @@ std::string type_shape(const onnx::TypeProto& t) {
   for (int i = 0; i < sh.dim_size(); ++i) {
     if (i) s += ", ";
     const auto& d = sh.dim(i);
-    if (d.has_dim_value()) s += std::to_string(d.dim_value());
-    else if (d.has_dim_param() && !d.dim_param().empty()) s += d.dim_param();
-    else s += "?";
+    if (d.has_dim_value())
+      s += std::to_string(d.dim_value());
+    else if (d.has_dim_param() && !d.dim_param().empty())
+      s += d.dim_param();
+    else
+      s += "?";
   }
   return s + "]";
 }
@@ -139,7 +142,9 @@ std::unordered_map<std::string, TypeInfo> infer_types(const LoadedModel& model) 
 }
 
 json weight_json(const WeightSummary& w) {
-  json j{{"dtype", std::string(dtype_name(w.dtype))}, {"shape", w.shape}, {"bytes", w.bytes},
+  json j{{"dtype", std::string(dtype_name(w.dtype))},
+         {"shape", w.shape},
+         {"bytes", w.bytes},
          {"source", w.source}};
   if (w.has_stats) {
     j["min"] = w.min;
@@ -207,8 +212,8 @@ struct Builder {
   void add_graph(const GraphSummary& gs, const std::string& path, int64_t parent,
                  const std::string& attribute) {
     const int64_t g = static_cast<int64_t>(graphs.size());
-    graphs.push_back({{"name", gs.name}, {"path", path}, {"parent", parent},
-                      {"attribute", attribute}});
+    graphs.push_back(
+        {{"name", gs.name}, {"path", path}, {"parent", parent}, {"attribute", attribute}});
     graph_by_path[path] = g;
     std::vector<std::pair<int64_t, const NodeSummary*>> with_subgraphs;
     for (const auto& n : gs.nodes) {
@@ -219,8 +224,8 @@ struct Builder {
     // contiguous and the page can chunk the main graph by index.
     for (const auto& [idx, n] : with_subgraphs)
       for (const auto& sg : n->subgraphs) {
-        const std::string label = n->name.empty() ? n->op_type + "#" + std::to_string(n->index)
-                                                  : n->name;
+        const std::string label =
+            n->name.empty() ? n->op_type + "#" + std::to_string(n->index) : n->name;
         nodes[static_cast<size_t>(idx)]["s"].push_back(static_cast<int64_t>(graphs.size()));
         add_graph(sg.graph.front(), path + "/" + label + ":" + sg.attribute, idx, sg.attribute);
       }
@@ -261,7 +266,8 @@ int64_t unnamed_index(const std::string& item) {
 }
 
 void add_report(Builder& b, const json& rep, json& data) {
-  json out{{"verdict", rep.value("verdict", "")}, {"verdict_line", rep.value("verdict_line", "")},
+  json out{{"verdict", rep.value("verdict", "")},
+           {"verdict_line", rep.value("verdict_line", "")},
            {"error_stat", rep.value("error_stat", "")}};
   double atol = -1, rtol = -1;
   // Per-node error: the worst over backends; own_error where the layerwise entry has one.
@@ -302,13 +308,15 @@ void add_report(Builder& b, const json& rep, json& data) {
     ne.abs = e.contains("max_abs_error") ? finite_or(e["max_abs_error"], inf) : -1;
     ne.rel = e.contains("max_rel_error") ? finite_or(e["max_rel_error"], inf) : -1;
     ne.own = layerwise && e.contains("own_error") && !e["own_error"].is_null()
-                 ? finite_or(e["own_error"], inf) : -1;
+                 ? finite_or(e["own_error"], inf)
+                 : -1;
     ne.err = ne.own >= 0 ? ne.own : ne.abs;
     ne.backend = e.value("backend", "");
     ne.tensor = e.value("tensor", e.value("output", ""));
     ne.pass = e.value("pass", true);
-    ne.nan = e.contains("nan_or_inf") && ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
-                                          (e["nan_or_inf"].is_number() && e["nan_or_inf"].get<double>() > 0));
+    ne.nan = e.contains("nan_or_inf") &&
+             ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
+              (e["nan_or_inf"].is_number() && e["nan_or_inf"].get<double>() > 0));
     auto& cur = errs[n];
     if (cur.err < 0 || ne.err > cur.err || (ne.err == cur.err && !ne.pass)) {
       const bool was_fail = !cur.pass && cur.err >= 0;
@@ -326,18 +334,22 @@ void add_report(Builder& b, const json& rep, json& data) {
     for (const auto& e : rep["comparisons"])
       if (!has_layerwise || node_of(e) >= 0) {
         if (has_layerwise && errs.count(node_of(e))) {
-          if (atol < 0 && e.contains("atol") && e["atol"].is_number()) atol = e["atol"].get<double>();
-          if (rtol < 0 && e.contains("rtol") && e["rtol"].is_number()) rtol = e["rtol"].get<double>();
+          if (atol < 0 && e.contains("atol") && e["atol"].is_number())
+            atol = e["atol"].get<double>();
+          if (rtol < 0 && e.contains("rtol") && e["rtol"].is_number())
+            rtol = e["rtol"].get<double>();
           continue;
         }
         absorb(e, false);
       }
   std::vector<std::pair<double, int64_t>> order;
   for (const auto& [n, e] : errs) {
-    auto to_json = [](double v) { return v < 0 ? json(nullptr) : std::isinf(v) ? json("inf") : json(v); };
+    auto to_json = [](double v) {
+      return v < 0 ? json(nullptr) : std::isinf(v) ? json("inf") : json(v);
+    };
     json ej{{"err", to_json(e.err)}, {"abs", to_json(e.abs)}, {"rel", to_json(e.rel)},
-            {"own", to_json(e.own)}, {"backend", e.backend}, {"tensor", e.tensor},
-            {"pass", e.pass}, {"nan", e.nan}};
+            {"own", to_json(e.own)}, {"backend", e.backend},  {"tensor", e.tensor},
+            {"pass", e.pass},        {"nan", e.nan}};
     b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }
@@ -360,8 +372,8 @@ void add_report(Builder& b, const json& rep, json& data) {
     for (const auto& [n, e] : errs)
       if (!e.pass && (first < 0 || n < first)) first = n;
     if (first >= 0)
-      out["first"] = {{"node", b.nodes[static_cast<size_t>(first)]["n"]}, {"index", first},
-                      {"guessed", true}};
+      out["first"] = {
+          {"node", b.nodes[static_cast<size_t>(first)]["n"]}, {"index", first}, {"guessed", true}};
   }
   data["report"] = std::move(out);
 }
@@ -495,12 +507,14 @@ void add_lint(Builder& b, const std::vector<lint::Finding>& findings, json& data
       auto it = b.node_by_name.find(f.node);
       if (it != b.node_by_name.end()) node = it->second;
     }
-    if (node >= 0) b.nodes[static_cast<size_t>(node)]["l"].push_back({sev, f.rule, f.message});
-    else model_findings.push_back({sev, f.rule, f.graph, f.message});
+    if (node >= 0)
+      b.nodes[static_cast<size_t>(node)]["l"].push_back({sev, f.rule, f.message});
+    else
+      model_findings.push_back({sev, f.rule, f.graph, f.message});
   }
-  data["lint"] = {{"counts", {{"error", counts.error}, {"warning", counts.warning},
-                              {"info", counts.info}}},
-                  {"model_findings", std::move(model_findings)}};
+  data["lint"] = {
+      {"counts", {{"error", counts.error}, {"warning", counts.warning}, {"info", counts.info}}},
+      {"model_findings", std::move(model_findings)}};
 }
 
 Status add_highlight(Builder& b, const HighlightOverlay& h, const std::string& file, json& data) {
@@ -572,10 +586,17 @@ std::string render_viewer_html(const json& data) {
   safe.reserve(text.size() + text.size() / 50);
   for (char c : text) {
     switch (c) {
-      case '<': safe += "\\u003c"; break;
-      case '>': safe += "\\u003e"; break;
-      case '&': safe += "\\u0026"; break;
-      default: safe += c;
+      case '<':
+        safe += "\\u003c";
+        break;
+      case '>':
+        safe += "\\u003e";
+        break;
+      case '&':
+        safe += "\\u0026";
+        break;
+      default:
+        safe += c;
     }
   }
   std::string html = viewer_asset("viewer.html");

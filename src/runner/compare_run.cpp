@@ -12,9 +12,12 @@ namespace onnxdbg {
 
 std::string verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kAgree: return "agree";
-    case Verdict::kDisagree: return "disagree";
-    case Verdict::kError: return "error";
+    case Verdict::kAgree:
+      return "agree";
+    case Verdict::kDisagree:
+      return "disagree";
+    case Verdict::kError:
+      return "error";
   }
   return "error";
 }
@@ -74,7 +77,8 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
       }
     }
     for (const auto& c : rep.comparisons)
-      if (!c.result.pass && (!worst || c.result.max_abs_error > worst->result.max_abs_error)) worst = &c;
+      if (!c.result.pass && (!worst || c.result.max_abs_error > worst->result.max_abs_error))
+        worst = &c;
   }
   if (options.validate) {
     for (const auto& b : rep.backends) {
@@ -99,8 +103,8 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
     } else {
       os << ": max abs error " << fmt_num(worst->result.max_abs_error) << " at "
          << index_string(worst->result.worst_index, worst->result.shape) << ", "
-         << worst->result.mismatches << " of " << worst->result.numel
-         << " elements outside atol " << fmt_num(worst->tol.atol) << " rtol " << fmt_num(worst->tol.rtol);
+         << worst->result.mismatches << " of " << worst->result.numel << " elements outside atol "
+         << fmt_num(worst->tol.atol) << " rtol " << fmt_num(worst->tol.rtol);
     }
     if (failing > 1) os << " (" << failing << " comparisons fail in all)";
     // Backends that match the golden values on every output point at the odd one out.
@@ -119,19 +123,23 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
   } else if (!rep.validation.empty()) {
     rep.verdict = Verdict::kDisagree;
     const auto& v = rep.validation.front();
-    rep.verdict_line = "output '" + v.output + "' of " + v.backend + " has " + std::to_string(v.count) +
-                       " NaN/Inf values (--validate)";
+    rep.verdict_line = "output '" + v.output + "' of " + v.backend + " has " +
+                       std::to_string(v.count) + " NaN/Inf values (--validate)";
   } else if (failed_backends > 0 || ok_backends == 0) {
     rep.verdict = Verdict::kError;
     std::string names;
     for (const auto& b : rep.backends)
-      if (!b.ok) names += (names.empty() ? "" : ", ") + b.spec.to_string() + " (" + b.failed_stage + ")";
+      if (!b.ok)
+        names += (names.empty() ? "" : ", ") + b.spec.to_string() + " (" + b.failed_stage + ")";
     rep.verdict_line = "could not run on " + names;
-    if (ok_backends > 1) rep.verdict_line += "; the other " + std::to_string(ok_backends) + " backends agree";
-    else if (ok_backends == 1) rep.verdict_line += "; nothing left to compare against";
+    if (ok_backends > 1)
+      rep.verdict_line += "; the other " + std::to_string(ok_backends) + " backends agree";
+    else if (ok_backends == 1)
+      rep.verdict_line += "; nothing left to compare against";
   } else if (ok_backends == 1) {
     rep.verdict = Verdict::kAgree;
-    rep.verdict_line = "ran on " + rep.backends.front().spec.to_string() + " only; nothing to compare";
+    rep.verdict_line =
+        "ran on " + rep.backends.front().spec.to_string() + " only; nothing to compare";
   } else {
     rep.verdict = Verdict::kAgree;
     rep.verdict_line = "all " + std::to_string(ok_backends) + " backends agree on " +

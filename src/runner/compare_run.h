@@ -21,10 +21,10 @@ struct BackendRun {
   BackendSpec spec;
   std::string description;  ///< "ONNX Runtime 1.29.0 (CPU)"
   bool ok = false;
-  std::string error;        ///< one sentence when !ok
-  std::string failed_stage; ///< "create", "load" or "run" when !ok
-  SessionInfo info;         ///< load_seconds, providers, warnings
-  double run_seconds = 0;   ///< inference wall time, seconds
+  std::string error;         ///< one sentence when !ok
+  std::string failed_stage;  ///< "create", "load" or "run" when !ok
+  SessionInfo info;          ///< load_seconds, providers, warnings
+  double run_seconds = 0;    ///< inference wall time, seconds
   /// With several samples: this run used the session loaded for an earlier sample (info and its
   /// load_seconds are that load's).
   bool session_reused = false;

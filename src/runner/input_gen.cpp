@@ -39,7 +39,8 @@ Status parse_input_shapes(const std::vector<std::string>& args, std::map<std::st
   for (const auto& arg : args) {
     const auto colon = arg.rfind(':');
     if (colon == std::string::npos || colon == 0)
-      return invalid_argument("--input-shapes entry '" + arg + "' is not NAME:SHAPE (e.g. x:1x3x224x224)");
+      return invalid_argument("--input-shapes entry '" + arg +
+                              "' is not NAME:SHAPE (e.g. x:1x3x224x224)");
     const std::string name = arg.substr(0, colon);
     std::string dims = arg.substr(colon + 1);
     const bool bracketed = !dims.empty() && dims.front() == '[';
@@ -49,7 +50,8 @@ Status parse_input_shapes(const std::vector<std::string>& args, std::map<std::st
     size_t pos = 0;
     while (!dims.empty() && pos <= dims.size()) {
       const size_t next = dims.find(sep, pos);
-      const std::string d = dims.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+      const std::string d =
+          dims.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
       double v;
       if (!parse_double(d, v) || v < 0 || v != std::floor(v) || v > 9.0e15)
         return invalid_argument("--input-shapes entry '" + arg + "': '" + d +
@@ -58,9 +60,10 @@ Status parse_input_shapes(const std::vector<std::string>& args, std::map<std::st
       if (next == std::string::npos) break;
       pos = next + 1;
     }
-    ODB_RETURN_IF_ERROR(shape_numel(shape).has_value() ? Status::ok()
-                                                       : invalid_argument("--input-shapes entry '" + arg +
-                                                                          "' has too many elements"));
+    ODB_RETURN_IF_ERROR(
+        shape_numel(shape).has_value()
+            ? Status::ok()
+            : invalid_argument("--input-shapes entry '" + arg + "' has too many elements"));
     out[name] = shape;
   }
   return Status::ok();
@@ -92,11 +95,14 @@ Status parse_value_ranges(const std::vector<std::string>& raw, InputGenOptions& 
     ValueRange r;
     if (comma == std::string::npos || !parse_double(range.substr(0, comma), r.low) ||
         !parse_double(range.substr(comma + 1), r.high))
-      return invalid_argument("--val-range entry '" + arg + "' is not [LOW,HIGH] or NAME:[LOW,HIGH]");
+      return invalid_argument("--val-range entry '" + arg +
+                              "' is not [LOW,HIGH] or NAME:[LOW,HIGH]");
     if (r.low > r.high)
       return invalid_argument("--val-range entry '" + arg + "' has LOW greater than HIGH");
-    if (name.empty()) out.default_range = r;
-    else out.ranges[name] = r;
+    if (name.empty())
+      out.default_range = r;
+    else
+      out.ranges[name] = r;
   }
   return Status::ok();
 }
@@ -119,18 +125,22 @@ Expected<Shape> resolve_input_shape(const ValueSignature& sig, const InputGenOpt
     return s;
   }
   if (!sig.has_shape)
-    return invalid_argument("input '" + sig.name + "' has no declared shape; give it with "
-                            "--input-shapes " + sig.name + ":DIMS (e.g. " + sig.name + ":1x3x224x224)");
+    return invalid_argument("input '" + sig.name +
+                            "' has no declared shape; give it with "
+                            "--input-shapes " +
+                            sig.name + ":DIMS (e.g. " + sig.name + ":1x3x224x224)");
   Shape s = sig.shape;
   for (size_t d = 0; d < s.size(); ++d) {
     if (s[d] >= 0) continue;
     std::string example;
     for (size_t k = 0; k < s.size(); ++k)
       example += (k ? "x" : "") + (s[k] >= 0 ? std::to_string(s[k]) : std::string("N"));
-    const std::string dim = sig.dim_params[d].empty() ? "an unnamed dynamic dimension"
-                                                      : "dynamic dimension '" + sig.dim_params[d] + "'";
-    return invalid_argument("input '" + sig.name + "' has " + dim + " on axis " + std::to_string(d) +
-                            "; give its size with --input-shapes " + sig.name + ":" + example);
+    const std::string dim = sig.dim_params[d].empty()
+                                ? "an unnamed dynamic dimension"
+                                : "dynamic dimension '" + sig.dim_params[d] + "'";
+    return invalid_argument("input '" + sig.name + "' has " + dim + " on axis " +
+                            std::to_string(d) + "; give its size with --input-shapes " + sig.name +
+                            ":" + example);
   }
   return s;
 }
@@ -143,24 +153,29 @@ Expected<TensorMap> generate_inputs(const onnx::GraphProto& graph, const InputGe
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
   for (const auto& [n, s] : options.shapes)
     if (!names.count(n))
-      return invalid_argument("--input-shapes names '" + n + "', which is not an input of the model (inputs: " + known + ")");
+      return invalid_argument("--input-shapes names '" + n +
+                              "', which is not an input of the model (inputs: " + known + ")");
   for (const auto& [n, r] : options.ranges)
     if (!names.count(n))
-      return invalid_argument("--val-range names '" + n + "', which is not an input of the model (inputs: " + known + ")");
+      return invalid_argument("--val-range names '" + n +
+                              "', which is not an input of the model (inputs: " + known + ")");
 
   TensorMap out;
   for (const auto& sig : sigs) {
     if (sig.dtype == DType::kUndefined)
       return unsupported("input '" + sig.name + "' is a " + sig.type_string +
                          "; only tensor inputs can be generated (use --load-inputs)");
-    if (sig.dtype == DType::kString || sig.dtype == DType::kComplex64 || sig.dtype == DType::kComplex128)
+    if (sig.dtype == DType::kString || sig.dtype == DType::kComplex64 ||
+        sig.dtype == DType::kComplex128)
       return unsupported("input '" + sig.name + "' has element type " +
-                         std::string(dtype_name(sig.dtype)) + ", which cannot be generated (use --load-inputs)");
+                         std::string(dtype_name(sig.dtype)) +
+                         ", which cannot be generated (use --load-inputs)");
     ODB_ASSIGN_OR_RETURN(Shape shape, resolve_input_shape(sig, options));
     auto made = Tensor::make(sig.dtype, shape);
     if (!made) return std::move(made).status().with_context("input '" + sig.name + "'");
     Tensor t = std::move(*made);
-    const ValueRange r = options.ranges.count(sig.name) ? options.ranges.at(sig.name) : options.default_range;
+    const ValueRange r =
+        options.ranges.count(sig.name) ? options.ranges.at(sig.name) : options.default_range;
     uint64_t state = options.seed ^ hash_name(sig.name);
     for (int64_t i = 0; i < t.numel(); ++i) {
       const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)

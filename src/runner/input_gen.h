@@ -22,9 +22,9 @@ struct ValueRange {
 
 struct InputGenOptions {
   uint64_t seed = 1;
-  ValueRange default_range;                     ///< for inputs without their own range
-  std::map<std::string, ValueRange> ranges;     ///< by input name
-  std::map<std::string, Shape> shapes;          ///< overrides by input name (--input-shapes)
+  ValueRange default_range;                  ///< for inputs without their own range
+  std::map<std::string, ValueRange> ranges;  ///< by input name
+  std::map<std::string, Shape> shapes;       ///< overrides by input name (--input-shapes)
 };
 
 /// Parses --input-shapes values "name:1x3x224x224" or Polygraphy's "name:[1,3,224,224]"

@@ -39,10 +39,10 @@ struct FoldOptions {
 struct FoldStats {
   int64_t nodes_folded = 0;           ///< nodes removed because their outputs became initializers
   int64_t subgraph_nodes_folded = 0;  ///< of those, nodes inside If/Loop/Scan bodies
-  int64_t initializers_added = 0;  ///< new initializers (tensors still read by the graph)
-  int64_t passes = 0;              ///< fold + shape-inference rounds until nothing changed
-  int64_t skipped_large = 0;       ///< constant nodes kept because an output exceeded size_limit
-  std::vector<std::string> notes;  ///< e.g. "node 'x' (Foo) could not be evaluated: ..."
+  int64_t initializers_added = 0;     ///< new initializers (tensors still read by the graph)
+  int64_t passes = 0;                 ///< fold + shape-inference rounds until nothing changed
+  int64_t skipped_large = 0;          ///< constant nodes kept because an output exceeded size_limit
+  std::vector<std::string> notes;     ///< e.g. "node 'x' (Foo) could not be evaluated: ..."
 };
 
 /// Folds every node computable from constants: initializers (from IR 4 on, not those that are

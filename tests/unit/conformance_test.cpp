@@ -36,7 +36,8 @@ const std::map<std::string, std::string> kRandomCases = {
     {"test_bernoulli_double_expanded", "unseeded RandomUniformLike"},
     {"test_bernoulli_expanded", "unseeded RandomUniformLike"},
     {"test_bernoulli_seed", "the data was drawn from numpy's global state, not from the seed"},
-    {"test_bernoulli_seed_expanded", "the data was drawn from numpy's global state, not from the seed"},
+    {"test_bernoulli_seed_expanded",
+     "the data was drawn from numpy's global state, not from the seed"},
 };
 
 // Cases where ONNX 1.12's test data itself is at fault, each with the reason. The test fails if
@@ -49,9 +50,11 @@ const std::map<std::string, std::string> kKnownDataErrors = {
      "expected values were made by truncating to bfloat16; the reference rounds to nearest even, "
      "as ONNX Runtime and Cast-19 do (1-ulp differences)"},
     {"test_castlike_BFLOAT16_to_FLOAT", "input 'like' is declared 3x4 but the data is shape [1]"},
-    {"test_castlike_BFLOAT16_to_FLOAT_expanded", "input 'like' is declared 3x4 but the data is shape [1]"},
+    {"test_castlike_BFLOAT16_to_FLOAT_expanded",
+     "input 'like' is declared 3x4 but the data is shape [1]"},
     {"test_castlike_FLOAT_to_BFLOAT16", "input 'like' is declared 3x4 but the data is shape [1]"},
-    {"test_castlike_FLOAT_to_BFLOAT16_expanded", "input 'like' is declared 3x4 but the data is shape [1]"},
+    {"test_castlike_FLOAT_to_BFLOAT16_expanded",
+     "input 'like' is declared 3x4 but the data is shape [1]"},
 };
 
 TEST(Conformance, ReferenceMatchesOnnxBackendTestData) {
@@ -77,8 +80,8 @@ TEST(Conformance, ReferenceMatchesOnnxBackendTestData) {
       const auto r = conformance::run_random_case(dir, *backend);
       EXPECT_EQ(r.reason, "") << name;
       if (r.status == conformance::CaseStatus::kPassed) ++passed;
-      std::cout << "random: " << name << " checked by shape, dtype and range (" << kRandomCases.at(name)
-                << ")\n";
+      std::cout << "random: " << name << " checked by shape, dtype and range ("
+                << kRandomCases.at(name) << ")\n";
       continue;
     }
     auto r = conformance::run_case(dir, *backend);

@@ -208,8 +208,7 @@ class CvSession : public Session {
         }
         if (layer.empty()) {
           result.not_observed[tensor] =
-              it == layer_candidates_.end()
-                  ? "not a tensor produced by a node of the main graph"
+              it == layer_candidates_.end() ? "not a tensor produced by a node of the main graph"
               : it->second.empty()
                   ? "OpenCV names a layer after its node's first output only"
                   : fmt::format("OpenCV has no layer '{}': it fused or folded the node away",

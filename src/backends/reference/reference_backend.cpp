@@ -116,8 +116,8 @@ Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spe
       char* end = nullptr;
       const long n = std::strtol(threads.c_str(), &end, 10);
       if (*end || n < 1 || n > 256)
-        return invalid_argument("reference: threads must be an integer from 1 to 256 or auto, not '" +
-                                threads + "'");
+        return invalid_argument(
+            "reference: threads must be an integer from 1 to 256 or auto, not '" + threads + "'");
       options.threads = static_cast<int>(n);
     }
   }

@@ -29,9 +29,8 @@ Status average_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kern
 Status average_pool(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(Shape kernel, read_pool_kernel(ctx, *x));
-  return visit_float(x->dtype(), "AveragePool", [&](auto tag) {
-    return average_pool_typed<decltype(tag)>(ctx, *x, kernel);
-  });
+  return visit_float(x->dtype(), "AveragePool",
+                     [&](auto tag) { return average_pool_typed<decltype(tag)>(ctx, *x, kernel); });
 }
 
 }  // namespace

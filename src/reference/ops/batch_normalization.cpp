@@ -135,9 +135,8 @@ Status batch_normalization(KernelContext& ctx) {
   if (x->rank() < 2)
     return model_error(ctx.describe() + ": X must be N x C x ..., got shape " +
                        shape_to_string(x->shape()));
-  return visit_float(x->dtype(), "BatchNormalization", [&](auto tag) {
-    return batch_norm_typed<decltype(tag)>(ctx, *x, params);
-  });
+  return visit_float(x->dtype(), "BatchNormalization",
+                     [&](auto tag) { return batch_norm_typed<decltype(tag)>(ctx, *x, params); });
 }
 
 }  // namespace

@@ -237,13 +237,13 @@ Status variadic_fold(KernelContext& ctx, const std::vector<const Tensor*>& ins, 
   const size_t n = ins.size();
   for_each_broadcast_run(out_shape, strides,
                          [&](int64_t i, const int64_t* offs, int64_t len, const int64_t* steps) {
-    for (int64_t j = 0; j < len; ++j) {
-      T acc = ins[0]->data<T>()[offs[0] + j * steps[0]];
-      for (size_t k = 1; k < n; ++k)
-        acc = combine(acc, ins[k]->data<T>()[offs[k] + j * steps[k]]);
-      po[i + j] = finish(acc, n);
-    }
-  });
+                           for (int64_t j = 0; j < len; ++j) {
+                             T acc = ins[0]->data<T>()[offs[0] + j * steps[0]];
+                             for (size_t k = 1; k < n; ++k)
+                               acc = combine(acc, ins[k]->data<T>()[offs[k] + j * steps[k]]);
+                             po[i + j] = finish(acc, n);
+                           }
+                         });
   ctx.set_output(0, std::move(out));
   return Status::ok();
 }

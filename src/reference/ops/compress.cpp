@@ -11,7 +11,8 @@ Status compress(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* cond, ctx.required_input(1));
   if (cond->dtype() != DType::kBool || cond->rank() != 1)
     return model_error(ctx.describe() + ": condition must be a 1-D bool tensor, got " +
-                       std::string(dtype_name(cond->dtype())) + " of shape " + shape_to_string(cond->shape()));
+                       std::string(dtype_name(cond->dtype())) + " of shape " +
+                       shape_to_string(cond->shape()));
   Shape shape = x->shape();
   int64_t axis = 0;
   if (ctx.has_attr("axis")) {
@@ -36,7 +37,8 @@ Status compress(KernelContext& ctx) {
   const auto n = static_cast<int64_t>(keep.size());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k = 0; k < n; ++k)
-      copy_elements(*x, (o * dim + keep[static_cast<size_t>(k)]) * inner, out, (o * n + k) * inner, inner);
+      copy_elements(*x, (o * dim + keep[static_cast<size_t>(k)]) * inner, out, (o * n + k) * inner,
+                    inner);
   ctx.set_output(0, std::move(out));
   return Status::ok();
 }

@@ -14,7 +14,8 @@ Status concat(KernelContext& ctx) {
     return model_error(ctx.describe() + " has no 'axis' attribute");
   const Tensor& first = *ins[0];
   if (first.rank() == 0) return model_error(ctx.describe() + " cannot concatenate scalars");
-  ODB_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis_of(ctx, ctx.attr_int("axis", 1), first.rank()));
+  ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                       normalize_axis_of(ctx, ctx.attr_int("axis", 1), first.rank()));
   Shape out_shape = first.shape();
   out_shape[static_cast<size_t>(axis)] = 0;
   for (size_t k = 0; k < ins.size(); ++k) {
@@ -31,7 +32,8 @@ Status concat(KernelContext& ctx) {
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, first.dtype(), out_shape));
   const auto a = static_cast<size_t>(axis);
-  const int64_t outer = dims_product(out_shape, 0, a), inner = dims_product(out_shape, a + 1, out_shape.size());
+  const int64_t outer = dims_product(out_shape, 0, a),
+                inner = dims_product(out_shape, a + 1, out_shape.size());
   int64_t pos = 0;
   for (int64_t o = 0; o < outer; ++o) {
     for (const Tensor* t : ins) {

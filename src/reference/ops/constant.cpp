@@ -6,8 +6,8 @@ namespace onnxdbg::reference {
 namespace {
 
 Status constant(KernelContext& ctx) {
-  static const char* const kForms[] = {"value",        "value_float",  "value_floats",
-                                       "value_int",    "value_ints",   "value_string",
+  static const char* const kForms[] = {"value",         "value_float", "value_floats",
+                                       "value_int",     "value_ints",  "value_string",
                                        "value_strings", "sparse_value"};
   const onnx::AttributeProto* found = nullptr;
   for (const char* name : kForms) {
@@ -42,7 +42,8 @@ Status constant(KernelContext& ctx) {
     std::vector<std::string> v(found->strings().begin(), found->strings().end());
     ctx.set_output(0, Tensor::from_vector<std::string>({static_cast<int64_t>(v.size())}, v));
   } else {
-    return unsupported(ctx.describe() + ": sparse_value constants are not supported by the "
+    return unsupported(ctx.describe() +
+                       ": sparse_value constants are not supported by the "
                        "reference interpreter");
   }
   return Status::ok();

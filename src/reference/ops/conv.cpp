@@ -46,15 +46,14 @@ ODB_AXPY_ROWS(double)
 // element is the same whatever the shapes, so results are deterministic.
 template <class T>
 void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_t c, int64_t mg,
-                  int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                  int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw) {
+                  int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh,
+                  int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw) {
   // Valid output column range [lo, hi) for each kernel column: 0 <= ow * sw + off < wd.
   std::vector<int64_t> lo(static_cast<size_t>(kw)), hi(static_cast<size_t>(kw));
   for (int64_t j = 0; j < kw; ++j) {
     const int64_t off = j * dw - pw;
     lo[static_cast<size_t>(j)] = off >= 0 ? 0 : std::min(ow, (-off + sw - 1) / sw);
-    hi[static_cast<size_t>(j)] =
-        wd - 1 - off < 0 ? 0 : std::min(ow, (wd - 1 - off) / sw + 1);
+    hi[static_cast<size_t>(j)] = wd - 1 - off < 0 ? 0 : std::min(ow, (wd - 1 - off) / sw + 1);
   }
   // One task per (image, input channel) plane; they write disjoint output channels.
   parallel_for(n * c, [&](int64_t plane) {
@@ -115,12 +114,14 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   const std::string shapes = " (X " + shape_to_string(x.shape()) + ", W " +
                              shape_to_string(w.shape()) + ", group " + std::to_string(group) + ")";
   if (group < 1 || c % group != 0 || m % group != 0)
-    return model_error(ctx.describe() + ": input channels and output channels must both be "
-                       "divisible by group" + shapes);
+    return model_error(ctx.describe() +
+                       ": input channels and output channels must both be "
+                       "divisible by group" +
+                       shapes);
   if (w.dim(1) != c / group)
-    return model_error(ctx.describe() + ": W has " + std::to_string(w.dim(1)) +
-                       " input channels per group, expected C / group = " +
-                       std::to_string(c / group) + shapes);
+    return model_error(
+        ctx.describe() + ": W has " + std::to_string(w.dim(1)) +
+        " input channels per group, expected C / group = " + std::to_string(c / group) + shapes);
   Shape kernel(w.shape().begin() + 2, w.shape().end());
   if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != kernel)
     return model_error(ctx.describe() + ": kernel_shape " +
@@ -141,7 +142,8 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), out_shape));
   const int64_t cg = c / group, mg = m / group, in_size = product(in_spatial);
   const int64_t k = cg * product(kernel), p = product(g.out);
-  const int64_t out_last = g.out[static_cast<size_t>(nd - 1)], outer = p / std::max<int64_t>(out_last, 1);
+  const int64_t out_last = g.out[static_cast<size_t>(nd - 1)],
+                outer = p / std::max<int64_t>(out_last, 1);
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
   T* py = y.data<T>();
@@ -155,8 +157,9 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
     };
     depthwise_2d<T>(px, pw, bias ? bias->data<T>() : nullptr, py, n, c, mg, at(in_spatial, 0, 1),
                     at(in_spatial, 1, 1), at(kernel, 0, 1), at(kernel, 1, 1), at(g.out, 0, 1),
-                    at(g.out, 1, 1), at(g.strides, 0, 1), at(g.strides, 1, 1), at(g.dilations, 0, 1),
-                    at(g.dilations, 1, 1), at(g.pads_begin, 0, 0), at(g.pads_begin, 1, 0));
+                    at(g.out, 1, 1), at(g.strides, 0, 1), at(g.strides, 1, 1),
+                    at(g.dilations, 0, 1), at(g.dilations, 1, 1), at(g.pads_begin, 0, 0),
+                    at(g.pads_begin, 1, 0));
     ctx.set_output(0, std::move(y));
     return Status::ok();
   }
@@ -231,9 +234,8 @@ Status conv(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   const Tensor* bias = ctx.input(2);
   ODB_RETURN_IF_ERROR(check_conv_operands(ctx, *x, *w));
-  return visit_float(x->dtype(), "Conv", [&](auto tag) {
-    return conv_typed<decltype(tag)>(ctx, *x, *w, bias);
-  });
+  return visit_float(x->dtype(), "Conv",
+                     [&](auto tag) { return conv_typed<decltype(tag)>(ctx, *x, *w, bias); });
 }
 
 }  // namespace

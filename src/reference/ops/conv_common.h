@@ -41,7 +41,8 @@ inline int64_t product(const std::vector<int64_t>& v) {
 /// node when their length is not the number of spatial dims or a value is below 1.
 inline Status read_strides_dilations(const KernelContext& ctx, SpatialGeometry& g) {
   const size_t nd = g.kernel.size();
-  for (auto [name, dst] : {std::pair{"strides", &g.strides}, std::pair{"dilations", &g.dilations}}) {
+  for (auto [name, dst] :
+       {std::pair{"strides", &g.strides}, std::pair{"dilations", &g.dilations}}) {
     *dst = ctx.attr_ints(name, std::vector<int64_t>(nd, 1));
     if (dst->size() != nd)
       return model_error(ctx.describe() + ": " + name + " " + ints_to_string(*dst) + " has " +
@@ -61,8 +62,8 @@ inline Status read_pads(const KernelContext& ctx, SpatialGeometry& g) {
   auto pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
   if (pads.size() != 2 * nd)
     return model_error(ctx.describe() + ": pads " + ints_to_string(pads) + " has " +
-                       std::to_string(pads.size()) + " values, expected " +
-                       std::to_string(2 * nd) + " for " + std::to_string(nd) + " spatial dims");
+                       std::to_string(pads.size()) + " values, expected " + std::to_string(2 * nd) +
+                       " for " + std::to_string(nd) + " spatial dims");
   g.pads_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(nd));
   g.pads_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(nd), pads.end());
   return Status::ok();
@@ -90,8 +91,9 @@ inline Expected<SpatialGeometry> forward_geometry(const KernelContext& ctx, cons
   g.kernel = kernel;
   const size_t nd = kernel.size();
   for (int64_t k : kernel)
-    if (k < 1) return model_error(ctx.describe() + ": kernel shape " + ints_to_string(kernel) +
-                                  " must be positive");
+    if (k < 1)
+      return model_error(ctx.describe() + ": kernel shape " + ints_to_string(kernel) +
+                         " must be positive");
   ODB_RETURN_IF_ERROR(read_strides_dilations(ctx, g));
   ODB_ASSIGN_OR_RETURN(std::string auto_pad, read_auto_pad(ctx));
   if (auto_pad == "NOTSET") {
@@ -112,10 +114,11 @@ inline Expected<SpatialGeometry> forward_geometry(const KernelContext& ctx, cons
     }
     const int64_t span = in_spatial[d] + g.pads_begin[d] + g.pads_end[d] - ext;
     if (span < 0)
-      return model_error(ctx.describe() + ": kernel " + ints_to_string(kernel) + " with dilations " +
-                         ints_to_string(g.dilations) + " does not fit the padded input " +
-                         ints_to_string(in_spatial) + " (pads " + ints_to_string(g.pads_begin) +
-                         " + " + ints_to_string(g.pads_end) + ")");
+      return model_error(ctx.describe() + ": kernel " + ints_to_string(kernel) +
+                         " with dilations " + ints_to_string(g.dilations) +
+                         " does not fit the padded input " + ints_to_string(in_spatial) +
+                         " (pads " + ints_to_string(g.pads_begin) + " + " +
+                         ints_to_string(g.pads_end) + ")");
     g.out[d] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
     if (ceil_mode && (g.out[d] - 1) * s >= in_spatial[d] + g.pads_begin[d]) --g.out[d];
   }

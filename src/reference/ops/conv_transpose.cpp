@@ -5,9 +5,9 @@
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
-#include "reference/parallel.h"
 #include "reference/ops/blas.h"
 #include "reference/ops/conv_common.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -33,7 +33,8 @@ Expected<SpatialGeometry> transpose_geometry(const KernelContext& ctx, const Sha
                        " has " + std::to_string(output_padding.size()) + " values for " +
                        std::to_string(nd) + " spatial dims");
   auto output_shape = ctx.attr_ints("output_shape");
-  if (output_shape.size() == nd + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (output_shape.size() == nd + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != nd)
     return model_error(ctx.describe() + ": output_shape " + ints_to_string(output_shape) +
                        " does not have one value per spatial dim (" + std::to_string(nd) + ")");

@@ -71,8 +71,8 @@ inline Expected<std::vector<int64_t>> ints_of_input(const KernelContext& ctx, si
 
 /// The ints of optional input i, or nullopt when it is omitted.
 inline Expected<std::optional<std::vector<int64_t>>> optional_ints_input(const KernelContext& ctx,
-                                                                        size_t i,
-                                                                        const std::string& what) {
+                                                                         size_t i,
+                                                                         const std::string& what) {
   if (!ctx.input(i)) return std::optional<std::vector<int64_t>>();
   ODB_ASSIGN_OR_RETURN(auto v, ints_of_input(ctx, i, what));
   return std::optional<std::vector<int64_t>>(std::move(v));
@@ -100,7 +100,8 @@ inline Expected<int64_t> scalar_int_of(const KernelContext& ctx, const Tensor& t
 
 /// Normalises every axis of `axes` into [0, rank) and rejects repeats, naming the node.
 inline Expected<std::vector<int64_t>> normalize_axes(const KernelContext& ctx,
-                                                     const std::vector<int64_t>& axes, int64_t rank) {
+                                                     const std::vector<int64_t>& axes,
+                                                     int64_t rank) {
   std::vector<int64_t> out;
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
@@ -130,8 +131,9 @@ inline Expected<int64_t> normalize_axis_of(const KernelContext& ctx, int64_t axi
 /// Tensor::make with the node named on error (negative dims, overflow).
 inline Expected<Tensor> make_output(const KernelContext& ctx, DType dtype, const Shape& shape) {
   auto t = Tensor::make(dtype, shape);
-  if (!t) return model_error(ctx.describe() + ": cannot create an output of shape " +
-                             list_to_string(shape) + ": " + t.status().message());
+  if (!t)
+    return model_error(ctx.describe() + ": cannot create an output of shape " +
+                       list_to_string(shape) + ": " + t.status().message());
   return std::move(*t);
 }
 

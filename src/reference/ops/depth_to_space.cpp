@@ -9,13 +9,18 @@ Status depth_to_space(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   const int64_t b = ctx.attr_int("blocksize", 0);
   const std::string mode = ctx.attr_string("mode", "DCR");
-  if (x->rank() != 4) return model_error(ctx.describe() + " needs a 4-D input, got shape " + shape_to_string(x->shape()));
-  if (b <= 0) return model_error(ctx.describe() + ": blocksize " + std::to_string(b) + " must be positive");
-  if (mode != "DCR" && mode != "CRD") return model_error(ctx.describe() + ": unknown mode '" + mode + "'");
+  if (x->rank() != 4)
+    return model_error(ctx.describe() + " needs a 4-D input, got shape " +
+                       shape_to_string(x->shape()));
+  if (b <= 0)
+    return model_error(ctx.describe() + ": blocksize " + std::to_string(b) + " must be positive");
+  if (mode != "DCR" && mode != "CRD")
+    return model_error(ctx.describe() + ": unknown mode '" + mode + "'");
   const int64_t n = x->dim(0), c = x->dim(1), h = x->dim(2), w = x->dim(3);
   if (c % (b * b) != 0)
-    return model_error(ctx.describe() + ": channels " + std::to_string(c) + " are not a multiple of blocksize^2 = " +
-                       std::to_string(b * b) + " (input shape " + shape_to_string(x->shape()) + ")");
+    return model_error(ctx.describe() + ": channels " + std::to_string(c) +
+                       " are not a multiple of blocksize^2 = " + std::to_string(b * b) +
+                       " (input shape " + shape_to_string(x->shape()) + ")");
   const int64_t oc = c / (b * b);
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x->dtype(), {n, oc, h * b, w * b}));
   int64_t i = 0;

@@ -15,7 +15,8 @@ namespace {
 // seed the spec asks for an auto-generated one, which nothing could reproduce.
 Status training_dropout(KernelContext& ctx, const Tensor& x, double ratio) {
   if (!ctx.has_attr("seed"))
-    return unsupported(ctx.describe() + ": Dropout in training mode (ratio " + std::to_string(ratio) +
+    return unsupported(ctx.describe() + ": Dropout in training mode (ratio " +
+                       std::to_string(ratio) +
                        ") without a seed attribute drops random elements; the reference "
                        "interpreter only reproduces seeded dropout");
   if (ratio < 0 || ratio >= 1)

@@ -9,7 +9,9 @@ Status expand(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(auto shape, ints_of_input(ctx, 1, "shape"));
   for (int64_t d : shape)
-    if (d < 0) return model_error(ctx.describe() + ": shape " + list_to_string(shape) + " has a negative dimension");
+    if (d < 0)
+      return model_error(ctx.describe() + ": shape " + list_to_string(shape) +
+                         " has a negative dimension");
   auto out_shape = broadcast_shapes({x->shape(), shape});
   if (!out_shape)
     return model_error(ctx.describe() + " cannot expand a tensor of shape " +

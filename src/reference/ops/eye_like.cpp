@@ -7,15 +7,19 @@ namespace {
 
 Status eye_like(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  if (x->rank() != 2) return model_error(ctx.describe() + " needs a 2-D input, got shape " + shape_to_string(x->shape()));
+  if (x->rank() != 2)
+    return model_error(ctx.describe() + " needs a 2-D input, got shape " +
+                       shape_to_string(x->shape()));
   DType dt = x->dtype();
   if (ctx.has_attr("dtype")) {
     auto d = dtype_from_onnx(static_cast<int32_t>(ctx.attr_int("dtype", 0)));
     if (!d) return model_error(ctx.describe() + ": " + d.status().message());
     dt = *d;
   }
-  if (dt == DType::kString || dt == DType::kComplex64 || dt == DType::kComplex128 || dt == DType::kUndefined)
-    return unsupported(ctx.describe() + " does not support element type " + std::string(dtype_name(dt)));
+  if (dt == DType::kString || dt == DType::kComplex64 || dt == DType::kComplex128 ||
+      dt == DType::kUndefined)
+    return unsupported(ctx.describe() + " does not support element type " +
+                       std::string(dtype_name(dt)));
   const int64_t k = ctx.attr_int("k", 0);
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, dt, x->shape()));
   for (int64_t r = 0; r < x->dim(0); ++r) {

@@ -16,7 +16,8 @@ Status gather_elements(KernelContext& ctx) {
   if (!ok)
     return model_error(ctx.describe() + ": indices of shape " + shape_to_string(ind->shape()) +
                        " do not fit data of shape " + shape_to_string(data->shape()) +
-                       " (same rank needed, and no larger outside axis " + std::to_string(axis) + ")");
+                       " (same rank needed, and no larger outside axis " + std::to_string(axis) +
+                       ")");
   ODB_ASSIGN_OR_RETURN(auto idx, ints_of_input(ctx, 1, "indices"));
   auto strides = strides_of(data->shape());
   const int64_t axis_stride = strides[static_cast<size_t>(axis)], dim = data->dim(axis);

@@ -11,7 +11,8 @@ Status gather_nd(KernelContext& ctx) {
   const int64_t r = data->rank(), q = ind->rank();
   const int64_t b = ctx.attr_int("batch_dims", 0);
   const std::string shapes = " (data shape " + shape_to_string(data->shape()) + ", indices shape " +
-                             shape_to_string(ind->shape()) + ", batch_dims " + std::to_string(b) + ")";
+                             shape_to_string(ind->shape()) + ", batch_dims " + std::to_string(b) +
+                             ")";
   if (r < 1 || q < 1 || b < 0 || b >= std::min(r, q))
     return model_error(ctx.describe() + ": invalid ranks or batch_dims" + shapes);
   const int64_t k = ind->dim(q - 1);
@@ -20,15 +21,19 @@ Status gather_nd(KernelContext& ctx) {
                        std::to_string(r - b) + "]" + shapes);
   for (int64_t d = 0; d < b; ++d)
     if (data->dim(d) != ind->dim(d))
-      return model_error(ctx.describe() + ": batch dimension " + std::to_string(d) + " differs" + shapes);
+      return model_error(ctx.describe() + ": batch dimension " + std::to_string(d) + " differs" +
+                         shapes);
   ODB_ASSIGN_OR_RETURN(auto idx, ints_of_input(ctx, 1, "indices"));
   Shape out_shape(ind->shape().begin(), ind->shape().end() - 1);
   out_shape.insert(out_shape.end(), data->shape().begin() + b + k, data->shape().end());
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, data->dtype(), out_shape));
   const auto ds = strides_of(data->shape());
-  const int64_t block = dims_product(data->shape(), static_cast<size_t>(b + k), data->shape().size());
-  const int64_t batch_size = dims_product(data->shape(), static_cast<size_t>(b), data->shape().size());
-  const int64_t per_batch = dims_product(ind->shape(), static_cast<size_t>(b), ind->shape().size() - 1);
+  const int64_t block =
+      dims_product(data->shape(), static_cast<size_t>(b + k), data->shape().size());
+  const int64_t batch_size =
+      dims_product(data->shape(), static_cast<size_t>(b), data->shape().size());
+  const int64_t per_batch =
+      dims_product(ind->shape(), static_cast<size_t>(b), ind->shape().size() - 1);
   const int64_t batches = dims_product(data->shape(), 0, static_cast<size_t>(b));
   for (int64_t bi = 0; bi < batches; ++bi) {
     for (int64_t t = 0; t < per_batch; ++t) {

@@ -19,8 +19,8 @@ Status gemm_typed(KernelContext& ctx, const Tensor& a, const Tensor& b, const Te
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
   if (k != kb)
-    return model_error(ctx.describe() + ": inner dimensions differ (" + std::to_string(k) +
-                       " vs " + std::to_string(kb) + ")" + shapes);
+    return model_error(ctx.describe() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
+                       std::to_string(kb) + ")" + shapes);
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(a.dtype(), {m, n}));
   T* py = y.data<T>();
   if (c) {
@@ -47,8 +47,10 @@ Status gemm_typed(KernelContext& ctx, const Tensor& a, const Tensor& b, const Te
       for (int64_t j = 0; j < n; ++j) {
         T acc = 0;
         for (int64_t kk = 0; kk < k; ++kk)
-          acc = static_cast<T>(acc + pa[ta ? kk * m + i : i * k + kk] * pb[tb ? j * k + kk : kk * n + j]);
-        py[i * n + j] = static_cast<T>(py[i * n + j] + static_cast<T>(alpha * static_cast<double>(acc)));
+          acc = static_cast<T>(acc +
+                               pa[ta ? kk * m + i : i * k + kk] * pb[tb ? j * k + kk : kk * n + j]);
+        py[i * n + j] =
+            static_cast<T>(py[i * n + j] + static_cast<T>(alpha * static_cast<double>(acc)));
       }
   }
   ctx.set_output(0, std::move(y));

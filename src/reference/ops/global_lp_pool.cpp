@@ -12,7 +12,9 @@ namespace {
 Status global_lp_pool(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   const auto* pa = ctx.find_attr("p");
-  const double p = !pa ? 2.0 : pa->type() == onnx::AttributeProto::FLOAT ? pa->f() : static_cast<double>(pa->i());
+  const double p = !pa                                         ? 2.0
+                   : pa->type() == onnx::AttributeProto::FLOAT ? pa->f()
+                                                               : static_cast<double>(pa->i());
   if (!(p > 0))
     return model_error(ctx.describe() + ": p must be positive, got " + std::to_string(p));
   return visit_float(x->dtype(), "GlobalLpPool", [&](auto tag) {

@@ -25,12 +25,13 @@ Status gru_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Ten
   for (int64_t d = 0; d < s.num_dir; ++d) {
     const T* wd = w.data<T>() + d * g3 * s.input;
     const T* rd = r.data<T>() + d * g3 * hs;
-    ODB_RETURN_IF_ERROR(gemm<T>(false, true, s.seq * nb, g3, s.input, T(1), xs.data(), s.input,
-                                wd, s.input, T(0), xw.data(), g3));
+    ODB_RETURN_IF_ERROR(gemm<T>(false, true, s.seq * nb, g3, s.input, T(1), xs.data(), s.input, wd,
+                                s.input, T(0), xw.data(), g3));
     T* hd = h.data() + d * nb * hs;
     const T* bw = bias.data() + d * 6 * hs;
     const T* br = bw + 3 * hs;
-    const RnnActivation &f = acts[static_cast<size_t>(2 * d)], &g = acts[static_cast<size_t>(2 * d + 1)];
+    const RnnActivation &f = acts[static_cast<size_t>(2 * d)],
+                        &g = acts[static_cast<size_t>(2 * d + 1)];
     auto time_of = [&](int64_t b, int64_t step) {
       const int64_t len = s.lens[static_cast<size_t>(b)];
       return step >= len ? -1 : s.reverse(d) ? len - 1 - step : step;
@@ -65,8 +66,9 @@ Status gru_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Ten
         for (int64_t j = 0; j < hs; ++j) {
           const int64_t k = 2 * hs + j;
           const auto bj = static_cast<size_t>(b * hs + j);
-          const double rec = lbr ? static_cast<double>(rh[bj]) * (static_cast<double>(hg[k]) + br[k])
-                                 : static_cast<double>(rhr[bj]) + br[k];
+          const double rec =
+              lbr ? static_cast<double>(rh[bj]) * (static_cast<double>(hg[k]) + br[k])
+                  : static_cast<double>(rhr[bj]) + br[k];
           const double ht = g(rnn_clip(s, static_cast<double>(xg[k]) + bw[k] + rec));
           const double zv = z[bj];
           const double h_new = (1.0 - zv) * ht + zv * hd[b * hs + j];
@@ -85,9 +87,8 @@ Status gru(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   ODB_ASSIGN_OR_RETURN(const Tensor* r, ctx.required_input(2));
-  return visit_float(x->dtype(), "GRU", [&](auto tag) {
-    return gru_typed<decltype(tag)>(ctx, *x, *w, *r);
-  });
+  return visit_float(x->dtype(), "GRU",
+                     [&](auto tag) { return gru_typed<decltype(tag)>(ctx, *x, *w, *r); });
 }
 
 }  // namespace

@@ -12,10 +12,12 @@ Status if_kernel(KernelContext& ctx) {
   const std::string name = cond ? "then_branch" : "else_branch";
   ODB_ASSIGN_OR_RETURN(const onnx::GraphProto* g, graph_attr(ctx, name));
   auto outs = ctx.run_subgraph_values(*g, {});
-  if (!outs) return std::move(outs).status().with_context("while running " + name + " of " + ctx.describe());
+  if (!outs)
+    return std::move(outs).status().with_context("while running " + name + " of " + ctx.describe());
   if (outs->size() != ctx.num_outputs())
     return model_error(ctx.describe() + ": " + name + " returns " + std::to_string(outs->size()) +
-                       " values but the node has " + std::to_string(ctx.num_outputs()) + " outputs");
+                       " values but the node has " + std::to_string(ctx.num_outputs()) +
+                       " outputs");
   for (size_t i = 0; i < outs->size(); ++i) ctx.set_output_value(i, std::move((*outs)[i]));
   return Status::ok();
 }

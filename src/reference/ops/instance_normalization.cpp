@@ -1,5 +1,6 @@
 // InstanceNormalization (ONNX versions 1, 6): each N x C plane is normalised by its own mean and
-// variance, then scaled and shifted per channel: y = scale[c] * (x - mean) / sqrt(var + eps) + B[c].
+// variance, then scaled and shifted per channel: y = scale[c] * (x - mean) / sqrt(var + eps) +
+// B[c].
 #include <cmath>
 
 #include "reference/kernel.h"
@@ -15,7 +16,8 @@ Status instance_norm_typed(KernelContext& ctx, const Tensor& x, const Tensor& sc
   if (scale.numel() != c || bias.numel() != c)
     return model_error(ctx.describe() + ": scale and B must have C = " + std::to_string(c) +
                        " elements (X " + shape_to_string(x.shape()) + ", scale " +
-                       shape_to_string(scale.shape()) + ", B " + shape_to_string(bias.shape()) + ")");
+                       shape_to_string(scale.shape()) + ", B " + shape_to_string(bias.shape()) +
+                       ")");
   const double eps = ctx.attr_float("epsilon", 1e-5f);
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(x.dtype(), x.shape()));
   const T* px = x.data<T>();

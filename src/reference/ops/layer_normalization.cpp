@@ -11,7 +11,8 @@ namespace {
 
 // Values of `t` broadcast to `shape` (unidirectionally), as doubles in row-major order.
 Expected<std::vector<double>> expand_to(const KernelContext& ctx, const Tensor& t,
-                                        const Shape& shape, const char* what, const Shape& x_shape) {
+                                        const Shape& shape, const char* what,
+                                        const Shape& x_shape) {
   auto bs = broadcast_shapes({t.shape(), shape});
   if (!bs || *bs != shape)
     return model_error(ctx.describe() + ": " + what + " of shape " + shape_to_string(t.shape()) +
@@ -25,7 +26,8 @@ Expected<std::vector<double>> expand_to(const KernelContext& ctx, const Tensor& 
 }
 
 template <class T>
-Status layer_norm_typed(KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor* bias) {
+Status layer_norm_typed(KernelContext& ctx, const Tensor& x, const Tensor& scale,
+                        const Tensor* bias) {
   ODB_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx.attr_int("axis", -1), x.rank()));
   const double eps = ctx.attr_float("epsilon", 1e-5f);
   const int64_t stash = ctx.attr_int("stash_type", 1);
@@ -70,8 +72,7 @@ Status layer_norm_typed(KernelContext& ctx, const Tensor& x, const Tensor& scale
 Status layer_normalization(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* scale, ctx.required_input(1));
-  if (x->rank() < 1)
-    return model_error(ctx.describe() + ": X must have rank >= 1, got a scalar");
+  if (x->rank() < 1) return model_error(ctx.describe() + ": X must have rank >= 1, got a scalar");
   return visit_float(x->dtype(), "LayerNormalization", [&](auto tag) {
     return layer_norm_typed<decltype(tag)>(ctx, *x, *scale, ctx.input(2));
   });

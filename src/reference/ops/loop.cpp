@@ -20,14 +20,16 @@ Status loop(KernelContext& ctx) {
   }
   const size_t n_carried = ctx.num_inputs() < 2 ? 0 : ctx.num_inputs() - 2;
   if (ctx.num_outputs() < n_carried)
-    return model_error(ctx.describe() + " has " + std::to_string(n_carried) + " loop-carried inputs but only " +
-                       std::to_string(ctx.num_outputs()) + " outputs");
+    return model_error(ctx.describe() + " has " + std::to_string(n_carried) +
+                       " loop-carried inputs but only " + std::to_string(ctx.num_outputs()) +
+                       " outputs");
   const size_t n_scan = ctx.num_outputs() - n_carried;
   if (static_cast<size_t>(body->output_size()) != 1 + n_carried + n_scan ||
       static_cast<size_t>(body->input_size()) != 2 + n_carried)
-    return model_error(ctx.describe() + ": the body has " + std::to_string(body->input_size()) + " inputs and " +
-                       std::to_string(body->output_size()) + " outputs; expected " +
-                       std::to_string(2 + n_carried) + " and " + std::to_string(1 + n_carried + n_scan));
+    return model_error(ctx.describe() + ": the body has " + std::to_string(body->input_size()) +
+                       " inputs and " + std::to_string(body->output_size()) +
+                       " outputs; expected " + std::to_string(2 + n_carried) + " and " +
+                       std::to_string(1 + n_carried + n_scan));
   std::vector<Value> carried;
   for (size_t k = 0; k < n_carried; ++k) {
     const Value* v = ctx.input_value(2 + k);
@@ -63,7 +65,8 @@ Status loop(KernelContext& ctx) {
   }
   for (size_t k = 0; k < n_carried; ++k) ctx.set_output_value(k, std::move(carried[k]));
   for (size_t k = 0; k < n_scan; ++k) {
-    ODB_ASSIGN_OR_RETURN(Tensor t, stack_along(ctx, scans[k], 0, body->output(static_cast<int>(1 + n_carried + k))));
+    ODB_ASSIGN_OR_RETURN(
+        Tensor t, stack_along(ctx, scans[k], 0, body->output(static_cast<int>(1 + n_carried + k))));
     ctx.set_output(n_carried + k, std::move(t));
   }
   return Status::ok();

@@ -30,12 +30,13 @@ Status lp_pool(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(Shape kernel, read_pool_kernel(ctx, *x));
   const auto* pa = ctx.find_attr("p");
-  const double p = !pa ? 2.0 : pa->type() == onnx::AttributeProto::FLOAT ? pa->f() : static_cast<double>(pa->i());
+  const double p = !pa                                         ? 2.0
+                   : pa->type() == onnx::AttributeProto::FLOAT ? pa->f()
+                                                               : static_cast<double>(pa->i());
   if (!(p > 0))
     return model_error(ctx.describe() + ": p must be positive, got " + std::to_string(p));
-  return visit_float(x->dtype(), "LpPool", [&](auto tag) {
-    return lp_pool_typed<decltype(tag)>(ctx, *x, kernel, p);
-  });
+  return visit_float(x->dtype(), "LpPool",
+                     [&](auto tag) { return lp_pool_typed<decltype(tag)>(ctx, *x, kernel, p); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // LRN (ONNX LRN-1, -13): local response normalisation across channels,
-// y = x / (bias + alpha / size * sum of x^2 over channels [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta.
+// y = x / (bias + alpha / size * sum of x^2 over channels [c - floor((size-1)/2), c +
+// ceil((size-1)/2)])^beta.
 #include <cmath>
 
 #include "reference/kernel.h"
@@ -30,7 +31,8 @@ Status lrn_typed(KernelContext& ctx, const Tensor& x) {
           sq += v * v;
         }
         const int64_t off = (b * c + ch) * inner + i;
-        py[off] = static_cast<T>(px[off] / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
+        py[off] =
+            static_cast<T>(px[off] / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
       }
   ctx.set_output(0, std::move(y));
   return Status::ok();
@@ -41,7 +43,8 @@ Status lrn(KernelContext& ctx) {
   if (x->rank() < 2)
     return model_error(ctx.describe() + ": X must be N x C x ..., got shape " +
                        shape_to_string(x->shape()));
-  return visit_float(x->dtype(), "LRN", [&](auto tag) { return lrn_typed<decltype(tag)>(ctx, *x); });
+  return visit_float(x->dtype(), "LRN",
+                     [&](auto tag) { return lrn_typed<decltype(tag)>(ctx, *x); });
 }
 
 }  // namespace

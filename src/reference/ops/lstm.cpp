@@ -12,7 +12,8 @@ namespace {
 template <class T>
 Status lstm_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor& r) {
   ODB_ASSIGN_OR_RETURN(RnnSetup s, read_rnn_setup(ctx, x, w, r, 4));
-  ODB_ASSIGN_OR_RETURN(auto acts, read_rnn_activations(ctx, s.num_dir, {"Sigmoid", "Tanh", "Tanh"}));
+  ODB_ASSIGN_OR_RETURN(auto acts,
+                       read_rnn_activations(ctx, s.num_dir, {"Sigmoid", "Tanh", "Tanh"}));
   const int64_t hs = s.hidden, g4 = 4 * hs, nb = s.batch;
   ODB_ASSIGN_OR_RETURN(auto bias, rnn_param<T>(ctx, ctx.input(3), s, 8 * hs, "B"));
   ODB_ASSIGN_OR_RETURN(auto h, rnn_initial_state<T>(ctx, ctx.input(5), s, "initial_h"));
@@ -25,17 +26,19 @@ Status lstm_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   for (int64_t d = 0; d < s.num_dir; ++d) {
     const T* wd = w.data<T>() + d * g4 * s.input;
     const T* rd = r.data<T>() + d * g4 * hs;
-    ODB_RETURN_IF_ERROR(gemm<T>(false, true, s.seq * nb, g4, s.input, T(1), xs.data(), s.input,
-                                wd, s.input, T(0), xw.data(), g4));
+    ODB_RETURN_IF_ERROR(gemm<T>(false, true, s.seq * nb, g4, s.input, T(1), xs.data(), s.input, wd,
+                                s.input, T(0), xw.data(), g4));
     T* hd = h.data() + d * nb * hs;
     T* cd = c.data() + d * nb * hs;
     const T* bw = bias.data() + d * 8 * hs;
     const T* br = bw + 4 * hs;
     const T* pd = peep.data() + d * 3 * hs;
-    const RnnActivation &f = acts[static_cast<size_t>(3 * d)], &g = acts[static_cast<size_t>(3 * d + 1)],
+    const RnnActivation &f = acts[static_cast<size_t>(3 * d)],
+                        &g = acts[static_cast<size_t>(3 * d + 1)],
                         &ha = acts[static_cast<size_t>(3 * d + 2)];
     for (int64_t step = 0; step < s.seq; ++step) {
-      ODB_RETURN_IF_ERROR(gemm<T>(false, true, nb, g4, hs, T(1), hd, hs, rd, hs, T(0), hr.data(), g4));
+      ODB_RETURN_IF_ERROR(
+          gemm<T>(false, true, nb, g4, hs, T(1), hd, hs, rd, hs, T(0), hr.data(), g4));
       for (int64_t b = 0; b < nb; ++b) {
         const int64_t len = s.lens[static_cast<size_t>(b)];
         if (step >= len) continue;
@@ -50,7 +53,8 @@ Status lstm_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
           };
           const double c_prev = cd[b * hs + j];
           const double i = f(rnn_clip(s, pre(0) + pd[j] * c_prev));
-          const double fg = input_forget ? 1.0 - i : f(rnn_clip(s, pre(2) + pd[2 * hs + j] * c_prev));
+          const double fg =
+              input_forget ? 1.0 - i : f(rnn_clip(s, pre(2) + pd[2 * hs + j] * c_prev));
           const double cc = g(rnn_clip(s, pre(3)));
           const double c_new = fg * c_prev + i * cc;
           const double o = f(rnn_clip(s, pre(1) + pd[hs + j] * c_new));
@@ -72,9 +76,8 @@ Status lstm(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   ODB_ASSIGN_OR_RETURN(const Tensor* r, ctx.required_input(2));
-  return visit_float(x->dtype(), "LSTM", [&](auto tag) {
-    return lstm_typed<decltype(tag)>(ctx, *x, *w, *r);
-  });
+  return visit_float(x->dtype(), "LSTM",
+                     [&](auto tag) { return lstm_typed<decltype(tag)>(ctx, *x, *w, *r); });
 }
 
 }  // namespace

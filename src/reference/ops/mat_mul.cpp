@@ -19,8 +19,8 @@ Status matmul_typed(KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if constexpr (std::is_floating_point_v<T>) {
     // Tiles fixed by the shapes (parallel.h): of the folded GEMM, else one batch entry each.
     if (p.fold_batch) {
-      ODB_RETURN_IF_ERROR(parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb,
-                                           p.n, T(0), py, p.n));
+      ODB_RETURN_IF_ERROR(parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n,
+                                           T(0), py, p.n));
     } else {
       ODB_RETURN_IF_ERROR(parallel_for_status(nb, [&](int64_t i) {
         const auto iu = static_cast<size_t>(i);
@@ -51,9 +51,8 @@ Status matmul(KernelContext& ctx) {
   if (a->dtype() != b->dtype())
     return model_error(ctx.describe() + ": A is " + std::string(dtype_name(a->dtype())) +
                        " but B is " + std::string(dtype_name(b->dtype())));
-  return visit_numeric(a->dtype(), "MatMul", [&](auto tag) {
-    return matmul_typed<decltype(tag)>(ctx, *a, *b);
-  });
+  return visit_numeric(a->dtype(), "MatMul",
+                       [&](auto tag) { return matmul_typed<decltype(tag)>(ctx, *a, *b); });
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ Expected<std::vector<int32_t>> zero_points(const KernelContext& ctx, const Tenso
   if (zp->dtype() != operand.dtype() || (zp->numel() != 1 && zp->numel() != count))
     return model_error(ctx.describe() + ": " + name + " must be a scalar or hold " +
                        std::to_string(count) + " values of the operand's type, got " +
-                       std::string(dtype_name(zp->dtype())) + " of shape " + shape_to_string(zp->shape()));
+                       std::string(dtype_name(zp->dtype())) + " of shape " +
+                       shape_to_string(zp->shape()));
   for (int64_t i = 0; i < count; ++i)
     v[static_cast<size_t>(i)] = static_cast<int32_t>(zp->get_as_double(zp->numel() == 1 ? 0 : i));
   return v;
@@ -39,8 +40,10 @@ Status mat_mul_integer(KernelContext& ctx) {
       for (int64_t c = 0; c < p.n; ++c) {
         int32_t acc = 0;
         for (int64_t k = 0; k < p.k; ++k)
-          acc += (static_cast<int32_t>(a->get_as_double(p.a_offsets[i] + r * p.k + k)) - za[static_cast<size_t>(r)]) *
-                 (static_cast<int32_t>(b->get_as_double(p.b_offsets[i] + k * p.n + c)) - zb[static_cast<size_t>(c)]);
+          acc += (static_cast<int32_t>(a->get_as_double(p.a_offsets[i] + r * p.k + k)) -
+                  za[static_cast<size_t>(r)]) *
+                 (static_cast<int32_t>(b->get_as_double(p.b_offsets[i] + k * p.n + c)) -
+                  zb[static_cast<size_t>(c)]);
         py[(static_cast<int64_t>(i) * p.m + r) * p.n + c] = acc;
       }
   ctx.set_output(0, std::move(y));

@@ -41,8 +41,7 @@ inline Expected<MatMulPlan> plan_matmul(const KernelContext& ctx, const Shape& a
                        " columns, B has " + std::to_string(b2[b2.size() - 2]) + " rows" + shapes);
   Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
   auto batch = broadcast_shapes({ab, bb});
-  if (!batch)
-    return model_error(ctx.describe() + ": batch dimensions do not broadcast" + shapes);
+  if (!batch) return model_error(ctx.describe() + ": batch dimensions do not broadcast" + shapes);
   p.out_shape = *batch;
   if (a.size() > 1) p.out_shape.push_back(p.m);
   if (b.size() > 1) p.out_shape.push_back(p.n);

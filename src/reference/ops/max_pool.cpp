@@ -129,9 +129,8 @@ Status max_pool_typed(KernelContext& ctx, const Tensor& x, const Shape& kernel) 
 Status max_pool(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(Shape kernel, read_pool_kernel(ctx, *x));
-  return visit_numeric(x->dtype(), "MaxPool", [&](auto tag) {
-    return max_pool_typed<decltype(tag)>(ctx, *x, kernel);
-  });
+  return visit_numeric(x->dtype(), "MaxPool",
+                       [&](auto tag) { return max_pool_typed<decltype(tag)>(ctx, *x, kernel); });
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ Status mvn_typed(KernelContext& ctx, const Tensor& x) {
                      [&](int64_t i, const int64_t* o) { key[static_cast<size_t>(i)] = o[0]; });
   const T* px = x.data<T>();
   std::vector<double> mean(static_cast<size_t>(groups), 0.0), var(static_cast<size_t>(groups), 0.0);
-  for (int64_t i = 0; i < x.numel(); ++i) mean[static_cast<size_t>(key[static_cast<size_t>(i)])] += px[i];
+  for (int64_t i = 0; i < x.numel(); ++i)
+    mean[static_cast<size_t>(key[static_cast<size_t>(i)])] += px[i];
   for (double& m : mean) m /= static_cast<double>(count);
   for (int64_t i = 0; i < x.numel(); ++i) {
     const auto k = static_cast<size_t>(key[static_cast<size_t>(i)]);
@@ -35,7 +36,8 @@ Status mvn_typed(KernelContext& ctx, const Tensor& x) {
   T* py = y.data<T>();
   for (int64_t i = 0; i < x.numel(); ++i) {
     const auto k = static_cast<size_t>(key[static_cast<size_t>(i)]);
-    py[i] = static_cast<T>((px[i] - mean[k]) / (std::sqrt(var[k] / static_cast<double>(count)) + 1e-9));
+    py[i] =
+        static_cast<T>((px[i] - mean[k]) / (std::sqrt(var[k] / static_cast<double>(count)) + 1e-9));
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();

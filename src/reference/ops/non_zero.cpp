@@ -7,7 +7,8 @@ namespace {
 
 Status non_zero(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  if (x->dtype() == DType::kString || x->dtype() == DType::kComplex64 || x->dtype() == DType::kComplex128)
+  if (x->dtype() == DType::kString || x->dtype() == DType::kComplex64 ||
+      x->dtype() == DType::kComplex128)
     return unsupported(ctx.describe() + " does not support element type " +
                        std::string(dtype_name(x->dtype())));
   const Shape shape = x->rank() == 0 ? Shape{1} : x->shape();

@@ -23,7 +23,8 @@ Status one_hot(KernelContext& ctx) {
     return model_error(ctx.describe() + ": depth " + std::to_string(depth_d) + " must be >= 1");
   const auto depth = static_cast<int64_t>(depth_d);
   const int64_t out_rank = ind->rank() + 1;
-  ODB_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis_of(ctx, ctx.attr_int("axis", -1), out_rank));
+  ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                       normalize_axis_of(ctx, ctx.attr_int("axis", -1), out_rank));
   Shape out_shape = ind->shape();
   out_shape.insert(out_shape.begin() + axis, depth);
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, vals->dtype(), out_shape));

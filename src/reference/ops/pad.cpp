@@ -12,8 +12,10 @@ Status pad(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   const int64_t rank = x->rank();
   const std::string mode = ctx.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && ctx.opset() >= 19))
-    return model_error(ctx.describe() + ": unknown mode '" + mode + "' at opset " + std::to_string(ctx.opset()));
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      !(mode == "wrap" && ctx.opset() >= 19))
+    return model_error(ctx.describe() + ": unknown mode '" + mode + "' at opset " +
+                       std::to_string(ctx.opset()));
   std::vector<int64_t> pads;
   if (ctx.opset() < 2) {
     pads = ctx.attr_ints("paddings");
@@ -32,7 +34,8 @@ Status pad(KernelContext& ctx) {
   const size_t n = axes.size();
   if (pads.size() != 2 * n)
     return model_error(ctx.describe() + ": pads " + list_to_string(pads) + " must have " +
-                       std::to_string(2 * n) + " entries for an input of shape " + shape_to_string(x->shape()));
+                       std::to_string(2 * n) + " entries for an input of shape " +
+                       shape_to_string(x->shape()));
   std::vector<int64_t> begin(static_cast<size_t>(rank), 0), end(static_cast<size_t>(rank), 0);
   for (size_t i = 0; i < n; ++i) {
     begin[static_cast<size_t>(axes[i])] = pads[i];
@@ -46,8 +49,9 @@ Status pad(KernelContext& ctx) {
     if (x->dtype() != DType::kString) value.set_from_double(0, v);
   } else if (const Tensor* cv = ctx.input(2)) {
     if (cv->numel() != 1 || cv->dtype() != x->dtype())
-      return model_error(ctx.describe() + ": constant_value must be one " + std::string(dtype_name(x->dtype())) +
-                         " value, got " + std::string(dtype_name(cv->dtype())) + " of shape " +
+      return model_error(ctx.describe() + ": constant_value must be one " +
+                         std::string(dtype_name(x->dtype())) + " value, got " +
+                         std::string(dtype_name(cv->dtype())) + " of shape " +
                          shape_to_string(cv->shape()));
     copy_element(*cv, 0, value, 0);
   }
@@ -58,14 +62,16 @@ Status pad(KernelContext& ctx) {
   for (size_t d = 0; d < static_cast<size_t>(rank); ++d) {
     const int64_t dim = x->shape()[d];
     const int64_t lo = std::max<int64_t>(0, -begin[d]), hi = dim - std::max<int64_t>(0, -end[d]);
-    const int64_t m = hi - lo, before = std::max<int64_t>(0, begin[d]), after = std::max<int64_t>(0, end[d]);
+    const int64_t m = hi - lo, before = std::max<int64_t>(0, begin[d]),
+                  after = std::max<int64_t>(0, end[d]);
     if (m < 0)
-      return model_error(ctx.describe() + ": pads " + list_to_string(pads) + " crop more than the " +
-                         std::to_string(dim) + " elements of axis " + std::to_string(d) + " (input shape " +
-                         shape_to_string(x->shape()) + ")");
+      return model_error(ctx.describe() + ": pads " + list_to_string(pads) +
+                         " crop more than the " + std::to_string(dim) + " elements of axis " +
+                         std::to_string(d) + " (input shape " + shape_to_string(x->shape()) + ")");
     if (m == 0 && (before > 0 || after > 0) && mode != "constant")
-      return model_error(ctx.describe() + ": mode '" + mode + "' cannot pad axis " + std::to_string(d) +
-                         ", which has no elements (input shape " + shape_to_string(x->shape()) + ")");
+      return model_error(ctx.describe() + ": mode '" + mode + "' cannot pad axis " +
+                         std::to_string(d) + ", which has no elements (input shape " +
+                         shape_to_string(x->shape()) + ")");
     out_shape[d] = m + before + after;
     auto& map = src[d];
     map.resize(static_cast<size_t>(out_shape[d]));

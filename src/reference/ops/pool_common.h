@@ -53,7 +53,8 @@ void for_each_window_chunk(const SpatialGeometry& g, F&& f) {
         std::fill(cidx.begin(), cidx.end(), 0);
         for (;;) {
           int64_t off = 0;
-          for (size_t d = 0; d < nd; ++d) off = off * g.in[d] + valid[d][static_cast<size_t>(cidx[d])];
+          for (size_t d = 0; d < nd; ++d)
+            off = off * g.in[d] + valid[d][static_cast<size_t>(cidx[d])];
           wc.offsets.push_back(off);
           size_t d = nd;
           while (d-- > 0) {

@@ -13,12 +13,16 @@ Status range(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* delta_t, ctx.required_input(2));
   for (const Tensor* t : {start_t, limit_t, delta_t})
     if (t->numel() != 1 || t->dtype() != start_t->dtype())
-      return model_error(ctx.describe() + ": start, limit and delta must be single values of one "
-                         "dtype (got shapes " + shape_to_string(start_t->shape()) + ", " +
-                         shape_to_string(limit_t->shape()) + ", " + shape_to_string(delta_t->shape()) + ")");
+      return model_error(ctx.describe() +
+                         ": start, limit and delta must be single values of one "
+                         "dtype (got shapes " +
+                         shape_to_string(start_t->shape()) + ", " +
+                         shape_to_string(limit_t->shape()) + ", " +
+                         shape_to_string(delta_t->shape()) + ")");
   return visit_numeric(start_t->dtype(), ctx.describe(), [&](auto tag) -> Status {
     using T = decltype(tag);
-    const T start = start_t->data<T>()[0], limit = limit_t->data<T>()[0], delta = delta_t->data<T>()[0];
+    const T start = start_t->data<T>()[0], limit = limit_t->data<T>()[0],
+            delta = delta_t->data<T>()[0];
     if (delta == T{0}) return model_error(ctx.describe() + ": delta is 0");
     int64_t n = 0;
     if constexpr (std::is_floating_point_v<T>) {
@@ -30,14 +34,14 @@ Status range(KernelContext& ctx) {
     } else {
       const auto diff = static_cast<long double>(limit) - static_cast<long double>(start);
       const auto d = static_cast<long double>(delta);
-      if ((diff > 0 && d > 0) || (diff < 0 && d < 0))
-        n = static_cast<int64_t>(std::ceil(diff / d));
+      if ((diff > 0 && d > 0) || (diff < 0 && d < 0)) n = static_cast<int64_t>(std::ceil(diff / d));
     }
     ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, start_t->dtype(), {n}));
     T* o = out.data<T>();
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>)
-        o[i] = static_cast<T>(static_cast<double>(start) + static_cast<double>(i) * static_cast<double>(delta));
+        o[i] = static_cast<T>(static_cast<double>(start) +
+                              static_cast<double>(i) * static_cast<double>(delta));
       else
         o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
     }

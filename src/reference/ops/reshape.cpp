@@ -45,8 +45,9 @@ Status reshape(KernelContext& ctx) {
     known *= out[i];
   }
   if (allowzero && has_zero && infer >= 0)
-    return model_error(ctx.describe() + what + ": with allowzero=1 the shape cannot hold both 0 "
-                                               "and -1");
+    return model_error(ctx.describe() + what +
+                       ": with allowzero=1 the shape cannot hold both 0 "
+                       "and -1");
   if (infer >= 0) {
     if (known == 0)
       return model_error(ctx.describe() + what +

@@ -7,7 +7,8 @@
 namespace onnxdbg::reference {
 namespace {
 
-Expected<std::vector<double>> float_values(const KernelContext& ctx, const Tensor& t, const std::string& what) {
+Expected<std::vector<double>> float_values(const KernelContext& ctx, const Tensor& t,
+                                           const std::string& what) {
   if (t.dtype() != DType::kFloat && t.dtype() != DType::kDouble && t.dtype() != DType::kFloat16)
     return model_error(ctx.describe() + ": input '" + what + "' must be a float tensor, got " +
                        std::string(dtype_name(t.dtype())));
@@ -21,10 +22,14 @@ Status resize(KernelContext& ctx) {
   const size_t rank = x->shape().size();
   ResizeParams p;
   const std::string mode = ctx.attr_string("mode", "nearest");
-  if (mode == "nearest") p.mode = ResizeMode::kNearest;
-  else if (mode == "linear") p.mode = ResizeMode::kLinear;
-  else if (mode == "cubic" && ctx.opset() >= 11) p.mode = ResizeMode::kCubic;
-  else return model_error(ctx.describe() + ": unknown mode '" + mode + "'");
+  if (mode == "nearest")
+    p.mode = ResizeMode::kNearest;
+  else if (mode == "linear")
+    p.mode = ResizeMode::kLinear;
+  else if (mode == "cubic" && ctx.opset() >= 11)
+    p.mode = ResizeMode::kCubic;
+  else
+    return model_error(ctx.describe() + ": unknown mode '" + mode + "'");
 
   const Tensor* scales_t = nullptr;
   const Tensor* sizes_t = nullptr;
@@ -35,14 +40,16 @@ Status resize(KernelContext& ctx) {
   } else {
     if (ctx.attr_int("antialias", 0) != 0 || ctx.has_attr("axes") ||
         ctx.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-      return unsupported(ctx.describe() + ": antialias, axes and keep_aspect_ratio_policy (opset 18) "
+      return unsupported(ctx.describe() +
+                         ": antialias, axes and keep_aspect_ratio_policy (opset 18) "
                          "are not supported by the reference interpreter");
     p.coordinate_mode = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
-    static const char* const kModes[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                                         "align_corners", "asymmetric", "tf_half_pixel_for_nn",
-                                         "tf_crop_and_resize"};
+    static const char* const kModes[] = {
+        "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+        "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     if (std::find(std::begin(kModes), std::end(kModes), p.coordinate_mode) == std::end(kModes))
-      return model_error(ctx.describe() + ": unknown coordinate_transformation_mode '" + p.coordinate_mode + "'");
+      return model_error(ctx.describe() + ": unknown coordinate_transformation_mode '" +
+                         p.coordinate_mode + "'");
     p.nearest_mode = ctx.attr_string("nearest_mode", "round_prefer_floor");
     if (p.nearest_mode != "round_prefer_floor" && p.nearest_mode != "round_prefer_ceil" &&
         p.nearest_mode != "floor" && p.nearest_mode != "ceil")
@@ -65,17 +72,21 @@ Status resize(KernelContext& ctx) {
   }
   if (scales_t && sizes_t)
     return model_error(ctx.describe() + ": only one of scales and sizes may be given");
-  if (!scales_t && !sizes_t) return model_error(ctx.describe() + ": neither scales nor sizes is given");
+  if (!scales_t && !sizes_t)
+    return model_error(ctx.describe() + ": neither scales nor sizes is given");
   if (sizes_t) {
     ODB_ASSIGN_OR_RETURN(auto sizes, ints_of_input(ctx, 3, "sizes"));
     if (sizes.size() != rank)
       return model_error(ctx.describe() + ": sizes " + list_to_string(sizes) +
-                         " needs one entry per dimension of the input of shape " + shape_to_string(x->shape()));
+                         " needs one entry per dimension of the input of shape " +
+                         shape_to_string(x->shape()));
     for (size_t d = 0; d < rank; ++d) {
       if (sizes[d] < 0)
-        return model_error(ctx.describe() + ": sizes " + list_to_string(sizes) + " has a negative entry");
-      p.scales.push_back(x->shape()[d] == 0 ? 1.0
-                                             : static_cast<double>(sizes[d]) / static_cast<double>(x->shape()[d]));
+        return model_error(ctx.describe() + ": sizes " + list_to_string(sizes) +
+                           " has a negative entry");
+      p.scales.push_back(x->shape()[d] == 0
+                             ? 1.0
+                             : static_cast<double>(sizes[d]) / static_cast<double>(x->shape()[d]));
     }
     p.out_shape = sizes;
   } else {
@@ -87,7 +98,8 @@ Status resize(KernelContext& ctx) {
       if (!(p.scales[d] > 0) || !std::isfinite(p.scales[d]))
         return model_error(ctx.describe() + ": scale " + std::to_string(p.scales[d]) + " of axis " +
                            std::to_string(d) + " must be positive");
-      p.out_shape.push_back(static_cast<int64_t>(std::floor(p.scales[d] * static_cast<double>(x->shape()[d]))));
+      p.out_shape.push_back(
+          static_cast<int64_t>(std::floor(p.scales[d] * static_cast<double>(x->shape()[d]))));
     }
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, resize_tensor(ctx, *x, p));

@@ -40,8 +40,8 @@ struct ResizeTap {
 /// Input coordinate of output coordinate x along one axis (ONNX Resize,
 /// coordinate_transformation_mode). `out_width` is scale * in_len, which the reference
 /// implementation uses where the spec says length_resized.
-inline double resize_original_coordinate(const ResizeParams& p, size_t axis, int64_t x, int64_t in_len,
-                                         int64_t out_len) {
+inline double resize_original_coordinate(const ResizeParams& p, size_t axis, int64_t x,
+                                         int64_t in_len, int64_t out_len) {
   const double s = p.scales[axis], xd = static_cast<double>(x), in = static_cast<double>(in_len);
   const double out_width = s * in;
   const std::string& m = p.coordinate_mode;
@@ -121,17 +121,21 @@ inline std::vector<std::vector<ResizeTap>> resize_axis_taps(const ResizeParams& 
 
 /// Resamples x to p.out_shape. Errors: kModelError for rank/length mismatches or an empty input
 /// axis that must be resized.
-inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x, const ResizeParams& p) {
+inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x,
+                                      const ResizeParams& p) {
   const size_t rank = x.shape().size();
   if (p.scales.size() != rank || p.out_shape.size() != rank)
-    return model_error(ctx.describe() + ": scales/sizes need one entry per dimension of the input of shape " +
+    return model_error(ctx.describe() +
+                       ": scales/sizes need one entry per dimension of the input of shape " +
                        shape_to_string(x.shape()));
   if (x.dtype() == DType::kString || x.dtype() == DType::kBool)
-    return unsupported(ctx.describe() + " does not support element type " + std::string(dtype_name(x.dtype())));
+    return unsupported(ctx.describe() + " does not support element type " +
+                       std::string(dtype_name(x.dtype())));
   for (size_t d = 0; d < rank; ++d)
     if (x.shape()[d] == 0 && p.out_shape[d] > 0)
       return model_error(ctx.describe() + " cannot resize an empty axis " + std::to_string(d) +
-                         " of shape " + shape_to_string(x.shape()) + " to " + std::to_string(p.out_shape[d]));
+                         " of shape " + shape_to_string(x.shape()) + " to " +
+                         std::to_string(p.out_shape[d]));
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x.dtype(), p.out_shape));
   if (out.numel() == 0) return out;
   std::vector<std::vector<std::vector<ResizeTap>>> taps(rank);
@@ -168,10 +172,18 @@ inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x,
       }
     };
     switch (es) {
-      case 1: gather(uint8_t{}); break;
-      case 2: gather(uint16_t{}); break;
-      case 4: gather(uint32_t{}); break;
-      case 8: gather(uint64_t{}); break;
+      case 1:
+        gather(uint8_t{});
+        break;
+      case 2:
+        gather(uint16_t{});
+        break;
+      case 4:
+        gather(uint32_t{});
+        break;
+      case 8:
+        gather(uint64_t{});
+        break;
     }
     return out;
   }

@@ -28,14 +28,16 @@ Status rnn_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Ten
     const T* br = bw + hs;
     const RnnActivation& f = acts[static_cast<size_t>(d)];
     for (int64_t step = 0; step < s.seq; ++step) {
-      ODB_RETURN_IF_ERROR(gemm<T>(false, true, nb, hs, hs, T(1), hd, hs, rd, hs, T(0), hr.data(), hs));
+      ODB_RETURN_IF_ERROR(
+          gemm<T>(false, true, nb, hs, hs, T(1), hd, hs, rd, hs, T(0), hr.data(), hs));
       for (int64_t b = 0; b < nb; ++b) {
         const int64_t len = s.lens[static_cast<size_t>(b)];
         if (step >= len) continue;
         const int64_t t = s.reverse(d) ? len - 1 - step : step;
         for (int64_t j = 0; j < hs; ++j) {
-          const double h_new = f(rnn_clip(s, static_cast<double>(xw[static_cast<size_t>((t * nb + b) * hs + j)]) +
-                                                 hr[static_cast<size_t>(b * hs + j)] + bw[j] + br[j]));
+          const double h_new =
+              f(rnn_clip(s, static_cast<double>(xw[static_cast<size_t>((t * nb + b) * hs + j)]) +
+                                hr[static_cast<size_t>(b * hs + j)] + bw[j] + br[j]));
           hd[b * hs + j] = static_cast<T>(h_new);
           y[static_cast<size_t>(((t * s.num_dir + d) * nb + b) * hs + j)] = static_cast<T>(h_new);
         }
@@ -51,9 +53,8 @@ Status rnn(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   ODB_ASSIGN_OR_RETURN(const Tensor* r, ctx.required_input(2));
-  return visit_float(x->dtype(), "RNN", [&](auto tag) {
-    return rnn_typed<decltype(tag)>(ctx, *x, *w, *r);
-  });
+  return visit_float(x->dtype(), "RNN",
+                     [&](auto tag) { return rnn_typed<decltype(tag)>(ctx, *x, *w, *r); });
 }
 
 }  // namespace

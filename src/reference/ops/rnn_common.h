@@ -17,24 +17,46 @@ namespace onnxdbg::reference {
 
 /// One activation of the RNN family ("Functions" table of the ONNX RNN spec).
 struct RnnActivation {
-  enum Kind { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh,
-              kHardSigmoid, kElu, kSoftsign, kSoftplus };
+  enum Kind {
+    kRelu,
+    kTanh,
+    kSigmoid,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+  };
   Kind kind = kTanh;
   double alpha = 0, beta = 0;
 
   double operator()(double x) const {
     switch (kind) {
-      case kRelu: return std::max(0.0, x);
-      case kTanh: return std::tanh(x);
-      case kSigmoid: return 1.0 / (1.0 + std::exp(-x));
-      case kAffine: return alpha * x + beta;
-      case kLeakyRelu: return x < 0 ? alpha * x : x;
-      case kThresholdedRelu: return x > alpha ? x : 0.0;
-      case kScaledTanh: return alpha * std::tanh(beta * x);
-      case kHardSigmoid: return std::clamp(alpha * x + beta, 0.0, 1.0);
-      case kElu: return x < 0 ? alpha * (std::exp(x) - 1.0) : x;
-      case kSoftsign: return x / (1.0 + std::abs(x));
-      case kSoftplus: return std::log1p(std::exp(x));
+      case kRelu:
+        return std::max(0.0, x);
+      case kTanh:
+        return std::tanh(x);
+      case kSigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+      case kAffine:
+        return alpha * x + beta;
+      case kLeakyRelu:
+        return x < 0 ? alpha * x : x;
+      case kThresholdedRelu:
+        return x > alpha ? x : 0.0;
+      case kScaledTanh:
+        return alpha * std::tanh(beta * x);
+      case kHardSigmoid:
+        return std::clamp(alpha * x + beta, 0.0, 1.0);
+      case kElu:
+        return x < 0 ? alpha * (std::exp(x) - 1.0) : x;
+      case kSoftsign:
+        return x / (1.0 + std::abs(x));
+      case kSoftplus:
+        return std::log1p(std::exp(x));
     }
     return x;
   }
@@ -49,13 +71,15 @@ inline Expected<std::vector<RnnActivation>> read_rnn_activations(
   auto names = ctx.attr_strings("activations");
   const size_t want = defaults.size() * static_cast<size_t>(num_dir);
   if (names.empty())
-    for (int64_t d = 0; d < num_dir; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
+    for (int64_t d = 0; d < num_dir; ++d)
+      names.insert(names.end(), defaults.begin(), defaults.end());
   if (names.size() == defaults.size() && want == 2 * names.size())
     names.insert(names.end(), defaults.begin(), defaults.end());
   if (names.size() != want)
     return model_error(ctx.describe() + ": activations lists " + std::to_string(names.size()) +
                        " functions, expected " + std::to_string(want));
-  const auto alphas = ctx.attr_floats("activation_alpha"), betas = ctx.attr_floats("activation_beta");
+  const auto alphas = ctx.attr_floats("activation_alpha"),
+             betas = ctx.attr_floats("activation_beta");
   size_t ai = 0, bi = 0;
   std::vector<RnnActivation> out;
   for (const auto& raw : names) {
@@ -64,18 +88,45 @@ inline Expected<std::vector<RnnActivation>> read_rnn_activations(
     RnnActivation a;
     double da = 0, db = 0;
     bool uses_a = false, uses_b = false;
-    if (n == "relu") a.kind = RnnActivation::kRelu;
-    else if (n == "tanh") a.kind = RnnActivation::kTanh;
-    else if (n == "sigmoid") a.kind = RnnActivation::kSigmoid;
-    else if (n == "affine") { a.kind = RnnActivation::kAffine; uses_a = uses_b = true; da = 1; db = 0; }
-    else if (n == "leakyrelu") { a.kind = RnnActivation::kLeakyRelu; uses_a = true; da = 0.01; }
-    else if (n == "thresholdedrelu") { a.kind = RnnActivation::kThresholdedRelu; uses_a = true; da = 1; }
-    else if (n == "scaledtanh") { a.kind = RnnActivation::kScaledTanh; uses_a = uses_b = true; da = 1; db = 1; }
-    else if (n == "hardsigmoid") { a.kind = RnnActivation::kHardSigmoid; uses_a = uses_b = true; da = 0.2; db = 0.5; }
-    else if (n == "elu") { a.kind = RnnActivation::kElu; uses_a = true; da = 1; }
-    else if (n == "softsign") a.kind = RnnActivation::kSoftsign;
-    else if (n == "softplus") a.kind = RnnActivation::kSoftplus;
-    else return unsupported(ctx.describe() + ": unknown activation '" + raw + "'");
+    if (n == "relu")
+      a.kind = RnnActivation::kRelu;
+    else if (n == "tanh")
+      a.kind = RnnActivation::kTanh;
+    else if (n == "sigmoid")
+      a.kind = RnnActivation::kSigmoid;
+    else if (n == "affine") {
+      a.kind = RnnActivation::kAffine;
+      uses_a = uses_b = true;
+      da = 1;
+      db = 0;
+    } else if (n == "leakyrelu") {
+      a.kind = RnnActivation::kLeakyRelu;
+      uses_a = true;
+      da = 0.01;
+    } else if (n == "thresholdedrelu") {
+      a.kind = RnnActivation::kThresholdedRelu;
+      uses_a = true;
+      da = 1;
+    } else if (n == "scaledtanh") {
+      a.kind = RnnActivation::kScaledTanh;
+      uses_a = uses_b = true;
+      da = 1;
+      db = 1;
+    } else if (n == "hardsigmoid") {
+      a.kind = RnnActivation::kHardSigmoid;
+      uses_a = uses_b = true;
+      da = 0.2;
+      db = 0.5;
+    } else if (n == "elu") {
+      a.kind = RnnActivation::kElu;
+      uses_a = true;
+      da = 1;
+    } else if (n == "softsign")
+      a.kind = RnnActivation::kSoftsign;
+    else if (n == "softplus")
+      a.kind = RnnActivation::kSoftplus;
+    else
+      return unsupported(ctx.describe() + ": unknown activation '" + raw + "'");
     if (uses_a) a.alpha = ai < alphas.size() ? alphas[ai++] : da;
     if (uses_b) a.beta = bi < betas.size() ? betas[bi++] : db;
     out.push_back(a);
@@ -117,8 +168,9 @@ inline Expected<RnnSetup> read_rnn_setup(const KernelContext& ctx, const Tensor&
     return model_error(ctx.describe() + ": unknown direction '" + s.direction + "'");
   s.num_dir = s.direction == "bidirectional" ? 2 : 1;
   if (ctx.has_attr("hidden_size") && ctx.attr_int("hidden_size", 0) != s.hidden)
-    return model_error(ctx.describe() + ": hidden_size " + std::to_string(ctx.attr_int("hidden_size", 0)) +
-                       " does not match R" + shapes);
+    return model_error(ctx.describe() + ": hidden_size " +
+                       std::to_string(ctx.attr_int("hidden_size", 0)) + " does not match R" +
+                       shapes);
   if (w.dim(0) != s.num_dir || r.dim(0) != s.num_dir || w.dim(1) != gates * s.hidden ||
       r.dim(1) != gates * s.hidden || w.dim(2) != s.input)
     return model_error(ctx.describe() + ": expected W [" + std::to_string(s.num_dir) + ", " +
@@ -129,9 +181,10 @@ inline Expected<RnnSetup> read_rnn_setup(const KernelContext& ctx, const Tensor&
   s.lens.assign(static_cast<size_t>(s.batch), s.seq);
   if (const Tensor* sl = ctx.input(4)) {
     if (sl->numel() != s.batch || !is_integer(sl->dtype()))
-      return model_error(ctx.describe() + ": sequence_lens must hold one integer per batch entry (" +
-                         std::to_string(s.batch) + "), got " + std::string(dtype_name(sl->dtype())) +
-                         " of shape " + shape_to_string(sl->shape()));
+      return model_error(
+          ctx.describe() + ": sequence_lens must hold one integer per batch entry (" +
+          std::to_string(s.batch) + "), got " + std::string(dtype_name(sl->dtype())) +
+          " of shape " + shape_to_string(sl->shape()));
     for (int64_t b = 0; b < s.batch; ++b) {
       const auto v = static_cast<int64_t>(sl->get_as_double(b));
       if (v < 0 || v > s.seq)
@@ -167,7 +220,8 @@ Expected<std::vector<T>> rnn_initial_state(const KernelContext& ctx, const Tenso
                                            const RnnSetup& s, const char* name) {
   std::vector<T> out(static_cast<size_t>(s.num_dir * s.batch * s.hidden), T(0));
   if (!t) return out;
-  const Shape want = s.layout == 0 ? Shape{s.num_dir, s.batch, s.hidden} : Shape{s.batch, s.num_dir, s.hidden};
+  const Shape want =
+      s.layout == 0 ? Shape{s.num_dir, s.batch, s.hidden} : Shape{s.batch, s.num_dir, s.hidden};
   if (t->shape() != want || t->dtype() != DTypeOf<T>::value)
     return model_error(ctx.describe() + ": " + name + " has shape " + shape_to_string(t->shape()) +
                        " and type " + std::string(dtype_name(t->dtype())) + ", expected " +
@@ -177,7 +231,8 @@ Expected<std::vector<T>> rnn_initial_state(const KernelContext& ctx, const Tenso
     for (int64_t b = 0; b < s.batch; ++b)
       for (int64_t h = 0; h < s.hidden; ++h)
         out[static_cast<size_t>((d * s.batch + b) * s.hidden + h)] =
-            s.layout == 0 ? p[(d * s.batch + b) * s.hidden + h] : p[(b * s.num_dir + d) * s.hidden + h];
+            s.layout == 0 ? p[(d * s.batch + b) * s.hidden + h]
+                          : p[(b * s.num_dir + d) * s.hidden + h];
   return out;
 }
 
@@ -222,7 +277,8 @@ template <class T>
 void rnn_set_state_output(KernelContext& ctx, size_t index, const std::vector<T>& h,
                           const RnnSetup& s) {
   if (!ctx.output_requested(index)) return;
-  const Shape shape = s.layout == 0 ? Shape{s.num_dir, s.batch, s.hidden} : Shape{s.batch, s.num_dir, s.hidden};
+  const Shape shape =
+      s.layout == 0 ? Shape{s.num_dir, s.batch, s.hidden} : Shape{s.batch, s.num_dir, s.hidden};
   Tensor out(DTypeOf<T>::value, shape);
   T* po = out.data<T>();
   for (int64_t d = 0; d < s.num_dir; ++d)

@@ -13,7 +13,8 @@ struct ScanLayout {
 
 // One Scan-9 style run: returns the N final states then the K stacked scan outputs.
 Expected<std::vector<Tensor>> run_scan(KernelContext& ctx, const onnx::GraphProto& body,
-                                       std::vector<Tensor> states, const std::vector<const Tensor*>& scan_in,
+                                       std::vector<Tensor> states,
+                                       const std::vector<const Tensor*>& scan_in,
                                        const ScanLayout& l) {
   const size_t n = states.size(), m = scan_in.size();
   const size_t k_out = static_cast<size_t>(body.output_size()) - n;
@@ -24,8 +25,8 @@ Expected<std::vector<Tensor>> run_scan(KernelContext& ctx, const onnx::GraphProt
     ODB_ASSIGN_OR_RETURN(axes[j], normalize_axis_of(ctx, a, scan_in[j]->rank()));
     const int64_t d = scan_in[j]->dim(axes[j]);
     if (len >= 0 && d != len)
-      return model_error(ctx.describe() + ": scan input " + std::to_string(j) + " has " + std::to_string(d) +
-                         " slices but scan input 0 has " + std::to_string(len));
+      return model_error(ctx.describe() + ": scan input " + std::to_string(j) + " has " +
+                         std::to_string(d) + " slices but scan input 0 has " + std::to_string(len));
     len = d;
   }
   if (len < 0) return model_error(ctx.describe() + " has no scan inputs");
@@ -40,14 +41,16 @@ Expected<std::vector<Tensor>> run_scan(KernelContext& ctx, const onnx::GraphProt
     if (!res)
       return std::move(res).status().with_context("while running iteration " + std::to_string(t) +
                                                   " of the body of " + ctx.describe());
-    states.assign(std::make_move_iterator(res->begin()), std::make_move_iterator(res->begin() + static_cast<int64_t>(n)));
+    states.assign(std::make_move_iterator(res->begin()),
+                  std::make_move_iterator(res->begin() + static_cast<int64_t>(n)));
     for (size_t k = 0; k < k_out; ++k) outs[k].push_back(std::move((*res)[n + k]));
   }
   std::vector<Tensor> result = std::move(states);
   for (size_t k = 0; k < k_out; ++k) {
     if (k < l.out_dirs.size() && l.out_dirs[k] != 0) std::reverse(outs[k].begin(), outs[k].end());
     const int64_t axis = k < l.out_axes.size() ? l.out_axes[k] : 0;
-    ODB_ASSIGN_OR_RETURN(Tensor s, stack_along(ctx, outs[k], axis, body.output(static_cast<int>(n + k))));
+    ODB_ASSIGN_OR_RETURN(Tensor s,
+                         stack_along(ctx, outs[k], axis, body.output(static_cast<int>(n + k))));
     result.push_back(std::move(s));
   }
   return result;
@@ -58,15 +61,16 @@ Status scan(KernelContext& ctx) {
   const int64_t m = ctx.attr_int("num_scan_inputs", -1);
   const size_t first = ctx.opset() < 9 ? 1 : 0;  // Scan-8 starts with sequence_lens
   if (m < 1 || static_cast<size_t>(m) + first > ctx.num_inputs())
-    return model_error(ctx.describe() + ": num_scan_inputs " + std::to_string(m) + " does not fit its " +
-                       std::to_string(ctx.num_inputs()) + " inputs");
+    return model_error(ctx.describe() + ": num_scan_inputs " + std::to_string(m) +
+                       " does not fit its " + std::to_string(ctx.num_inputs()) + " inputs");
   const size_t n = ctx.num_inputs() - first - static_cast<size_t>(m);
   if (static_cast<size_t>(body->input_size()) != n + static_cast<size_t>(m) ||
       static_cast<size_t>(body->output_size()) != ctx.num_outputs() || ctx.num_outputs() < n)
-    return model_error(ctx.describe() + ": the body's " + std::to_string(body->input_size()) + " inputs and " +
-                       std::to_string(body->output_size()) + " outputs do not match the node's " +
-                       std::to_string(n) + " states, " + std::to_string(m) + " scan inputs and " +
-                       std::to_string(ctx.num_outputs()) + " outputs");
+    return model_error(ctx.describe() + ": the body's " + std::to_string(body->input_size()) +
+                       " inputs and " + std::to_string(body->output_size()) +
+                       " outputs do not match the node's " + std::to_string(n) + " states, " +
+                       std::to_string(m) + " scan inputs and " + std::to_string(ctx.num_outputs()) +
+                       " outputs");
   std::vector<Tensor> states;
   std::vector<const Tensor*> scan_in;
   for (size_t i = 0; i < n; ++i) {
@@ -92,7 +96,8 @@ Status scan(KernelContext& ctx) {
   l.in_dirs = ctx.attr_ints("directions");
   int64_t batch = -1;
   for (const Tensor* t : scan_in) {
-    if (t->rank() < 2) return model_error(ctx.describe() + ": Scan-8 inputs need a batch and a scan axis");
+    if (t->rank() < 2)
+      return model_error(ctx.describe() + ": Scan-8 inputs need a batch and a scan axis");
     batch = t->dim(0);
   }
   if (const Tensor* sl = ctx.input(0)) {
@@ -115,7 +120,8 @@ Status scan(KernelContext& ctx) {
     for (size_t i = 0; i < res.size(); ++i) per_output[i].push_back(std::move(res[i]));
   }
   for (size_t i = 0; i < per_output.size(); ++i) {
-    ODB_ASSIGN_OR_RETURN(Tensor t, stack_along(ctx, per_output[i], 0, body->output(static_cast<int>(i))));
+    ODB_ASSIGN_OR_RETURN(Tensor t,
+                         stack_along(ctx, per_output[i], 0, body->output(static_cast<int>(i))));
     ctx.set_output(i, std::move(t));
   }
   return Status::ok();

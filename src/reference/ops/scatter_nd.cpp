@@ -14,9 +14,12 @@ Status scatter_nd(KernelContext& ctx) {
   const std::string shapes = " (data shape " + shape_to_string(data->shape()) + ", indices shape " +
                              shape_to_string(ind->shape()) + ", updates shape " +
                              shape_to_string(upd->shape()) + ")";
-  if (r < 1 || q < 1) return model_error(ctx.describe() + ": data and indices need rank >= 1" + shapes);
+  if (r < 1 || q < 1)
+    return model_error(ctx.describe() + ": data and indices need rank >= 1" + shapes);
   const int64_t k = ind->dim(q - 1);
-  if (k > r) return model_error(ctx.describe() + ": the last indices dimension exceeds data's rank" + shapes);
+  if (k > r)
+    return model_error(ctx.describe() + ": the last indices dimension exceeds data's rank" +
+                       shapes);
   Shape want(ind->shape().begin(), ind->shape().end() - 1);
   want.insert(want.end(), data->shape().begin() + k, data->shape().end());
   if (upd->shape() != want || upd->dtype() != data->dtype())

@@ -31,11 +31,16 @@ T scatter_combine(T a, T b, Reduction r) {
     return T(scatter_combine(static_cast<float>(a), static_cast<float>(b), r));
   } else {
     switch (r) {
-      case Reduction::kAdd: return static_cast<T>(a + b);
-      case Reduction::kMul: return static_cast<T>(a * b);
-      case Reduction::kMax: return std::max(a, b);
-      case Reduction::kMin: return std::min(a, b);
-      case Reduction::kNone: break;
+      case Reduction::kAdd:
+        return static_cast<T>(a + b);
+      case Reduction::kMul:
+        return static_cast<T>(a * b);
+      case Reduction::kMax:
+        return std::max(a, b);
+      case Reduction::kMin:
+        return std::min(a, b);
+      case Reduction::kNone:
+        break;
     }
     return b;
   }
@@ -76,11 +81,12 @@ inline Status scatter_elements_kernel(KernelContext& ctx) {
   bool ok = ind->rank() == rank && ind->shape() == upd->shape() && upd->dtype() == data->dtype();
   for (int64_t d = 0; ok && d < rank; ++d) ok = d == axis || ind->dim(d) <= data->dim(d);
   if (!ok)
-    return model_error(ctx.describe() + ": data (" + shape_to_string(data->shape()) + "), indices (" +
-                       shape_to_string(ind->shape()) + ") and updates (" +
+    return model_error(ctx.describe() + ": data (" + shape_to_string(data->shape()) +
+                       "), indices (" + shape_to_string(ind->shape()) + ") and updates (" +
                        shape_to_string(upd->shape()) +
                        ") do not fit: indices and updates need the same shape, data's rank and "
-                       "dtype, and no larger dimensions outside axis " + std::to_string(axis));
+                       "dtype, and no larger dimensions outside axis " +
+                       std::to_string(axis));
   ODB_ASSIGN_OR_RETURN(auto idx, ints_of_input(ctx, 1, "indices"));
   auto strides = strides_of(data->shape());
   const int64_t axis_stride = strides[static_cast<size_t>(axis)], dim = data->dim(axis);

@@ -38,7 +38,8 @@ Status slice(KernelContext& ctx) {
   for (size_t i = 0; i < naxes.size(); ++i) {
     const auto a = static_cast<size_t>(naxes[i]);
     const int64_t dim = x->shape()[a], step = steps[i];
-    if (step == 0) return model_error(ctx.describe() + ": step for axis " + std::to_string(axes[i]) + " is 0");
+    if (step == 0)
+      return model_error(ctx.describe() + ": step for axis " + std::to_string(axes[i]) + " is 0");
     int64_t start = starts[i], end = ends[i];
     if (start < 0) start += dim;
     if (end < 0) end += dim;
@@ -47,8 +48,9 @@ Status slice(KernelContext& ctx) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
       if (end > start)
-        len = static_cast<int64_t>((static_cast<uint64_t>(end - start) + static_cast<uint64_t>(step) - 1) /
-                                   static_cast<uint64_t>(step));
+        len = static_cast<int64_t>(
+            (static_cast<uint64_t>(end - start) + static_cast<uint64_t>(step) - 1) /
+            static_cast<uint64_t>(step));
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
@@ -61,8 +63,9 @@ Status slice(KernelContext& ctx) {
     strides[a] = len > 1 ? in_strides[a] * step : 0;
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x->dtype(), out_shape));
-  for_each_broadcast(out_shape, {strides},
-                     [&](int64_t i, const int64_t* off) { copy_element(*x, base + off[0], out, i); });
+  for_each_broadcast(out_shape, {strides}, [&](int64_t i, const int64_t* off) {
+    copy_element(*x, base + off[0], out, i);
+  });
   ctx.set_output(0, std::move(out));
   return Status::ok();
 }

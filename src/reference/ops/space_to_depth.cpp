@@ -8,12 +8,16 @@ namespace {
 Status space_to_depth(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   const int64_t b = ctx.attr_int("blocksize", 0);
-  if (x->rank() != 4) return model_error(ctx.describe() + " needs a 4-D input, got shape " + shape_to_string(x->shape()));
-  if (b <= 0) return model_error(ctx.describe() + ": blocksize " + std::to_string(b) + " must be positive");
+  if (x->rank() != 4)
+    return model_error(ctx.describe() + " needs a 4-D input, got shape " +
+                       shape_to_string(x->shape()));
+  if (b <= 0)
+    return model_error(ctx.describe() + ": blocksize " + std::to_string(b) + " must be positive");
   const int64_t n = x->dim(0), c = x->dim(1), h = x->dim(2), w = x->dim(3);
   if (h % b != 0 || w % b != 0)
-    return model_error(ctx.describe() + ": height and width of shape " + shape_to_string(x->shape()) +
-                       " are not multiples of blocksize " + std::to_string(b));
+    return model_error(ctx.describe() + ": height and width of shape " +
+                       shape_to_string(x->shape()) + " are not multiples of blocksize " +
+                       std::to_string(b));
   const int64_t oh = h / b, ow = w / b;
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x->dtype(), {n, c * b * b, oh, ow}));
   int64_t i = 0;

@@ -9,7 +9,8 @@ namespace {
 Status split(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   if (x->rank() == 0) return model_error(ctx.describe() + " cannot split a scalar");
-  ODB_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis_of(ctx, ctx.attr_int("axis", 0), x->rank()));
+  ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                       normalize_axis_of(ctx, ctx.attr_int("axis", 0), x->rank()));
   const int64_t dim = x->dim(axis);
   const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
   std::optional<std::vector<int64_t>> parts;
@@ -33,13 +34,14 @@ Status split(KernelContext& ctx) {
   int64_t total = 0;
   for (int64_t p : *parts) {
     if (p < 0)
-      return model_error(ctx.describe() + ": split " + list_to_string(*parts) + " has a negative part");
+      return model_error(ctx.describe() + ": split " + list_to_string(*parts) +
+                         " has a negative part");
     total += p;
   }
   if (total != dim || static_cast<int64_t>(parts->size()) != n_out)
-    return model_error(ctx.describe() + ": split " + list_to_string(*parts) + " does not cut axis " +
-                       std::to_string(axis) + " of shape " + shape_to_string(x->shape()) +
-                       " into " + std::to_string(n_out) + " outputs");
+    return model_error(ctx.describe() + ": split " + list_to_string(*parts) +
+                       " does not cut axis " + std::to_string(axis) + " of shape " +
+                       shape_to_string(x->shape()) + " into " + std::to_string(n_out) + " outputs");
   const auto a = static_cast<size_t>(axis);
   const int64_t outer = dims_product(x->shape(), 0, a);
   const int64_t inner = dims_product(x->shape(), a + 1, x->shape().size());

@@ -26,7 +26,8 @@ Status tile(KernelContext& ctx) {
   Shape out_shape = x->shape();
   for (size_t i = 0; i < repeats.size(); ++i) {
     if (repeats[i] < 0)
-      return model_error(ctx.describe() + ": repeats " + list_to_string(repeats) + " has a negative entry");
+      return model_error(ctx.describe() + ": repeats " + list_to_string(repeats) +
+                         " has a negative entry");
     out_shape[i] *= repeats[i];
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x->dtype(), out_shape));

@@ -24,12 +24,13 @@ Status top_k(KernelContext& ctx) {
     ODB_ASSIGN_OR_RETURN(k, scalar_int_of(ctx, *kt, "K"));
   }
   if (x->rank() == 0) return model_error(ctx.describe() + " needs an input of rank >= 1");
-  ODB_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis_of(ctx, ctx.attr_int("axis", -1), x->rank()));
+  ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                       normalize_axis_of(ctx, ctx.attr_int("axis", -1), x->rank()));
   const int64_t dim = x->dim(axis);
   if (k < 0 || k > dim)
-    return model_error(ctx.describe() + ": k = " + std::to_string(k) + " is out of range for axis " +
-                       std::to_string(axis) + " of size " + std::to_string(dim) + " (input shape " +
-                       shape_to_string(x->shape()) + ")");
+    return model_error(ctx.describe() + ": k = " + std::to_string(k) +
+                       " is out of range for axis " + std::to_string(axis) + " of size " +
+                       std::to_string(dim) + " (input shape " + shape_to_string(x->shape()) + ")");
   const bool largest = ctx.opset() < 11 || ctx.attr_int("largest", 1) != 0;
   Shape out_shape = x->shape();
   out_shape[static_cast<size_t>(axis)] = k;
@@ -47,7 +48,8 @@ Status top_k(KernelContext& ctx) {
       const T* px = x->data<T>();
       std::vector<std::pair<double, int64_t>> row(static_cast<size_t>(dim));
       // "a before b": larger (or smaller) first, NaN as the largest, then the lower index.
-      auto before = [largest](const std::pair<double, int64_t>& p, const std::pair<double, int64_t>& q) {
+      auto before = [largest](const std::pair<double, int64_t>& p,
+                              const std::pair<double, int64_t>& q) {
         const bool pn = std::isnan(p.first), qn = std::isnan(q.first);
         if (pn || qn) {
           if (pn && qn) return p.second < q.second;

@@ -14,7 +14,8 @@ Status transpose(KernelContext& ctx) {
   std::vector<bool> seen(rank, false);
   bool ok = perm.size() == rank;
   for (size_t i = 0; ok && i < rank; ++i) {
-    ok = perm[i] >= 0 && perm[i] < static_cast<int64_t>(rank) && !seen[static_cast<size_t>(perm[i])];
+    ok =
+        perm[i] >= 0 && perm[i] < static_cast<int64_t>(rank) && !seen[static_cast<size_t>(perm[i])];
     if (ok) seen[static_cast<size_t>(perm[i])] = true;
   }
   if (!ok)
@@ -41,10 +42,18 @@ Status transpose(KernelContext& ctx) {
                            });
   };
   switch (es) {
-    case 1: copy_runs(uint8_t{}); break;
-    case 2: copy_runs(uint16_t{}); break;
-    case 4: copy_runs(uint32_t{}); break;
-    case 8: copy_runs(uint64_t{}); break;
+    case 1:
+      copy_runs(uint8_t{});
+      break;
+    case 2:
+      copy_runs(uint16_t{});
+      break;
+    case 4:
+      copy_runs(uint32_t{});
+      break;
+    case 8:
+      copy_runs(uint64_t{});
+      break;
     default:
       for_each_broadcast(out_shape, {strides},
                          [&](int64_t i, const int64_t* off) { copy_element(*x, off[0], out, i); });

@@ -7,7 +7,9 @@ namespace {
 
 Status trilu(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  if (x->rank() < 2) return model_error(ctx.describe() + " needs rank >= 2, got shape " + shape_to_string(x->shape()));
+  if (x->rank() < 2)
+    return model_error(ctx.describe() + " needs rank >= 2, got shape " +
+                       shape_to_string(x->shape()));
   int64_t k = 0;
   if (const Tensor* kt = ctx.input(1)) {
     ODB_ASSIGN_OR_RETURN(k, scalar_int_of(ctx, *kt, "k"));

@@ -25,7 +25,8 @@ Status unique(KernelContext& ctx) {
   std::vector<size_t> order;  // slice ids in output order
   ODB_RETURN_IF_ERROR(visit_all(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
     using T = decltype(tag);
-    using K = std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
+    using K =
+        std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
     std::map<std::vector<K>, size_t> ids;
     for (int64_t t = 0; t < dim; ++t) {
       std::vector<K> key;

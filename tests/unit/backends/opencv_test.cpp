@@ -1,10 +1,10 @@
 // The OpenCV DNN backend through the worker: values, output reshaping to declared shapes,
 // non-float inputs, OpenCV's own error text, and agreement with ONNX Runtime on real models
 // (from $ONNXDBG_MODELS, skipped when absent).
-#include <iostream>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 
 #include "backend_test_util.h"
 

@@ -36,7 +36,8 @@ TEST(Compare, NanMatchesNanButNotANumber) {
   EXPECT_EQ(r.nan_or_inf_expected, 1);
   // Even a loose statistic fails on a NaN pattern mismatch.
   EXPECT_FALSE(compare_tensors(Tensor::from_vector<float>({2}, {0.0f, 1.0f}), e, {1e9, 1e9},
-                               ErrorStat::kMean).pass);
+                               ErrorStat::kMean)
+                   .pass);
 }
 
 // The float32 path works in blocks of 512 elements; its results must be those of the plain

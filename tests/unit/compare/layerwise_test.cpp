@@ -308,7 +308,8 @@ stats (float[7] x) => (float[7] y, float[7] z)
 }
 )",
                         "stats.onnx");
-  TensorMap in = {{"x", Tensor::from_vector<float>({7}, {-2.0f, 0.0f, 1.0f, 3.0f, 3.5f, 0.5f, 4.0f})}};
+  TensorMap in = {
+      {"x", Tensor::from_vector<float>({7}, {-2.0f, 0.0f, 1.0f, 3.0f, 3.5f, 0.5f, 4.0f})}};
   auto r = run_layerwise(m, {{"onnxruntime", {}}}, in, {});
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   ASSERT_EQ(r->tensors.size(), 2u);

@@ -1,13 +1,14 @@
 // Tests of .npy / .npz reading and writing: round trips of every dtype, files numpy wrote
 // (tests/fixtures, made with numpy 1.24), and damaged files that must give errors, not crashes.
-#include <filesystem>
-#include <fstream>
+#include "data/npz.h"
 
 #include <unistd.h>
 
-#include "data/npy.h"
-#include "data/npz.h"
+#include <filesystem>
+#include <fstream>
+
 #include "../test_util.h"
+#include "data/npy.h"
 
 namespace onnxdbg {
 namespace {
@@ -17,13 +18,15 @@ namespace fs = std::filesystem;
 const fs::path kFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
 
 fs::path temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("onnxdbg_npz_test_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("onnxdbg_npz_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir / name;
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string read_bytes(const fs::path& p) {
@@ -34,7 +37,8 @@ std::string read_bytes(const fs::path& p) {
 // A tensor of `dtype` with a few distinct values (0, 1, 2, ... as that type).
 Tensor sample(DType dtype, Shape shape) {
   Tensor t(dtype, std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.set_from_double(i, dtype == DType::kBool ? i % 2 : i - 2);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.set_from_double(i, dtype == DType::kBool ? i % 2 : i - 2);
   return t;
 }
 
@@ -98,7 +102,8 @@ TEST(Npy, StringsAndBFloat16) {
 TEST(Npy, ReadsVersion2And3Headers) {
   for (int version : {2, 3}) {
     const std::string data = std::string("\x01\x00\x02\x00", 4);
-    auto t = read_npy(npy_with_header("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }", data, version));
+    auto t = read_npy(npy_with_header("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }",
+                                      data, version));
     ASSERT_TRUE(t.has_value()) << t.status().to_string();
     testing::expect_tensor_near(*t, {2}, {1, 2});
   }
@@ -118,23 +123,35 @@ TEST(Npy, NumpyWroteBigEndianAndFortranOrderAreUnsupported) {
 
 TEST(Npy, DamagedFilesGiveErrors) {
   const std::string f4 = std::string(8, '\0');
-  struct Case { std::string bytes, expect; };
+  struct Case {
+    std::string bytes, expect;
+  };
   const std::vector<Case> cases = {
       {"", "not a .npy file"},
       {"PK\x03\x04 hello", "not a .npy file"},
       {std::string("\x93NUMPY\x01", 7), "truncated"},
       {std::string("\x93NUMPY\x01\x00\xff\x00{", 11), "truncated"},
       {std::string("\x93NUMPY\x09\x00", 8), "version 9.0"},
-      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f4), "truncated"},
+      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f4),
+       "truncated"},
       {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", f4), "needs 4"},
-      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", f4), "overflows"},
-      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", f4), "too many"},
-      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", f4), "non-negative"},
+      {npy_with_header(
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", f4),
+       "overflows"},
+      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, "
+                       "4294967296), }",
+                       f4),
+       "too many"},
+      {npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", f4),
+       "non-negative"},
       {npy_with_header("{'descr': '<f4', 'fortran_order': False}", f4), "lacks"},
-      {npy_with_header("{'descr': '<f4', 'fortran_order': maybe, 'shape': (2,), }", f4), "True or False"},
-      {npy_with_header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", f4), "structured"},
+      {npy_with_header("{'descr': '<f4', 'fortran_order': maybe, 'shape': (2,), }", f4),
+       "True or False"},
+      {npy_with_header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", f4),
+       "structured"},
       {npy_with_header("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", f4), "'|O'"},
-      {npy_with_header("{'descr': '<f3', 'fortran_order': False, 'shape': (2,), }", f4), "not supported"},
+      {npy_with_header("{'descr': '<f3', 'fortran_order': False, 'shape': (2,), }", f4),
+       "not supported"},
       {npy_with_header("garbage", f4), "malformed"},
   };
   for (const auto& c : cases) {
@@ -147,15 +164,16 @@ TEST(Npy, DamagedFilesGiveErrors) {
 
 TEST(Npy, EveryTruncationFailsCleanly) {
   const std::string full = write_npy(sample(DType::kFloat, {3, 4}));
-  for (size_t n = 0; n < full.size(); ++n) EXPECT_FALSE(read_npy(full.substr(0, n)).has_value()) << n;
+  for (size_t n = 0; n < full.size(); ++n)
+    EXPECT_FALSE(read_npy(full.substr(0, n)).has_value()) << n;
 }
 
 TEST(Npz, RoundTripAllDtypesAndOddNames) {
   std::map<std::string, Tensor> in;
   int k = 0;
-  for (DType d : {DType::kFloat, DType::kDouble, DType::kFloat16, DType::kInt8, DType::kInt16,
-                  DType::kInt32, DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32,
-                  DType::kUint64, DType::kBool})
+  for (DType d :
+       {DType::kFloat, DType::kDouble, DType::kFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
+        DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32, DType::kUint64, DType::kBool})
     in.emplace("t" + std::to_string(k++) + "_" + std::string(dtype_name(d)), sample(d, {2, 3}));
   in.emplace("scope/conv:0", sample(DType::kFloat, {}));
   in.emplace("empty", sample(DType::kFloat, {0, 4}));
@@ -214,7 +232,8 @@ TEST(Npz, MissingAndNonZipFiles) {
   write_bytes(text, "this is not a zip file\n");
   auto t = load_npz(text);
   ASSERT_FALSE(t.has_value());
-  EXPECT_NE(t.status().to_string().find("not an .npz file"), std::string::npos) << t.status().to_string();
+  EXPECT_NE(t.status().to_string().find("not an .npz file"), std::string::npos)
+      << t.status().to_string();
   EXPECT_NE(t.status().to_string().find("text.npz"), std::string::npos);
 }
 
@@ -245,7 +264,8 @@ TEST(Npz, CorruptedBytesNeverCrash) {
     auto m = load_npz(p);
     if (!m.has_value()) {
       ++errors;
-      EXPECT_NE(m.status().to_string().find("flipped.npz"), std::string::npos) << m.status().to_string();
+      EXPECT_NE(m.status().to_string().find("flipped.npz"), std::string::npos)
+          << m.status().to_string();
     }
   }
   EXPECT_GT(errors, 0);

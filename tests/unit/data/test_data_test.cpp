@@ -1,14 +1,15 @@
 // Tests of ONNX test-data folders (input_K.pb / output_K.pb) against the ONNX conformance data
 // shipped by Debian's libonnx-testdata, and of load_tensors' dispatch on the path given.
-#include <filesystem>
-#include <fstream>
+#include "data/test_data.h"
 
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "../test_util.h"
 #include "data/npy.h"
 #include "data/npz.h"
-#include "data/test_data.h"
 
 namespace onnxdbg {
 namespace {
@@ -46,8 +47,9 @@ TEST(TestData, LoadsConformanceAdd) {
   ASSERT_EQ(out->size(), 1u);
   const Tensor& sum = out->at("sum");
   for (int64_t i = 0; i < sum.numel(); ++i)
-    EXPECT_FLOAT_EQ(static_cast<float>(sum.get_as_double(i)),
-                    static_cast<float>(in->at("x").get_as_double(i) + in->at("y").get_as_double(i)));
+    EXPECT_FLOAT_EQ(
+        static_cast<float>(sum.get_as_double(i)),
+        static_cast<float>(in->at("x").get_as_double(i) + in->at("y").get_as_double(i)));
 }
 
 TEST(TestData, SaveLoadRoundTrip) {
@@ -65,8 +67,10 @@ TEST(TestData, SaveLoadRoundTrip) {
   auto out2 = load_test_data_outputs(dir, m.proto.graph());
   ASSERT_TRUE(in2.has_value()) << in2.status().to_string();
   ASSERT_TRUE(out2.has_value()) << out2.status().to_string();
-  for (const auto& [name, t] : *in) testing::expect_tensor_near(in2->at(name), t.shape(), testing::values(t), 0, 0);
-  for (const auto& [name, t] : *out) testing::expect_tensor_near(out2->at(name), t.shape(), testing::values(t), 0, 0);
+  for (const auto& [name, t] : *in)
+    testing::expect_tensor_near(in2->at(name), t.shape(), testing::values(t), 0, 0);
+  for (const auto& [name, t] : *out)
+    testing::expect_tensor_near(out2->at(name), t.shape(), testing::values(t), 0, 0);
 
   std::map<std::string, Tensor> wrong;
   wrong.emplace("not_an_input", Tensor::scalar<float>(1));
@@ -91,7 +95,8 @@ TEST(TestData, UnnamedProtosTakeGraphNamesByPosition) {
   }
   auto in = load_test_data_inputs(dir, model.graph());
   ASSERT_FALSE(in.has_value()) << "input_2.pb has no name and no third graph input";
-  EXPECT_NE(in.status().to_string().find("input_2.pb"), std::string::npos) << in.status().to_string();
+  EXPECT_NE(in.status().to_string().find("input_2.pb"), std::string::npos)
+      << in.status().to_string();
   fs::remove(dir / "input_2.pb");
   in = load_test_data_inputs(dir, model.graph());
   ASSERT_TRUE(in.has_value()) << in.status().to_string();
@@ -112,11 +117,14 @@ TEST(TestData, BadFilesAndSequencesGiveErrors) {
   std::ofstream(dir / "input_0.pb") << "\xff\xff\xff garbage";
   auto bad = load_test_data_inputs(dir, model.graph());
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.status().to_string().find("input_0.pb"), std::string::npos) << bad.status().to_string();
+  EXPECT_NE(bad.status().to_string().find("input_0.pb"), std::string::npos)
+      << bad.status().to_string();
 
-  if (!fs::exists(kNodeData / "test_identity_sequence")) GTEST_SKIP() << "libonnx-testdata not installed";
+  if (!fs::exists(kNodeData / "test_identity_sequence"))
+    GTEST_SKIP() << "libonnx-testdata not installed";
   const LoadedModel seq = load_or_skip("test_identity_sequence");
-  auto s = load_test_data_inputs(kNodeData / "test_identity_sequence" / "test_data_set_0", seq.proto.graph());
+  auto s = load_test_data_inputs(kNodeData / "test_identity_sequence" / "test_data_set_0",
+                                 seq.proto.graph());
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(s.status().to_string().find("sequence"), std::string::npos) << s.status().to_string();
@@ -138,7 +146,8 @@ TEST(TestData, EveryConformanceFolderLoadsOrIsUnsupported) {
           continue;
         }
         // Some tests have no inputs at all (input_K.pb absent): kNotFound is right there.
-        EXPECT_TRUE(r.status().code() == ErrorCode::kUnsupported || r.status().code() == ErrorCode::kNotFound)
+        EXPECT_TRUE(r.status().code() == ErrorCode::kUnsupported ||
+                    r.status().code() == ErrorCode::kNotFound)
             << set.path() << ": " << r.status().to_string();
       }
     }
@@ -164,7 +173,8 @@ TEST(LoadTensors, DispatchesOnPath) {
   testing::expect_tensor_near(npy->at("a"), {2}, {3, 4});
   auto npy2 = load_tensors(dir / "a.npy", two.graph());
   ASSERT_FALSE(npy2.has_value());
-  EXPECT_NE(npy2.status().to_string().find("2 inputs"), std::string::npos) << npy2.status().to_string();
+  EXPECT_NE(npy2.status().to_string().find("2 inputs"), std::string::npos)
+      << npy2.status().to_string();
 
   std::map<std::string, Tensor> named;
   named.emplace("a", t);

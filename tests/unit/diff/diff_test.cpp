@@ -1,8 +1,9 @@
 // Model diff on small text-format models: truncation (the summary sentence), attribute and
 // wiring changes, renamed nodes matched by op type and position, initializers, opsets.
+#include "diff/diff.h"
+
 #include <gtest/gtest.h>
 
-#include "diff/diff.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -25,7 +26,8 @@ g (float[1,4] x) => (float[1,4] pos) <float[4] w = {1.0, 2.0, 3.0, 4.0}> {
 }
 )";
 
-bool has_change(const std::vector<DiffChange>& cs, const std::string& item, const std::string& what) {
+bool has_change(const std::vector<DiffChange>& cs, const std::string& item,
+                const std::string& what) {
   for (const auto& c : cs)
     if (c.item == item && c.what.find(what) != std::string::npos) return true;
   return false;
@@ -44,14 +46,17 @@ TEST(Diff, TruncatedModelSummary) {
   // A training run that died early: the last two nodes are gone, the output stays declared.
   b.proto.mutable_graph()->mutable_node()->RemoveLast();
   b.proto.mutable_graph()->mutable_node()->RemoveLast();
-  for (int i = 0; i < a.proto.graph().node_size(); ++i) a.proto.mutable_graph()->mutable_node(i)->set_name("n" + std::to_string(i));
-  for (int i = 0; i < b.proto.graph().node_size(); ++i) b.proto.mutable_graph()->mutable_node(i)->set_name("n" + std::to_string(i));
+  for (int i = 0; i < a.proto.graph().node_size(); ++i)
+    a.proto.mutable_graph()->mutable_node(i)->set_name("n" + std::to_string(i));
+  for (int i = 0; i < b.proto.graph().node_size(); ++i)
+    b.proto.mutable_graph()->mutable_node(i)->set_name("n" + std::to_string(i));
   auto d = diff_models(a, b);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->only_in_a, (std::vector<std::string>{"n2", "n3"}));
   EXPECT_TRUE(d->only_in_b.empty());
-  EXPECT_EQ(d->summary,
-            "b.onnx lacks 2 nodes of a.onnx downstream of n1; its output 'pos' is produced by no node");
+  EXPECT_EQ(
+      d->summary,
+      "b.onnx lacks 2 nodes of a.onnx downstream of n1; its output 'pos' is produced by no node");
 }
 
 TEST(Diff, AttributeWiringAndRenamedNodes) {
@@ -64,7 +69,8 @@ g (float[1,4] x) => (float[1,4] pos) <float[4] w = {1.0, 2.0, 3.5, 4.0}> {
   head = Sigmoid(stem)
   pos = Softmax<axis = -1>(head)
 }
-)", "b.onnx");
+)",
+                 "b.onnx");
   for (int i = 0; i < 4; ++i) {
     a.proto.mutable_graph()->mutable_node(i)->set_name("a" + std::to_string(i));
     b.proto.mutable_graph()->mutable_node(i)->set_name("b" + std::to_string(i));
@@ -77,7 +83,8 @@ g (float[1,4] x) => (float[1,4] pos) <float[4] w = {1.0, 2.0, 3.5, 4.0}> {
   EXPECT_TRUE(has_change(d->changed, "a2", "input 0 'stage4' -> 'stem'"));
   EXPECT_TRUE(has_change(d->changed, "a0", "renamed to 'b0'"));
   EXPECT_FALSE(has_change(d->changed, "a1", "input"));  // same producer, so not rewired
-  EXPECT_TRUE(has_change(d->graph_changes, "initializer 'w'", "1 of 4 values differ (max abs difference 0.5)"));
+  EXPECT_TRUE(has_change(d->graph_changes, "initializer 'w'",
+                         "1 of 4 values differ (max abs difference 0.5)"));
 }
 
 TEST(Diff, OpsetsInputsAndInitializers) {
@@ -90,11 +97,13 @@ g (float[2,4] x) => (float[1,4] pos) <float[2] w = {1.0, 2.0}> {
   head = Sigmoid(stage4)
   pos = Softmax<axis = 1>(head)
 }
-)", "b.onnx");
+)",
+                 "b.onnx");
   auto d = diff_models(a, b);
   ASSERT_TRUE(d.has_value());
   EXPECT_TRUE(has_change(d->graph_changes, "opset ai.onnx", "13 -> 17"));
-  EXPECT_TRUE(has_change(d->graph_changes, "input 'x'", "tensor(float32) [1, 4] -> tensor(float32) [2, 4]"));
+  EXPECT_TRUE(has_change(d->graph_changes, "input 'x'",
+                         "tensor(float32) [1, 4] -> tensor(float32) [2, 4]"));
   EXPECT_TRUE(has_change(d->graph_changes, "initializer 'w'", "float32[4] -> float32[2]"));
   EXPECT_NE(d->summary.find("3 graph-level differences"), std::string::npos) << d->summary;
 }

@@ -1,13 +1,14 @@
 // Tests of summarize_model and its renderings on a small model with an If (two subgraphs, one
 // holding a nested If), a Constant, and an initializer holding NaN and Inf.
+#include "inspect/inspect.h"
+
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
-#include <unistd.h>
-
 #include "../test_util.h"
-#include "inspect/inspect.h"
 
 namespace onnxdbg {
 namespace {
@@ -77,8 +78,8 @@ TEST(Inspect, HistogramSortedByCountThenName) {
   std::vector<std::pair<std::string, int64_t>> h;
   for (const auto& o : s->op_histogram) h.emplace_back(o.op_type, o.count);
   const std::vector<std::pair<std::string, int64_t>> want = {
-      {"Constant", 2}, {"If", 2}, {"Relu", 2}, {"Abs", 1}, {"Add", 1},
-      {"Identity", 1}, {"Mul", 1}, {"Neg", 1}};
+      {"Constant", 2}, {"If", 2},       {"Relu", 2}, {"Abs", 1},
+      {"Add", 1},      {"Identity", 1}, {"Mul", 1},  {"Neg", 1}};
   EXPECT_EQ(h, want);
 }
 
@@ -162,14 +163,17 @@ TEST(Inspect, JsonKeys) {
   auto s = summarize_model(loaded(), *inspect_options_from_mode("attrs"));
   ASSERT_TRUE(s.has_value());
   const nlohmann::json j = summary_to_json(*s);
-  for (const char* key : {"file", "ir_version", "producer", "opset_imports", "inputs", "outputs",
-                          "initializers", "constants", "nodes", "op_histogram", "warnings", "mode", "graph"})
+  for (const char* key :
+       {"file", "ir_version", "producer", "opset_imports", "inputs", "outputs", "initializers",
+        "constants", "nodes", "op_histogram", "warnings", "mode", "graph"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_FALSE(j.contains("weights"));
   EXPECT_EQ(j["inputs"][0]["shape"], nlohmann::json::parse(R"(["batch", 3])"));
   EXPECT_EQ(j["op_histogram"][0]["op_type"], "Constant");
   EXPECT_EQ(j["nodes"]["count_with_subgraphs"], 11);
-  EXPECT_EQ(j["graph"]["nodes"][4]["subgraphs"][1]["graph"]["nodes"][1]["subgraphs"][0]["attribute"], "then_branch");
+  EXPECT_EQ(
+      j["graph"]["nodes"][4]["subgraphs"][1]["graph"]["nodes"][1]["subgraphs"][0]["attribute"],
+      "then_branch");
   EXPECT_EQ(j["graph"]["nodes"][0]["attributes"][0]["value"], "float32 [2]");
 
   auto w = summarize_model(loaded(), *inspect_options_from_mode("weights"));
@@ -184,7 +188,8 @@ TEST(Inspect, JsonKeys) {
 
 TEST(Inspect, ModesAndFileSize) {
   EXPECT_FALSE(inspect_options_from_mode("full").has_value());
-  const fs::path p = fs::temp_directory_path() / ("onnxdbg_inspect_test_" + std::to_string(::getpid()) + ".onnx");
+  const fs::path p =
+      fs::temp_directory_path() / ("onnxdbg_inspect_test_" + std::to_string(::getpid()) + ".onnx");
   ASSERT_TRUE(save_model(loaded().proto, p).is_ok());
   auto m = load_model(p);
   ASSERT_TRUE(m.has_value());

@@ -1,11 +1,12 @@
 // Model loading: external data (relative, absolute, escaping, short file), version warnings,
 // TensorProto conversion of typed fields.
+#include "model/model.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "model/model.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -16,8 +17,9 @@ namespace fs = std::filesystem;
 class ModelLoading : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("onnxdbg_model_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("onnxdbg_model_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_ / "weights");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -49,7 +51,8 @@ g (float[2] x) => (float[2] y) <float[2] w = {0.0, 0.0}> { y = Add(x, w) }
 
 TEST_F(ModelLoading, ExternalDataRelativeToTheModelFolder) {
   const float w[3] = {99.0f, 1.5f, -2.0f};
-  std::ofstream(dir_ / "weights" / "w.bin", std::ios::binary).write(reinterpret_cast<const char*>(w), sizeof w);
+  std::ofstream(dir_ / "weights" / "w.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(w), sizeof w);
   auto m = load_model(external_model("weights/w.bin", 4));
   ASSERT_TRUE(m.has_value()) << m.status().to_string();
   auto t = tensor_from_proto(m->proto.graph().initializer(0), m->base_dir);
@@ -60,7 +63,8 @@ TEST_F(ModelLoading, ExternalDataRelativeToTheModelFolder) {
 TEST_F(ModelLoading, ExternalDataAbsoluteOrEscapingIsRefused) {
   auto m = load_model(external_model("/etc/passwd"));
   ASSERT_FALSE(m.has_value());
-  EXPECT_NE(m.status().to_string().find("absolute path"), std::string::npos) << m.status().to_string();
+  EXPECT_NE(m.status().to_string().find("absolute path"), std::string::npos)
+      << m.status().to_string();
   m = load_model(external_model("weights/../../outside.bin"));
   ASSERT_FALSE(m.has_value());
   EXPECT_NE(m.status().to_string().find("escapes the model's folder"), std::string::npos);
@@ -70,7 +74,8 @@ TEST_F(ModelLoading, ExternalDataFileTooShort) {
   std::ofstream(dir_ / "short.bin", std::ios::binary) << "abc";
   auto m = load_model(external_model("short.bin"));
   ASSERT_FALSE(m.has_value());
-  EXPECT_NE(m.status().to_string().find("has only 3 bytes"), std::string::npos) << m.status().to_string();
+  EXPECT_NE(m.status().to_string().find("has only 3 bytes"), std::string::npos)
+      << m.status().to_string();
 }
 
 TEST_F(ModelLoading, NewerOpsetWarnsButLoads) {

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <stdexcept>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,11 +66,16 @@ net (float[1,3,37,29] x, float[8,3,3,3] w1, float[8] b1, float[8,1,5,5] wd, floa
 )";
 
 std::map<std::string, Tensor> conv_net_inputs() {
-  return {{"x", pseudo_random({1, 3, 37, 29}, 1)},  {"w1", pseudo_random({8, 3, 3, 3}, 2)},
-          {"b1", pseudo_random({8}, 3)},            {"wd", pseudo_random({8, 1, 5, 5}, 4)},
-          {"s", pseudo_random({8}, 5)},             {"bb", pseudo_random({8}, 6)},
-          {"mu", pseudo_random({8}, 7)},            {"var", Tensor::from_vector<float>({8}, {1, 2, 3, 4, 5, 6, 7, 8})},
-          {"wp", pseudo_random({16, 8, 1, 1}, 8)},  {"cb", pseudo_random({1, 16, 1, 1}, 9)}};
+  return {{"x", pseudo_random({1, 3, 37, 29}, 1)},
+          {"w1", pseudo_random({8, 3, 3, 3}, 2)},
+          {"b1", pseudo_random({8}, 3)},
+          {"wd", pseudo_random({8, 1, 5, 5}, 4)},
+          {"s", pseudo_random({8}, 5)},
+          {"bb", pseudo_random({8}, 6)},
+          {"mu", pseudo_random({8}, 7)},
+          {"var", Tensor::from_vector<float>({8}, {1, 2, 3, 4, 5, 6, 7, 8})},
+          {"wp", pseudo_random({16, 8, 1, 1}, 8)},
+          {"cb", pseudo_random({1, 16, 1, 1}, 9)}};
 }
 
 TEST(Determinism, ConvNetGivesTheSameBitsEveryRun) {
@@ -119,9 +124,9 @@ TEST(Determinism, PublicClassifierGivesTheSameBitsEveryRun) {
 // offsets each gives for every output element must agree.
 TEST(Determinism, BroadcastRunsVisitTheSameOffsetsAsTheElementWalk) {
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {{2, 3, 4, 5}, {2, 3, 4, 5}}, {{2, 3, 4, 5}, {}},        {{2, 3, 4, 5}, {1, 3, 1, 1}},
-      {{2, 3, 4, 5}, {3, 1, 5}},    {{1, 3, 1}, {2, 1, 4}},    {{4, 1}, {1, 4}},
-      {{2, 1, 4, 1}, {1, 3, 1, 5}}, {{1}, {1, 1, 1}},          {{5, 0, 2}, {1, 2}},
+      {{2, 3, 4, 5}, {2, 3, 4, 5}},   {{2, 3, 4, 5}, {}},     {{2, 3, 4, 5}, {1, 3, 1, 1}},
+      {{2, 3, 4, 5}, {3, 1, 5}},      {{1, 3, 1}, {2, 1, 4}}, {{4, 1}, {1, 4}},
+      {{2, 1, 4, 1}, {1, 3, 1, 5}},   {{1}, {1, 1, 1}},       {{5, 0, 2}, {1, 2}},
       {{1, 16, 1, 1}, {1, 16, 8, 8}}, {{7, 1, 3}, {7, 2, 3}}};
   for (const auto& [sa, sb] : cases) {
     auto out = reference::broadcast_shapes({sa, sb});
@@ -129,9 +134,8 @@ TEST(Determinism, BroadcastRunsVisitTheSameOffsetsAsTheElementWalk) {
     const std::vector<std::vector<int64_t>> strides = {reference::broadcast_strides(sa, *out),
                                                        reference::broadcast_strides(sb, *out)};
     std::vector<std::pair<int64_t, int64_t>> walk, runs;
-    reference::for_each_broadcast(*out, strides, [&](int64_t, const int64_t* o) {
-      walk.emplace_back(o[0], o[1]);
-    });
+    reference::for_each_broadcast(
+        *out, strides, [&](int64_t, const int64_t* o) { walk.emplace_back(o[0], o[1]); });
     int64_t expect_next = 0;
     reference::for_each_broadcast_run(
         *out, strides, [&](int64_t i, const int64_t* o, int64_t len, const int64_t* st) {
@@ -228,11 +232,16 @@ net (float[1,3,97,131] x, float[16,3,3,3] w1, float[16] b1, float[16,1,3,3] wd, 
 std::map<std::string, Tensor> big_conv_net_inputs() {
   Tensor var = pseudo_random({16}, 7);
   for (int64_t i = 0; i < 16; ++i) var.data<float>()[i] += 2.0f;
-  return {{"x", pseudo_random({1, 3, 97, 131}, 1)},  {"w1", pseudo_random({16, 3, 3, 3}, 2)},
-          {"b1", pseudo_random({16}, 3)},            {"wd", pseudo_random({16, 1, 3, 3}, 4)},
-          {"s", pseudo_random({16}, 5)},             {"bb", pseudo_random({16}, 6)},
-          {"mu", pseudo_random({16}, 8)},            {"var", var},
-          {"wp", pseudo_random({24, 16, 1, 1}, 9)},  {"cb", pseudo_random({1, 24, 1, 1}, 10)},
+  return {{"x", pseudo_random({1, 3, 97, 131}, 1)},
+          {"w1", pseudo_random({16, 3, 3, 3}, 2)},
+          {"b1", pseudo_random({16}, 3)},
+          {"wd", pseudo_random({16, 1, 3, 3}, 4)},
+          {"s", pseudo_random({16}, 5)},
+          {"bb", pseudo_random({16}, 6)},
+          {"mu", pseudo_random({16}, 8)},
+          {"var", var},
+          {"wp", pseudo_random({24, 16, 1, 1}, 9)},
+          {"cb", pseudo_random({1, 24, 1, 1}, 10)},
           {"w2", pseudo_random({144, 24, 3, 3}, 11)}};
 }
 
@@ -288,8 +297,8 @@ TEST(Determinism, ThreadedConvTilesMatchAPlainConvolution) {
     const std::string p = std::to_string(cs.pad), st = std::to_string(cs.stride);
     const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]>\nnet (float[" +
                              dims(cs.x) + "] x, float[" + dims(cs.w) +
-                             "] w) => (float y) {\n  y = Conv <pads = [" + p + ", " + p + ", " +
-                             p + ", " + p + "], strides = [" + st + ", " + st + "]> (x, w)\n}\n";
+                             "] w) => (float y) {\n  y = Conv <pads = [" + p + ", " + p + ", " + p +
+                             ", " + p + "], strides = [" + st + ", " + st + "]> (x, w)\n}\n";
     SCOPED_TRACE(std::string(cs.path) + ": " + text);
     const Tensor x = pseudo_random(cs.x, 21), w = pseudo_random(cs.w, 22);
     reference::InterpreterOptions options;
@@ -325,9 +334,9 @@ net (float[2,150,64] a, float[64,50] b, float[4,20,30] c, float[4,30,10] d, floa
 
 TEST(Determinism, ThreadedProductsMatchPlainProducts) {
   const std::map<std::string, Tensor> in = {
-      {"a", pseudo_random({2, 150, 64}, 31)}, {"b", pseudo_random({64, 50}, 32)},
-      {"c", pseudo_random({4, 20, 30}, 33)},  {"d", pseudo_random({4, 30, 10}, 34)},
-      {"e", pseudo_random({10, 64}, 35)},     {"f", pseudo_random({64, 3000}, 36)},
+      {"a", pseudo_random({2, 150, 64}, 31)},    {"b", pseudo_random({64, 50}, 32)},
+      {"c", pseudo_random({4, 20, 30}, 33)},     {"d", pseudo_random({4, 30, 10}, 34)},
+      {"e", pseudo_random({10, 64}, 35)},        {"f", pseudo_random({64, 3000}, 36)},
       {"x", pseudo_random({1, 16, 20, 20}, 37)}, {"w", pseudo_random({16, 40, 2, 2}, 38)}};
   const auto model = parse_text_model(kProducts);
   expect_same_bits_for_thread_counts(model, {}, in, {1, 2, 3});
@@ -374,9 +383,8 @@ TEST(Determinism, PublicModelsGiveTheSameBitsOnOneAndTwoThreads) {
   const auto cls = public_model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
   if (!std::filesystem::exists(det) || !std::filesystem::exists(cls))
     GTEST_SKIP() << "public models not fetched";
-  for (const auto& [path, shape] :
-       std::vector<std::pair<std::filesystem::path, Shape>>{{det, {1, 3, 224, 256}},
-                                                            {cls, {1, 3, 48, 192}}}) {
+  for (const auto& [path, shape] : std::vector<std::pair<std::filesystem::path, Shape>>{
+           {det, {1, 3, 224, 256}}, {cls, {1, 3, 48, 192}}}) {
     SCOPED_TRACE(path.filename().string());
     auto m = load_model(path);
     ASSERT_TRUE(m.has_value());

@@ -285,7 +285,8 @@ g (float[2] x) => (float[2] y)
 
 TEST(Viewer, PublicDetectorPageStaysUnderFiveMegabytes) {
   const char* dir = std::getenv("ONNXDBG_MODELS");
-  const std::filesystem::path p = std::filesystem::path(dir ? dir : "") / "ch_PP-OCRv4_det_infer.onnx";
+  const std::filesystem::path p =
+      std::filesystem::path(dir ? dir : "") / "ch_PP-OCRv4_det_infer.onnx";
   if (!dir || !std::filesystem::exists(p)) GTEST_SKIP() << "public models not fetched";
   auto m = load_model(p);
   ASSERT_TRUE(m);

@@ -1,8 +1,9 @@
 // Input generation: shapes from --input-shapes, dynamic-dim errors, seeded reproducible values,
 // per-input value ranges.
+#include "runner/input_gen.h"
+
 #include <gtest/gtest.h>
 
-#include "runner/input_gen.h"
 #include "test_util.h"
 
 namespace onnxdbg {

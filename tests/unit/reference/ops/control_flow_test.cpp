@@ -38,8 +38,9 @@ TEST(ControlFlow, IfConditionMustBeOneValue) {
         else_branch = else_g () => (float[2] b) { b = Identity(x) }
       >
     })");
-  const std::string err = run_reference_error(
-      m, {{"c", Tensor::from_vector<bool>({2}, {true, false})}, {"x", Tensor::from_vector<float>({2}, {1, 2})}});
+  const std::string err =
+      run_reference_error(m, {{"c", Tensor::from_vector<bool>({2}, {true, false})},
+                              {"x", Tensor::from_vector<float>({2}, {1, 2})}});
   EXPECT_NE(err.find("cond"), std::string::npos) << err;
   EXPECT_NE(err.find("shape 2"), std::string::npos) << err;
 }
@@ -93,7 +94,8 @@ TEST(ControlFlow, LoopStopsOnCondition) {
     })");
   // The text parser cannot leave a leading input empty; omit M here.
   m.mutable_graph()->mutable_node(1)->set_input(0, "");
-  auto out = run_reference(m, {{"flags", Tensor::from_vector<bool>({4}, {true, true, false, true})}});
+  auto out =
+      run_reference(m, {{"flags", Tensor::from_vector<bool>({4}, {true, true, false, true})}});
   expect_tensor_near(out["iters"], {3}, {0, 1, 2});
 }
 
@@ -146,8 +148,8 @@ TEST(ControlFlow, ErrorInsideBodyNamesIteration) {
         }
       >
     })");
-  const std::string err = run_reference_error(m, {{"m", Tensor::scalar<int64_t>(3)},
-                                                  {"x", Tensor::from_vector<float>({2}, {1, 2})}});
+  const std::string err = run_reference_error(
+      m, {{"m", Tensor::scalar<int64_t>(3)}, {"x", Tensor::from_vector<float>({2}, {1, 2})}});
   EXPECT_NE(err.find("index 2"), std::string::npos) << err;
   EXPECT_NE(err.find("iteration 2"), std::string::npos) << err;
 }

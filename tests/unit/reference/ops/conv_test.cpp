@@ -17,7 +17,8 @@ using testing::run_reference_error;
 
 std::vector<float> ramp(int64_t n, float scale = 0.1f) {
   std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.7f + 0.3f) * scale * 10;
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.7f + 0.3f) * scale * 10;
   return v;
 }
 
@@ -26,8 +27,9 @@ struct Conv2dParams {
 };
 
 // Naive grouped 2-D convolution; x is N x C x H x W, w is M x C/group x KH x KW.
-std::vector<double> naive_conv2d(const std::vector<float>& x, const Shape& xs, const std::vector<float>& w,
-                                 const Shape& ws, const std::vector<float>& bias, const Conv2dParams& p,
+std::vector<double> naive_conv2d(const std::vector<float>& x, const Shape& xs,
+                                 const std::vector<float>& w, const Shape& ws,
+                                 const std::vector<float>& bias, const Conv2dParams& p,
                                  Shape& out_shape) {
   const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], m = ws[0], kh = ws[2], kw = ws[3];
   const int64_t oh = (h + p.pt + p.pb - ((kh - 1) * p.dh + 1)) / p.sh + 1;
@@ -46,7 +48,8 @@ std::vector<double> naive_conv2d(const std::vector<float>& x, const Shape& xs, c
               for (int64_t e = 0; e < kw; ++e) {
                 const int64_t yy = i * p.sh - p.pt + a * p.dh, xx = j * p.sw - p.pl + e * p.dw;
                 if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;
-                acc += static_cast<double>(x[static_cast<size_t>(((b * c + g * cg + ci) * h + yy) * wd + xx)]) *
+                acc += static_cast<double>(
+                           x[static_cast<size_t>(((b * c + g * cg + ci) * h + yy) * wd + xx)]) *
                        w[static_cast<size_t>(((o * cg + ci) * kh + a) * kw + e)];
               }
           y[static_cast<size_t>(((b * m + o) * oh + i) * ow + j)] = acc;
@@ -83,7 +86,8 @@ g (float[1,3,5,5] x, float[3,1,3,3] w) => (float[1,3,5,5] y) {
   auto x = ramp(75), w = ramp(27, 0.05f);
   Shape out;
   auto want = naive_conv2d(x, xs, w, ws, {}, {3, 1, 1, 1, 1, 1, 1, 1, 1}, out);
-  auto r = run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
+  auto r =
+      run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
   expect_tensor_near(r["y"], out, want, 1e-4, 1e-4);
 }
 
@@ -94,13 +98,18 @@ TEST(Conv, AutoPadSameLowerAndUpperSplitOddPadding) {
   for (const std::string mode : {"SAME_UPPER", "SAME_LOWER"}) {
     auto model = parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
-g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[1,1,4,4] y) { y = Conv<auto_pad=")" + mode + R"(">(x, w) }
+g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[1,1,4,4] y) { y = Conv<auto_pad=")" +
+                                  mode + R"(">(x, w) }
 )");
     Conv2dParams p;
-    if (mode == "SAME_UPPER") p.pb = p.pr = 1; else p.pt = p.pl = 1;
+    if (mode == "SAME_UPPER")
+      p.pb = p.pr = 1;
+    else
+      p.pt = p.pl = 1;
     Shape out;
     auto want = naive_conv2d(x, xs, w, ws, {}, p, out);
-    auto r = run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
+    auto r = run_reference(model,
+                           {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
     SCOPED_TRACE(mode);
     expect_tensor_near(r["y"], out, want, 1e-5, 1e-5);
   }
@@ -115,7 +124,8 @@ g (float[1,2,7,7] x, float[3,2,3,3] w) => (float[1,3,3,3] y) { y = Conv<auto_pad
   auto x = ramp(98), w = ramp(54, 0.05f);
   Shape out;
   auto want = naive_conv2d(x, xs, w, ws, {}, {1, 2, 2, 1, 1, 0, 0, 0, 0}, out);
-  auto r = run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
+  auto r =
+      run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
   expect_tensor_near(r["y"], out, want, 1e-4, 1e-4);
 }
 
@@ -142,7 +152,8 @@ g (float[1,16,512,512] x, float[2,16,3,3] w) => (float[1,2,512,512] y) { y = Con
   auto x = ramp(16 * 512 * 512), w = ramp(2 * 16 * 9, 0.05f);
   Shape out;
   auto want = naive_conv2d(x, xs, w, ws, {}, {1, 1, 1, 1, 1, 1, 1, 1, 1}, out);
-  auto r = run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
+  auto r =
+      run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
   expect_tensor_near(r["y"], out, want, 1e-3, 1e-4);
 }
 
@@ -151,8 +162,9 @@ TEST(Conv, DoubleUsesDgemm) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (double[1,1,3,3] x, double[1,1,2,2] w) => (double[1,1,2,2] y) { y = Conv(x, w) }
 )");
-  auto r = run_reference(model, {{"x", Tensor::from_vector<double>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
-                                 {"w", Tensor::from_vector<double>({1, 1, 2, 2}, {1, 0, 0, -1})}});
+  auto r = run_reference(
+      model, {{"x", Tensor::from_vector<double>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+              {"w", Tensor::from_vector<double>({1, 1, 2, 2}, {1, 0, 0, -1})}});
   expect_tensor_near(r["y"], {1, 1, 2, 2}, {-4, -4, -4, -4});
 }
 
@@ -173,16 +185,17 @@ TEST(Conv, WeightRankMismatchIsAModelError) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3,4,4] x, float[2,3,3] w) => (float[1,2,2,2] y) { y = Conv(x, w) }
 )");
-  auto msg = run_reference_error(model, {{"x", Tensor(DType::kFloat, {1, 3, 4, 4})},
-                                         {"w", Tensor(DType::kFloat, {2, 3, 3})}});
+  auto msg = run_reference_error(
+      model, {{"x", Tensor(DType::kFloat, {1, 3, 4, 4})}, {"w", Tensor(DType::kFloat, {2, 3, 3})}});
   EXPECT_NE(msg.find("ranks must be equal"), std::string::npos) << msg;
 }
 
 // Naive 2-D transposed convolution: scatter every input element through the kernel into the full
 // output, then crop pads_begin and take out_h x out_w.
 std::vector<double> naive_conv_transpose2d(const std::vector<float>& x, const Shape& xs,
-                                           const std::vector<float>& w, const Shape& ws, int64_t group,
-                                           int64_t stride, int64_t pad_begin, int64_t out_h, int64_t out_w) {
+                                           const std::vector<float>& w, const Shape& ws,
+                                           int64_t group, int64_t stride, int64_t pad_begin,
+                                           int64_t out_h, int64_t out_w) {
   const int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3], mg = ws[1], kh = ws[2], kw = ws[3];
   const int64_t m = mg * group, cg = c / group;
   std::vector<double> y(static_cast<size_t>(n * m * out_h * out_w), 0.0);
@@ -214,7 +227,8 @@ g (float[1,2,3,3] x, float[2,3,3,3] w) => (float[1,3,6,6] y) {
   const Shape xs{1, 2, 3, 3}, ws{2, 3, 3, 3};
   auto x = ramp(18), w = ramp(54, 0.05f);
   auto want = naive_conv_transpose2d(x, xs, w, ws, 1, 2, 1, 6, 6);
-  auto r = run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
+  auto r =
+      run_reference(model, {{"x", Tensor::from_vector(xs, x)}, {"w", Tensor::from_vector(ws, w)}});
   expect_tensor_near(r["y"], {1, 3, 6, 6}, want, 1e-4, 1e-4);
 }
 

@@ -16,7 +16,8 @@ using testing::run_reference_error;
 
 std::vector<float> wave(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::cos(static_cast<float>(i) * 0.9f) * 2.0f;
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = std::cos(static_cast<float>(i) * 0.9f) * 2.0f;
   return v;
 }
 
@@ -33,7 +34,9 @@ g (float[2,1,2,3] a, float[3,3,2] b) => (float[2,3,2,2] y) { y = MatMul(a, b) }
       for (int r = 0; r < 2; ++r)
         for (int c = 0; c < 2; ++c) {
           double acc = 0;
-          for (int k = 0; k < 3; ++k) acc += static_cast<double>(a[static_cast<size_t>(i * 6 + r * 3 + k)]) * b[static_cast<size_t>(j * 6 + k * 2 + c)];
+          for (int k = 0; k < 3; ++k)
+            acc += static_cast<double>(a[static_cast<size_t>(i * 6 + r * 3 + k)]) *
+                   b[static_cast<size_t>(j * 6 + k * 2 + c)];
           want.push_back(acc);
         }
   auto r = run_reference(model, {{"a", Tensor::from_vector<float>({2, 1, 2, 3}, a)},
@@ -51,7 +54,9 @@ g (float[3,2,4] a, float[4,5] b) => (float[3,2,5] y) { y = MatMul(a, b) }
   for (int row = 0; row < 6; ++row)
     for (int c = 0; c < 5; ++c) {
       double acc = 0;
-      for (int k = 0; k < 4; ++k) acc += static_cast<double>(a[static_cast<size_t>(row * 4 + k)]) * b[static_cast<size_t>(k * 5 + c)];
+      for (int k = 0; k < 4; ++k)
+        acc += static_cast<double>(a[static_cast<size_t>(row * 4 + k)]) *
+               b[static_cast<size_t>(k * 5 + c)];
       want.push_back(acc);
     }
   auto r = run_reference(model, {{"a", Tensor::from_vector<float>({3, 2, 4}, a)},
@@ -68,9 +73,10 @@ g (float[3] v, float[2,3,2] b, float[2,3] m) => (float[2,2] vb, float[2] mv, flo
   vv = MatMul(v, v)
 }
 )");
-  auto r = run_reference(model, {{"v", Tensor::from_vector<float>({3}, {1, 2, 3})},
-                                 {"b", Tensor::from_vector<float>({2, 3, 2}, {1, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2})},
-                                 {"m", Tensor::from_vector<float>({2, 3}, {1, 1, 1, 0, 1, 0})}});
+  auto r = run_reference(
+      model, {{"v", Tensor::from_vector<float>({3}, {1, 2, 3})},
+              {"b", Tensor::from_vector<float>({2, 3, 2}, {1, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2})},
+              {"m", Tensor::from_vector<float>({2, 3}, {1, 1, 1, 0, 1, 0})}});
   expect_tensor_near(r["vb"], {2, 2}, {4, 5, 12, 12});
   expect_tensor_near(r["mv"], {2}, {6, 2});
   expect_tensor_near(r["vv"], {}, {14});
@@ -98,15 +104,16 @@ TEST(MatMul, InnerDimensionMismatchNamesBothShapes) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] a, float[4,2] b) => (float[2,2] y) { y = MatMul(a, b) }
 )");
-  auto msg = run_reference_error(model, {{"a", Tensor(DType::kFloat, {2, 3})}, {"b", Tensor(DType::kFloat, {4, 2})}});
+  auto msg = run_reference_error(
+      model, {{"a", Tensor(DType::kFloat, {2, 3})}, {"b", Tensor(DType::kFloat, {4, 2})}});
   EXPECT_NE(msg.find("inner dimensions differ"), std::string::npos) << msg;
   EXPECT_NE(msg.find("A 2x3, B 4x2"), std::string::npos) << msg;
 }
 
 // Naive Gemm: alpha * op(A) op(B) + beta * C with C broadcast from shape cs.
-std::vector<double> naive_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-                               const Shape& cs, int64_t m, int64_t n, int64_t k, bool ta, bool tb, double alpha,
-                               double beta) {
+std::vector<double> naive_gemm(const std::vector<float>& a, const std::vector<float>& b,
+                               const std::vector<float>& c, const Shape& cs, int64_t m, int64_t n,
+                               int64_t k, bool ta, bool tb, double alpha, double beta) {
   std::vector<double> y;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -116,8 +123,9 @@ std::vector<double> naive_gemm(const std::vector<float>& a, const std::vector<fl
                b[static_cast<size_t>(tb ? j * k + kk : kk * n + j)];
       double cv = 0;
       if (!c.empty()) {
-        const int64_t ci = cs.size() == 2 ? (cs[0] == 1 ? 0 : i) * cs[1] + (cs[1] == 1 ? 0 : j)
-                           : cs.size() == 1 ? (cs[0] == 1 ? 0 : j) : 0;
+        const int64_t ci = cs.size() == 2   ? (cs[0] == 1 ? 0 : i) * cs[1] + (cs[1] == 1 ? 0 : j)
+                           : cs.size() == 1 ? (cs[0] == 1 ? 0 : j)
+                                            : 0;
         cv = c[static_cast<size_t>(ci)];
       }
       y.push_back(alpha * acc + beta * cv);
@@ -150,8 +158,10 @@ g (float[3,2] a, float[3,4] b, float[2,1] c) => (float[2,4] y, float[2,4] z) {
   auto r = run_reference(model, {{"a", Tensor::from_vector<float>({3, 2}, a)},
                                  {"b", Tensor::from_vector<float>({3, 4}, b)},
                                  {"c", Tensor::from_vector<float>({2, 1}, c)}});
-  expect_tensor_near(r["y"], {2, 4}, naive_gemm(a, b, c, {2, 1}, 2, 4, 3, true, false, 1, 1), 1e-5, 1e-5);
-  expect_tensor_near(r["z"], {2, 4}, naive_gemm(a, b, {}, {}, 2, 4, 3, true, false, 1, 1), 1e-5, 1e-5);
+  expect_tensor_near(r["y"], {2, 4}, naive_gemm(a, b, c, {2, 1}, 2, 4, 3, true, false, 1, 1), 1e-5,
+                     1e-5);
+  expect_tensor_near(r["z"], {2, 4}, naive_gemm(a, b, {}, {}, 2, 4, 3, true, false, 1, 1), 1e-5,
+                     1e-5);
 }
 
 TEST(Gemm, BiasThatDoesNotBroadcastIsAModelError) {
@@ -176,10 +186,11 @@ TEST(MatMulInteger, SubtractsPerRowAndScalarZeroPoints) {
 <ir_version: 8, opset_import: ["" : 10]>
 g (uint8[2,2] a, uint8[2,2] b, uint8[2] za, uint8 zb) => (int32[2,2] y) { y = MatMulInteger(a, b, za, zb) }
 )");
-  auto r = testing::run_reference(model, {{"a", Tensor::from_vector<uint8_t>({2, 2}, {10, 12, 5, 9})},
-                                          {"b", Tensor::from_vector<uint8_t>({2, 2}, {3, 4, 5, 6})},
-                                          {"za", Tensor::from_vector<uint8_t>({2}, {10, 5})},
-                                          {"zb", Tensor::scalar<uint8_t>(4)}});
+  auto r =
+      testing::run_reference(model, {{"a", Tensor::from_vector<uint8_t>({2, 2}, {10, 12, 5, 9})},
+                                     {"b", Tensor::from_vector<uint8_t>({2, 2}, {3, 4, 5, 6})},
+                                     {"za", Tensor::from_vector<uint8_t>({2}, {10, 5})},
+                                     {"zb", Tensor::scalar<uint8_t>(4)}});
   // A - za = [[0, 2], [0, 4]], B - zb = [[-1, 0], [1, 2]].
   ASSERT_EQ(r["y"].dtype(), DType::kInt32);
   testing::expect_tensor_near(r["y"], {2, 2}, {2, 4, 4, 8});

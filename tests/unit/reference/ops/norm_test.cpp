@@ -17,7 +17,8 @@ using testing::run_reference_error;
 
 std::vector<float> wave(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.3f) * 3.0f + 0.5f;
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.3f) * 3.0f + 0.5f;
   return v;
 }
 
@@ -34,10 +35,14 @@ g (float[2,2,3] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[2,2
   for (int n = 0; n < 2; ++n)
     for (int c = 0; c < 2; ++c)
       for (int i = 0; i < 3; ++i)
-        want.push_back(s[c] * (x[static_cast<size_t>((n * 2 + c) * 3 + i)] - m[c]) / std::sqrt(v[c] + 0.01) + b[c]);
+        want.push_back(s[c] * (x[static_cast<size_t>((n * 2 + c) * 3 + i)] - m[c]) /
+                           std::sqrt(v[c] + 0.01) +
+                       b[c]);
   auto r = run_reference(model, {{"x", Tensor::from_vector<float>({2, 2, 3}, x)},
-                                 {"s", Tensor::from_vector<float>({2}, s)}, {"b", Tensor::from_vector<float>({2}, b)},
-                                 {"m", Tensor::from_vector<float>({2}, m)}, {"v", Tensor::from_vector<float>({2}, v)}});
+                                 {"s", Tensor::from_vector<float>({2}, s)},
+                                 {"b", Tensor::from_vector<float>({2}, b)},
+                                 {"m", Tensor::from_vector<float>({2}, m)},
+                                 {"v", Tensor::from_vector<float>({2}, v)}});
   expect_tensor_near(r["y"], {2, 2, 3}, want, 1e-5, 1e-5);
 }
 
@@ -50,8 +55,10 @@ g (float[2,1,2] x, float[1] s, float[1] b, float[1] m, float[1] v) => (float[2,1
 )");
   // Batch values 1, 3, 5, 7: mean 4, population variance 5.
   auto r = run_reference(model, {{"x", Tensor::from_vector<float>({2, 1, 2}, {1, 3, 5, 7})},
-                                 {"s", Tensor::from_vector<float>({1}, {1})}, {"b", Tensor::from_vector<float>({1}, {0})},
-                                 {"m", Tensor::from_vector<float>({1}, {0})}, {"v", Tensor::from_vector<float>({1}, {1})}});
+                                 {"s", Tensor::from_vector<float>({1}, {1})},
+                                 {"b", Tensor::from_vector<float>({1}, {0})},
+                                 {"m", Tensor::from_vector<float>({1}, {0})},
+                                 {"v", Tensor::from_vector<float>({1}, {1})}});
   const double sd = std::sqrt(5.0);
   expect_tensor_near(r["y"], {2, 1, 2}, {-3 / sd, -1 / sd, 1 / sd, 3 / sd});
   expect_tensor_near(r["rm"], {1}, {2});
@@ -63,9 +70,10 @@ TEST(InstanceNormalization, EachPlaneUsesItsOwnStatistics) {
 <ir_version: 8, opset_import: ["" : 6]>
 g (float[1,2,4] x, float[2] s, float[2] b) => (float[1,2,4] y) { y = InstanceNormalization(x, s, b) }
 )");
-  auto r = run_reference(model, {{"x", Tensor::from_vector<float>({1, 2, 4}, {1, 2, 3, 4, 10, 10, 10, 10})},
-                                 {"s", Tensor::from_vector<float>({2}, {2, 1})},
-                                 {"b", Tensor::from_vector<float>({2}, {0, 7})}});
+  auto r = run_reference(
+      model, {{"x", Tensor::from_vector<float>({1, 2, 4}, {1, 2, 3, 4, 10, 10, 10, 10})},
+              {"s", Tensor::from_vector<float>({2}, {2, 1})},
+              {"b", Tensor::from_vector<float>({2}, {0, 7})}});
   const double sd = std::sqrt(1.25 + 1e-5);
   expect_tensor_near(r["y"], {1, 2, 4}, {-3 / sd, -1 / sd, 1 / sd, 3 / sd, 7, 7, 7, 7}, 1e-5, 1e-5);
 }
@@ -85,7 +93,8 @@ g (float[2,2,2] x, float[2,2] s, float[2] b) => (float[2,2,2] y, float[2,1,1] me
     for (int i = 0; i < 4; ++i) mu += x[static_cast<size_t>(n * 4 + i)] / 4.0;
     for (int i = 0; i < 4; ++i) var += std::pow(x[static_cast<size_t>(n * 4 + i)] - mu, 2) / 4.0;
     const double inv = 1 / std::sqrt(var + 0.001);
-    for (int i = 0; i < 4; ++i) want.push_back((x[static_cast<size_t>(n * 4 + i)] - mu) * inv * s[i] + b[i % 2]);
+    for (int i = 0; i < 4; ++i)
+      want.push_back((x[static_cast<size_t>(n * 4 + i)] - mu) * inv * s[i] + b[i % 2]);
     means.push_back(mu);
     invs.push_back(inv);
   }
@@ -107,7 +116,8 @@ g (float[1,4,1,2] x) => (float[1,4,1,2] y) { y = LRN<size=3, alpha=0.3, beta=0.6
   for (int c = 0; c < 4; ++c)
     for (int i = 0; i < 2; ++i) {
       double sq = 0;
-      for (int k = std::max(0, c - 1); k <= std::min(3, c + 1); ++k) sq += std::pow(x[static_cast<size_t>(k * 2 + i)], 2);
+      for (int k = std::max(0, c - 1); k <= std::min(3, c + 1); ++k)
+        sq += std::pow(x[static_cast<size_t>(k * 2 + i)], 2);
       want.push_back(x[static_cast<size_t>(c * 2 + i)] / std::pow(2.0 + 0.3 / 3 * sq, 0.6));
     }
   auto r = run_reference(model, {{"x", Tensor::from_vector<float>({1, 4, 1, 2}, x)}});
@@ -129,7 +139,8 @@ TEST(Dropout, InferenceIsIdentityWithAnAllTrueMask) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[3] x, float r) => (float[3] y, bool[3] mask) { y, mask = Dropout(x, r) }
 )");
-  auto r = run_reference(model, {{"x", Tensor::from_vector<float>({3}, {1, -2, 3})}, {"r", Tensor::scalar(0.7f)}});
+  auto r = run_reference(
+      model, {{"x", Tensor::from_vector<float>({3}, {1, -2, 3})}, {"r", Tensor::scalar(0.7f)}});
   expect_tensor_near(r["y"], {3}, {1, -2, 3});
   ASSERT_EQ(r["mask"].dtype(), DType::kBool);
   expect_tensor_near(r["mask"], {3}, {1, 1, 1});
@@ -143,7 +154,8 @@ g (float[64] x, float r, bool t) => (float[64] y, bool[64] mask) { y, mask = Dro
   std::vector<float> x(64);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) + 1.0f;
   auto r = run_reference(model, {{"x", Tensor::from_vector<float>({64}, x)},
-                                 {"r", Tensor::scalar(0.5f)}, {"t", Tensor::scalar(true)}});
+                                 {"r", Tensor::scalar(0.5f)},
+                                 {"t", Tensor::scalar(true)}});
   ASSERT_EQ(r["mask"].numel(), 64);
   int kept = 0;
   for (int64_t i = 0; i < 64; ++i) {
@@ -161,7 +173,8 @@ TEST(Dropout, UnseededTrainingModeIsUnsupported) {
 g (float[3] x, float r, bool t) => (float[3] y) { y = Dropout(x, r, t) }
 )");
   auto msg = run_reference_error(model, {{"x", Tensor::from_vector<float>({3}, {1, 2, 3})},
-                                         {"r", Tensor::scalar(0.5f)}, {"t", Tensor::scalar(true)}});
+                                         {"r", Tensor::scalar(0.5f)},
+                                         {"t", Tensor::scalar(true)}});
   EXPECT_NE(msg.find("training mode"), std::string::npos) << msg;
 }
 

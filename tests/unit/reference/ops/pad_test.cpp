@@ -34,8 +34,10 @@ TEST(Pad, Reflect2DSpecExample) {
       pads = Constant<value = int64[4] {0, 2, 0, 0}>()
       y = Pad<mode = "reflect">(x, pads)
     })");
-  auto out = run_reference(m, {{"x", Tensor::from_vector<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f})}});
-  expect_tensor_near(out["y"], {3, 4}, {1.0, 1.2, 1.0, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7, 4.5, 5.7});
+  auto out = run_reference(
+      m, {{"x", Tensor::from_vector<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f})}});
+  expect_tensor_near(out["y"], {3, 4},
+                     {1.0, 1.2, 1.0, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7, 4.5, 5.7});
 }
 
 TEST(Pad, EdgeAndConstantValue) {
@@ -104,7 +106,8 @@ TEST(Pad, WrongPadsLengthNamesShape) {
       pads = Constant<value = int64[2] {1, 1}>()
       y = Pad(x, pads)
     })");
-  const std::string err = run_reference_error(m, {{"x", Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4})}});
+  const std::string err =
+      run_reference_error(m, {{"x", Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4})}});
   EXPECT_NE(err.find("[1, 1]"), std::string::npos) << err;
   EXPECT_NE(err.find("2x2"), std::string::npos) << err;
 }

@@ -42,7 +42,8 @@ TEST(MaxPool, IndicesAreFlatOverTheWholeTensorInBothStorageOrders) {
     auto model = parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 12]>
 g (float[1,2,3,3] x) => (float[1,2,2,2] y, int64[1,2,2,2] i) {
-  y, i = MaxPool<kernel_shape=[2,2], storage_order=)" + std::to_string(order) + R"(>(x)
+  y, i = MaxPool<kernel_shape=[2,2], storage_order=)" +
+                                  std::to_string(order) + R"(>(x)
 }
 )");
     auto r = run_reference(model, {{"x", Tensor::from_vector<float>({1, 2, 3, 3}, iota_vec(18))}});
@@ -62,7 +63,8 @@ TEST(MaxPool, DilationsPadsAndUint8) {
 <ir_version: 8, opset_import: ["" : 12]>
 g (uint8[1,1,7] x) => (uint8[1,1,4] y) { y = MaxPool<kernel_shape=[2], dilations=[2], pads=[1,1], strides=[2]>(x) }
 )");
-  auto r = run_reference(model, {{"x", Tensor::from_vector<uint8_t>({1, 1, 7}, {0, 1, 2, 3, 4, 5, 6})}});
+  auto r =
+      run_reference(model, {{"x", Tensor::from_vector<uint8_t>({1, 1, 7}, {0, 1, 2, 3, 4, 5, 6})}});
   ASSERT_EQ(r["y"].dtype(), DType::kUint8);
   expect_tensor_near(r["y"], {1, 1, 4}, {1, 3, 5, 5});
 }
@@ -81,10 +83,12 @@ TEST(AveragePool, CountIncludePadDividesByTheFullWindow) {
     auto model = parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 11]>
 g (float[1,1,3,3] x) => (float[1,1,3,3] y) {
-  y = AveragePool<kernel_shape=[3,3], pads=[1,1,1,1], count_include_pad=)" + std::to_string(include) + R"(>(x)
+  y = AveragePool<kernel_shape=[3,3], pads=[1,1,1,1], count_include_pad=)" +
+                                  std::to_string(include) + R"(>(x)
 }
 )");
-    auto r = run_reference(model, {{"x", Tensor::from_vector<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f))}});
+    auto r = run_reference(
+        model, {{"x", Tensor::from_vector<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f))}});
     const double c = include ? 4.0 / 9 : 1.0, e = include ? 6.0 / 9 : 1.0;
     SCOPED_TRACE(include);
     expect_tensor_near(r["y"], {1, 1, 3, 3}, {c, e, c, e, 1, e, c, e, c});
@@ -119,7 +123,8 @@ g (float[1,2,2,2] x) => (float[1,2,1,1] a, float[1,2,1,1] m, float[1,2,1,1] l) {
   l = GlobalLpPool<p=1>(x)
 }
 )");
-  auto r = run_reference(model, {{"x", Tensor::from_vector<float>({1, 2, 2, 2}, {1, 2, 3, 4, -1, -2, -3, -8})}});
+  auto r = run_reference(
+      model, {{"x", Tensor::from_vector<float>({1, 2, 2, 2}, {1, 2, 3, 4, -1, -2, -3, -8})}});
   expect_tensor_near(r["a"], {1, 2, 1, 1}, {2.5, -3.5});
   expect_tensor_near(r["m"], {1, 2, 1, 1}, {4, -1});
   expect_tensor_near(r["l"], {1, 2, 1, 1}, {10, 14});

@@ -52,8 +52,9 @@ TEST(Resize, LinearHalfPixelUpsample) {
       y = Resize<mode = "linear">(x, , scales)
     })");
   auto out = run_reference(m, {{"x", iota({1, 1, 2, 2})}});
-  expect_tensor_near(out["y"], {1, 1, 4, 4},
-                     {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
+  expect_tensor_near(
+      out["y"], {1, 1, 4, 4},
+      {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
 }
 
 TEST(Resize, LinearAlignCornersUsesScaledWidth) {

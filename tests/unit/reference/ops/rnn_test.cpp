@@ -17,7 +17,8 @@ using testing::run_reference_error;
 
 std::vector<float> wave(int64_t n, float phase = 0.0f) {
   std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 0.7f + phase) * 0.5f;
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 0.7f + phase) * 0.5f;
   return v;
 }
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -26,9 +27,9 @@ size_t at(int64_t i) { return static_cast<size_t>(i); }
 // One LSTM direction over x [seq][batch][in] with the spec's equations; returns Y rows
 // (seq x batch x hidden, zeros past each sequence's length) and updates h and c in place.
 std::vector<double> naive_lstm(const std::vector<float>& x, int64_t seq, int64_t batch, int64_t in,
-                               int64_t hs, const float* w, const float* r, const float* b, const float* p,
-                               bool reverse, const std::vector<int64_t>& lens, std::vector<double>& h,
-                               std::vector<double>& c) {
+                               int64_t hs, const float* w, const float* r, const float* b,
+                               const float* p, bool reverse, const std::vector<int64_t>& lens,
+                               std::vector<double>& h, std::vector<double>& c) {
   std::vector<double> y(at(seq * batch * hs), 0.0);
   for (int64_t bi = 0; bi < batch; ++bi)
     for (int64_t s = 0; s < lens[at(bi)]; ++s) {
@@ -36,7 +37,8 @@ std::vector<double> naive_lstm(const std::vector<float>& x, int64_t seq, int64_t
       std::vector<double> gates(at(4 * hs));
       for (int64_t gi = 0; gi < 4 * hs; ++gi) {
         double acc = b[gi] + b[4 * hs + gi];
-        for (int64_t k = 0; k < in; ++k) acc += x[at((t * batch + bi) * in + k)] * static_cast<double>(w[gi * in + k]);
+        for (int64_t k = 0; k < in; ++k)
+          acc += x[at((t * batch + bi) * in + k)] * static_cast<double>(w[gi * in + k]);
         for (int64_t k = 0; k < hs; ++k) acc += h[at(bi * hs + k)] * r[gi * hs + k];
         gates[at(gi)] = acc;
       }
@@ -106,10 +108,11 @@ g (float[4,2,3] x, float[2,8,3] w, float[2,8,2] r, float[2,16] b, int32[2] lens,
   std::vector<double> want_y(at(seq * 2 * batch * hs)), want_h;
   for (int64_t d = 0; d < 2; ++d) {
     std::vector<double> h(at(batch * hs), 0.0), c(at(batch * hs), 0.0);
-    auto y = naive_lstm(x, seq, batch, in, hs, w.data() + d * 24, r.data() + d * 16, b.data() + d * 16,
-                        p.data() + d * 6, d == 1, lens, h, c);
+    auto y = naive_lstm(x, seq, batch, in, hs, w.data() + d * 24, r.data() + d * 16,
+                        b.data() + d * 16, p.data() + d * 6, d == 1, lens, h, c);
     for (int64_t t = 0; t < seq; ++t)
-      for (int64_t k = 0; k < batch * hs; ++k) want_y[at((t * 2 + d) * batch * hs + k)] = y[at(t * batch * hs + k)];
+      for (int64_t k = 0; k < batch * hs; ++k)
+        want_y[at((t * 2 + d) * batch * hs + k)] = y[at(t * batch * hs + k)];
     want_h.insert(want_h.end(), h.begin(), h.end());
   }
   auto res = run_reference(model, {{"x", Tensor::from_vector<float>({seq, batch, in}, x)},
@@ -162,11 +165,16 @@ TEST(GRU, SingleStepWithAndWithoutLinearBeforeReset) {
     auto model = parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 14]>
 g (float[1,1,2] x, float[1,6,2] w, float[1,6,2] r, float[1,12] b, float[1,1,2] h0) => (float[1,1,2] yh) {
-  y, yh = GRU<hidden_size=2, linear_before_reset=)" + std::to_string(lbr) + R"(>(x, w, r, b, , h0)
+  y, yh = GRU<hidden_size=2, linear_before_reset=)" +
+                                  std::to_string(lbr) + R"(>(x, w, r, b, , h0)
 }
 )");
-    auto wx = [&](int row) { return w[at(row * 2)] * x[0] + w[at(row * 2 + 1)] * x[1] + b[at(row)]; };
-    auto rh = [&](int row, const double* hv) { return r[at(row * 2)] * hv[0] + r[at(row * 2 + 1)] * hv[1]; };
+    auto wx = [&](int row) {
+      return w[at(row * 2)] * x[0] + w[at(row * 2 + 1)] * x[1] + b[at(row)];
+    };
+    auto rh = [&](int row, const double* hv) {
+      return r[at(row * 2)] * hv[0] + r[at(row * 2 + 1)] * hv[1];
+    };
     const double hp[2] = {h0[0], h0[1]};
     double z[2], rr[2], want[2];
     for (int j = 0; j < 2; ++j) {

@@ -214,9 +214,12 @@ TEST(ShapeOps, Range) {
       r = Range(a, b, d)
       f = Range(fa, fb, fd)
     })");
-  auto out = run_reference(m, {{"a", Tensor::scalar<int32_t>(10)}, {"b", Tensor::scalar<int32_t>(4)},
-                               {"d", Tensor::scalar<int32_t>(-3)}, {"fa", Tensor::scalar<float>(1)},
-                               {"fb", Tensor::scalar<float>(2)}, {"fd", Tensor::scalar<float>(0.25f)}});
+  auto out = run_reference(m, {{"a", Tensor::scalar<int32_t>(10)},
+                               {"b", Tensor::scalar<int32_t>(4)},
+                               {"d", Tensor::scalar<int32_t>(-3)},
+                               {"fa", Tensor::scalar<float>(1)},
+                               {"fb", Tensor::scalar<float>(2)},
+                               {"fd", Tensor::scalar<float>(0.25f)}});
   expect_tensor_near(out["r"], {2}, {10, 7});
   expect_tensor_near(out["f"], {4}, {1, 1.25, 1.5, 1.75});
 }
@@ -229,7 +232,8 @@ TEST(ShapeOps, TopKTiesTakeLowerIndex) {
       v, i = TopK(x, k)
       sv, si = TopK<largest = 0>(x, k)
     })");
-  auto out = run_reference(m, {{"x", Tensor::from_vector<float>({2, 4}, {3, 5, 5, 1, 2, 2, 2, 9})}});
+  auto out =
+      run_reference(m, {{"x", Tensor::from_vector<float>({2, 4}, {3, 5, 5, 1, 2, 2, 2, 9})}});
   expect_tensor_near(out["v"], {2, 2}, {5, 5, 9, 2});
   expect_tensor_near(out["i"], {2, 2}, {1, 2, 3, 0});
   expect_tensor_near(out["sv"], {2, 2}, {1, 3, 2, 2});
