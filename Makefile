@@ -11,8 +11,13 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
+# ccache, where installed, keeps objects between builds and checkouts (CCACHE_BASEDIR makes their
+# paths relative); nothing needs it.
+LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
+export CCACHE_BASEDIR ?= $(CURDIR)/..
+
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
