@@ -4,8 +4,6 @@
 
 #include <iostream>
 
-#include "report/layerwise_report.h"
-#include "report/run_report.h"
 
 namespace onnxdbg::cli {
 
@@ -22,14 +20,6 @@ CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out) {
                    "model added) or side (both models side by side); a button switches")
       ->check(CLI::IsMember({"merged", "side"}))
       ->capture_default_str();
-}
-
-report::ViewerOverlays run_overlays(const CompareRunReport& rep, const LayerwiseReport* layers) {
-  report::ViewerOverlays ov;
-  nlohmann::json j = report::run_report_json(rep);
-  if (layers) report::add_layerwise_json(*layers, j);
-  ov.run_report = std::move(j);
-  return ov;
 }
 
 Status write_html_view(const HtmlOutput& out, const LoadedModel& model,

@@ -7,11 +7,9 @@
 #include <ostream>
 #include <string>
 
-#include "compare/layerwise.h"
 #include "core/status.h"
 #include "model/model.h"
 #include "report/viewer.h"
-#include "runner/compare_run.h"
 
 namespace onnxdbg::cli {
 
@@ -29,11 +27,6 @@ void add_html_option(CLI::App* cmd, HtmlOutput& out, const std::string& shows);
 /// any other word with one sentence). Returns the option, so a command can require the option
 /// that gives it meaning (`->needs("--diff")`).
 CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out);
-
-/// The overlay of one `onnxdbg run`: the same JSON object `run --json` prints (README "run
-/// --json"), with the layerwise entries and first divergent node when `layers` is given, so the
-/// page is the one `onnxdbg view MODEL --report run.json` writes.
-report::ViewerOverlays run_overlays(const CompareRunReport& rep, const LayerwiseReport* layers);
 
 /// Writes the page for `model` with `overlays` (diff layout from out.diff_layout) to out.path and
 /// prints "wrote PATH" on `note` (stdout for view; stderr where stdout may carry --json). Does

@@ -1,12 +1,12 @@
 // onnxdbg inspect MODEL [--mode basic|layers|attrs|weights] [--json]: prints a model's summary
 // (see inspect/inspect.h) for people, or as one JSON object for programs.
-#include "inspect/inspect.h"
 
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "model/model.h"
+#include "cli/options.h"
+#include "onnxdbg/inspect.h"
 
 namespace onnxdbg::cli {
 
@@ -19,16 +19,12 @@ struct InspectArgs {
 };
 
 int run_inspect(const InspectArgs& args) {
-  auto options = inspect_options_from_mode(args.mode);
-  if (!options) return report_error(options.status());
-  auto model = load_model(args.model);
-  if (!model) return report_error(model.status());
-  auto summary = summarize_model(*model, *options);
-  if (!summary) return report_error(summary.status());
+  auto result = api::inspect({args.model, args.mode});
+  if (!result) return report_error(result.status());
   if (args.json)
-    std::cout << summary_to_json(*summary).dump(2) << "\n";
+    std::cout << api::to_json(*result).dump(2) << "\n";
   else
-    std::cout << render_summary_text(*summary);
+    api::print_text(*result, std::cout);
   std::cout.flush();
   return kExitOk;
 }
@@ -48,7 +44,7 @@ void add_inspect_command(CLI::App& app, CommandContext& ctx) {
                   "weights: + per-weight min/max/mean/std and NaN/Inf counts")
       ->check(CLI::IsMember({"basic", "layers", "attrs", "weights"}))
       ->capture_default_str();
-  cmd->add_flag("--json", args->json, "print one JSON object instead of text");
+  add_json_flag(cmd, args->json, "print one JSON object instead of text");
   cmd->callback([&ctx, args] { ctx.exit_code = run_inspect(*args); });
 }
 

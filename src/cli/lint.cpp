@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "onnxdbg/inspect.h"
 #include "cli/html_output.h"
 #include "model/model.h"
 #include "report/lint_report.h"
@@ -23,24 +25,20 @@ struct LintArgs {
 };
 
 int lint_command(const LintArgs& a) {
-  lint::LintOptions opt;
+  api::LintOptions opt;
+  opt.model = a.model;
   opt.disabled_rules.insert(a.disable.begin(), a.disable.end());
-  auto model = load_model(a.model);
-  if (!model) return report_error(model.status());
-  auto findings = lint::lint_model(*model, opt);
-  if (!findings) return report_error(findings.status());
-  if (a.json) {
-    std::cout << report::lint_report_json(*findings, a.model).dump(2) << "\n";
-  } else {
-    report::print_lint_report(*findings, model->path.filename().string(), std::cout,
-                              report::use_color(1));
-  }
-  const bool errors = lint::count_findings(*findings).error > 0;
+  auto result = api::lint(opt);
+  if (!result) return report_error(result.status());
+  if (a.json)
+    std::cout << api::to_json(*result).dump(2) << "\n";
+  else
+    api::print_text(*result, std::cout, report::use_color(1));
   report::ViewerOverlays ov;
-  ov.lint = std::move(*findings);
-  if (Status st = write_html_view(a.html, *model, std::move(ov), std::cerr); !st)
+  ov.lint = result->findings;
+  if (Status st = write_html_view(a.html, result->model, std::move(ov), std::cerr); !st)
     return report_error(st);
-  return errors ? kExitMismatch : kExitOk;
+  return result->has_errors() ? kExitMismatch : kExitOk;
 }
 
 }  // namespace
@@ -55,7 +53,7 @@ void add_lint_command(CLI::App& app, CommandContext& ctx) {
       "checker stops before (undefined inputs, truncation, order, ops, attributes).");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--disable", args->disable, "Rule not to run (repeatable). Rules: " + rules);
-  cmd->add_flag("--json", args->json, "Print one JSON object instead of tables");
+  add_json_flag(cmd, args->json);
   add_html_option(cmd, args->html, "the findings painted on their nodes");
   cmd->footer(
       "Exit status: 0 when no errors were found (warnings allowed), 1 when there are "

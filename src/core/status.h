@@ -21,6 +21,7 @@ enum class ErrorCode {
   kModelError,       ///< the model itself is malformed or inconsistent
   kBackendError,     ///< a backend refused, crashed or timed out
   kInternal,         ///< a broken invariant inside onnxdbg
+  kCancelled,        ///< the caller stopped the call (Ctrl-C, api::CancelToken)
 };
 
 /// Result of an operation that returns no value. Cheap to copy when ok.
@@ -64,6 +65,7 @@ inline Status not_found(std::string m) { return {ErrorCode::kNotFound, std::move
 inline Status unsupported(std::string m) { return {ErrorCode::kUnsupported, std::move(m)}; }
 inline Status model_error(std::string m) { return {ErrorCode::kModelError, std::move(m)}; }
 inline Status backend_error(std::string m) { return {ErrorCode::kBackendError, std::move(m)}; }
+inline Status cancelled(std::string m) { return {ErrorCode::kCancelled, std::move(m)}; }
 inline Status internal_error(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
 
 /// A value or the Status explaining why there is none.

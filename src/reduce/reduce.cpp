@@ -111,7 +111,7 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
   return rep;
 }
 
-std::string report_json(const ReduceReport& rep) {
+nlohmann::json report_json(const ReduceReport& rep) {
   nlohmann::json j;
   j["original_fails"] = rep.original_fails;
   j["original_detail"] = rep.original_detail;
@@ -140,7 +140,7 @@ std::string report_json(const ReduceReport& rep) {
   j["golden_values"] = rep.golden_note.empty();
   j["notes"] = rep.notes;
   j["flaky"] = rep.flaky;
-  return j.dump(2);
+  return j;
 }
 
 }  // namespace onnxdbg::reduce

@@ -5,6 +5,8 @@
 // strategies/ (how candidates are proposed).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -55,10 +57,10 @@ struct ReduceReport {
 Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
                                     const ReduceOptions& options);
 
-/// The report as JSON text (--json): original_fails, oracle, nodes_before, nodes_after,
+/// The report as JSON (--json): original_fails, oracle, nodes_before, nodes_after,
 /// kept_nodes, kept_op_types, inputs, outputs, passes, oracle_calls, cache_hits,
 /// invalid_skipped, timeouts, seconds, strategies[] {name, runs, oracle_calls, nodes_removed,
 /// seconds}, output, min_good, notes, flaky.
-std::string report_json(const ReduceReport& report);
+nlohmann::json report_json(const ReduceReport& report);
 
 }  // namespace onnxdbg::reduce

@@ -1,0 +1,36 @@
+# cmake -DLAYERS=FILE -DSRC=DIR -DMODULES="a;b" -P check_layers.cmake
+# Fails when a file of src/<module>/ includes "<other>/..." for a module <other> that <module> does
+# not depend on (LAYERS, written by onnxdbg_write_layers), or includes the public API headers
+# ("onnxdbg/...") from below the api module. Prints every offending include, then fails.
+file(STRINGS "${LAYERS}" lines)
+set(modules "")
+foreach(line ${lines})
+  string(REPLACE " " ";" parts "${line}")
+  list(POP_FRONT parts m)
+  list(APPEND modules ${m})
+  set(allowed_${m} ${parts})
+endforeach()
+set(bad "")
+foreach(m ${modules})
+  file(GLOB_RECURSE files "${SRC}/${m}/*.h" "${SRC}/${m}/*.cpp")
+  foreach(f ${files})
+    file(STRINGS "${f}" includes REGEX "^#include \"[a-z_0-9]+/")
+    foreach(inc ${includes})
+      string(REGEX REPLACE "^#include \"([a-z_0-9]+)/.*" "\\1" target "${inc}")
+      if(target STREQUAL "onnxdbg")
+        set(target api)
+      endif()
+      if(NOT target IN_LIST modules)
+        continue()  # a third-party header such as "onnx/onnx_pb.h"
+      endif()
+      if(NOT target IN_LIST allowed_${m})
+        file(RELATIVE_PATH rel "${SRC}/.." "${f}")
+        string(APPEND bad "  ${rel}: ${inc} (module '${m}' may not use '${target}')\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "onnxdbg: includes that go up the module layers "
+                      "(docs/ARCHITECTURE.md lists them):\n${bad}")
+endif()

@@ -1,0 +1,10 @@
+// onnxdbg's public C++ API, all of it: one call per capability, each taking an options struct
+// and returning a result struct that the CLI and the Python package render (text, JSON, HTML).
+// Link onnxdbg::onnxdbg (find_package(onnxdbg)); examples/compare.cpp shows a whole program.
+#pragma once
+
+#include "onnxdbg/common.h"   // CallContext (progress, cancellation), Messages
+#include "onnxdbg/diff.h"     // diff
+#include "onnxdbg/inspect.h"  // inspect, lint
+#include "onnxdbg/reduce.h"   // reduce
+#include "onnxdbg/run.h"      // run (compare backends, layerwise, isolate)

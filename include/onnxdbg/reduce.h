@@ -1,0 +1,106 @@
+// onnxdbg::api::reduce: shrink a failing model to a minimal failing one (`onnxdbg reduce`): the
+// oracle says whether a candidate still fails; it is an external check command (Polygraphy's
+// `debug reduce --check`), a built-in oracle that runs candidates on backends (mismatch, error,
+// NaN), or a C++ callable. The best model so far is written to the output after every success.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "onnxdbg/common.h"
+#include "reduce/oracle.h"
+#include "reduce/reduce.h"
+#include "report/viewer.h"
+#include "runner/input_gen.h"
+
+namespace onnxdbg::api {
+
+/// A caller's oracle: whether `candidate` (a model: candidate.model / candidate.bytes, with the
+/// golden values of its graph inputs per sample in candidate.feeds) still shows the failure
+/// (true) or not (false). An error stops the reduction (the best model so far is kept).
+using OracleFn = std::function<Expected<bool>(const reduce::BuiltCandidate& candidate)>;
+
+/// The built-in oracle (`--fail-on`): candidates run on `backends` in onnxdbg's control.
+struct BuiltinOracleOptions {
+  std::set<reduce::FailOn> fail_on;  ///< mismatch, error, nan; at least one
+  /// The first gives the golden values for kMismatch; default reference,onnxruntime.
+  std::vector<BackendSpec> backends;
+  ToleranceSpec tolerance;
+  ErrorStat error_stat = ErrorStat::kElemwise;
+  std::vector<std::string> fail_regex;  ///< kError: the error text must match one of these
+};
+
+struct ReduceOptions {
+  std::filesystem::path model;
+  std::filesystem::path output;  ///< where the reduced model is written (after every success)
+  /// The oracle: exactly one of a check command (check.command not empty), the built-in oracle
+  /// (builtin.fail_on not empty) or `oracle`.
+  reduce::CheckOptions check;  ///< work_dir and jobs are set by reduce()
+  BuiltinOracleOptions builtin;
+  OracleFn oracle;
+  std::string oracle_description = "callable";  ///< `oracle`'s line in the summary
+  int jobs = 1;  ///< candidates tested at once (check commands, built-in oracle runs)
+
+  /// Input samples: values from a file (.npz may also hold intermediate tensors, used as golden
+  /// values; .pb, .npy, a test-data folder), else `iterations` generated samples (seeds seed,
+  /// seed + 1, ...; a candidate fails if any sample does).
+  std::filesystem::path load_inputs;
+  InputGenOptions generate;
+  int iterations = 1;
+  /// Dynamic input dimensions fixed before reducing (--model-input-shapes).
+  std::map<std::string, Shape> model_input_shapes;
+
+  std::string mode = "full";            ///< bisect, linear or full (reduce::strategies_for_mode)
+  std::vector<std::string> strategies;  ///< instead of mode's, when not empty
+  std::filesystem::path artifacts;      ///< keep every candidate in DIR/good and DIR/bad
+  std::filesystem::path min_good;       ///< write the passing candidate closest to the result
+  std::filesystem::path journal;        ///< default: OUTPUT.journal
+  bool resume = false;                  ///< replay the journal's verdicts
+  bool fallback_shapes = false;         ///< --force-fallback-shape-inference
+  bool keep_inputs = false;             ///< --no-reduce-inputs
+  bool keep_outputs = false;            ///< --no-reduce-outputs
+};
+
+struct ReduceResult {
+  std::filesystem::path source;  ///< ReduceOptions::model
+  onnx::ModelProto original;     ///< the model reduced (after model_input_shapes)
+  std::filesystem::path base_dir;
+  int64_t nodes = 0;   ///< nodes of the original's main graph
+  std::string oracle;  ///< the oracle's one-line description
+  /// The reduction's report, when it ran to its end.
+  std::optional<reduce::ReduceReport> report;
+  /// Why the reduction stopped before its end (an oracle error, cancelled, an unwritable
+  /// output); the best model so far is in `output` when `best_so_far`.
+  Status stopped;
+  bool best_so_far = false;
+  Messages messages;
+};
+
+/// Reduces options.model as described above. Errors (returned before any candidate is tested):
+/// kInvalidArgument for no oracle or several, jobs or iterations below 1, an unknown mode or
+/// strategy, a built-in oracle on a model the reference cannot run (it needs golden values),
+/// input values that cannot be generated for a built-in oracle; those of load_model, the input
+/// readers and the oracle makers. A reduction that stops midway is a result with `stopped` set;
+/// ctx.cancel stops it before the next oracle call (ErrorCode::kCancelled).
+Expected<ReduceResult> reduce(const ReduceOptions& options, const CallContext& ctx = {});
+
+/// The JSON object `onnxdbg reduce --json` prints (reduce::report_json).
+nlohmann::json to_json(const ReduceResult& result);
+
+/// What `onnxdbg reduce` prints after its first line: whether the original fails, the kept
+/// nodes, inputs and outputs, oracle calls, the strategy table, notes and the files written.
+void print_text(const ReduceResult& result, std::ostream& os);
+
+/// The viewer's overlay: the reduced model's nodes highlighted in the original.
+report::ViewerOverlays reduce_overlays(const ReduceResult& result);
+
+}  // namespace onnxdbg::api

@@ -1,0 +1,157 @@
+// onnxdbg::api::run: run one model on several backends with the same inputs, compare every
+// output with golden values (the first backend's, or loaded ones), optionally compare every
+// intermediate tensor (layerwise) and re-run divergent nodes alone (isolate). What `onnxdbg run`
+// does, as one library call: options in, one result out, rendered as text, JSON or HTML by the
+// functions below (the CLI and the Python package call the same ones).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.h"
+#include "compare/compare.h"
+#include "compare/layerwise.h"
+#include "core/tensor.h"
+#include "model/model.h"
+#include "onnxdbg/common.h"
+#include "report/viewer.h"
+#include "runner/compare_run.h"
+#include "runner/input_gen.h"
+
+namespace onnxdbg::api {
+
+/// Where the input samples come from (the CLI's input group: --input-shapes, --val-range,
+/// --seed, --iterations, --load-inputs, --sample). Exactly one source is used: `samples` when
+/// not empty, else `load_inputs` when set, else `iterations` generated samples.
+struct InputOptions {
+  /// Generated values: seed of sample 0 (sample i uses seed + i), value ranges, and the sizes
+  /// of dynamic dimensions (SplitMix64, the same values on every machine; runner/input_gen.h).
+  InputGenOptions generate;
+  /// Generated samples, at least 1 (unset: 1); set together with load_inputs or samples is an
+  /// error (the data decides the samples).
+  std::optional<int> iterations;
+  /// A data file or folder: .npz, Polygraphy JSON, an ONNX test-data folder, .pb or .npy
+  /// (data/samples.h); every sample it holds runs. Names must be graph inputs of the model.
+  std::filesystem::path load_inputs;
+  std::vector<TensorMap> samples;  ///< given by the caller (Python arrays); each a full input set
+  std::optional<size_t> sample;    ///< run only sample K (0-based) of the samples above
+};
+
+/// How outputs are compared (the CLI's comparison group: --atol, --rtol, --check-error-stat,
+/// --validate, --load-outputs).
+struct ComparisonOptions {
+  ToleranceSpec tolerance;  ///< default 1e-5 / 1e-5; per output name
+  ErrorStat error_stat = ErrorStat::kElemwise;
+  bool validate = false;  ///< also fail on NaN/Inf in any output
+  /// Golden outputs every backend is compared with, instead of the first backend's: a file
+  /// (as load_inputs) holding one sample per input sample, or `golden` given directly (one map
+  /// per input sample). Tensors that are not graph outputs are dropped with a note.
+  std::filesystem::path load_outputs;
+  std::vector<TensorMap> golden;
+};
+
+/// The layerwise pass (--layerwise, --isolate, --layerwise-memory, --save-repro).
+struct LayerwiseRunOptions {
+  bool enabled = false;  ///< compare every intermediate tensor of the main graph
+  bool isolate = false;  ///< re-run each divergent node alone on golden inputs (implies enabled)
+  /// Bytes of intermediate tensors held at once (--layerwise-memory), default 2 GiB.
+  uint64_t memory_budget = uint64_t{2} << 30;
+  /// Folder the first divergent node is written to as an ONNX test case; empty: the default
+  /// ./onnxdbg-repro/<model stem>_<node>; "-": none.
+  std::filesystem::path save_repro;
+};
+
+struct RunOptions {
+  std::filesystem::path model;
+  /// Backends and their options; the first gives the golden values unless golden outputs are
+  /// loaded. Default reference,onnxruntime.
+  std::vector<BackendSpec> backends;
+  /// "float" or "double": accumulate= on every reference backend and on the golden reference
+  /// run of the layerwise pass; "" leaves the backends' own option.
+  std::string reference_accumulate;
+  /// A backend not running on the execution providers it asked for is an error (the result's
+  /// provider_problem), not a warning.
+  bool strict_providers = false;
+  InputOptions inputs;
+  ComparisonOptions comparison;
+  LayerwiseRunOptions layerwise;
+  /// Files written when the comparison is done (each left untouched when empty): the inputs
+  /// used, and every backend's outputs (golden ones under their names, the others as
+  /// BACKEND/NAME; with the layerwise pass also every intermediate tensor's reference value).
+  /// A .json path writes Polygraphy's format (required for several samples), else .npz.
+  std::filesystem::path save_inputs;
+  std::filesystem::path save_outputs;
+};
+
+/// The layerwise pass of one sample: its report, or why it could not run.
+struct SampleLayers {
+  std::optional<LayerwiseReport> report;
+  std::string error;  ///< one sentence when the pass could not run on this sample
+  /// Whether every layerwise backend ran and no tensor failed (true when the pass did not run).
+  bool agree() const;
+};
+
+struct RunResult {
+  LoadedModel model;             ///< the model as loaded (for the HTML view)
+  std::filesystem::path source;  ///< RunOptions::model
+  /// The comparison of every sample (samples[i] is the i-th sample that ran).
+  SamplesRunReport report;
+  std::vector<size_t> sample_ids;  ///< each sample's number in the full set
+  size_t total_samples = 0;        ///< samples the source holds (before RunOptions::sample)
+  /// Where the inputs came from: "" for generated (seed of sample 0 in `seed`), else the file.
+  std::string inputs_source;
+  uint64_t seed = 1;
+  /// One per sample when the layerwise pass ran, else empty.
+  std::vector<SampleLayers> layers;
+  /// The first sample with a first divergent node (its repro folder was written).
+  std::optional<size_t> repro_sample;
+  /// With strict_providers: the sentence naming the backend that ran elsewhere, else "".
+  std::string provider_problem;
+  Messages messages;
+
+  /// The overall verdict: kAgree only when every sample's outputs and layers agree and no
+  /// provider problem was found.
+  Verdict verdict() const;
+  /// The sample the HTML page shows: the first whose outputs or layers disagree, else 0.
+  size_t shown_sample() const;
+};
+
+/// Runs `options.model` as described above: loads it (a model error is returned), gets the
+/// input samples, runs and compares each on every backend (a backend that fails is a failed
+/// row, never an error of this call), runs the layerwise pass per sample when asked, writes
+/// the repro folder and the --save-* files. Tensor shapes and dtypes are the model's; values in
+/// the model's units. Errors (one sentence each, nothing run when they are found before the
+/// backends): kInvalidArgument for contradictory options (iterations with load_inputs, a sample
+/// number out of range, several samples with an .npz save path, golden outputs whose sample
+/// count differs, a layerwise pass with no backend to compare, a budget too small for the first
+/// sample); those of load_model, load_samples/check_samples, generate_inputs and the file
+/// writers; kCancelled when ctx.cancel is set (checked between samples and passes).
+Expected<RunResult> run(const RunOptions& options, const CallContext& ctx = {});
+
+/// The JSON object `onnxdbg run --json` prints (README "run --json"): the comparison of one
+/// sample (run_report_json) or of several (run_samples_json with a "samples" array), with the
+/// layerwise keys (layerwise, layerwise_summary, first_divergent_node) when the pass ran.
+nlohmann::json to_json(const RunResult& result);
+
+/// What `onnxdbg run` prints: the tables of every sample, the layerwise section and the verdict
+/// line last. `color` adds ANSI colours.
+void print_text(const RunResult& result, std::ostream& os, bool color);
+
+/// The viewer's overlay of the shown sample (RunResult::shown_sample): the same JSON object
+/// `run --json` prints for that sample alone, with its layerwise keys; `onnxdbg view MODEL
+/// --report run.json` paints the same page.
+report::ViewerOverlays run_overlays(const RunResult& result);
+
+/// Writes the HTML view of the model painted with the shown sample's errors (every node's own
+/// error with the layerwise pass) to `path` (one self-contained file). Errors: those of the
+/// page writer (a path that cannot be written).
+Status write_html(const RunResult& result, const std::filesystem::path& path);
+
+}  // namespace onnxdbg::api

@@ -1,0 +1,22 @@
+// Messages of the public API's calls (include/onnxdbg/common.h).
+#include "onnxdbg/common.h"
+
+namespace onnxdbg::api {
+
+void add_note(Messages& out, std::string text) {
+  out.push_back({Message::Kind::kNote, std::move(text)});
+}
+
+void add_warning(Messages& out, std::string text) {
+  out.push_back({Message::Kind::kWarning, std::move(text)});
+}
+
+void print_messages(const Messages& messages, std::ostream& os, bool with_notes) {
+  for (const auto& m : messages) {
+    if (m.kind == Message::Kind::kNote && !with_notes) continue;
+    os << (m.kind == Message::Kind::kNote ? "onnxdbg: note: " : "onnxdbg: warning: ") << m.text
+       << "\n";
+  }
+}
+
+}  // namespace onnxdbg::api

@@ -1,0 +1,415 @@
+// api::run: the input samples, the comparison on every backend, the layerwise pass and the
+// files of `onnxdbg run`, as one library call (include/onnxdbg/run.h). Rendering is in
+// run_render.cpp.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "backends/reference/reference_backend.h"
+#include "data/npz.h"
+#include "data/samples.h"
+#include "onnxdbg/run.h"
+#include "reference/interpreter.h"
+#include "runner/layer_values.h"
+
+namespace onnxdbg::api {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The default repro folder: ./onnxdbg-repro/<model stem>_<node>, with only safe characters.
+fs::path default_repro_dir(const fs::path& model, const LayerTensor& t) {
+  std::string leaf = model.stem().string() + "_" +
+                     (t.node.empty() ? t.op_type + "_" + std::to_string(t.node_index) : t.node);
+  for (char& c : leaf)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  return fs::path("onnxdbg-repro") / leaf;
+}
+
+/// With strict_providers: one sentence naming the first backend that did not run on the
+/// execution providers it asked for, or "" when all did.
+std::string strict_provider_error(const CompareRunReport& rep) {
+  for (const auto& b : rep.backends) {
+    if (b.info.provider_warnings.empty()) continue;
+    const size_t more = b.info.provider_warnings.size() - 1;
+    return b.spec.to_string() +
+           " did not run on the execution providers requested "
+           "(--strict-providers): " +
+           b.info.provider_warnings.front() +
+           (more ? " (and " + std::to_string(more) + " more)" : "");
+  }
+  return "";
+}
+
+/// reference_accumulate: sets accumulate= on every reference backend of `specs` (a different
+/// value given there is a usage error) and returns the options of the golden reference run of
+/// the layerwise pass: those of the first reference backend (accumulate, threads, random_seed),
+/// else the defaults with the given accumulate.
+Expected<reference::InterpreterOptions> apply_reference_accumulate(
+    const std::string& flag, std::vector<BackendSpec>& specs) {
+  if (!flag.empty()) {
+    auto acc = reference::parse_accumulate(flag);
+    if (!acc) return invalid_argument("--reference-accumulate: " + acc.status().message());
+    for (auto& s : specs) {
+      if (s.name != "reference") continue;
+      if (auto it = s.options.find("accumulate"); it != s.options.end() && it->second != flag)
+        return invalid_argument("--reference-accumulate " + flag + " contradicts " + s.to_string() +
+                                " in --backends");
+      s.options["accumulate"] = flag;
+    }
+  }
+  BackendSpec golden;
+  golden.name = "reference";
+  for (const auto& s : specs)
+    if (s.name == "reference") {
+      golden = s;
+      break;
+    }
+  if (!flag.empty()) golden.options["accumulate"] = flag;
+  return reference_options(golden);
+}
+
+/// Whether `path` names a Polygraphy JSON file (several samples fit only there).
+bool is_json_path(const fs::path& path) { return path.extension() == ".json"; }
+
+/// Writes one map per sample to `path`: .json (Polygraphy's input-list format) for any count,
+/// else one .npz (the only choice before several samples existed, whatever the extension).
+Status write_samples(const fs::path& path, const std::vector<TensorMap>& samples) {
+  if (samples.size() == 1 && !is_json_path(path)) return save_npz(path, samples.front());
+  return save_samples(path, samples);
+}
+
+/// The backends the layerwise pass compares with the golden reference run: every backend but
+/// the float32 references (reference:precision=fp16 is, as the interpreter's float16 run).
+Expected<std::vector<BackendSpec>> layerwise_backends(const std::vector<BackendSpec>& specs) {
+  std::vector<BackendSpec> out;
+  for (const auto& s : specs)
+    if (s.name != "reference" || s.option("precision") == "fp16") out.push_back(s);
+  if (out.empty())
+    return invalid_argument(
+        "--layerwise compares the reference's intermediate tensors with another backend; add "
+        "one to --backends (e.g. reference,onnxruntime)");
+  return out;
+}
+
+/// The input samples' source for messages: "'in.npz'" or "the given inputs".
+std::string inputs_what(const InputOptions& in) {
+  return in.samples.empty() ? "'" + in.load_inputs.string() + "'" : "the given inputs";
+}
+
+/// Options that contradict each other, refused before anything is loaded.
+Status check_input_options(const InputOptions& in) {
+  if (in.iterations && *in.iterations < 1)
+    return invalid_argument("--iterations must be at least 1 (it is " +
+                            std::to_string(*in.iterations) + ")");
+  if (in.iterations && (!in.load_inputs.empty() || !in.samples.empty()))
+    return invalid_argument(
+        "--iterations generates input samples, but " + inputs_what(in) +
+        (in.samples.empty() ? " (--load-inputs)" : "") +
+        " already decides them: every sample it holds runs, and --sample K picks one; drop "
+        "--iterations");
+  return Status::ok();
+}
+
+/// The generated samples: sample i from seed + i (as `reduce --iterations`); only `only` when
+/// given.
+Status generate_samples(const onnx::GraphProto& graph, const InputOptions& in, RunResult& out,
+                        std::vector<TensorMap>& samples) {
+  const size_t total = static_cast<size_t>(in.iterations.value_or(1));
+  out.total_samples = total;
+  if (in.sample && *in.sample >= total)
+    return invalid_argument("--sample " + std::to_string(*in.sample) +
+                            ": the generated inputs are " + std::to_string(total) + " sample(s), 0 to " +
+                            std::to_string(total - 1) + " (--iterations N generates N)");
+  InputGenOptions gen = in.generate;
+  for (size_t i = 0; i < total; ++i) {
+    if (in.sample && i != *in.sample) continue;
+    gen.seed = in.generate.seed + i;
+    ODB_ASSIGN_OR_RETURN(TensorMap t, generate_inputs(graph, gen));
+    samples.push_back(std::move(t));
+    out.sample_ids.push_back(i);
+  }
+  return Status::ok();
+}
+
+/// The samples of a file, or those the caller gave, checked against the graph's inputs so that
+/// data of another model is refused before any backend runs.
+Status given_samples(const onnx::GraphProto& graph, const InputOptions& in, RunResult& out,
+                     std::vector<TensorMap>& samples) {
+  std::vector<TensorMap> all = in.samples;
+  std::string what = inputs_what(in);
+  if (all.empty()) {
+    ODB_ASSIGN_OR_RETURN(LoadedSamples loaded,
+                         load_samples(in.load_inputs, graph, DataRole::kInputs));
+    all = std::move(loaded.samples);
+    out.inputs_source = in.load_inputs.string();
+  } else {
+    out.inputs_source = "<given>";
+  }
+  if (Status st = check_samples(all, graph, DataRole::kInputs, what); !st) return st;
+  out.total_samples = all.size();
+  if (in.sample && *in.sample >= all.size())
+    return invalid_argument("--sample " + std::to_string(*in.sample) + ": " + what + " holds " +
+                            std::to_string(all.size()) + " sample(s)");
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (in.sample && i != *in.sample) continue;
+    samples.push_back(std::move(all[i]));
+    out.sample_ids.push_back(i);
+  }
+  return Status::ok();
+}
+
+/// The input samples of the run (see InputOptions); the note about --sample when it picks one.
+Expected<std::vector<TensorMap>> input_samples(const onnx::GraphProto& graph,
+                                               const RunOptions& o, RunResult& out) {
+  const InputOptions& in = o.inputs;
+  const bool given = !in.samples.empty() || !in.load_inputs.empty();
+  std::vector<TensorMap> samples;
+  Status st = given ? given_samples(graph, in, out, samples)
+                    : generate_samples(graph, in, out, samples);
+  if (!st) return st;
+  out.seed = in.generate.seed;
+  if (in.sample && out.total_samples > 1)
+    add_note(out.messages,
+             (given ? "'" + out.inputs_source + "' holds " : std::string("--iterations gives ")) +
+                 std::to_string(out.total_samples) + " samples; running sample " +
+                 std::to_string(*in.sample) + " (--sample K picks another; without it all run)");
+  return samples;
+}
+
+/// Checks that `count` golden samples fit the `total` input samples.
+Status check_golden_count(const RunOptions& o, const std::string& what, size_t count,
+                          size_t total) {
+  const bool inputs_given = !o.inputs.load_inputs.empty() || !o.inputs.samples.empty();
+  if (count == total) return Status::ok();
+  if (inputs_given)
+    return invalid_argument(inputs_what(o.inputs) + " holds " + std::to_string(total) +
+                            " input sample(s) but " + what + " holds " + std::to_string(count) +
+                            " output sample(s); they must come from the same run");
+  if (total == 1)
+    return invalid_argument(what + " holds " + std::to_string(count) +
+                            " output samples; give their inputs with --load-inputs so each is "
+                            "compared with its own");
+  return invalid_argument("--iterations " + std::to_string(total) + " generates " + std::to_string(total) +
+                          " input samples but " + what + " holds " + std::to_string(count) +
+                          " output sample(s); they must come from the same run");
+}
+
+/// The golden outputs of the samples that run (loaded or given), graph outputs only.
+Expected<std::vector<TensorMap>> golden_outputs(const onnx::GraphProto& graph, const RunOptions& o,
+                                                RunResult& out) {
+  const ComparisonOptions& c = o.comparison;
+  std::vector<TensorMap> all = c.golden;
+  std::string what = "the given golden outputs";
+  if (all.empty()) {
+    if (c.load_outputs.empty()) return std::vector<TensorMap>{};
+    ODB_ASSIGN_OR_RETURN(LoadedSamples loaded,
+                         load_samples(c.load_outputs, graph, DataRole::kOutputs));
+    all = std::move(loaded.samples);
+    what = "'" + c.load_outputs.string() + "'";
+    if (!loaded.note.empty()) add_note(out.messages, loaded.note);
+  }
+  if (Status st = check_samples(all, graph, DataRole::kOutputs, what); !st) return st;
+  if (Status st = check_golden_count(o, what, all.size(), out.total_samples); !st) return st;
+  // Only graph outputs are golden values here; inputs and intermediate tensors a merged file may
+  // also hold are not compared.
+  const auto outputs = model_outputs(graph);
+  std::vector<TensorMap> goldens;
+  size_t others = 0;
+  for (size_t id : out.sample_ids) {
+    TensorMap g = std::move(all[id]);
+    const size_t dropped = std::erase_if(g, [&](const auto& kv) {
+      return std::none_of(outputs.begin(), outputs.end(),
+                          [&](const auto& sig) { return sig.name == kv.first; });
+    });
+    if (goldens.empty()) others = dropped;
+    goldens.push_back(std::move(g));
+  }
+  if (others)
+    add_note(out.messages, what + " also holds " + std::to_string(others) +
+                               " tensor(s) that are not graph outputs; they are not compared");
+  return goldens;
+}
+
+/// Several samples fit only a .json file; refused before anything runs or is written.
+Status check_save_paths(const RunOptions& o, size_t n) {
+  for (const auto& [flag, path] : {std::pair{"--save-inputs", &o.save_inputs},
+                                   std::pair{"--save-outputs", &o.save_outputs}})
+    if (n > 1 && !path->empty() && !is_json_path(*path))
+      return invalid_argument(
+          std::string(flag) + " '" + path->string() + "': " + std::to_string(n) +
+          " samples do not fit one .npz file; give a .json path (Polygraphy's format, one entry "
+          "per sample, which --load-inputs/--load-outputs read back)");
+  return Status::ok();
+}
+
+/// float16 rounds every value to 11 significant bits: tolerances meant for float32 put nearly
+/// every tensor of a float16 backend outside tolerance, which hides where it really goes wrong.
+void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& specs,
+                         Messages& messages) {
+  const double rtol = o.comparison.tolerance.default_tol.rtol;
+  if (rtol >= kFloat16RelativeRounding) return;
+  for (const auto& s : specs)
+    if (s.option("precision") == "fp16") {
+      std::ostringstream r;
+      r << rtol;
+      add_note(messages, s.to_string() +
+                             " rounds every value to float16 (relative error up to 4.9e-4), "
+                             "beyond --rtol " +
+                             r.str() + "; float16 runs are usually compared with --atol 1e-3 --rtol 1e-2");
+      return;
+    }
+}
+
+/// The layerwise pass of every sample, and the repro folder of the first sample that has a
+/// first divergent node. The first sample's error (a budget too small, say) is everyone's and
+/// is returned; a later sample's is that sample's result.
+Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_specs,
+                  const reference::InterpreterOptions& golden_options,
+                  const std::vector<TensorMap>& samples, const CallContext& ctx, RunResult& out) {
+  const size_t n = samples.size();
+  out.layers.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (ctx.cancel.cancelled())
+      return cancelled("run cancelled before the layerwise pass of sample " + std::to_string(i));
+    LayerwiseOptions lo;
+    lo.tolerance = o.comparison.tolerance;
+    lo.error_stat = o.comparison.error_stat;
+    lo.memory_budget = o.layerwise.memory_budget;
+    lo.isolate = o.layerwise.isolate;
+    lo.reference = golden_options;
+    if (ctx.progress)
+      lo.progress = [&, i](const std::string& s) {
+        ctx.progress(n > 1 ? "sample " + std::to_string(i) + ": " + s : s);
+      };
+    auto lw = run_layerwise(out.model, layer_specs, samples[i], lo);
+    if (!lw) {
+      if (i == 0)
+        return n > 1 ? Status(lw.status().code(), "sample 0: " + lw.status().message())
+                     : lw.status();
+      out.layers[i].error = lw.status().to_string();
+      continue;
+    }
+    out.layers[i].report = std::move(*lw);
+    LayerwiseReport& lr = *out.layers[i].report;
+    if (!lr.first || out.repro_sample || o.layerwise.save_repro == "-") continue;
+    out.repro_sample = i;
+    const fs::path dir = o.layerwise.save_repro.empty()
+                             ? default_repro_dir(o.model, lr.tensors[lr.first->tensor])
+                             : o.layerwise.save_repro;
+    if (ctx.progress) ctx.progress("writing the repro folder " + dir.string());
+    Status st = save_layerwise_repro(out.model, samples[i], lr, dir, golden_options);
+    if (!st) add_warning(out.messages, "no repro folder: " + st.message());
+  }
+  return Status::ok();
+}
+
+/// --save-outputs: per sample, the golden (first) backend's outputs under their own names, the
+/// others as BACKEND/NAME, and with the layerwise pass every intermediate tensor's reference
+/// value; all computed before anything is written.
+Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& golden_options,
+                    const std::vector<TensorMap>& samples, const RunResult& out) {
+  const size_t n = samples.size();
+  std::vector<TensorMap> all(n);
+  for (size_t i = 0; i < n; ++i) {
+    bool first = true;
+    for (const auto& b : out.report.samples[i].backends) {
+      if (!b.ok) continue;
+      for (const auto& [name, t] : b.outputs)
+        all[i][first ? name : b.spec.to_string() + "/" + name] = t;
+      first = false;
+    }
+    if (out.layers.empty()) continue;
+    ODB_ASSIGN_OR_RETURN(TensorMap values,
+                         reference_layer_values(o.model, samples[i], o.layerwise.memory_budget,
+                                                golden_options));
+    for (auto& [name, t] : values) all[i].emplace(name, std::move(t));
+  }
+  return write_samples(o.save_outputs, all);
+}
+
+/// With strict_providers: the first sample's provider problem becomes the verdict.
+void apply_strict_providers(RunResult& out) {
+  for (const auto& s : out.report.samples)
+    if (out.provider_problem.empty()) out.provider_problem = strict_provider_error(s);
+  if (out.provider_problem.empty()) return;
+  if (out.report.samples.size() == 1) {
+    out.report.samples.front().verdict = Verdict::kError;
+    out.report.samples.front().verdict_line = out.provider_problem;
+  }
+  out.report.verdict = Verdict::kError;
+  out.report.verdict_line = out.provider_problem;
+}
+
+}  // namespace
+
+bool SampleLayers::agree() const {
+  if (!report) return error.empty();
+  for (const auto& b : report->backends)
+    if (!b.ok || b.failed != 0) return false;
+  return true;
+}
+
+Verdict RunResult::verdict() const {
+  if (!provider_problem.empty()) return Verdict::kError;
+  if (report.verdict != Verdict::kAgree) return report.verdict;
+  for (const auto& l : layers)
+    if (!l.agree()) return Verdict::kDisagree;
+  return Verdict::kAgree;
+}
+
+size_t RunResult::shown_sample() const {
+  for (size_t i = 0; i < report.samples.size(); ++i)
+    if (report.samples[i].verdict != Verdict::kAgree || (!layers.empty() && !layers[i].agree()))
+      return i;
+  return 0;
+}
+
+Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
+  if (Status st = check_input_options(o.inputs); !st) return st;
+  std::vector<BackendSpec> specs = o.backends;
+  if (specs.empty()) {
+    ODB_ASSIGN_OR_RETURN(specs, parse_backend_list("reference,onnxruntime"));
+  }
+  ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions golden_options,
+                       apply_reference_accumulate(o.reference_accumulate, specs));
+  const bool layerwise = o.layerwise.enabled || o.layerwise.isolate;
+  std::vector<BackendSpec> layer_specs;
+  if (layerwise) {
+    ODB_ASSIGN_OR_RETURN(layer_specs, layerwise_backends(specs));
+  }
+
+  RunResult out;
+  out.source = o.model;
+  ODB_ASSIGN_OR_RETURN(out.model, load_model(o.model));
+  for (const auto& w : out.model.warnings) add_warning(out.messages, w);
+  const onnx::GraphProto& graph = out.model.proto.graph();
+  ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));
+  ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> goldens, golden_outputs(graph, o, out));
+  if (Status st = check_save_paths(o, samples.size()); !st) return st;
+  if (!o.save_inputs.empty())
+    if (Status st = write_samples(o.save_inputs, samples); !st) return st;
+  note_fp16_tolerance(o, specs, out.messages);
+  if (ctx.cancel.cancelled()) return cancelled("run cancelled before any backend ran");
+
+  CompareRunOptions opt;
+  opt.tolerance = o.comparison.tolerance;
+  opt.error_stat = o.comparison.error_stat;
+  opt.validate = o.comparison.validate;
+  opt.progress = ctx.progress;
+  if (!goldens.empty()) {
+    opt.golden_outputs = std::move(goldens);
+    opt.golden_source = o.comparison.load_outputs.empty() ? std::string("given")
+                                                          : o.comparison.load_outputs.string();
+  }
+  out.report = run_and_compare_samples(o.model, specs, samples, opt);
+  if (layerwise)
+    if (Status st = run_layers(o, layer_specs, golden_options, samples, ctx, out); !st) return st;
+  if (o.strict_providers) apply_strict_providers(out);
+  if (!o.save_outputs.empty())
+    if (Status st = save_outputs(o, golden_options, samples, out); !st) return st;
+  return out;
+}
+
+}  // namespace onnxdbg::api

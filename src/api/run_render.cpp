@@ -1,0 +1,103 @@
+// The three renderings of an api::RunResult: the JSON of `onnxdbg run --json`, the text tables
+// and verdict of `onnxdbg run`, and the HTML view. All read the same result, so they cannot
+// disagree.
+#include "onnxdbg/run.h"
+#include "report/layerwise_report.h"
+#include "report/run_report.h"
+#include "report/table.h"
+#include "report/viewer.h"
+
+namespace onnxdbg::api {
+
+namespace {
+
+/// Several samples: the aggregate report, each sample's seed, layerwise keys per sample, and the
+/// first sample's first divergent node at the top.
+nlohmann::json samples_json(const RunResult& r) {
+  nlohmann::json j = report::run_samples_json(r.report);
+  const bool layered = !r.layers.empty();
+  if (layered) j["first_divergent_node"] = nullptr;
+  for (size_t i = 0; i < r.report.samples.size(); ++i) {
+    nlohmann::json& js = j["samples"][i];
+    js["seed"] = r.inputs_source.empty() ? nlohmann::json(r.seed + r.sample_ids[i])
+                                         : nlohmann::json(nullptr);
+    if (!layered) continue;
+    if (r.layers[i].report) {
+      report::add_layerwise_json(*r.layers[i].report, js);
+    } else {
+      js["layerwise_error"] = r.layers[i].error;
+      js["first_divergent_node"] = nullptr;
+    }
+    if (js["first_divergent_node"].is_object() && j["first_divergent_node"].is_null()) {
+      j["first_divergent_node"] = js["first_divergent_node"];
+      j["first_divergent_node"]["sample"] = i;
+    }
+  }
+  return j;
+}
+
+/// The text of several samples: a heading and the tables of each, then the verdict over all.
+void print_samples_text(const RunResult& r, std::ostream& os, bool color) {
+  const size_t n = r.report.samples.size();
+  os << "model: " << r.source.string() << "\n";
+  os << "samples: " << n << ", "
+     << (r.inputs_source.empty() ? "generated with seeds " + std::to_string(r.seed) + " to " +
+                                       std::to_string(r.seed + n - 1) + " (--iterations " +
+                                       std::to_string(n) + ")"
+                                 : "from '" + r.inputs_source + "'")
+     << "; each compared on its own\n";
+  for (size_t i = 0; i < n; ++i) {
+    std::string heading = "=== sample " + std::to_string(i) + " of " + std::to_string(n);
+    if (r.inputs_source.empty()) heading += " (seed " + std::to_string(r.seed + i) + ")";
+    os << "\n" << report::colorize(heading + " ===", "bold", color) << "\n";
+    const CompareRunReport& s = r.report.samples[i];
+    report::print_run_tables(s, os, color);
+    report::print_verdict(s.verdict, s.verdict_line, os, color,
+                          "sample " + std::to_string(i) + ": ");
+    if (r.layers.empty()) continue;
+    if (r.layers[i].report)
+      report::print_layerwise_report(*r.layers[i].report, os, color);
+    else
+      os << "\nlayerwise: could not run on sample " << i << ": " << r.layers[i].error << "\n";
+  }
+  os << "\n"
+     << report::colorize("=== all " + std::to_string(n) + " samples ===", "bold", color) << "\n";
+  if (r.repro_sample)
+    os << "first divergent node: on sample " << *r.repro_sample
+       << " (repro: " << r.layers[*r.repro_sample].report->repro_dir.string() << ")\n";
+  report::print_verdict(r.report.verdict, r.report.verdict_line, os, color);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunResult& r) {
+  if (r.report.samples.size() != 1) return samples_json(r);
+  nlohmann::json j = report::run_samples_json(r.report);
+  if (!r.layers.empty() && r.layers.front().report)
+    report::add_layerwise_json(*r.layers.front().report, j);
+  return j;
+}
+
+void print_text(const RunResult& r, std::ostream& os, bool color) {
+  if (r.report.samples.size() != 1) return print_samples_text(r, os, color);
+  report::print_run_report(r.report.samples.front(), os, color);
+  if (!r.layers.empty() && r.layers.front().report)
+    report::print_layerwise_report(*r.layers.front().report, os, color);
+}
+
+report::ViewerOverlays run_overlays(const RunResult& r) {
+  const size_t shown = r.shown_sample();
+  const LayerwiseReport* lr =
+      !r.layers.empty() && r.layers[shown].report ? &*r.layers[shown].report : nullptr;
+  report::ViewerOverlays ov;
+  nlohmann::json j = report::run_report_json(r.report.samples[shown]);
+  if (lr) report::add_layerwise_json(*lr, j);
+  ov.run_report = std::move(j);
+  return ov;
+}
+
+Status write_html(const RunResult& r, const std::filesystem::path& path) {
+  return report::write_viewer_html(r.model, run_overlays(r), path.string());
+}
+
+}  // namespace onnxdbg::api

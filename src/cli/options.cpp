@@ -1,0 +1,99 @@
+// The CLI's shared option groups (options.h): one declaration of each option, its help and its
+// parsing, for every command that takes it.
+#include "cli/options.h"
+
+namespace onnxdbg::cli {
+
+void InputArgs::add_to(CLI::App* cmd, const Config& config) {
+  cmd->add_option("--seed", seed_, "Seed for generated inputs")->capture_default_str();
+  iterations_option_ =
+      cmd->add_option("--iterations", iterations_, config.iterations_help)->capture_default_str();
+  cmd->add_option("--val-range", val_range_,
+                  "Range of generated values: [LOW,HIGH] for all inputs or NAME:[LOW,HIGH] for one "
+                  "(default [0,1])");
+  if (config.input_shapes)
+    cmd->add_option(
+        "--input-shapes", input_shapes_,
+        "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224]");
+  cmd->add_option("--load-inputs", load_inputs_, config.load_inputs_help);
+  if (config.sample)
+    sample_option_ = cmd->add_option("--sample", sample_,
+                                     "Run only sample K (0-based) of the samples --load-inputs "
+                                     "holds or --iterations generates (default: all of them)");
+}
+
+bool InputArgs::iterations_given() const {
+  return iterations_option_ && iterations_option_->count() > 0;
+}
+
+Expected<InputGenOptions> InputArgs::generate() const {
+  InputGenOptions gen;
+  gen.seed = seed_;
+  if (Status st = parse_input_shapes(input_shapes_, gen.shapes); !st) return st;
+  if (Status st = parse_value_ranges(val_range_, gen); !st) return st;
+  return gen;
+}
+
+Expected<api::InputOptions> InputArgs::to_options() const {
+  api::InputOptions in;
+  ODB_ASSIGN_OR_RETURN(in.generate, generate());
+  if (iterations_given()) in.iterations = iterations_;
+  in.load_inputs = load_inputs_;
+  if (sample_option_ && sample_option_->count() > 0) in.sample = sample_;
+  return in;
+}
+
+void ComparisonArgs::add_to(CLI::App* cmd, const Config& config) {
+  cmd->add_option("--atol", atol_,
+                  "Absolute tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" +
+                      config.tolerance_help_suffix);
+  cmd->add_option("--rtol", rtol_,
+                  "Relative tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" +
+                      config.tolerance_help_suffix);
+  cmd->add_option("--check-error-stat", error_stat_,
+                  "Statistic compared with the tolerances: elemwise (every element, "
+                  "|a-e| <= atol + rtol*|e|), max, mean or median")
+      ->capture_default_str();
+  if (config.load_outputs)
+    cmd->add_option("--load-outputs", load_outputs_,
+                    "Golden outputs to compare every backend against instead of the first "
+                    "backend's: .npz (e.g. from --save-outputs), Polygraphy JSON RunResults (first "
+                    "runner) or input list, ONNX test-data folder (output_K.pb), or .pb/.npy. "
+                    "With several input samples it must hold as many: sample i is compared with "
+                    "its golden sample i");
+  if (config.validate)
+    cmd->add_flag("--validate", validate_, "Also fail when any output holds NaN or Inf");
+}
+
+Expected<api::ComparisonOptions> ComparisonArgs::to_options() const {
+  api::ComparisonOptions c;
+  if (Status st = parse_tolerance_args(atol_, rtol_, c.tolerance); !st) return st;
+  ODB_ASSIGN_OR_RETURN(c.error_stat, error_stat_from_name(error_stat_));
+  c.validate = validate_;
+  c.load_outputs = load_outputs_;
+  return c;
+}
+
+void BackendArgs::add_to(CLI::App* cmd, const std::string& role) {
+  std::string help = role + ". Each is NAME[:KEY=VALUE]...; available:";
+  for (const auto& d : backend_docs()) {
+    help += "\n  " + d.name + ": " + d.help;
+    for (const auto& o : d.options)
+      help += "\n      " + o.key + "=" + o.values + "  " + o.help;
+  }
+  help +=
+      "\nEvery backend also takes precision=fp16: it runs the model converted to float16 "
+      "(inputs and outputs stay float32), and the report lists the nodes whose float32 values "
+      "exceed float16's range; with --layerwise, its float16 intermediate tensors are compared "
+      "with the float32 golden values (reference:precision=fp16 is the interpreter's own "
+      "float16 run)."
+      "\nA comma after providers=... continues the provider list "
+      "(reference,onnxruntime:providers=cuda,cpu); '+' works too (providers=cuda+cpu).";
+  cmd->add_option("--backends", list_, help)->capture_default_str();
+}
+
+void add_json_flag(CLI::App* cmd, bool& json, const std::string& help) {
+  cmd->add_flag("--json", json, help);
+}
+
+}  // namespace onnxdbg::cli

@@ -1,0 +1,86 @@
+// The CLI's option groups, declared once and shared by every command that takes them (as
+// Polygraphy's argument groups): inputs (--input-shapes --val-range --seed --iterations
+// --load-inputs --sample), comparison (--atol --rtol --check-error-stat --validate
+// --load-outputs) and backends (--backends). Each group adds its options to a command and turns
+// what was parsed into the public API's options (include/onnxdbg/run.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onnxdbg/run.h"
+
+namespace onnxdbg::cli {
+
+/// --input-shapes --val-range --seed --iterations --load-inputs --sample.
+class InputArgs {
+ public:
+  /// Which options a command takes beside --seed, --val-range and --load-inputs, and the help of
+  /// the ones whose meaning differs.
+  struct Config {
+    bool input_shapes = true;  ///< --input-shapes (reduce has --model-input-shapes instead)
+    bool sample = true;        ///< --sample K
+    std::string iterations_help;
+    std::string load_inputs_help;
+  };
+  /// Adds the group's options to `cmd`.
+  void add_to(CLI::App* cmd, const Config& config);
+  /// The generated inputs' options (seed, --val-range, --input-shapes). Errors: kInvalidArgument
+  /// naming a malformed --input-shapes or --val-range entry.
+  Expected<InputGenOptions> generate() const;
+  /// The whole group as the API's input options. Errors: as generate().
+  Expected<api::InputOptions> to_options() const;
+  /// Whether --iterations was given, and its value (1 when not).
+  bool iterations_given() const;
+  int iterations() const { return iterations_; }
+  uint64_t seed() const { return seed_; }
+  const std::string& load_inputs() const { return load_inputs_; }
+
+ private:
+  std::vector<std::string> input_shapes_, val_range_;
+  uint64_t seed_ = 1;
+  int iterations_ = 1;
+  std::string load_inputs_;
+  size_t sample_ = 0;
+  CLI::Option* iterations_option_ = nullptr;
+  CLI::Option* sample_option_ = nullptr;
+};
+
+/// --atol --rtol --check-error-stat, and for run --validate --load-outputs.
+class ComparisonArgs {
+ public:
+  struct Config {
+    bool validate = true;      ///< --validate
+    bool load_outputs = true;  ///< --load-outputs
+    std::string tolerance_help_suffix;  ///< appended to --atol/--rtol's help ("for --fail-on ...")
+  };
+  void add_to(CLI::App* cmd, const Config& config);
+  /// Errors: kInvalidArgument for a malformed tolerance or an unknown statistic.
+  Expected<api::ComparisonOptions> to_options() const;
+
+ private:
+  std::vector<std::string> atol_, rtol_;
+  std::string error_stat_ = "elemwise";
+  bool validate_ = false;
+  std::string load_outputs_;
+};
+
+/// --backends NAME[:KEY=VALUE],..., with every backend's options in its help.
+class BackendArgs {
+ public:
+  /// `role` starts the help ("Comma-separated backends, the first gives the golden values").
+  void add_to(CLI::App* cmd, const std::string& role);
+  /// Errors: those of parse_backend_list (an unknown backend or option, named).
+  Expected<std::vector<BackendSpec>> to_specs() const { return parse_backend_list(list_); }
+
+ private:
+  std::string list_ = "reference,onnxruntime";
+};
+
+/// Adds `--json` to `cmd` with `help` (default: "Print one JSON object instead of tables").
+void add_json_flag(CLI::App* cmd, bool& json,
+                   const std::string& help = "Print one JSON object instead of tables");
+
+}  // namespace onnxdbg::cli

@@ -1,0 +1,56 @@
+// The CLI's progress line and its interrupt handling (progress.h).
+#include "cli/progress.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+
+namespace onnxdbg::cli {
+
+namespace {
+
+std::atomic<bool>* g_cancel_flag = nullptr;
+
+extern "C" void on_interrupt(int sig) {
+  if (g_cancel_flag) g_cancel_flag->store(true, std::memory_order_relaxed);
+  signal(sig, SIG_DFL);  // the second one ends the process
+}
+
+}  // namespace
+
+ProgressLine::ProgressLine(bool enabled, std::string suffix)
+    : on_(enabled && isatty(2)), suffix_(std::move(suffix)) {}
+
+void ProgressLine::update(const std::string& text) {
+  if (!on_) return;
+  std::cerr << "\r\x1b[K[onnxdbg] " << text << suffix_ << std::flush;
+  drawn_ = true;
+}
+
+void ProgressLine::clear() {
+  if (!drawn_) return;
+  std::cerr << "\r\x1b[K" << std::flush;
+  drawn_ = false;
+}
+
+api::ProgressFn ProgressLine::callback() {
+  if (!on_) return {};
+  return [this](const std::string& s) { update(s); };
+}
+
+api::CallContext interruptible_context(ProgressLine& line) {
+  api::CallContext ctx;
+  ctx.progress = line.callback();
+  // The token lives as long as the process: the handler may run after the call returns.
+  static api::CancelToken token;
+  ctx.cancel = token;
+  g_cancel_flag = token.flag();
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  return ctx;
+}
+
+}  // namespace onnxdbg::cli
