@@ -3,8 +3,10 @@
 // Link onnxdbg::onnxdbg (find_package(onnxdbg)); examples/compare.cpp shows a whole program.
 #pragma once
 
-#include "onnxdbg/common.h"   // CallContext (progress, cancellation), Messages
+#include "onnxdbg/common.h"       // CallContext (progress, cancellation), Messages
+#include "onnxdbg/conformance.h"  // conformance (ONNX backend test cases)
 #include "onnxdbg/diff.h"     // diff
 #include "onnxdbg/inspect.h"  // inspect, lint
 #include "onnxdbg/reduce.h"   // reduce
 #include "onnxdbg/run.h"      // run (compare backends, layerwise, isolate)
+#include "onnxdbg/view.h"     // view (the HTML page)

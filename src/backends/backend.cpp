@@ -82,49 +82,35 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+namespace {
+
+/// A backend's documentation with `isolated` as backends.def says.
+BackendDoc with_isolation(BackendDoc doc, bool isolated) {
+  doc.isolated = isolated;
+  return doc;
+}
+
+}  // namespace
+
 const std::vector<BackendDoc>& backend_docs() {
   static const std::vector<BackendDoc> docs = {
-      {"reference",
-       "onnxdbg's own interpreter, the golden backend (in process)",
-       false,
-       {{"profile", "0|1",
-         "print time per op type to stderr when the session ends (also "
-         "ONNXDBG_PROFILE=1)"},
-        {"random_seed", "N",
-         "seed of random ops without a seed attribute (default 0; runs "
-         "repeat bit for bit)"},
-        {"accumulate", "float|double",
-         "precision of sums in accumulating ops (reductions, Softmax, normalisation "
-         "statistics, MatMul, Gemm, Conv, ConvTranspose, pooling averages, RNNs): double runs "
-         "them on float64 copies of float32/float16/bfloat16 inputs (BLAS dgemm) and rounds each "
-         "result once to the output type, a stricter golden run (default float)"},
-        {"threads", "N|auto",
-         "threads the kernels split their work over (default 1; auto: the machine's, at most "
-         "16); pays on large models (PP-OCRv4 det at 640x640: 123 -> 102 ms on 2 cores); work "
-         "is cut into chunks fixed by the shapes, so every thread count gives the same bits"}}},
-      {"onnxruntime",
-       "ONNX Runtime (CPU), in an isolated worker process",
-       true,
-       {{"opt", "disabled|basic|extended|all", "graph optimization level (default all)"},
-        {"threads", "N", "intra-op threads (default: ONNX Runtime's choice)"},
-        {"providers", "cpu|cuda|tensorrt|openvino|...[+...]",
-         "execution providers to request, in priority order, separated by '+' or ',' "
-         "(providers=cuda+cpu); one this ONNX Runtime lacks, or nodes placed on one not "
-         "requested, is a warning (an error with --strict-providers)"},
-        {"optimized_model", "PATH", "save the optimized graph to PATH"},
-        {"arena", "on|off",
-         "ONNX Runtime's CPU memory arena (default on); off allocates each tensor apart, so "
-         "memory one session frees is reused by the next (layerwise runs use it)"},
-        {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}},
-      {"opencv",
-       "OpenCV DNN 4.6 (CPU), in an isolated worker process",
-       true,
-       {{"threads", "N",
-         "threads for OpenCV's parallel loops (cv::setNumThreads; default: "
-         "OpenCV's choice)"},
-        {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}},
+#define ONNXDBG_IN_PROCESS_BACKEND(name, factory) with_isolation(name##_backend_doc(), false),
+#define ONNXDBG_ISOLATED_BACKEND(name, factory) with_isolation(name##_backend_doc(), true),
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
   };
   return docs;
+}
+
+bool is_isolated_backend(const std::string& name) {
+#define ONNXDBG_IN_PROCESS_BACKEND(n, factory)
+#define ONNXDBG_ISOLATED_BACKEND(n, factory) \
+  if (name == #n) return true;
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
+  return false;
 }
 
 Status validate_backend_spec(const BackendSpec& spec) {
@@ -200,7 +186,12 @@ Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list) {
 
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec) {
   ODB_RETURN_IF_ERROR(validate_backend_spec(spec));
-  if (spec.name == "reference") return make_reference_backend(spec);
+#define ONNXDBG_IN_PROCESS_BACKEND(n, factory) \
+  if (spec.name == #n) return factory(spec);
+#define ONNXDBG_ISOLATED_BACKEND(name, factory)
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
   IsolationOptions iso;
   if (auto t = spec.option("timeout"); !t.empty()) {
     char* end = nullptr;

@@ -154,7 +154,16 @@ struct BackendDoc {
   bool isolated;  ///< runs in a worker process
   std::vector<BackendOptionDoc> options;
 };
+/// Every backend of src/backends/backends.def, in its order.
 const std::vector<BackendDoc>& backend_docs();
+/// Each backend's documentation, defined in src/backends/<name>/<name>_doc.cpp.
+#define ONNXDBG_IN_PROCESS_BACKEND(name, factory) BackendDoc name##_backend_doc();
+#define ONNXDBG_ISOLATED_BACKEND(name, factory) BackendDoc name##_backend_doc();
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
+/// Whether backends.def lists `name` as a backend that runs in the worker process.
+bool is_isolated_backend(const std::string& name);
 
 /// Creates a backend from its spec: `reference` runs in this process; `onnxruntime` and `opencv`
 /// run in an onnxdbg-worker process. Unknown options are refused here, before any model is loaded.

@@ -37,7 +37,6 @@ using worker::Clock;
 using worker::IoOutcome;
 using worker::IoResult;
 
-constexpr const char* kWorkerBackends[] = {"onnxruntime", "opencv"};
 /// How long a worker gets to exit by itself once its pipe is closed, before SIGKILL.
 constexpr auto kExitGrace = std::chrono::seconds(2);
 
@@ -528,8 +527,7 @@ Expected<std::string> find_worker_executable() {
   looked.push_back(ONNXDBG_WORKER_BUILD_PATH);
 #endif
 #ifdef ONNXDBG_WORKER_INSTALL_PATH
-  if (executable_file(ONNXDBG_WORKER_INSTALL_PATH))
-    return std::string(ONNXDBG_WORKER_INSTALL_PATH);
+  if (executable_file(ONNXDBG_WORKER_INSTALL_PATH)) return std::string(ONNXDBG_WORKER_INSTALL_PATH);
   looked.push_back(ONNXDBG_WORKER_INSTALL_PATH);
 #endif
   return not_found(fmt::format(
@@ -539,10 +537,12 @@ Expected<std::string> find_worker_executable() {
 
 Expected<std::unique_ptr<Backend>> make_isolated_backend(const BackendSpec& spec,
                                                          IsolationOptions options) {
-  if (std::find(std::begin(kWorkerBackends), std::end(kWorkerBackends), spec.name) ==
-      std::end(kWorkerBackends)) {
-    return invalid_argument(fmt::format("'{}' is not a backend the worker runs (it runs: {})",
-                                        spec.name, fmt::join(kWorkerBackends, ", ")));
+  if (!is_isolated_backend(spec.name)) {
+    std::string names;
+    for (const auto& d : backend_docs())
+      if (d.isolated) names += (names.empty() ? "" : ", ") + d.name;
+    return invalid_argument(
+        fmt::format("'{}' is not a backend the worker runs (it runs: {})", spec.name, names));
   }
   if (auto it = spec.options.find("timeout"); it != spec.options.end()) {
     char* end = nullptr;

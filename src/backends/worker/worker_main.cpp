@@ -25,8 +25,11 @@ using Factory = std::function<Expected<std::unique_ptr<Backend>>(const BackendSp
 
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> f = {
-      {"onnxruntime", make_onnxruntime_backend},
-      {"opencv", make_opencv_backend},
+#define ONNXDBG_IN_PROCESS_BACKEND(name, factory)
+#define ONNXDBG_ISOLATED_BACKEND(name, factory) {#name, factory},
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
   };
   return f;
 }

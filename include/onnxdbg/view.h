@@ -1,0 +1,49 @@
+// onnxdbg::api::view: the interactive HTML view of a model (`onnxdbg view`), optionally painted
+// with a run's errors (the JSON of `run --json`), a diff against a second model, lint findings
+// or highlighted nodes. One self-contained page; nothing is fetched when it opens.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model.h"
+#include "onnxdbg/common.h"
+#include "report/viewer.h"
+
+namespace onnxdbg::api {
+
+struct ViewOptions {
+  std::filesystem::path model;
+  /// The object `onnxdbg run --json` printed (with or without --layerwise), or a file holding
+  /// it (`report_file`); of a run of several samples the page shows the first sample that
+  /// disagrees (sample 0 when all agree).
+  std::optional<nlohmann::json> run_report;
+  std::filesystem::path report_file;
+  std::filesystem::path diff;  ///< a second model: nodes only in one and changed nodes marked
+  report::DiffLayout diff_layout = report::DiffLayout::kMerged;
+  bool lint = false;                   ///< paint lint findings on their nodes
+  std::vector<std::string> highlight;  ///< node names to highlight (any graph)
+};
+
+struct ViewResult {
+  LoadedModel model;
+  std::unique_ptr<LoadedModel> other;  ///< the diff's second model (overlays point to it)
+  report::ViewerOverlays overlays;
+  Messages messages;
+};
+
+/// Loads the model(s) and builds the overlays. Errors: those of load_model; kNotFound for a
+/// report file that does not exist; kInvalidArgument for one that is not the JSON object of
+/// `run --json`; those of diff_models and lint_model.
+Expected<ViewResult> view(const ViewOptions& options);
+
+/// Writes the page to `path`. Errors: those of report::write_viewer_html (a highlighted name
+/// that is no node, a path that cannot be written).
+Status write_html(const ViewResult& result, const std::filesystem::path& path);
+
+}  // namespace onnxdbg::api
