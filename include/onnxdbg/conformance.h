@@ -4,11 +4,10 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
 #include "conformance/conformance.h"
@@ -55,7 +54,6 @@ nlohmann::json to_json(const ConformanceResult& result);
 
 /// The table `onnxdbg conformance` prints (only cases that did not pass everywhere when
 /// `failures_only`), the failure reasons and one summary line per backend.
-void print_text(const ConformanceResult& result, std::ostream& os, bool color,
-                bool failures_only);
+void print_text(const ConformanceResult& result, std::ostream& os, bool color, bool failures_only);
 
 }  // namespace onnxdbg::api

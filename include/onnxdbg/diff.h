@@ -3,9 +3,8 @@
 #pragma once
 
 #include <filesystem>
-#include <ostream>
-
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "diff/diff.h"
 #include "model/model.h"

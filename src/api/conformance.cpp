@@ -22,7 +22,8 @@ Expected<std::vector<std::filesystem::path>> find_all_cases(const ConformanceOpt
     std::erase_if(cases, [&](const auto& c) {
       return c.filename().string().find(o.filter) == std::string::npos;
     });
-  if (cases.empty()) return not_found("no test case (a folder with model.onnx) under the given folders");
+  if (cases.empty())
+    return not_found("no test case (a folder with model.onnx) under the given folders");
   return cases;
 }
 
@@ -97,8 +98,7 @@ nlohmann::json to_json(const ConformanceResult& result) {
   return j;
 }
 
-void print_text(const ConformanceResult& result, std::ostream& os, bool color,
-                bool failures_only) {
+void print_text(const ConformanceResult& result, std::ostream& os, bool color, bool failures_only) {
   const auto& tallies = result.tallies;
   std::vector<std::string> headers{"case"};
   for (const auto& t : tallies) headers.push_back(t.spec.to_string());

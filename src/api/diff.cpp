@@ -37,7 +37,8 @@ void print_names(const std::string& title, const std::vector<std::string>& names
   os << "\n" << title << " (" << names.size() << "):\n";
   const size_t shown = std::min<size_t>(names.size(), 50);
   for (size_t i = 0; i < shown; ++i) os << "  " << names[i] << "\n";
-  if (shown < names.size()) os << "  ... and " << names.size() - shown << " more (--json lists all)\n";
+  if (shown < names.size())
+    os << "  ... and " << names.size() - shown << " more (--json lists all)\n";
 }
 
 void print_changes(const std::string& title, const std::vector<DiffChange>& changes,

@@ -43,8 +43,7 @@ class CancellableOracle : public reduce::Oracle {
   std::string describe() const override { return inner_->describe(); }
   int max_parallel() const override { return inner_->max_parallel(); }
   bool needs_values() const override { return inner_->needs_values(); }
-  Expected<reduce::OracleVerdict> test(const reduce::BuiltCandidate& candidate,
-                                       int slot) override {
+  Expected<reduce::OracleVerdict> test(const reduce::BuiltCandidate& candidate, int slot) override {
     if (token_.cancelled()) return cancelled("reduction cancelled");
     return inner_->test(candidate, slot);
   }
@@ -96,8 +95,8 @@ Status generate_input_values(const ReduceOptions& o, reduce::Original& original,
     auto t = generate_inputs(original.model.graph(), gen);
     if (!t) {
       if (!o.check.command.empty() || o.oracle) {
-        add_warning(messages, "no input values (" + t.status().message() +
-                                  "); candidates get types only");
+        add_warning(messages,
+                    "no input values (" + t.status().message() + "); candidates get types only");
         return Status::ok();
       }
       return Status(t.status()).with_context("generating inputs (use --model-input-shapes)");

@@ -1,6 +1,8 @@
 // api::run: the input samples, the comparison on every backend, the layerwise pass and the
 // files of `onnxdbg run`, as one library call (include/onnxdbg/run.h). Rendering is in
 // run_render.cpp.
+#include "onnxdbg/run.h"
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -8,7 +10,6 @@
 #include "backends/reference/reference_backend.h"
 #include "data/npz.h"
 #include "data/samples.h"
-#include "onnxdbg/run.h"
 #include "reference/interpreter.h"
 #include "runner/layer_values.h"
 
@@ -120,8 +121,9 @@ Status generate_samples(const onnx::GraphProto& graph, const InputOptions& in, R
   out.total_samples = total;
   if (in.sample && *in.sample >= total)
     return invalid_argument("--sample " + std::to_string(*in.sample) +
-                            ": the generated inputs are " + std::to_string(total) + " sample(s), 0 to " +
-                            std::to_string(total - 1) + " (--iterations N generates N)");
+                            ": the generated inputs are " + std::to_string(total) +
+                            " sample(s), 0 to " + std::to_string(total - 1) +
+                            " (--iterations N generates N)");
   InputGenOptions gen = in.generate;
   for (size_t i = 0; i < total; ++i) {
     if (in.sample && i != *in.sample) continue;
@@ -161,13 +163,13 @@ Status given_samples(const onnx::GraphProto& graph, const InputOptions& in, RunR
 }
 
 /// The input samples of the run (see InputOptions); the note about --sample when it picks one.
-Expected<std::vector<TensorMap>> input_samples(const onnx::GraphProto& graph,
-                                               const RunOptions& o, RunResult& out) {
+Expected<std::vector<TensorMap>> input_samples(const onnx::GraphProto& graph, const RunOptions& o,
+                                               RunResult& out) {
   const InputOptions& in = o.inputs;
   const bool given = !in.samples.empty() || !in.load_inputs.empty();
   std::vector<TensorMap> samples;
-  Status st = given ? given_samples(graph, in, out, samples)
-                    : generate_samples(graph, in, out, samples);
+  Status st =
+      given ? given_samples(graph, in, out, samples) : generate_samples(graph, in, out, samples);
   if (!st) return st;
   out.seed = in.generate.seed;
   if (in.sample && out.total_samples > 1)
@@ -191,8 +193,9 @@ Status check_golden_count(const RunOptions& o, const std::string& what, size_t c
     return invalid_argument(what + " holds " + std::to_string(count) +
                             " output samples; give their inputs with --load-inputs so each is "
                             "compared with its own");
-  return invalid_argument("--iterations " + std::to_string(total) + " generates " + std::to_string(total) +
-                          " input samples but " + what + " holds " + std::to_string(count) +
+  return invalid_argument("--iterations " + std::to_string(total) + " generates " +
+                          std::to_string(total) + " input samples but " + what + " holds " +
+                          std::to_string(count) +
                           " output sample(s); they must come from the same run");
 }
 
@@ -234,8 +237,8 @@ Expected<std::vector<TensorMap>> golden_outputs(const onnx::GraphProto& graph, c
 
 /// Several samples fit only a .json file; refused before anything runs or is written.
 Status check_save_paths(const RunOptions& o, size_t n) {
-  for (const auto& [flag, path] : {std::pair{"--save-inputs", &o.save_inputs},
-                                   std::pair{"--save-outputs", &o.save_outputs}})
+  for (const auto& [flag, path] :
+       {std::pair{"--save-inputs", &o.save_inputs}, std::pair{"--save-outputs", &o.save_outputs}})
     if (n > 1 && !path->empty() && !is_json_path(*path))
       return invalid_argument(
           std::string(flag) + " '" + path->string() + "': " + std::to_string(n) +
@@ -257,7 +260,8 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
       add_note(messages, s.to_string() +
                              " rounds every value to float16 (relative error up to 4.9e-4), "
                              "beyond --rtol " +
-                             r.str() + "; float16 runs are usually compared with --atol 1e-3 --rtol 1e-2");
+                             r.str() +
+                             "; float16 runs are usually compared with --atol 1e-3 --rtol 1e-2");
       return;
     }
 }
@@ -321,9 +325,9 @@ Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& go
       first = false;
     }
     if (out.layers.empty()) continue;
-    ODB_ASSIGN_OR_RETURN(TensorMap values,
-                         reference_layer_values(o.model, samples[i], o.layerwise.memory_budget,
-                                                golden_options));
+    ODB_ASSIGN_OR_RETURN(
+        TensorMap values,
+        reference_layer_values(o.model, samples[i], o.layerwise.memory_budget, golden_options));
     for (auto& [name, t] : values) all[i].emplace(name, std::move(t));
   }
   return write_samples(o.save_outputs, all);

@@ -41,10 +41,10 @@ void print_samples_text(const RunResult& r, std::ostream& os, bool color) {
   const size_t n = r.report.samples.size();
   os << "model: " << r.source.string() << "\n";
   os << "samples: " << n << ", "
-     << (r.inputs_source.empty() ? "generated with seeds " + std::to_string(r.seed) + " to " +
-                                       std::to_string(r.seed + n - 1) + " (--iterations " +
-                                       std::to_string(n) + ")"
-                                 : "from '" + r.inputs_source + "'")
+     << (r.inputs_source.empty()
+             ? "generated with seeds " + std::to_string(r.seed) + " to " +
+                   std::to_string(r.seed + n - 1) + " (--iterations " + std::to_string(n) + ")"
+             : "from '" + r.inputs_source + "'")
      << "; each compared on its own\n";
   for (size_t i = 0; i < n; ++i) {
     std::string heading = "=== sample " + std::to_string(i) + " of " + std::to_string(n);

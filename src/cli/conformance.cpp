@@ -1,11 +1,12 @@
 // `onnxdbg conformance`: run ONNX backend test folders (model.onnx + test_data_set_N) on one or
 // more backends and print pass / fail / unsupported per case with each failure's reason.
+#include "onnxdbg/conformance.h"
+
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "onnxdbg/conformance.h"
 #include "report/table.h"
 
 namespace onnxdbg::cli {
@@ -73,7 +74,8 @@ void add_conformance_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--atol", args->atol, "Absolute tolerance")->capture_default_str();
   cmd->add_flag("--failures-only", args->failures_only,
                 "List only cases that did not pass everywhere");
-  add_json_flag(cmd, args->json, "Print one JSON object (passed, failed, unsupported, total, cases)");
+  add_json_flag(cmd, args->json,
+                "Print one JSON object (passed, failed, unsupported, total, cases)");
   cmd->footer(
       "Exit status: 0 when no case failed (unsupported cases do not count), 1 otherwise, 2 on a "
       "usage error.");

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/options.h"
 #include "onnxdbg/diff.h"
-#include "cli/html_output.h"
 #include "report/table.h"
 
 namespace onnxdbg::cli {

@@ -4,7 +4,6 @@
 
 #include <iostream>
 
-
 namespace onnxdbg::cli {
 
 void add_html_option(CLI::App* cmd, HtmlOutput& out, const std::string& shows) {

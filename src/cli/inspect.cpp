@@ -1,12 +1,13 @@
 // onnxdbg inspect MODEL [--mode basic|layers|attrs|weights] [--json]: prints a model's summary
 // (see inspect/inspect.h) for people, or as one JSON object for programs.
 
+#include "onnxdbg/inspect.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "onnxdbg/inspect.h"
 
 namespace onnxdbg::cli {
 

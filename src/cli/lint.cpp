@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/options.h"
-#include "onnxdbg/inspect.h"
 #include "cli/html_output.h"
+#include "cli/options.h"
 #include "model/model.h"
+#include "onnxdbg/inspect.h"
 #include "report/lint_report.h"
 #include "report/table.h"
 

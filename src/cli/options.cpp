@@ -44,12 +44,12 @@ Expected<api::InputOptions> InputArgs::to_options() const {
 }
 
 void ComparisonArgs::add_to(CLI::App* cmd, const Config& config) {
-  cmd->add_option("--atol", atol_,
-                  "Absolute tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" +
-                      config.tolerance_help_suffix);
-  cmd->add_option("--rtol", rtol_,
-                  "Relative tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" +
-                      config.tolerance_help_suffix);
+  cmd->add_option(
+      "--atol", atol_,
+      "Absolute tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" + config.tolerance_help_suffix);
+  cmd->add_option(
+      "--rtol", rtol_,
+      "Relative tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" + config.tolerance_help_suffix);
   cmd->add_option("--check-error-stat", error_stat_,
                   "Statistic compared with the tolerances: elemwise (every element, "
                   "|a-e| <= atol + rtol*|e|), max, mean or median")
@@ -78,8 +78,7 @@ void BackendArgs::add_to(CLI::App* cmd, const std::string& role) {
   std::string help = role + ". Each is NAME[:KEY=VALUE]...; available:";
   for (const auto& d : backend_docs()) {
     help += "\n  " + d.name + ": " + d.help;
-    for (const auto& o : d.options)
-      help += "\n      " + o.key + "=" + o.values + "  " + o.help;
+    for (const auto& o : d.options) help += "\n      " + o.key + "=" + o.values + "  " + o.help;
   }
   help +=
       "\nEvery backend also takes precision=fp16: it runs the model converted to float16 "

@@ -52,8 +52,8 @@ class InputArgs {
 class ComparisonArgs {
  public:
   struct Config {
-    bool validate = true;      ///< --validate
-    bool load_outputs = true;  ///< --load-outputs
+    bool validate = true;               ///< --validate
+    bool load_outputs = true;           ///< --load-outputs
     std::string tolerance_help_suffix;  ///< appended to --atol/--rtol's help ("for --fail-on ...")
   };
   void add_to(CLI::App* cmd, const Config& config);

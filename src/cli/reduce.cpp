@@ -1,13 +1,14 @@
 // `onnxdbg reduce`: shrink a failing model to a minimal failing one, with an external --check
 // command (Polygraphy's `debug reduce` options) or a built-in oracle (--fail-on), printing a
 // progress line, a summary table, or one JSON object with --json.
+#include "onnxdbg/reduce.h"
+
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "onnxdbg/reduce.h"
 #include "reduce/strategies/strategies.h"
 
 namespace onnxdbg::cli {
@@ -140,8 +141,7 @@ int reduce_command(const ReduceArgs& a) {
   const api::ReduceResult& r = *result;
   api::print_messages(r.messages, std::cerr, !a.json);
   if (!a.json)
-    std::cout << "reduce: " << a.model << ", " << r.nodes << " nodes; oracle: " << r.oracle
-              << "\n";
+    std::cout << "reduce: " << a.model << ", " << r.nodes << " nodes; oracle: " << r.oracle << "\n";
   if (!r.stopped) {
     if (r.best_so_far) std::cerr << "onnxdbg: the best model so far is in " << a.output << "\n";
     return report_error(r.stopped);

@@ -1,13 +1,14 @@
 // `onnxdbg run`: run a model on several backends with generated or loaded inputs, compare every
 // output with golden values, print tables and a verdict (or one JSON object with --json). The
 // work is api::run (include/onnxdbg/run.h); this file parses the flags and renders the result.
+#include "onnxdbg/run.h"
+
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "onnxdbg/run.h"
 #include "report/table.h"
 
 namespace onnxdbg::cli {

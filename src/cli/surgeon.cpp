@@ -1,29 +1,17 @@
 // `onnxdbg surgeon`: Polygraphy's model-editing subcommands (sanitize, extract, convert-opset,
 // to-fp16). Each loads the model, calls src/surgeon/, checks the result with lint and writes it
 // (or, with --force, writes it in spite of lint errors); --json prints what was done as one object.
-#include "surgeon/surgeon.h"
+#include "onnxdbg/surgeon.h"
 
-#include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "report/surgeon_report.h"
+#include "cli/options.h"
 #include "runner/input_gen.h"
 
 namespace onnxdbg::cli {
 
 namespace {
-
-// "412 ms", "1.37 s".
-std::string fmt_seconds(double s) {
-  char buf[32];
-  if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
 
 struct CommonArgs {
   std::string model;
@@ -53,50 +41,27 @@ std::vector<std::string> split_list(const std::vector<std::string>& args) {
   return out;
 }
 
-// Checks the edited model and writes it: "wrote OUT (N nodes)", or with --json one object
-// {command, model, output, written, forced, nodes, check, <command>: details}. A model with lint
-// errors is refused (exit 2) unless --force, which writes it, says so loudly and exits 1.
-int finish(const LoadedModel& src, const onnx::ModelProto& edited, const CommonArgs& a,
-           const std::string& command, nlohmann::json details) {
-  auto check = surgeon::check_edit(edited, src.base_dir);
-  if (!check) return report_error(check.status());
-  const bool broken = !check->errors.empty();
-  const int64_t nodes = surgeon::count_nodes(edited.graph());
-  nlohmann::json j = {{"command", command},
-                      {"model", a.model},
-                      {"output", a.output},
-                      {"written", false},
-                      {"forced", false},
-                      {"nodes", nodes},
-                      {"check", report::edit_check_json(*check)},
-                      {command, std::move(details)}};
-  if (broken && !a.force) {
-    if (a.json) std::cout << j.dump(2) << "\n";
-    return report_error(
-        model_error(check->summary() + ", so it was not written (--force writes it anyway)"));
-  }
-  if (broken)
+// Runs the edit and prints what happened: the summary and "wrote OUT (N nodes)", or with --json
+// one object {command, model, output, written, forced, nodes, check, <command>: details}. A model
+// with lint errors is refused (exit 2) unless --force, which writes it, says so loudly and exits 1.
+int run_surgeon(const CommonArgs& a, api::SurgeonOptions::Operation op) {
+  api::SurgeonOptions o;
+  o.model = a.model;
+  o.output = a.output;
+  o.force = a.force;
+  o.operation = std::move(op);
+  auto r = api::surgeon(o);
+  if (!r) return report_error(r.status());
+  api::print_messages(r->messages, std::cerr, !a.json);
+  if (r->forced)
     std::cerr << "onnxdbg: WARNING: --force: writing " << a.output << " although "
-              << check->summary() << "; runtimes may refuse to load it\n";
-  if (Status st = surgeon::save_edited_model(edited, src.base_dir, a.output); !st)
-    return report_error(st);
-  j["written"] = true;
-  j["forced"] = broken;
-  if (a.json) {
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << "wrote " << a.output << " (" << nodes << " nodes"
-              << (broken ? ", " + std::to_string(check->errors.size()) + " LINT ERRORS" : "")
-              << ")\n";
-  }
-  return broken ? kExitMismatch : kExitOk;
-}
-
-Expected<LoadedModel> load(const std::string& path) {
-  auto m = load_model(path);
-  if (m)
-    for (const auto& w : m->warnings) std::cerr << "onnxdbg: warning: " << w << "\n";
-  return m;
+              << r->check.summary() << "; runtimes may refuse to load it\n";
+  if (a.json)
+    std::cout << api::to_json(*r).dump(2) << "\n";
+  else
+    api::print_text(*r, std::cout);
+  if (!r->refused) return report_error(r->refused);
+  return r->forced ? kExitMismatch : kExitOk;
 }
 
 CLI::App* add_common(CLI::App& parent, const std::string& name, const std::string& help,
@@ -104,7 +69,7 @@ CLI::App* add_common(CLI::App& parent, const std::string& name, const std::strin
   auto* cmd = parent.add_subcommand(name, help);
   cmd->add_option("model", a.model, "ONNX model file")->required();
   cmd->add_option("-o,--output", a.output, "Where to write the edited model")->required();
-  cmd->add_flag("--json", a.json,
+  add_json_flag(cmd, a.json,
                 "Print one JSON object (what was done, the check's errors) instead of text");
   cmd->add_flag("--force", a.force,
                 "Write the result even when the final lint check finds errors (exit status 1)");
@@ -133,17 +98,7 @@ int sanitize_command(const SanitizeArgs& a) {
   opt.fold.size_limit = a.fold_size_limit;
   opt.cleanup = a.cleanup;
   opt.toposort = a.toposort;
-  auto model = load(a.model);
-  if (!model) return report_error(model.status());
-  onnx::ModelProto edited = model->proto;
-  auto rep = surgeon::sanitize(edited, model->base_dir, opt);
-  if (!rep) return report_error(rep.status());
-  if (!a.json) {
-    if (rep->fold)
-      for (const auto& n : rep->fold->notes) std::cerr << "onnxdbg: note: " << n << "\n";
-    std::cout << rep->summary() << " (" << fmt_seconds(rep->seconds) << ")\n";
-  }
-  return finish(*model, edited, a, "sanitize", report::sanitize_report_json(*rep));
+  return run_surgeon(a, opt);
 }
 
 // --- extract
@@ -155,34 +110,18 @@ struct ExtractArgs : CommonArgs {
 };
 
 int extract_command(const ExtractArgs& a) {
-  std::vector<surgeon::ExtractTensor> ins, outs;
+  api::ExtractOperation op;
   for (const auto& item : split_list(a.inputs)) {
     auto t = surgeon::parse_extract_tensor(item, false);
     if (!t) return report_error(t.status());
-    ins.push_back(std::move(*t));
+    op.inputs.push_back(std::move(*t));
   }
   for (const auto& item : split_list(a.outputs)) {
     auto t = surgeon::parse_extract_tensor(item, true);
     if (!t) return report_error(t.status());
-    outs.push_back(std::move(*t));
+    op.outputs.push_back(std::move(*t));
   }
-  auto model = load(a.model);
-  if (!model) return report_error(model.status());
-  onnx::ModelProto edited = model->proto;
-  const int64_t before = surgeon::count_nodes(edited.graph());
-  if (Status st = surgeon::extract(edited, ins, outs); !st) return report_error(st);
-  const int64_t after = surgeon::count_nodes(edited.graph());
-  if (!a.json)
-    std::cout << "extracted " << after << " of " << before << " nodes: " << ins.size() << " input"
-              << (ins.size() == 1 ? "" : "s") << ", " << outs.size() << " output"
-              << (outs.size() == 1 ? "" : "s") << "\n";
-  nlohmann::json details = {{"nodes_before", before},
-                            {"nodes_after", after},
-                            {"inputs", nlohmann::json::array()},
-                            {"outputs", nlohmann::json::array()}};
-  for (const auto& t : ins) details["inputs"].push_back(t.name);
-  for (const auto& t : outs) details["outputs"].push_back(t.name);
-  return finish(*model, edited, a, "extract", std::move(details));
+  return run_surgeon(a, std::move(op));
 }
 
 // --- convert-opset
@@ -193,14 +132,7 @@ struct ConvertArgs : CommonArgs {
 };
 
 int convert_command(const ConvertArgs& a) {
-  auto model = load(a.model);
-  if (!model) return report_error(model.status());
-  onnx::ModelProto edited = model->proto;
-  const int64_t from = model_opset(edited, "");
-  if (Status st = surgeon::convert_opset(edited, a.opset); !st) return report_error(st);
-  const int64_t to = model_opset(edited, "");
-  if (!a.json) std::cout << "converted opset " << from << " -> " << to << "\n";
-  return finish(*model, edited, a, "convert-opset", {{"from", from}, {"to", to}});
+  return run_surgeon(a, api::ConvertOpsetOperation{a.opset});
 }
 
 // --- to-fp16
@@ -215,17 +147,7 @@ int fp16_command(const Fp16Args& a) {
   surgeon::Fp16Options opt;
   opt.keep_io_types = a.keep_io;
   opt.block_list = split_list(a.block);
-  auto model = load(a.model);
-  if (!model) return report_error(model.status());
-  onnx::ModelProto edited = model->proto;
-  auto st = surgeon::to_fp16(edited, model->base_dir, opt);
-  if (!st) return report_error(st.status());
-  if (!a.json)
-    std::cout << "converted " << st->initializers_converted << " initializers and "
-              << st->constants_converted << " Constant nodes to float16; inserted "
-              << st->casts_inserted << " Cast nodes; " << st->blocked_nodes
-              << " nodes kept in float32\n";
-  return finish(*model, edited, a, "to-fp16", report::fp16_stats_json(*st));
+  return run_surgeon(a, opt);
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // `onnxdbg view MODEL -o model.html`: writes the interactive HTML view of a model, optionally
 // painted with the errors of a `run --json` report, a diff against a second model (merged or side
 // by side), lint findings, or highlighted nodes. One self-contained file; nothing is fetched.
+#include "onnxdbg/view.h"
+
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
-#include "onnxdbg/view.h"
 
 namespace onnxdbg::cli {
 

@@ -5,10 +5,9 @@
 // strategies/ (how candidates are proposed).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

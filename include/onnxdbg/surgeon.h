@@ -1,0 +1,65 @@
+// onnxdbg::api::surgeon: edit a model as Polygraphy's surgeon does (sanitize: fix input shapes,
+// fold constants, clean up, reorder; extract a subgraph; convert the opset; convert to float16),
+// check the result with lint and write it (`onnxdbg surgeon ...`).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "onnxdbg/common.h"
+#include "surgeon/surgeon.h"
+
+namespace onnxdbg::api {
+
+/// The subgraph between given tensors (surgeon::extract).
+struct ExtractOperation {
+  std::vector<surgeon::ExtractTensor> inputs, outputs;
+};
+/// The default-domain opset, converted by ONNX's version converter.
+struct ConvertOpsetOperation {
+  int64_t opset = 0;
+};
+
+struct SurgeonOptions {
+  std::filesystem::path model;
+  std::filesystem::path output;  ///< where the edited model is written (external data beside)
+  /// Write the result even when lint finds errors in it (the result says `forced`).
+  bool force = false;
+  using Operation = std::variant<surgeon::SanitizeOptions, ExtractOperation, ConvertOpsetOperation,
+                                 surgeon::Fp16Options>;
+  Operation operation;  ///< what to do
+};
+
+struct SurgeonResult {
+  std::string command;  ///< "sanitize", "extract", "convert-opset" or "to-fp16"
+  std::filesystem::path model, output;
+  /// What the edit did, one line ("extracted 3 of 10 nodes: 1 input, 1 output").
+  std::string summary;
+  nlohmann::json details;  ///< the edit's figures (the command's key in --json)
+  surgeon::EditCheck check;
+  int64_t nodes = 0;  ///< nodes of the edited model, subgraphs included
+  bool written = false;
+  bool forced = false;  ///< written although the check found errors
+  /// Set when the check found errors and `force` was not given: nothing was written.
+  Status refused;
+  Messages messages;
+};
+
+/// Loads options.model, applies the operation, checks the result with lint and writes it.
+/// Errors: those of load_model and of the operation (an unknown tensor to extract, a converter
+/// failure, ...), those of writing; a result lint refuses is returned with `refused` set.
+Expected<SurgeonResult> surgeon(const SurgeonOptions& options);
+
+/// The JSON of `surgeon ... --json`: command, model, output, written, forced, nodes, check and
+/// the command's details under its name.
+nlohmann::json to_json(const SurgeonResult& result);
+
+/// What `onnxdbg surgeon ...` prints: the summary, then "wrote OUT (N nodes)" once written.
+void print_text(const SurgeonResult& result, std::ostream& os);
+
+}  // namespace onnxdbg::api
