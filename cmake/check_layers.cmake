@@ -2,6 +2,7 @@
 # Fails when a file of src/<module>/ includes "<other>/..." for a module <other> that <module> does
 # not depend on (LAYERS, written by onnxdbg_write_layers), or includes the public API headers
 # ("onnxdbg/...") from below the api module. Prints every offending include, then fails.
+cmake_policy(VERSION 3.25)
 file(STRINGS "${LAYERS}" lines)
 set(modules "")
 foreach(line ${lines})

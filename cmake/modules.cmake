@@ -32,6 +32,14 @@ function(onnxdbg_module name)
   set(ONNXDBG_DEPENDS_${name} ${M_DEPENDS} PARENT_SCOPE)
 endfunction()
 
+# onnxdbg_register_module(NAME DEPENDS module...): a folder of src/ built into an executable
+# rather than a library (the CLI), checked like the modules.
+function(onnxdbg_register_module name)
+  cmake_parse_arguments(M "" "" "DEPENDS" ${ARGN})
+  set(ONNXDBG_MODULES ${ONNXDBG_MODULES} ${name} PARENT_SCOPE)
+  set(ONNXDBG_DEPENDS_${name} ${M_DEPENDS} PARENT_SCOPE)
+endfunction()
+
 # onnxdbg_write_layers(FILE): each module's allowed includes (itself and everything below it),
 # one line "module allowed1 allowed2 ...", for check_layers.cmake.
 function(onnxdbg_write_layers file)

@@ -1,0 +1,212 @@
+// Tests of the public API (include/onnxdbg/) as a front-end calls it: options in, results out,
+// errors as Status, cancellation, a caller's oracle for reduce, and results rendered to JSON.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/temp_dir.h"
+#include "onnxdbg/onnxdbg.h"
+#include "test_util.h"
+
+namespace onnxdbg::api {
+namespace {
+
+namespace fs = std::filesystem;
+using onnxdbg::testing::parse_text_model;
+
+/// y = Relu(x), x float[2,3].
+constexpr const char* kRelu = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+relu_graph (float[2,3] x) => (float[2,3] y) {
+  y = Relu(x)
+}
+)";
+
+/// A chain of four nodes; the tests' oracle says a candidate fails while it holds the Neg.
+constexpr const char* kChain = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+chain (float[2,3] x) => (float[2,3] y) {
+  a = Relu(x)
+  b = Neg(a)
+  c = Sigmoid(b)
+  y = Abs(c)
+}
+)";
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto t = TempDir::create("onnxdbg-api-test-");
+    ASSERT_TRUE(t.has_value()) << t.status().to_string();
+    dir_ = std::move(*t);
+  }
+  fs::path write(const std::string& name, const char* text) {
+    const fs::path p = dir_.path() / name;
+    EXPECT_TRUE(save_model(parse_text_model(text), p));
+    return p;
+  }
+  static Tensor values(const std::vector<float>& v) {
+    return Tensor::from_vector<float>({2, 3}, v);
+  }
+  TempDir dir_;
+};
+
+TEST_F(ApiTest, RunComparesGivenSamplesWithGivenGoldenOutputs) {
+  RunOptions o;
+  o.model = write("relu.onnx", kRelu);
+  o.backends = {{"reference", {}}};
+  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
+  o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0, 6})}}};
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
+  EXPECT_EQ(r->inputs_source, "<given>");
+
+  // One golden element off by 0.5: the same call now disagrees, and the JSON says so.
+  o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0.5f, 6})}}};
+  r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kDisagree);
+  const nlohmann::json j = to_json(*r);
+  EXPECT_EQ(j["verdict"], "disagree");
+  std::ostringstream text;
+  print_text(*r, text, false);
+  EXPECT_NE(text.str().find("DISAGREE"), std::string::npos) << text.str();
+}
+
+TEST_F(ApiTest, RunGeneratesSamplesAndKeepsThemApart) {
+  RunOptions o;
+  o.model = write("relu.onnx", kRelu);
+  o.backends = {{"reference", {}}, {"reference", {{"accumulate", "double"}}}};
+  o.inputs.iterations = 3;
+  o.inputs.generate.seed = 7;
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->report.samples.size(), 3u);
+  EXPECT_EQ(r->sample_ids, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(r->verdict(), Verdict::kAgree);
+  // Sample i comes from seed 7 + i: the samples differ.
+  const auto& in0 = r->report.samples[0].inputs.at("x");
+  const auto& in1 = r->report.samples[1].inputs.at("x");
+  EXPECT_NE(in0.data<float>()[0], in1.data<float>()[0]);
+  EXPECT_EQ(to_json(*r)["sample_count"], 3);
+}
+
+TEST_F(ApiTest, RunRefusesContradictoryOptionsBeforeLoading) {
+  RunOptions o;
+  o.model = dir_.path() / "does-not-exist.onnx";
+  o.inputs.iterations = 2;
+  o.inputs.samples = {{{"x", values({1, 2, 3, 4, 5, 6})}}};
+  auto r = run(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("--iterations"), std::string::npos) << r.status().message();
+
+  o.inputs.iterations.reset();
+  r = run(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().to_string().find("does-not-exist.onnx"), std::string::npos)
+      << r.status().to_string();
+}
+
+TEST_F(ApiTest, RunStopsWhenCancelled) {
+  RunOptions o;
+  o.model = write("relu.onnx", kRelu);
+  o.backends = {{"reference", {}}};
+  CallContext ctx;
+  ctx.cancel.cancel();
+  auto r = run(o, ctx);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kCancelled) << r.status().to_string();
+}
+
+TEST_F(ApiTest, ReduceWithACallersOracleKeepsTheFailingNode) {
+  ReduceOptions o;
+  o.model = write("chain.onnx", kChain);
+  o.output = dir_.path() / "reduced.onnx";
+  int calls = 0;
+  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
+    ++calls;
+    for (const auto& n : c.model.graph().node())
+      if (n.op_type() == "Neg") return true;
+    return false;
+  };
+  o.oracle_description = "holds a Neg";
+  std::vector<std::string> progress;
+  CallContext ctx;
+  ctx.progress = [&](const std::string& s) { progress.push_back(s); };
+  auto r = reduce(o, ctx);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_TRUE(r->stopped) << r->stopped.to_string();
+  ASSERT_TRUE(r->report.has_value());
+  EXPECT_TRUE(r->report->original_fails);
+  EXPECT_EQ(r->report->kept_op_types, std::vector<std::string>{"Neg"});
+  EXPECT_EQ(r->oracle, "holds a Neg");
+  EXPECT_GT(calls, 1);
+  EXPECT_FALSE(progress.empty());
+  auto reduced = load_model(o.output);
+  ASSERT_TRUE(reduced.has_value()) << reduced.status().to_string();
+  EXPECT_EQ(reduced->proto.graph().node_size(), 1);
+  EXPECT_EQ(to_json(*r)["nodes_after"], 1);
+}
+
+TEST_F(ApiTest, ReduceStopsBeforeTheNextOracleCallWhenCancelled) {
+  ReduceOptions o;
+  o.model = write("chain.onnx", kChain);
+  o.output = dir_.path() / "reduced.onnx";
+  CallContext ctx;
+  int calls = 0;
+  // The oracle cancels the call itself after its third verdict, as Ctrl-C would.
+  o.oracle = [&](const reduce::BuiltCandidate&) -> Expected<bool> {
+    if (++calls == 3) ctx.cancel.cancel();
+    return true;
+  };
+  auto r = reduce(o, ctx);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_FALSE(r->stopped);
+  EXPECT_EQ(r->stopped.code(), ErrorCode::kCancelled) << r->stopped.to_string();
+  EXPECT_EQ(calls, 3);
+}
+
+TEST_F(ApiTest, ReduceNeedsExactlyOneOracle) {
+  ReduceOptions o;
+  o.model = write("chain.onnx", kChain);
+  o.output = dir_.path() / "reduced.onnx";
+  auto r = reduce(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("say what failing means"), std::string::npos);
+}
+
+TEST_F(ApiTest, InspectLintAndDiffReturnTheirResults) {
+  const fs::path chain = write("chain.onnx", kChain);
+  auto s = inspect({chain, "layers"});
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  EXPECT_EQ(s->summary.node_count, 4);
+  EXPECT_EQ(to_json(*s)["nodes"]["count"], 4);
+
+  auto l = lint({chain, {}});
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_FALSE(l->has_errors());
+
+  auto same = diff({chain, chain});
+  ASSERT_TRUE(same.has_value()) << same.status().to_string();
+  EXPECT_TRUE(same->diff.identical());
+  EXPECT_EQ(to_json(*same)["identical"], true);
+  auto other = diff({chain, write("relu.onnx", kRelu)});
+  ASSERT_TRUE(other.has_value()) << other.status().to_string();
+  EXPECT_FALSE(other->diff.identical());
+}
+
+TEST(ApiMessages, PrintsWarningsAlwaysAndNotesOnRequest) {
+  Messages m;
+  add_note(m, "a note");
+  add_warning(m, "a warning");
+  std::ostringstream all, warnings;
+  print_messages(m, all, true);
+  print_messages(m, warnings, false);
+  EXPECT_EQ(all.str(), "onnxdbg: note: a note\nonnxdbg: warning: a warning\n");
+  EXPECT_EQ(warnings.str(), "onnxdbg: warning: a warning\n");
+}
+
+}  // namespace
+}  // namespace onnxdbg::api
