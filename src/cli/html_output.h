@@ -7,8 +7,8 @@
 #include <ostream>
 #include <string>
 
-#include "compare/layerwise.h"
 #include "core/status.h"
+#include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "report/viewer.h"
 #include "runner/compare_run.h"

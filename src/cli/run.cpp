@@ -13,9 +13,10 @@
 #include "backends/reference/reference_backend.h"
 #include "cli/commands.h"
 #include "cli/html_output.h"
-#include "compare/layerwise.h"
 #include "data/npz.h"
 #include "data/samples.h"
+#include "layerwise/layer_values.h"
+#include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
 #include "report/layerwise_report.h"
@@ -23,7 +24,6 @@
 #include "report/table.h"
 #include "runner/compare_run.h"
 #include "runner/input_gen.h"
-#include "runner/layer_values.h"
 
 namespace onnxdbg::cli {
 
