@@ -12,6 +12,7 @@ target_include_directories(onnxdbg_base INTERFACE
 target_link_libraries(onnxdbg_base INTERFACE fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 
 set(ONNXDBG_MODULES "")
+set(ONNXDBG_LIBRARY_MODULES "")
 
 # onnxdbg_module(NAME [DEPENDS module...] [LIBS library...] [SOURCES file...])
 # Makes the static library onnxdbg_NAME from src/NAME/*.cpp (and src/NAME/*/*.cpp) plus SOURCES,
@@ -29,6 +30,7 @@ function(onnxdbg_module name)
   endforeach()
   add_dependencies(onnxdbg_${name} onnxdbg_check_layers)
   set(ONNXDBG_MODULES ${ONNXDBG_MODULES} ${name} PARENT_SCOPE)
+  set(ONNXDBG_LIBRARY_MODULES ${ONNXDBG_LIBRARY_MODULES} ${name} PARENT_SCOPE)
   set(ONNXDBG_DEPENDS_${name} ${M_DEPENDS} PARENT_SCOPE)
 endfunction()
 

@@ -16,7 +16,7 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
-#include "compare/layerwise.h"
+#include "layerwise/layerwise.h"
 #include "core/tensor.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"

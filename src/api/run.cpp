@@ -11,7 +11,7 @@
 #include "data/npz.h"
 #include "data/samples.h"
 #include "reference/interpreter.h"
-#include "runner/layer_values.h"
+#include "layerwise/layer_values.h"
 
 namespace onnxdbg::api {
 

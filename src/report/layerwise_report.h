@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "compare/layerwise.h"
+#include "layerwise/layerwise.h"
 
 namespace onnxdbg::report {
 

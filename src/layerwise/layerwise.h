@@ -4,6 +4,8 @@
 // outputs, in batches under a memory budget; OpenCV: by layer name) and every tensor is compared.
 // With isolation, each divergent node is re-run alone on the backend with golden inputs, so its
 // own error is told apart from the error it inherited from upstream.
+// This header is the layerwise module's front door; the files beside it (namespace
+// onnxdbg::layerwise_detail) are private to the module.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Layerwise localization on real backends: the demo model's Softmax on OpenCV is named as the
 // first divergent node by its own error; float16 overflow shows where Inf first appears; batching
 // under a small budget gives the same answers; a budget too small for one tensor is an error.
-#include "compare/layerwise.h"
+#include "layerwise/layerwise.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The reference's value of every main-graph tensor in one run (see layer_values.h).
-#include "runner/layer_values.h"
+#include "layerwise/layer_values.h"
 
-#include "compare/layerwise.h"
+#include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
 

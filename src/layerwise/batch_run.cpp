@@ -1,0 +1,196 @@
+// One batch of the layerwise pass on one backend (see runner.h): the model with the batch's
+// tensors as extra outputs (or the observing session's layers by name), run beside the reference
+// and compared tensor by tensor as both arrive.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <thread>
+
+#include "layerwise/golden_stream.h"
+#include "layerwise/node_models.h"
+#include "layerwise/runner.h"
+#include "runner/precision.h"
+
+namespace onnxdbg::layerwise_detail {
+
+namespace fs = std::filesystem;
+
+TensorComparison compare_layer(const Tensor& actual, const Tensor& golden, const Tolerance& tol,
+                               ErrorStat stat) {
+  if (actual.shape() != golden.shape() && actual.numel() == golden.numel()) {
+    if (auto r = actual.reshaped(golden.shape())) return compare_tensors(*r, golden, tol, stat);
+  }
+  return compare_tensors(actual, golden, tol, stat);
+}
+
+int64_t Runner::optimized_node_count(const BackendSpec& spec, const fs::path& path,
+                                     const std::string& tag) {
+  BackendSpec s = spec;
+  const fs::path opt_path = tmp_ / (tag + ".optimized.onnx");
+  s.options["optimized_model"] = opt_path.string();
+  auto be = create_backend(s);
+  if (!be) return -1;
+  auto session = (*be)->load(path);
+  if (!session) return -1;
+  const int64_t n = count_nodes(opt_path);
+  std::error_code ec;
+  fs::remove(opt_path, ec);
+  return n;
+}
+
+/// The batch's tensors come first, in topological order (graph outputs among them too), then the
+/// other graph outputs: the order in which ONNX Runtime returns them and the reference produces
+/// them.
+onnx::ModelProto Runner::batch_model(const Batch& batch, int* added) const {
+  onnx::ModelProto m = model_.proto;
+  std::map<std::string, onnx::ValueInfoProto> outputs;  // the graph's own, by name
+  for (const auto& o : m.graph().output()) outputs.emplace(o.name(), o);
+  m.mutable_graph()->clear_output();
+  *added = 0;
+  for (size_t i = batch.begin; i < batch.end; ++i) {
+    const LayerTensor& t = rep_.tensors[i];
+    if (auto o = outputs.find(t.name); o != outputs.end()) {
+      *m.mutable_graph()->add_output() = std::move(o->second);
+      outputs.erase(o);
+      continue;
+    }
+    // Element type only: ONNX Runtime infers the shape, and a declared one could conflict.
+    set_tensor_type(m.mutable_graph()->add_output(), t.name, t.dtype, nullptr);
+    ++*added;
+  }
+  for (const auto& o : model_.proto.graph().output())
+    if (auto it = outputs.find(o.name()); it != outputs.end())
+      *m.mutable_graph()->add_output() = it->second;
+  return m;
+}
+
+/// The model with the batch's tensors added as graph outputs (batch_model), loaded and run on
+/// `backend`; every output goes to `sink` as it arrives. With `plain_nodes` known, the batch's
+/// model is loaded on a copy of `spec` that saves ORT's optimized graph, and a note says when
+/// the extra outputs changed it.
+Expected<RunResult> Runner::run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
+                                             const Batch& batch, int64_t plain_nodes,
+                                             const TensorSink& sink) {
+  const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
+  int added = 0;
+  onnx::ModelProto m = batch_model(batch, &added);
+  const fs::path path = tmp_ / fmt::format("batch_{}.onnx", bi + 1);
+  ODB_ASSIGN_OR_RETURN(const int64_t extra_casts, save_for_backend(k, m, path));
+  m.Clear();
+  Expected<std::unique_ptr<Session>> session = internal_error("not loaded");
+  const fs::path opt_path = tmp_ / fmt::format("batch_{}.optimized.onnx", bi + 1);
+  bool counted = false;
+  if (plain_nodes >= 0) {
+    BackendSpec s = spec;
+    s.options["optimized_model"] = opt_path.string();
+    auto be = create_backend(s);
+    if (be) {
+      session = (*be)->load(path);
+      counted = session.has_value();
+    }
+  }
+  if (!counted) session = backend.load(path);
+  if (!session) return session.status();
+  progress(
+      fmt::format("layerwise: running {} with {} extra outputs", rep_.backends[k].backend, added));
+  if (counted) {
+    const int64_t with = count_nodes(opt_path);
+    std::error_code ec;
+    fs::remove(opt_path, ec);
+    // A float16 model reads each extra output through a Cast to float32 of its own.
+    if (with >= 0 && with != plain_nodes + extra_casts) {
+      rep_.backends[k].notes.push_back(fmt::format(
+          "batch {}: adding {} outputs changed ONNX Runtime's optimized graph ({} nodes "
+          "without, {} with{}); its tensors were read from the changed graph",
+          bi + 1, added, plain_nodes, with,
+          extra_casts ? fmt::format(", {} of them Casts to float32 for the outputs", extra_casts)
+                      : ""));
+    }
+  }
+  auto r = (*session)->run_each(inputs_, {}, sink);
+  std::error_code ec;
+  fs::remove(path, ec);
+  return r;
+}
+
+/// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
+/// outputs) while the reference produces their golden values (GoldenStream), and compares
+/// each tensor as it arrives, so that onnxdbg holds at most the budget's share of golden values
+/// and one of the backend's tensors at a time. The comparisons are recorded, in the part's order,
+/// only when the run succeeds. Returns false when the backend failed (recorded with fail());
+/// errors are the reference's.
+Expected<bool> Runner::run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
+                                       Session* observing, const Batch& part, int64_t plain_nodes) {
+  std::vector<LayerComparison> cs(part.end - part.begin);
+  std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
+  uint64_t largest = 0;
+  for (size_t i = part.begin; i < part.end; ++i) {
+    LayerComparison& c = cs[i - part.begin];
+    c.tensor = i;
+    c.backend = rep_.backends[k].backend;
+    c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
+    slot.emplace(rep_.tensors[i].name, i - part.begin);
+    largest = std::max(largest, rep_.tensors[i].bytes);
+  }
+  // The window: the budget's share for onnxdbg's copies. A backend returns nothing until its
+  // run ends, so a smaller one stalls the reference meanwhile; on PP-OCRv4 det 640x640 at
+  // 768MiB, `run --layerwise --isolate` took 2.39 s (median of five) with a 64 MiB window,
+  // 2.20 s with 128 MiB and 2.17 s with this one (384 MiB), in the same CPU time.
+  GoldenStream golden(rep_.tensors, part.begin, part.end, std::max(largest, limit_));
+  const TensorSink sink = [&](const std::string& name, Tensor&& value) {
+    auto s = slot.find(name);
+    if (s == slot.end()) return;  // a graph output outside this part
+    LayerComparison& c = cs[s->second];
+    std::optional<Tensor> g = golden.take(part.begin + s->second);
+    if (!g) {
+      c.note = "the backend returned it out of topological order; not compared";
+      return;
+    }
+    c.observed = true;
+    c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+    c.computed_in_float32 = fp16_[k] && holds_non_float16_values(value);
+  };
+  Expected<RunResult> got = internal_error("the backend did not run");
+  std::thread backend_side([&] {
+    try {
+      got = observing ? observing->run_each(inputs_, batch_names(rep_.tensors, part), sink)
+                      : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
+    } catch (const std::exception& e) {
+      got = internal_error(std::string("while reading the backend's tensors: ") + e.what());
+    }
+    golden.close();
+  });
+  Status reference = golden.produce(*src_);
+  backend_side.join();
+  ODB_RETURN_IF_ERROR(reference);
+  if (!got) {
+    fail(k, got.status());
+    return false;
+  }
+  record_batch(k, *got, cs);
+  return true;
+}
+
+void Runner::record_batch(size_t k, const RunResult& got, std::vector<LayerComparison>& cs) {
+  LayerwiseBackend& b = rep_.backends[k];
+  ++b.batches;
+  for (auto& c : cs) {
+    if (!c.observed) {
+      auto why = got.not_observed.find(rep_.tensors[c.tensor].name);
+      if (why != got.not_observed.end())
+        c.note = why->second;
+      else if (c.note.empty())
+        c.note = "the backend did not return it";
+      ++b.not_observed;
+    } else {
+      ++b.observed;
+      b.failed += !c.result.pass;
+      b.computed_in_float32 += c.computed_in_float32;
+    }
+    rep_.comparisons.push_back(std::move(c));
+  }
+}
+
+}  // namespace onnxdbg::layerwise_detail

@@ -1,0 +1,92 @@
+// Private to the layerwise module: the golden values. GoldenSource runs the reference on the
+// model's inputs (the whole model, a prefix, or up to the nodes a set of values needs);
+// GoldenStream hands a batch's golden values to a backend's side as the backend's arrive.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/status.h"
+#include "layerwise/layerwise.h"
+#include "model/model.h"
+#include "reference/interpreter.h"
+
+namespace onnxdbg::layerwise_detail {
+
+/// Reference runs of one model on one input sample, handing node outputs to hooks.
+class GoldenSource {
+ public:
+  /// Errors: those of reference::Interpreter::create (kUnsupported, kModelError).
+  static Expected<GoldenSource> create(const LoadedModel& model, const TensorMap& inputs,
+                                       const reference::InterpreterOptions& options);
+  /// Runs the first `end_node` nodes of the main graph (all by default), calling `hook` for
+  /// every top-level node output. One run at a time (the hook may run on another thread).
+  /// Errors: the reference's.
+  Status run(const reference::NodeHook& hook, size_t end_node = SIZE_MAX);
+  /// Copies of the named values (node outputs; graph inputs come from the inputs given), from a
+  /// run that stops after the last node producing one of them. Errors: the reference's.
+  Expected<TensorMap> capture(const std::set<std::string>& names);
+  /// How many runs this source made.
+  int runs() const { return runs_; }
+
+ private:
+  std::unique_ptr<reference::Interpreter> interp_;
+  const TensorMap* inputs_ = nullptr;
+  std::map<std::string, size_t> producer_;  // node output -> node index in the main graph
+  int runs_ = 0;
+};
+
+/// The golden values of the tensors [begin, end) of the report, handed from a reference run to a
+/// backend's side as the backend's values of the same tensors arrive, both in topological
+/// order: a merge of two ordered streams, so that neither side's tensors pile up and the
+/// reference computes while the backend runs. The reference runs on the calling thread
+/// (produce(); its tensors then come from the same heap as every other reference run's), the
+/// backend's side on another (take(), close()). The reference waits while the values it produced
+/// and nobody took yet exceed `window` bytes (one value is always let through), and stops after
+/// the last node producing one of the tensors.
+class GoldenStream {
+ public:
+  GoldenStream(const std::vector<LayerTensor>& tensors, size_t begin, size_t end, uint64_t window);
+
+  /// The reference's side: runs it, keeping copies of the stream's values until taken. Errors:
+  /// the reference's; kInvalidArgument when a copy cannot be allocated.
+  Status produce(GoldenSource& src);
+
+  /// The backend's side: the golden value of tensor `index`, once the reference has produced
+  /// it. Values of earlier tensors not taken by then are dropped: the backend skipped them.
+  /// nullopt when the reference failed or stopped without producing it, or when it was produced
+  /// and dropped already (the backend gave `index` after a later tensor).
+  std::optional<Tensor> take(size_t index);
+
+  /// The backend's side is done: the reference keeps no more values (it still runs to its end).
+  void close();
+
+ private:
+  void pop_front();
+  /// Keeps a copy of a value of the stream, once there is room.
+  void offer(const std::string& name, const Tensor& value);
+
+  const uint64_t window_;
+  std::map<std::string, size_t> index_;  // tensor name -> index into the report's tensors
+  size_t end_node_ = 0;                  // the reference stops before this node
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<size_t, Tensor>> held_;  // produced, not yet taken; topological order
+  uint64_t held_bytes_ = 0;
+  bool offered_ = false;
+  size_t last_offered_ = 0;
+  bool done_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace onnxdbg::layerwise_detail

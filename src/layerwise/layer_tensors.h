@@ -1,0 +1,37 @@
+// Private to the layerwise module: the first reference run, which finds the intermediate tensors
+// to compare, how much memory a copy of each takes, and what its golden value holds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "layerwise/layerwise.h"
+
+namespace onnxdbg::layerwise_detail {
+
+class GoldenSource;
+
+/// Bytes a copy of `t` takes in memory: its buffer as allocate_tensor_bytes (core/tensor.h)
+/// allocates it, in whole 2 MiB huge pages from 2 MiB on (each is faulted in whole); strings:
+/// their characters plus one std::string each.
+uint64_t tensor_bytes(const Tensor& t);
+
+struct FloatScan {
+  int64_t nonfinite = 0;  ///< NaN and Inf elements
+  float max_abs = 0;      ///< largest finite |value| (0 if none)
+};
+
+/// NaN/Inf count and largest finite |value| of `n` float32 values at `p`, in one pass.
+FloatScan scan_floats(const float* p, int64_t n);
+
+/// Runs the reference once over the whole model and appends to `tensors` every main-graph node
+/// output except those of Constant nodes, in topological order, with its size and golden
+/// statistics. Errors: the reference's; kInvalidArgument when a tensor takes more than
+/// `batch_limit` bytes (the budget `memory_budget` / kLayerwiseCopies; the message names the
+/// first such tensor and the budget it needs).
+Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t memory_budget,
+                             std::vector<LayerTensor>* tensors);
+
+}  // namespace onnxdbg::layerwise_detail

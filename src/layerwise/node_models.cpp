@@ -1,0 +1,198 @@
+// The models the layerwise pass builds from parts of the main graph (see node_models.h), and
+// single_node_model, the repro's model of one node (layerwise.h).
+#include "layerwise/node_models.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "layerwise/layerwise.h"
+
+namespace onnxdbg {
+namespace layerwise_detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Names a graph reads without defining them: outer-scope values of a subgraph.
+void free_names(const onnx::GraphProto& g, std::set<std::string>* out) {
+  std::set<std::string> defined;
+  for (const auto& v : g.input()) defined.insert(v.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty() && !defined.count(in)) out->insert(in);
+    for (const auto& a : n.attribute()) {
+      std::set<std::string> inner;
+      if (a.has_g()) free_names(a.g(), &inner);
+      for (const auto& sg : a.graphs()) free_names(sg, &inner);
+      for (const auto& name : inner)
+        if (!defined.count(name)) out->insert(name);
+    }
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  for (const auto& v : g.output())
+    if (!defined.count(v.name())) out->insert(v.name());
+}
+
+}  // namespace
+
+std::string node_label(const onnx::NodeProto& node, size_t index) {
+  return node.name().empty() ? fmt::format("#{} ({})", index, node.op_type())
+                             : fmt::format("'{}' ({})", node.name(), node.op_type());
+}
+
+std::vector<std::string> node_reads(const onnx::NodeProto& node) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  for (const auto& in : node.input())
+    if (!in.empty() && seen.insert(in).second) out.push_back(in);
+  std::set<std::string> outer;
+  for (const auto& a : node.attribute()) {
+    if (a.has_g()) free_names(a.g(), &outer);
+    for (const auto& sg : a.graphs()) free_names(sg, &outer);
+  }
+  for (const auto& name : outer)
+    if (seen.insert(name).second) out.push_back(name);
+  return out;
+}
+
+std::set<std::string> constant_node_outputs(const onnx::GraphProto& g) {
+  std::set<std::string> out;
+  for (const auto& n : g.node())
+    if (n.op_type() == "Constant" && n.domain().empty())
+      for (const auto& o : n.output()) out.insert(o);
+  return out;
+}
+
+void add_golden_names(const onnx::NodeProto& node, const std::set<std::string>& initializers,
+                      const TensorMap& inputs, std::set<std::string>* names) {
+  for (const auto& n : node_reads(node))
+    if (!initializers.count(n) || inputs.count(n)) names->insert(n);
+  for (const auto& o : node.output())
+    if (!o.empty()) names->insert(o);
+}
+
+TensorMap take_constants(TensorMap& golden, const std::set<std::string>& constant_outputs,
+                         const TensorMap& inputs) {
+  TensorMap constants;
+  for (auto it = golden.begin(); it != golden.end();) {
+    if (constant_outputs.count(it->first) && !inputs.count(it->first)) {
+      constants[it->first] = std::move(it->second);
+      it = golden.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return constants;
+}
+
+void set_tensor_type(onnx::ValueInfoProto* vi, const std::string& name, DType dtype,
+                     const Shape* shape) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int32_t>(dtype));
+  if (shape) {
+    auto* s = tt->mutable_shape();
+    for (int64_t d : *shape) s->add_dim()->set_dim_value(d);
+  }
+}
+
+Expected<onnx::ModelProto> nodes_model(const LoadedModel& model, const std::vector<size_t>& nodes,
+                                       const TensorMap& values, const TensorMap& constants,
+                                       const std::function<std::string(const std::string&)>& rename,
+                                       bool output_shapes) {
+  const auto& g = model.proto.graph();
+  onnx::ModelProto m;
+  m.set_ir_version(model.proto.ir_version());
+  *m.mutable_opset_import() = model.proto.opset_import();
+  m.set_producer_name("onnxdbg layerwise");
+  auto* mg = m.mutable_graph();
+  mg->set_name(nodes.size() == 1 ? "onnxdbg_node" : "onnxdbg_isolated_nodes");
+  std::map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  std::set<std::string> declared;
+  for (size_t idx : nodes) {
+    if (idx >= static_cast<size_t>(g.node_size()))
+      return invalid_argument(fmt::format("node index {} is out of range", idx));
+    const auto& node = g.node(static_cast<int>(idx));
+    for (const auto& name : node_reads(node)) {
+      if (!declared.insert(name).second) continue;
+      auto v = values.find(name);
+      auto init = inits.find(name);
+      auto c = constants.find(name);
+      if (v == values.end() && init != inits.end()) {
+        ODB_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(*init->second, model.base_dir));
+        *mg->add_initializer() = tensor_to_proto(t, name);
+      } else if (v == values.end() && c != constants.end()) {
+        *mg->add_initializer() = tensor_to_proto(c->second, name);
+      } else if (v != values.end()) {
+        set_tensor_type(mg->add_input(), name, v->second.dtype(), &v->second.shape());
+      } else {
+        return internal_error(
+            fmt::format("no golden value for '{}', read by node {}", name, node_label(node, idx)));
+      }
+    }
+    auto* copy = mg->add_node();
+    *copy = node;
+    for (int i = 0; i < copy->output_size(); ++i) {
+      const std::string& out = node.output(i);
+      if (out.empty()) continue;
+      copy->set_output(i, rename(out));
+      auto v = values.find(out);
+      if (v == values.end()) continue;  // an output nobody reads and we do not compare
+      set_tensor_type(mg->add_output(), rename(out), v->second.dtype(),
+                      output_shapes ? &v->second.shape() : nullptr);
+    }
+  }
+  return m;
+}
+
+Status link_external_data(const LoadedModel& model, const fs::path& dir) {
+  std::set<std::string> done;
+  std::function<Status(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) -> Status {
+    for (const auto& t : g.initializer()) {
+      if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+      for (const auto& kv : t.external_data()) {
+        if (kv.key() != "location" || !done.insert(kv.value()).second) continue;
+        const fs::path loc = fs::path(kv.value()).lexically_normal();
+        if (loc.is_absolute() || loc.empty() || *loc.begin() == "..") {
+          return model_error(fmt::format(
+              "tensor '{}' has external data at '{}', which escapes the model's folder; "
+              "refusing to read it",
+              t.name(), kv.value()));
+        }
+        std::error_code ec;
+        fs::create_directories((dir / loc).parent_path(), ec);
+        fs::create_symlink(fs::absolute(model.base_dir / loc, ec), dir / loc, ec);
+        if (ec) {
+          return invalid_argument(fmt::format("cannot link external data '{}' into '{}': {}",
+                                              kv.value(), dir.string(), ec.message()));
+        }
+      }
+    }
+    for (const auto& n : g.node())
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) ODB_RETURN_IF_ERROR(visit(a.g()));
+        for (const auto& sg : a.graphs()) ODB_RETURN_IF_ERROR(visit(sg));
+      }
+    return Status::ok();
+  };
+  return visit(model.proto.graph());
+}
+
+int64_t count_nodes(const fs::path& path) {
+  auto m = load_model(path);
+  return m ? m->proto.graph().node_size() : -1;
+}
+
+}  // namespace layerwise_detail
+
+Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t node_index,
+                                             const TensorMap& constants,
+                                             const std::map<std::string, Tensor>& values) {
+  return layerwise_detail::nodes_model(
+      model, {node_index}, values, constants, [](const std::string& n) { return n; }, true);
+}
+
+}  // namespace onnxdbg

@@ -1,0 +1,66 @@
+// Private to the layerwise module: the small models it builds from parts of the main graph (the
+// nodes to isolate, the repro's node alone), and what they need to know about the graph (which
+// values a node reads, which come from Constant nodes, where external data lives).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "model/model.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnxdbg::layerwise_detail {
+
+/// "'name' (Op)", or "#index (Op)" for an unnamed node: how messages and notes name a node.
+std::string node_label(const onnx::NodeProto& node, size_t index);
+
+/// Every value a main-graph node reads: its non-empty inputs, then what its subgraphs read from
+/// the outer scope; each name once, in that order.
+std::vector<std::string> node_reads(const onnx::NodeProto& node);
+
+/// Outputs of the Constant nodes (default domain) of `g`: model data, not compared, and given to
+/// isolated nodes as initializers.
+std::set<std::string> constant_node_outputs(const onnx::GraphProto& g);
+
+/// Adds to `names` the values whose golden copies a node needs alone: what it reads, except
+/// initializers that are not also given in `inputs`, and its non-empty outputs.
+void add_golden_names(const onnx::NodeProto& node, const std::set<std::string>& initializers,
+                      const TensorMap& inputs, std::set<std::string>* names);
+
+/// Moves out of `golden` the values that are outputs of Constant nodes (`constant_outputs`) and
+/// not given in `inputs`, and returns them: they become initializers of the node models.
+TensorMap take_constants(TensorMap& golden, const std::set<std::string>& constant_outputs,
+                         const TensorMap& inputs);
+
+/// Names `vi` and gives it tensor type `dtype` (ONNX element type), with `shape` when not null.
+void set_tensor_type(onnx::ValueInfoProto* vi, const std::string& name, DType dtype,
+                     const Shape* shape);
+
+/// The model of `nodes` (main-graph indices of `model`), each reading golden values: initializers
+/// stay initializers (external data read in), `constants` become initializers, every other read
+/// value becomes a graph input typed from `values`. Outputs are typed from `values` (their shapes
+/// too when `output_shapes`) and renamed with `rename` (identity for a repro model).
+/// Errors: kInvalidArgument for an index out of range; kInternal for a read value with no golden
+/// value; kModelError for unreadable initializers.
+Expected<onnx::ModelProto> nodes_model(const LoadedModel& model, const std::vector<size_t>& nodes,
+                                       const TensorMap& values, const TensorMap& constants,
+                                       const std::function<std::string(const std::string&)>& rename,
+                                       bool output_shapes);
+
+/// Gives the temp folder `dir` access to the model's external data: a symlink per location, so a
+/// modified model saved there resolves the same relative locations.
+/// Errors: kModelError for a location that is absolute or escapes the model's folder (refused, as
+/// when the model itself is read); kInvalidArgument when a link cannot be made.
+Status link_external_data(const LoadedModel& model, const std::filesystem::path& dir);
+
+/// Nodes in the main graph of the model at `path`; -1 when it cannot be loaded.
+int64_t count_nodes(const std::filesystem::path& path);
+
+}  // namespace onnxdbg::layerwise_detail

@@ -1,0 +1,229 @@
+// The layerwise pass step by step (see runner.h): a first reference run sizes the tensors, each
+// backend then compares them batch by batch beside the reference, divergent nodes are isolated,
+// and the first divergence of each backend is picked. run_layerwise (layerwise.h) runs it.
+#include "layerwise/runner.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+
+#include "backends/isolated.h"
+#include "layerwise/golden_stream.h"
+#include "layerwise/layer_tensors.h"
+#include "layerwise/node_models.h"
+#include "runner/precision.h"
+
+namespace onnxdbg {
+namespace layerwise_detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A temporary folder removed with everything in it when this goes out of scope.
+class TempDir {
+ public:
+  static Expected<TempDir> create(const fs::path& parent) {
+    std::error_code ec;
+    fs::path base = parent.empty() ? fs::temp_directory_path(ec) : parent;
+    if (ec) base = "/tmp";
+    std::string templ = (base / "onnxdbg-layerwise-XXXXXX").string();
+    if (!mkdtemp(templ.data())) {
+      return invalid_argument(fmt::format(
+          "cannot create a temporary folder in '{}' for the layerwise models", base.string()));
+    }
+    TempDir d;
+    d.path_ = templ;
+    return d;
+  }
+  TempDir() = default;
+  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// A backend's side waits for the reference beside it, so its run timeout must cover the
+/// reference's run too: unless given, the default plus four times the first reference run.
+void add_run_timeouts(std::vector<BackendSpec>& run_specs, double reference_seconds) {
+  for (auto& s : run_specs)
+    if (s.name != "reference" && !s.options.count("timeout"))
+      s.options["timeout"] =
+          fmt::format("{:.0f}", IsolationOptions{}.run_timeout_seconds + 4 * reference_seconds + 1);
+}
+
+}  // namespace
+
+Status Runner::run(const std::vector<BackendSpec>& specs) {
+  const auto t0 = Clock::now();
+  rep_.memory_budget = opt_.memory_budget;
+  limit_ = std::max<uint64_t>(1, opt_.memory_budget / kLayerwiseCopies);
+  ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create(opt_.temp_dir));
+  ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
+  tmp_ = tmp.path();
+  ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
+  src_ = &src;
+  for (const auto& spec : specs) {
+    LayerwiseBackend b;
+    b.backend = spec.to_string();
+    rep_.backends.push_back(std::move(b));
+  }
+  std::vector<BackendSpec> run_specs = backend_run_specs(specs);
+  ODB_RETURN_IF_ERROR(prepare_fp16(specs));
+  std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
+
+  progress("layerwise: reference run (which tensors, how large)");
+  const auto collect_start = Clock::now();
+  ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_.tensors));
+  add_run_timeouts(run_specs, seconds_since(collect_start));
+
+  OpenBackends open = open_backends(specs, run_specs, plain_counts);
+  ODB_RETURN_IF_ERROR(compare_batches(specs, run_specs, open));
+  if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, open.backends));
+  finish(specs, t0);
+  src_ = nullptr;
+  return Status::ok();
+}
+
+void Runner::progress(const std::string& s) const {
+  if (opt_.progress) opt_.progress(s);
+}
+
+void Runner::fail(size_t k, const Status& st) {
+  rep_.backends[k].ok = false;
+  rep_.backends[k].error = st.to_string();
+}
+
+std::vector<BackendSpec> Runner::backend_run_specs(const std::vector<BackendSpec>& specs) {
+  // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
+  // reuses the memory the previous one freed instead of faulting in fresh arena regions.
+  // precision=fp16 is ours, not the backend's: it gets the models converted (prepare_fp16,
+  // save_for_backend).
+  std::vector<BackendSpec> run_specs = specs;
+  for (auto& s : run_specs) {
+    s = without_precision(s);
+    if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
+  }
+  return run_specs;
+}
+
+std::vector<std::future<int64_t>> Runner::start_plain_node_counts(
+    const std::vector<BackendSpec>& specs, const std::vector<BackendSpec>& run_specs) {
+  // The optimized graph of the unmodified model, to see whether extra outputs change it. The
+  // task gets its own copy of the spec: run() adds the run timeout to run_specs meanwhile.
+  std::vector<std::future<int64_t>> counts(specs.size());
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (specs[k].name == "onnxruntime" && rep_.backends[k].ok)
+      counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
+        return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
+      });
+  return counts;
+}
+
+OpenBackends Runner::open_backends(const std::vector<BackendSpec>& specs,
+                                   const std::vector<BackendSpec>& run_specs,
+                                   std::vector<std::future<int64_t>>& plain_counts) {
+  OpenBackends open;
+  open.backends.resize(specs.size());
+  open.observing.resize(specs.size());
+  open.plain_nodes.assign(specs.size(), -1);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    if (plain_counts[k].valid()) open.plain_nodes[k] = plain_counts[k].get();
+    if (!rep_.backends[k].ok) continue;
+    auto be = create_backend(run_specs[k]);
+    if (!be) {
+      fail(k, be.status());
+      continue;
+    }
+    open.backends[k] = std::move(*be);
+    if (observes_by_name(specs[k])) {
+      progress("layerwise: loading the model on " + specs[k].to_string());
+      auto s = open.backends[k]->load(load_paths_[k]);
+      if (!s) {
+        fail(k, s.status());
+        continue;
+      }
+      open.observing[k] = std::move(*s);
+    }
+  }
+  return open;
+}
+
+Status Runner::compare_batches(const std::vector<BackendSpec>& specs,
+                               const std::vector<BackendSpec>& run_specs, OpenBackends& open) {
+  for (size_t k = 0; k < specs.size(); ++k) {
+    if (!rep_.backends[k].ok) continue;
+    // One run of the model per batch. Extra graph outputs: at most max_extra_outputs per run;
+    // OpenCV reads any number of layers by name in one run.
+    const std::vector<Batch> batches =
+        make_batches(rep_.tensors, limit_,
+                     open.observing[k] ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
+    for (size_t bi = 0; bi < batches.size() && rep_.backends[k].ok; ++bi) {
+      const Batch& batch = batches[bi];
+      progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
+                           bi + 1, batches.size(), batch.end - batch.begin,
+                           memory_size_string(batch.bytes)));
+      Expected<bool> ran = run_and_compare(k, run_specs[k], *open.backends[k],
+                                           open.observing[k].get(), batch, open.plain_nodes[k]);
+      if (!ran) return ran.status();  // the reference failed
+      if (!*ran) break;               // the backend failed (recorded)
+    }
+  }
+  return Status::ok();
+}
+
+void Runner::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {
+  for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
+  pick_first_divergences();
+  rep_.reference_runs = src_->runs();
+  rep_.seconds = seconds_since(start);
+  rep_.peak_rss_bytes = peak_rss_bytes();
+}
+
+void Runner::pick_first_divergences() {
+  for (size_t k = 0; k < rep_.backends.size(); ++k) {
+    LayerwiseBackend& b = rep_.backends[k];
+    for (const auto& c : rep_.comparisons) {
+      if (c.backend != b.backend || c.pass()) continue;
+      const bool counts = opt_.isolate ? c.own_failure() : true;
+      if (!counts) continue;
+      FirstDivergence f;
+      f.tensor = c.tensor;
+      f.backend = b.backend;
+      if (c.own) f.own_error = c.own->max_abs_error;
+      f.basis = opt_.isolate ? "own" : "total";
+      f.precision = fp16_[k] ? "fp16" : "fp32";
+      b.first = f;
+      break;
+    }
+    if (b.first && (!rep_.first || b.first->tensor < rep_.first->tensor)) rep_.first = b.first;
+    if (opt_.isolate && !b.first && b.failed > 0) {
+      b.notes.push_back(
+          "no node exceeds the tolerance on its own: the error builds up over several nodes "
+          "(see the worst tensors)");
+    }
+  }
+}
+
+}  // namespace layerwise_detail
+
+Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
+                                        const std::vector<BackendSpec>& backends,
+                                        const TensorMap& inputs, const LayerwiseOptions& options) {
+  LayerwiseReport rep;
+  layerwise_detail::Runner runner(model, inputs, options, rep);
+  ODB_RETURN_IF_ERROR(runner.run(backends));
+  return rep;
+}
+
+}  // namespace onnxdbg

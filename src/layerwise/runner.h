@@ -1,0 +1,143 @@
+// Private to the layerwise module: Runner, one layerwise pass (run_layerwise in layerwise.h). Its
+// steps live in one file per concern: runner.cpp (the pass step by step, the first divergences),
+// batch_run.cpp (one batch on one backend, compared as it arrives), float16.cpp (precision=fp16
+// backends) and isolate.cpp (divergent nodes re-run alone on golden inputs).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/status.h"
+#include "layerwise/batching.h"
+#include "layerwise/layerwise.h"
+#include "model/model.h"
+
+namespace onnxdbg::layerwise_detail {
+
+class GoldenSource;
+
+using Clock = std::chrono::steady_clock;
+
+/// OpenCV reads intermediate tensors by layer name; others get them as extra graph outputs.
+inline bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
+
+/// Compares a backend's value of a tensor with its golden value; OpenCV's own dims (it drops or
+/// merges some) are put back to the golden shape when the element count agrees.
+TensorComparison compare_layer(const Tensor& actual, const Tensor& golden, const Tolerance& tol,
+                               ErrorStat stat);
+
+/// The backends of a pass, once created (index: the backend's position in the specs).
+struct OpenBackends {
+  std::vector<std::unique_ptr<Backend>> backends;  ///< null where the backend failed
+  /// The whole model loaded, on backends that read tensors by name (observes_by_name).
+  std::vector<std::unique_ptr<Session>> observing;
+  /// Nodes of ONNX Runtime's optimized graph of the unmodified model; -1: not known.
+  std::vector<int64_t> plain_nodes;
+};
+
+/// One layerwise pass of `model` on `inputs`, filling `rep` (see run_layerwise).
+class Runner {
+ public:
+  Runner(const LoadedModel& model, const TensorMap& inputs, const LayerwiseOptions& options,
+         LayerwiseReport& rep)
+      : model_(model), inputs_(inputs), opt_(options), rep_(rep) {}
+
+  /// Runs the pass on `specs` (the reference excluded). Errors: as run_layerwise.
+  Status run(const std::vector<BackendSpec>& specs);
+
+ private:
+  // --- runner.cpp: the pass, step by step -----------------------------------------------------
+  void progress(const std::string& s) const;
+  /// Records that backend `k` failed: it is compared no further.
+  void fail(size_t k, const Status& st);
+  /// The specs the backends are created with (ours: precision=fp16 removed, ORT's arena off).
+  static std::vector<BackendSpec> backend_run_specs(const std::vector<BackendSpec>& specs);
+  /// ONNX Runtime's optimized node count of each backend's whole model, loaded in workers of
+  /// their own while the first reference run goes on.
+  std::vector<std::future<int64_t>> start_plain_node_counts(
+      const std::vector<BackendSpec>& specs, const std::vector<BackendSpec>& run_specs);
+  /// Creates every backend still ok; loads the whole model on those that read tensors by name.
+  OpenBackends open_backends(const std::vector<BackendSpec>& specs,
+                             const std::vector<BackendSpec>& run_specs,
+                             std::vector<std::future<int64_t>>& plain_counts);
+  /// Every batch on every backend still ok. Errors: the reference's.
+  Status compare_batches(const std::vector<BackendSpec>& specs,
+                         const std::vector<BackendSpec>& run_specs, OpenBackends& open);
+  /// The notes, first divergences and figures of the report, once everything ran.
+  void finish(const std::vector<BackendSpec>& specs, Clock::time_point start);
+  void pick_first_divergences();
+
+  // --- batch_run.cpp: one batch on one backend ------------------------------------------------
+  /// Loads `path` on a copy of `spec` that saves ONNX Runtime's optimized graph, returns its
+  /// node count (-1 when ORT could not save it).
+  int64_t optimized_node_count(const BackendSpec& spec, const std::filesystem::path& path,
+                               const std::string& tag);
+  /// The model with the batch's tensors as its first graph outputs; `added` counts those that
+  /// were not graph outputs already.
+  onnx::ModelProto batch_model(const Batch& batch, int* added) const;
+  Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
+                                       const Batch& batch, int64_t plain_nodes,
+                                       const TensorSink& sink);
+  Expected<bool> run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
+                                 Session* observing, const Batch& part, int64_t plain_nodes);
+  /// Counts and keeps the comparisons of a batch that ran (`got`), in the batch's order.
+  void record_batch(size_t k, const RunResult& got, std::vector<LayerComparison>& cs);
+
+  // --- float16.cpp: precision=fp16 backends ---------------------------------------------------
+  Status prepare_fp16(const std::vector<BackendSpec>& specs);
+  Expected<int64_t> save_for_backend(size_t k, onnx::ModelProto& m,
+                                     const std::filesystem::path& path);
+  void note_float32_tensors(size_t k, const std::vector<BackendSpec>& specs);
+  /// Nodes of `nodes` that read a tensor that overflowed on float16 backend `k`.
+  std::set<size_t> nodes_reading_overflow(size_t k, const std::vector<size_t>& nodes) const;
+
+  // --- isolate.cpp: divergent nodes alone on golden inputs ------------------------------------
+  Status isolate(const std::vector<BackendSpec>& specs,
+                 const std::vector<std::unique_ptr<Backend>>& backends);
+  /// Node index -> the backends on which one of its outputs fails.
+  std::map<size_t, std::set<size_t>> failing_nodes() const;
+  /// The failing nodes in chunks whose golden reads and outputs fit the batch limit.
+  std::vector<std::vector<size_t>> isolation_chunks(
+      const std::map<size_t, std::set<size_t>>& by_node) const;
+  /// Isolates the nodes of `chunk` on every backend where they fail (`by_node`), with golden
+  /// values from one more reference run. Errors: the reference's.
+  Status isolate_chunk(const std::vector<BackendSpec>& specs,
+                       const std::vector<std::unique_ptr<Backend>>& backends,
+                       const std::vector<size_t>& chunk,
+                       const std::map<size_t, std::set<size_t>>& by_node, size_t* done);
+  void remember_first_node_values(const std::vector<size_t>& chunk, const TensorMap& golden,
+                                  const TensorMap& constants);
+  /// The index of the backend whose BackendSpec::to_string() is `name` (0 when none is).
+  size_t backend_index(const std::string& name) const;
+  void isolate_nodes(size_t k, Backend& backend, const std::vector<size_t>& nodes,
+                     TensorMap& golden, const TensorMap& constants);
+  void mark_isolation_error(size_t k, size_t node_index, const Status& st);
+  Status isolate_together(size_t k, Backend& backend, const std::vector<size_t>& nodes,
+                          TensorMap& golden, const TensorMap& constants);
+  /// Compares the isolated run's outputs `r` of `nodes` on backend `k` with their golden values.
+  void record_isolated(size_t k, const std::vector<size_t>& nodes, const RunResult& r,
+                       const TensorMap& golden);
+
+  const LoadedModel& model_;
+  const TensorMap& inputs_;
+  const LayerwiseOptions& opt_;
+  LayerwiseReport& rep_;
+  uint64_t limit_ = 0;  // bytes per batch: the budget / kLayerwiseCopies
+  std::filesystem::path tmp_;
+  GoldenSource* src_ = nullptr;
+  std::optional<size_t> first_values_node_;        // whose values rep_.first_node_values holds
+  std::vector<bool> fp16_;                         // per backend: precision=fp16
+  std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model
+  std::vector<std::filesystem::path> load_paths_;  // per backend: the whole model it loads
+};
+
+}  // namespace onnxdbg::layerwise_detail
