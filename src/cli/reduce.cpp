@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
+#include "core/temp_dir.h"
 #include "data/npz.h"
 #include "data/test_data.h"
 #include "model/model.h"
@@ -73,19 +74,6 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   }
   return out;
 }
-
-// A private folder for candidates the oracles write; removed when the command ends.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "onnxdbg-reduce-XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
 
 int reduce_command(const ReduceArgs& a) {
   using namespace reduce;
@@ -167,8 +155,9 @@ int reduce_command(const ReduceArgs& a) {
                  "golden values (only types): "
               << original.golden_error << "\n";
 
-  TempDir tmp;
-  if (tmp.path.empty()) return report_error(invalid_argument("cannot create a temporary folder"));
+  // A private folder for candidates the oracles write; removed when the command ends.
+  Expected<TempDir> tmp = TempDir::create("onnxdbg-reduce-");
+  if (!tmp) return report_error(invalid_argument("cannot create a temporary folder"));
   std::unique_ptr<Oracle> oracle;
   if (a.check) {
     CheckOptions co;
@@ -181,7 +170,7 @@ int reduce_command(const ReduceArgs& a) {
     co.timeout_seconds = a.check_timeout;
     co.timeout_means_fail = a.timeout_means == "fail";
     co.jobs = a.jobs;
-    co.work_dir = tmp.path;
+    co.work_dir = tmp->path();
     auto o = make_check_oracle(co);
     if (!o) return report_error(o.status());
     oracle = std::move(*o);
@@ -204,7 +193,7 @@ int reduce_command(const ReduceArgs& a) {
     if (!stat) return report_error(stat.status());
     bo.error_stat = *stat;
     bo.fail_regex = a.fail_regex;
-    bo.work_dir = tmp.path;
+    bo.work_dir = tmp->path();
     bo.jobs = a.jobs;
     if (original.golden.empty())
       return report_error(invalid_argument(

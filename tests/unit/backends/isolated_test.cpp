@@ -9,7 +9,7 @@ namespace onnxdbg {
 namespace {
 
 using testing::isolated;
-using testing::TempDir;
+using testing::ModelDir;
 using Clock = std::chrono::steady_clock;
 
 const char* kAddModel = R"(
@@ -51,7 +51,7 @@ TEST(Isolated, WorkerEnvVariableWins) {
   BackendSpec spec{"onnxruntime", {}};
   auto backend = make_isolated_backend(spec);
   ASSERT_TRUE(backend.has_value());
-  TempDir dir;
+  ModelDir dir;
   auto session = (*backend)->load(dir.write_model(kAddModel));
   if (old)
     setenv("ONNXDBG_WORKER", saved.c_str(), 1);
@@ -72,7 +72,7 @@ TEST(Isolated, WorkerThatExitsReportsItsExitCode) {
   const char* old = std::getenv("ONNXDBG_WORKER");
   const std::string saved = old ? old : "";
   setenv("ONNXDBG_WORKER", "/bin/false", 1);
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime")->load(dir.write_model(kAddModel));
   if (old)
     setenv("ONNXDBG_WORKER", saved.c_str(), 1);
@@ -102,7 +102,7 @@ TEST(Isolated, RefusesBadTimeout) {
 }
 
 TEST(Isolated, SessionServesManyRuns) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime");
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -118,7 +118,7 @@ TEST(Isolated, SessionServesManyRuns) {
 }
 
 TEST(Isolated, RunEachHandsOverEveryOutput) {
-  TempDir dir;
+  ModelDir dir;
   // arena=off: ONNX Runtime without its memory arena (what layerwise runs use) gives the same.
   for (const char* arena : {"on", "off"}) {
     auto backend = isolated("onnxruntime", {{"arena", arena}});
@@ -136,7 +136,7 @@ TEST(Isolated, RunEachHandsOverEveryOutput) {
 }
 
 TEST(Isolated, ReportsTheWorkersPeakMemory) {
-  TempDir dir;
+  ModelDir dir;
   for (const char* spec : {"onnxruntime:threads=1", "opencv:threads=1"}) {
     auto parsed = BackendSpec::parse(spec);
     ASSERT_TRUE(parsed.has_value());
@@ -152,7 +152,7 @@ TEST(Isolated, ReportsTheWorkersPeakMemory) {
 }
 
 TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime");
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -162,7 +162,7 @@ TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
 }
 
 TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime");
   expect_add_works(*backend, model);  // its worker now waits for the next load
@@ -184,7 +184,7 @@ TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
 }
 
 TEST(Isolated, CrashWhileLoadingIsABackendError) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime", {{"debug_crash", "load"}});
   auto session = backend->load(model);
@@ -201,7 +201,7 @@ TEST(Isolated, CrashWhileLoadingIsABackendError) {
 }
 
 TEST(Isolated, CrashWhileRunningIsABackendError) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime", {{"debug_crash", "run"}});
   auto session = backend->load(model);
@@ -222,7 +222,7 @@ TEST(Isolated, CrashWhileRunningIsABackendError) {
 }
 
 TEST(Isolated, AbortIsReportedAsSigabrt) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("opencv", {{"debug_abort", "run"}});
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -234,7 +234,7 @@ TEST(Isolated, AbortIsReportedAsSigabrt) {
 }
 
 TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime", {{"debug_hang", "run"}, {"timeout", "1"}});
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -255,7 +255,7 @@ TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
 }
 
 TEST(Isolated, HangWhileLoadingIsKilledAtTheTimeout) {
-  TempDir dir;
+  ModelDir dir;
   IsolationOptions options;
   options.load_timeout_seconds = 0.5;
   auto backend = make_isolated_backend(BackendSpec{"opencv", {{"debug_hang", "load"}}}, options);
