@@ -109,11 +109,15 @@ TEST(Isolated, SessionServesManyRuns) {
   for (int i = 0; i < 20; ++i) {
     TensorMap in = {{"x", Tensor::from_vector<float>({2, 2}, {1, 2, 3, static_cast<float>(i)})},
                     {"y", Tensor::from_vector<float>({2, 2}, {0, 0, 0, 1})}};
+    const auto start = std::chrono::steady_clock::now();
     auto out = (*session)->run(in);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_TRUE(out.has_value()) << out.status().to_string();
     testing::expect_tensor_near(out->outputs.at("z"), {2, 2}, {1, 2, 3, i + 1.0});
-    EXPECT_GE(out->run_seconds, 0);
-    EXPECT_LT(out->run_seconds, 5);
+    // The worker's own measure of the run: sent (0 when missing), and within our round trip.
+    EXPECT_GT(out->run_seconds, 0);
+    EXPECT_LE(out->run_seconds, wall);
   }
 }
 
