@@ -26,8 +26,12 @@ build: configure
 models:
 	@bash scripts/fetch-models.sh $(SHARED) $(MODELS)
 
+# Every test's TMPDIR is $(BUILD)/test-tmp; after ctest, the run fails when the tests left files
+# there, in $(BUILD)'s top level or in the source tree (the script lists them).
 test: build models
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@bash scripts/check-test-leftovers.sh snapshot $(BUILD)
+	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j $(JOBS)) || rc=$$?; \
+	  bash scripts/check-test-leftovers.sh check $(BUILD) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
 demo: build
 	@mkdir -p out

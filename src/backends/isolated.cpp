@@ -1,15 +1,15 @@
-// Isolated backends: each Session owns one onnxdbg-worker process, spawned with its stdin and
-// stdout as the request/reply pipes and its stderr in an unlinked temp file (read back on a
-// crash). Every wait has a deadline; a worker that dies or hangs becomes a kBackendError. A
-// worker whose session ended cleanly waits in a pool for the next load of the same backend
-// (layerwise runs load dozens of models); one that crashed, hung or misbehaved never returns.
+// Isolated backends: each Session owns one onnxdbg-worker process (core/subprocess.h), spawned
+// with its stdin and stdout as the request/reply pipes and its stderr in an unlinked temp file
+// (read back on a crash). Every wait has a deadline; a worker that dies or hangs becomes a
+// kBackendError. A worker whose session ended cleanly waits in a pool for the next load of the same
+// backend (layerwise runs load dozens of models); one that crashed, hung or misbehaved never
+// returns.
 #include "backends/isolated.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,11 +23,11 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "backends/worker_protocol.h"
+#include "core/subprocess.h"
 
-extern char** environ;
+extern char** environ;  // worker_environment() starts from ours
 
 namespace onnxdbg {
 namespace {
@@ -73,30 +73,9 @@ std::string signal_text(int sig) {
   return what ? name + " (" + what + ")" : name;
 }
 
-/// Moves a new descriptor out of 0..2, so dup2 onto the child's stdio never aliases it.
-int above_stdio(int fd) {
-  if (fd < 0 || fd > 2) return fd;
-  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  close(fd);
-  return moved;
-}
-
 void close_fd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
-}
-
-/// waitpid with a time limit. Returns the wait status, or nullopt if still running at the limit.
-std::optional<int> wait_for_exit(pid_t pid, Clock::duration limit) {
-  const auto until = Clock::now() + limit;
-  for (;;) {
-    int status = 0;
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r < 0 && errno != EINTR) return 0;  // not our child any more (ECHILD): nothing to reap
-    if (Clock::now() >= until) return std::nullopt;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
 }
 
 /// glibc malloc tunables for the worker: freed memory (up to 32 MiB blocks from the heap, not
@@ -144,11 +123,7 @@ class WorkerProcess {
                                const TensorSink* sink = nullptr);
   /// Whether the worker may serve another request: no crash, hang or protocol error seen, and
   /// the process has not exited meanwhile.
-  bool usable() {
-    if (!gone_.is_ok() || pid_ <= 0) return false;
-    int status = 0;
-    return waitpid(pid_, &status, WNOHANG) == 0;
-  }
+  bool usable() { return gone_.is_ok() && proc_.pid() > 0 && !proc_.poll(); }
   /// The pool's key: the executable and the backend it runs.
   std::string pool_key() const { return exe_ + '\n' + backend_; }
 
@@ -164,11 +139,10 @@ class WorkerProcess {
 
   std::string backend_;
   std::string exe_;
-  pid_t pid_ = -1;
-  int to_ = -1;    // requests: our write end of the worker's stdin
-  int from_ = -1;  // replies: our read end of the worker's stdout
-  int err_ = -1;   // the worker's stderr file (unlinked)
-  Status gone_;    // set once the worker is dead: why
+  // The worker; our ends of its pipes (stdin_fd: requests, stdout_fd: replies) are non-blocking.
+  Subprocess proc_;
+  int err_ = -1;  // the worker's stderr file (unlinked)
+  Status gone_;   // set once the worker is dead: why
 };
 
 Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string& backend) {
@@ -176,80 +150,42 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string&
   std::unique_ptr<WorkerProcess> w(new WorkerProcess(backend));
   w->exe_ = exe;
 
-  int req[2], rep[2];
-  if (pipe2(req, O_CLOEXEC) != 0)
-    return backend_error(std::string("pipe: ") + std::strerror(errno));
-  if (pipe2(rep, O_CLOEXEC) != 0) {
-    const int e = errno;
-    close(req[0]);
-    close(req[1]);
-    return backend_error(std::string("pipe: ") + std::strerror(e));
-  }
-  int child_in = above_stdio(req[0]), child_out = above_stdio(rep[1]);
-  w->to_ = above_stdio(req[1]);
-  w->from_ = above_stdio(rep[0]);
-
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-worker-stderr-XXXXXX";
-  w->err_ = above_stdio(mkostemp(templ.data(), O_CLOEXEC));
+  w->err_ = mkostemp(templ.data(), O_CLOEXEC);
   if (w->err_ >= 0) unlink(templ.c_str());
-  const int child_err = w->err_ >= 0 ? w->err_ : open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, child_in, 0);
-  posix_spawn_file_actions_adddup2(&actions, child_out, 1);
-  posix_spawn_file_actions_adddup2(&actions, child_err, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::string arg0 = exe, arg1 = backend;
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  std::vector<std::string> env_text = worker_environment();
-  std::vector<char*> env;
-  for (auto& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
-  const int rc = posix_spawn(&w->pid_, exe.c_str(), &actions, &attr, argv, env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(child_in);
-  close(child_out);
-  if (child_err != w->err_) close(child_err);
-  if (rc != 0) {
-    w->pid_ = -1;
-    return backend_error(fmt::format("cannot start the worker {}: {}", exe, std::strerror(rc)));
+  SpawnOptions options;
+  options.argv = {exe, backend};
+  options.environment = worker_environment();
+  options.in = Stdio::pipe();
+  options.out = Stdio::pipe();
+  options.err = w->err_ >= 0 ? Stdio::from_fd(w->err_) : Stdio::null();
+  Expected<Subprocess> proc = Subprocess::spawn(options);
+  if (!proc) {
+    return backend_error(
+        fmt::format("cannot start the worker {}: {}", exe, proc.status().message()));
   }
+  w->proc_ = std::move(*proc);
+  const int to = w->proc_.stdin_fd(), from = w->proc_.stdout_fd();
   // Bigger pipes than Linux's 64 KiB default: layerwise runs move hundreds of megabytes, and
   // every full pipe costs a context switch. Best effort (capped by /proc/sys/fs/pipe-max-size).
-  fcntl(w->to_, F_SETPIPE_SZ, 1 << 20);
-  fcntl(w->from_, F_SETPIPE_SZ, 1 << 20);
+  fcntl(to, F_SETPIPE_SZ, 1 << 20);
+  fcntl(from, F_SETPIPE_SZ, 1 << 20);
   // Our ends never block: every wait goes through poll with a deadline.
-  fcntl(w->to_, F_SETFL, fcntl(w->to_, F_GETFL) | O_NONBLOCK);
-  fcntl(w->from_, F_SETFL, fcntl(w->from_, F_GETFL) | O_NONBLOCK);
+  fcntl(to, F_SETFL, fcntl(to, F_GETFL) | O_NONBLOCK);
+  fcntl(from, F_SETFL, fcntl(from, F_GETFL) | O_NONBLOCK);
   return w;
 }
 
 WorkerProcess::~WorkerProcess() {
-  close_fd(to_);  // the worker reads EOF and exits
-  if (pid_ > 0 && !wait_for_exit(pid_, kExitGrace)) kill_and_reap();
-  close_fd(from_);
+  proc_.close_stdin();  // the worker reads EOF and exits
+  if (proc_.pid() > 0 && !proc_.wait(kExitGrace)) kill_and_reap();
+  proc_ = Subprocess();  // closes the reply pipe
   close_fd(err_);
 }
 
-void WorkerProcess::kill_and_reap() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
-  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  pid_ = -1;
-}
+void WorkerProcess::kill_and_reap() { proc_.terminate(Clock::duration::zero()); }
 
 std::string WorkerProcess::stderr_tail() const {
   if (err_ < 0) return {};
@@ -295,13 +231,12 @@ Status WorkerProcess::on_timeout(double timeout_s, const std::string& doing) {
 
 Status WorkerProcess::on_eof(const std::string& doing) {
   std::string what;
-  const std::optional<int> status = wait_for_exit(pid_, kExitGrace);
+  const std::optional<ExitStatus> status = proc_.wait(kExitGrace);
   if (!status) {
     kill_and_reap();
     what = fmt::format("{} closed its pipe without answering while {}; killed", backend_, doing);
   } else {
-    pid_ = -1;
-    const int s = *status;
+    const int s = status->raw;
     if (WIFSIGNALED(s) && WTERMSIG(s) == SIGABRT) {
       what = fmt::format("{} aborted (SIGABRT) while {}", backend_, doing);
     } else if (WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL) {
@@ -346,10 +281,10 @@ Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const 
     }
     return internal_error("unreachable");
   };
-  ODB_RETURN_IF_ERROR(handle(worker::write_frame(to_, header, tensors, deadline)));
+  ODB_RETURN_IF_ERROR(handle(worker::write_frame(proc_.stdin_fd(), header, tensors, deadline)));
   worker::Frame reply;
   do {
-    ODB_RETURN_IF_ERROR(handle(worker::read_frame(from_, &reply, deadline, sink)));
+    ODB_RETURN_IF_ERROR(handle(worker::read_frame(proc_.stdout_fd(), &reply, deadline, sink)));
     if (reply.header.value("part", false) && !sink) {
       return on_protocol_error("a streamed output, which was not asked for", doing);
     }

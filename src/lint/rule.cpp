@@ -266,24 +266,6 @@ void collect_inferred(const onnx::GraphProto& g, InferenceRun& run) {
         n, [&](const onnx::GraphProto& sub, const std::string&) { collect_inferred(sub, run); });
 }
 
-bool is_float_type(int32_t t) {
-  using T = onnx::TensorProto;
-  return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16;
-}
-
-// Large float weights only cost time to copy; inference needs their type and dims, not values.
-void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst) {
-  int64_t numel = 1;
-  for (auto d : src.dims()) numel *= d;
-  if (!is_float_type(src.data_type()) || numel <= 4096) {
-    *dst = src;
-    return;
-  }
-  dst->set_name(src.name());
-  dst->set_data_type(src.data_type());
-  *dst->mutable_dims() = src.dims();
-}
-
 // "(op_type:Add, node name: __onnxdbg_0_5): [ShapeInferenceError] msg" -> errors by position.
 void parse_inference_errors(const std::string& text, InferenceRun& run) {
   const std::string marker = std::string("node name: ") + kNamePrefix;

@@ -38,23 +38,6 @@ void add_inference_placeholders(onnx::GraphProto& g,
 
 namespace {
 
-bool is_float_type(int32_t t) {
-  using T = onnx::TensorProto;
-  return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16;
-}
-
-void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst) {
-  int64_t numel = 1;
-  for (auto d : src.dims()) numel *= d;
-  if (!is_float_type(src.data_type()) || numel <= 4096) {
-    *dst = src;
-    return;
-  }
-  dst->set_name(src.name());
-  dst->set_data_type(src.data_type());
-  *dst->mutable_dims() = src.dims();
-}
-
 // Placeholders in `g` and its subgraphs; `outer` lists the names visible from enclosing graphs.
 void prepare(onnx::GraphProto& g, std::vector<const std::unordered_set<std::string>*>& outer) {
   auto visible = [&](const std::string& n) {
@@ -102,6 +85,23 @@ void collect_subgraph_types(const onnx::GraphProto& g,
 }
 
 }  // namespace
+
+bool is_float_type(int32_t t) {
+  using T = onnx::TensorProto;
+  return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16;
+}
+
+void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst) {
+  int64_t numel = 1;
+  for (auto d : src.dims()) numel *= d;
+  if (!is_float_type(src.data_type()) || numel <= kInferenceMaxCopiedFloats) {
+    *dst = src;
+    return;
+  }
+  dst->set_name(src.name());
+  dst->set_data_type(src.data_type());
+  *dst->mutable_dims() = src.dims();
+}
 
 InferredTypes infer_shapes(const onnx::ModelProto& src, bool strict, bool reinfer_outputs) {
   InferredTypes out;

@@ -3,6 +3,7 @@
 // weights. Nothing here runs a model.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -20,6 +21,18 @@ namespace onnxdbg {
 /// value_info entry are left alone. Does not recurse into subgraphs.
 void add_inference_placeholders(onnx::GraphProto& g,
                                 const std::function<bool(const std::string&)>& defined_outside);
+
+/// Whether ONNX element type `t` (an onnx::TensorProto::DataType) is a floating-point type:
+/// FLOAT, DOUBLE, FLOAT16 or BFLOAT16.
+bool is_float_type(int32_t t);
+
+/// Float initializers above this many elements are copied without their values for inference.
+inline constexpr int64_t kInferenceMaxCopiedFloats = 4096;
+
+/// Copies initializer `src` into `dst` for shape inference: whole, unless it is a float tensor
+/// (is_float_type) of more than kInferenceMaxCopiedFloats elements, which gets only its name,
+/// data type and dims (inference needs no values there, and copying large weights costs time).
+void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst);
 
 /// Result of infer_shapes: the main graph's types by name (value_info and graph outputs, only
 /// entries inference filled in), and the error inference stopped at ("" when none).

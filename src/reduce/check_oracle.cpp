@@ -1,129 +1,39 @@
 // The --check oracle: writes the candidate where the command expects it, runs the command in its
 // own process group with a timeout, and decides from its exit code and output (Polygraphy's
 // `debug reduce --check` rules).
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
-#include <cstring>
+#include <cstdlib>
 #include <regex>
 
+#include "core/subprocess.h"
 #include "data/npz.h"
 #include "reduce/oracle.h"
-
-extern char** environ;
 
 namespace onnxdbg::reduce {
 
 namespace {
 
-struct ProcessResult {
-  int exit_code = -1;  ///< -1 when killed by a signal
-  int signal = 0;
-  bool timed_out = false;
-  std::string out, err;
-};
+/// What the check command may print and onnxdbg keeps, for each of stdout and stderr.
+constexpr size_t kOutputCap = 8u << 20;
 
-// Runs argv with stdout/stderr captured (each capped at 8 MiB); kills its whole process group
-// after timeout_s (0 = never). Errors: kNotFound when argv[0] cannot be executed.
-Expected<ProcessResult> run_process(const std::vector<std::string>& argv,
-                                    const std::vector<std::string>& extra_env, double timeout_s) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return internal_error("pipe failed");
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return internal_error("pipe failed");
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
-  for (const auto& e : extra_env) env_store.push_back(e);
-  std::vector<char*> envp;
-  for (auto& e : env_store) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    if (rc == ENOENT)
-      return not_found("check command '" + argv[0] + "' was not found (is it on PATH?)");
-    return not_found("check command '" + argv[0] + "' cannot be run: " + std::strerror(rc));
-  }
-
-  ProcessResult r;
-  constexpr size_t kCap = 8u << 20;
-  const auto start = std::chrono::steady_clock::now();
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    int wait_ms = -1;
-    if (timeout_s > 0) {
-      const double left =
-          timeout_s -
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (left <= 0) {
-        r.timed_out = true;
-        break;
-      }
-      wait_ms = static_cast<int>(left * 1000) + 1;
-    }
-    const int pr = poll(fds, 2, wait_ms);
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0) continue;
-    for (int k = 0; k < 2; ++k) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t got = read(fds[k].fd, buf, sizeof buf);
-      if (got <= 0) {
-        close(fds[k].fd);
-        fds[k].fd = -1;
-        --open_fds;
-        continue;
-      }
-      std::string& dst = k == 0 ? r.out : r.err;
-      if (dst.size() < kCap) dst.append(buf, static_cast<size_t>(got));
-    }
-  }
-  if (r.timed_out) kill(-pid, SIGKILL);
-  for (auto& f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // Descendants that kept running in the group after the command exited are not ours to keep.
-  kill(-pid, SIGKILL);
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  return r;
+// Runs argv (on PATH) with stdin from /dev/null and stdout/stderr captured, in its own process
+// group; kills the whole group after timeout_s (0 = never) and once the command has ended.
+// Errors: kNotFound when argv[0] cannot be executed.
+Expected<CapturedRun> run_check_command(const std::vector<std::string>& argv,
+                                        const std::vector<std::string>& extra_env,
+                                        double timeout_s) {
+  SpawnOptions options;
+  options.argv = argv;
+  options.search_path = true;
+  options.extra_environment = extra_env;
+  options.in = Stdio::null();
+  options.new_process_group = true;
+  // SIGKILL at the deadline (no grace): a check that overran its time gets no more.
+  Expected<CapturedRun> r =
+      run_captured(std::move(options), timeout_s, Subprocess::Clock::duration::zero(), kOutputCap);
+  if (r || r.status().code() == ErrorCode::kInvalidArgument) return r;
+  if (r.status().code() == ErrorCode::kNotFound)
+    return not_found("check command '" + argv[0] + "' was not found (is it on PATH?)");
+  return not_found("check command '" + argv[0] + "' cannot be run: " + r.status().message());
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -166,8 +76,8 @@ class CheckOracle : public Oracle {
       argv.push_back(arg);
     }
     const std::string abs = fs::absolute(artifact).string();
-    ODB_ASSIGN_OR_RETURN(ProcessResult p,
-                         run_process(argv, {"ONNXDBG_ITER_ARTIFACT=" + abs}, o_.timeout_seconds));
+    ODB_ASSIGN_OR_RETURN(CapturedRun p, run_check_command(argv, {"ONNXDBG_ITER_ARTIFACT=" + abs},
+                                                          o_.timeout_seconds));
     OracleVerdict v;
     if (p.timed_out) {
       v.timed_out = true;
@@ -176,7 +86,8 @@ class CheckOracle : public Oracle {
                  (v.fails ? "failing" : "passing") + ")";
       return v;
     }
-    const int code = p.signal ? 128 + p.signal : p.exit_code;
+    const int signal = p.status.signal();
+    const int code = signal ? 128 + signal : p.status.exit_code();
     bool code_fails = o_.fail_code ? code == *o_.fail_code : code != 0;
     if (o_.ignore_fail_code) code_fails = true;
     bool regex_ok = regexes_.empty();
@@ -187,8 +98,8 @@ class CheckOracle : public Oracle {
         matched = o_.fail_regex[k];
       }
     v.fails = code_fails && regex_ok;
-    v.detail = p.signal ? "killed by signal " + std::to_string(p.signal)
-                        : "exit code " + std::to_string(p.exit_code);
+    v.detail = signal ? "killed by signal " + std::to_string(signal)
+                      : "exit code " + std::to_string(p.status.exit_code());
     if (!matched.empty()) v.detail += ", output matched '" + matched + "'";
     // The check's own last words tell a real failure from a broken check (a missing module, a
     // wrong path) at a glance.

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/temp_dir.h"
+
 namespace onnxdbg {
 
 std::string verdict_name(Verdict v) {
@@ -205,19 +207,19 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
   }
   // precision=fp16: one float16 copy of the model for every such backend, and the tensors that
   // overflow float16 named (for each sample: they depend on the values) before any of them runs.
-  std::filesystem::path fp16_dir, fp16_model;
+  TempDir fp16_dir;  // removed when the runs are done
+  std::filesystem::path fp16_model;
   Status fp16_status;
   for (const auto& spec : specs) {
     if (spec.option("precision") != "fp16" || !fp16_model.empty() || !fp16_status.is_ok()) continue;
     progress("converting the model to float16");
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-fp16-XXXXXX";
-    if (!mkdtemp(templ.data())) {
+    auto dir = TempDir::create("onnxdbg-fp16-");
+    if (!dir) {
       fp16_status = invalid_argument("cannot create a temporary folder for the float16 model");
       break;
     }
-    fp16_dir = templ;
-    auto written = write_fp16_model(model_path, fp16_dir);
+    fp16_dir = std::move(*dir);
+    auto written = write_fp16_model(model_path, fp16_dir.path());
     if (written)
       fp16_model = *written;
     else
@@ -296,10 +298,6 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
 
   for (auto& rep : out.samples) compare_outputs(rep, options);
   summarize_samples(out);
-  if (!fp16_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(fp16_dir, ec);
-  }
   return out;
 }
 

@@ -2,7 +2,12 @@
 # `onnxdbg diff` through the real binary: same model, different models, JSON, a missing file.
 # usage: diff.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1
+bin=$(realpath -m "$1")
+# Everything it writes, and whatever onnxdbg writes by default into the current folder, goes
+# into a folder of its own that is removed at the end.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
 data=/usr/share/libonnx-testdata/data/node
 [ -d "$data" ] || { echo "SKIP: libonnx-testdata not installed"; exit 0; }
 fail=0

@@ -4,11 +4,13 @@
 # result: the same page `onnxdbg view` writes with --report, --lint or --diff.
 # usage: html.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1
+bin=$(realpath -m "$1")
 build=$(cd "$(dirname "$bin")" && pwd)
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out="$build/html_test"
-rm -rf "$out"; mkdir -p "$out"
+# The pages and models go into a folder of their own, removed at the end.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$out"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 command -v node >/dev/null || { echo "SKIP: node not found (reads the pages' data)"; exit 0; }

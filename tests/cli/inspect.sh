@@ -3,10 +3,11 @@
 # Runs the real binary on a small model copied from the ONNX conformance data (an If with two
 # subgraphs), on the real models in the models folder when present, and on broken files.
 set -u
-ONNXDBG=${1:?usage: inspect.sh ONNXDBG MODELS_DIR}
-MODELS=${2:-}
+ONNXDBG=$(realpath -m "${1:?usage: inspect.sh ONNXDBG MODELS_DIR}")
+MODELS=${2:+$(realpath -m "$2")}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+cd "$TMP"  # whatever onnxdbg writes by default into the current folder goes there too
 failures=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

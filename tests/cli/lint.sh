@@ -4,9 +4,10 @@
 # --json is valid JSON; the public models (when fetched) lint without errors.
 # usage: lint.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1 models=$2
+bin=$(realpath -m "$1") models=$(realpath -m "$2")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"  # whatever onnxdbg writes by default into the current folder goes there too
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 

@@ -3,7 +3,7 @@
 # on seeded inputs, output by output and (--layerwise) tensor by tensor; on opencv they may honestly fail, but onnxdbg itself must never crash.
 # usage: public_models.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1 models=$2
+bin=$(realpath -m "$1") models=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 list="$here/tests/public_models.txt"
 [ -f "$list" ] || { echo "FAIL: $list missing"; exit 1; }
@@ -11,6 +11,7 @@ count=0
 if [ ! -f "$models/.verified" ]; then echo "SKIP: public models not fetched"; exit 0; fi
 fail=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"  # whatever onnxdbg writes by default (./onnxdbg-repro/) goes there too
 while read -r file args; do
   case "$file" in ''|\#*) continue ;; esac
   count=$((count + 1))

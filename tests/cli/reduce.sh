@@ -5,7 +5,7 @@
 # a missing check command, an original that does not fail, no oracle at all.
 # usage: reduce.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1
+bin=$(realpath -m "$1")
 tools="$(dirname "$bin")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

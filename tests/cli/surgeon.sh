@@ -5,11 +5,12 @@
 # still agrees on reference and onnxruntime and gives the original's outputs on the same inputs.
 # usage: surgeon.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1 models=$2
+bin=$(realpath -m "$1") models=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")/../.." && pwd)
 broken_tool="$(dirname "$bin")/make-broken-models"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"  # whatever onnxdbg writes by default into the current folder goes there too
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; return 1; fi; }
 

@@ -3,15 +3,22 @@
 # (tests/viewer/view_test.js): the demo model with the report of a real `onnxdbg run --json`, a
 # diff (merged and side by side), highlighted nodes, names full of <>&'", and (when fetched)
 # silero's If subgraphs (one of their nodes highlighted) and the PP-OCR detector,
-# whose page must stay under 5 MB. Screenshots go to BUILD/view_test/. Skips the browser part,
-# with a message, when chromium or playwright-core is missing.
+# whose page must stay under 5 MB. Pages and screenshots go to a temporary folder removed at the
+# end, or to $VIEW_TEST_OUT (created, and kept) when set. Skips the browser part, with a message,
+# when chromium or playwright-core is missing.
 # usage: view.sh ONNXDBG MODELS_DIR
 set -uo pipefail
-bin=$1 models=$2
+bin=$(realpath -m "$1") models=$(realpath -m "$2")
 build=$(cd "$(dirname "$bin")" && pwd)
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out="$build/view_test"
-rm -rf "$out"; mkdir -p "$out"
+if [ -n "${VIEW_TEST_OUT:-}" ]; then
+  out=$(realpath -m "$VIEW_TEST_OUT")
+  rm -rf "$out"; mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+cd "$out"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 

@@ -8,6 +8,7 @@ build=$1 src=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/onnxdbg-example-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+rm -f "$build/install_manifest.txt"  # cmake --install's list of what it wrote
 cmake -S "$src/examples" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/build" >/dev/null

@@ -1,5 +1,6 @@
-// Helpers for tests: build models from ONNX text format (onnx::OnnxParser), run them on the
-// reference interpreter, compare tensors, run the real onnxdbg binary, and the demo model.
+// Helpers for tests: a temporary folder per test, build models from ONNX text format
+// (onnx::OnnxParser), run them on the reference interpreter, compare tensors, run the real onnxdbg
+// binary, and the demo model.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,14 +9,18 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../../tools/demo_model.h"
+#include "core/temp_dir.h"
 #include "core/tensor.h"
 #include "core/value.h"
 #include "model/model.h"
@@ -23,6 +28,19 @@
 #include "reference/interpreter.h"
 
 namespace onnxdbg::testing {
+
+/// A fresh folder `prefix`XXXXXX under $TMPDIR for one test, removed when the TempDir dies; '/'
+/// and other characters outside [A-Za-z0-9._-] in `prefix` (parameterized test names) become '_'.
+/// Throws std::runtime_error (GoogleTest reports it as a failure of the test) when it cannot be
+/// made, so that no test goes on writing to relative paths in the current folder instead.
+inline TempDir make_temp_dir(std::string_view prefix = "onnxdbg-test-") {
+  std::string name(prefix);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  Expected<TempDir> dir = TempDir::create(name);
+  if (!dir) throw std::runtime_error(dir.status().to_string());
+  return std::move(*dir);
+}
 
 /// Parses a model written in ONNX text format; fails the test on a syntax error.
 inline onnx::ModelProto parse_text_model(const std::string& text) {
@@ -143,10 +161,8 @@ struct CliResult {
 /// given, is put before the command ("TMPDIR=/x ": variable assignments ending in a space).
 inline CliResult run_cli(const std::string& args, const std::filesystem::path& dir = {},
                          bool merge_stderr = false, const std::string& env = "") {
-  static std::atomic<int> counter{0};
-  const std::filesystem::path err_file =
-      std::filesystem::temp_directory_path() /
-      ("onnxdbg_cli_stderr_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const TempDir err_dir = make_temp_dir("onnxdbg_cli_stderr_");
+  const std::filesystem::path err_file = err_dir.path() / "stderr.txt";
   const std::string cmd = (dir.empty() ? "" : "cd '" + dir.string() + "' && ") + env +
                           std::string(ONNXDBG_BINARY_DIR) + "/onnxdbg " + args +
                           (merge_stderr ? " 2>&1" : " 2>'" + err_file.string() + "'");
@@ -161,8 +177,6 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& d
   if (!merge_stderr) {
     std::ifstream e(err_file);
     r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-    std::error_code ec;
-    std::filesystem::remove(err_file, ec);
   }
   return r;
 }

@@ -2,8 +2,6 @@
 // creating isolated backends from a name and options.
 #pragma once
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -14,31 +12,24 @@
 
 namespace onnxdbg::testing {
 
-/// A fresh folder under $TMPDIR, removed with everything in it when the object dies.
-class TempDir {
+/// A fresh folder under $TMPDIR (make_temp_dir: a TempDir, removed with everything in it when the
+/// object dies) that writes text-format models.
+class ModelDir {
  public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/onnxdbg-test-XXXXXX";
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
+  ModelDir() : dir_(make_temp_dir("onnxdbg-test-")) {}
+  const std::filesystem::path& path() const { return dir_.path(); }
 
   /// Parses `text` (ONNX text format) and saves it as `file` in this folder.
   std::filesystem::path write_model(const std::string& text,
                                     const std::string& file = "model.onnx") {
-    const auto p = path_ / file;
+    const auto p = dir_.path() / file;
     const Status st = save_model(parse_text_model(text), p);
     EXPECT_TRUE(st.is_ok()) << st.to_string();
     return p;
   }
 
  private:
-  std::filesystem::path path_;
+  TempDir dir_;
 };
 
 /// An isolated backend; fails the test when creation fails.

@@ -9,7 +9,7 @@ namespace onnxdbg {
 namespace {
 
 using testing::isolated;
-using testing::TempDir;
+using testing::ModelDir;
 using Clock = std::chrono::steady_clock;
 
 const char* kAddModel = R"(
@@ -51,7 +51,7 @@ TEST(Isolated, WorkerEnvVariableWins) {
   BackendSpec spec{"onnxruntime", {}};
   auto backend = make_isolated_backend(spec);
   ASSERT_TRUE(backend.has_value());
-  TempDir dir;
+  ModelDir dir;
   auto session = (*backend)->load(dir.write_model(kAddModel));
   if (old)
     setenv("ONNXDBG_WORKER", saved.c_str(), 1);
@@ -72,7 +72,7 @@ TEST(Isolated, WorkerThatExitsReportsItsExitCode) {
   const char* old = std::getenv("ONNXDBG_WORKER");
   const std::string saved = old ? old : "";
   setenv("ONNXDBG_WORKER", "/bin/false", 1);
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime")->load(dir.write_model(kAddModel));
   if (old)
     setenv("ONNXDBG_WORKER", saved.c_str(), 1);
@@ -102,23 +102,27 @@ TEST(Isolated, RefusesBadTimeout) {
 }
 
 TEST(Isolated, SessionServesManyRuns) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime");
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
   for (int i = 0; i < 20; ++i) {
     TensorMap in = {{"x", Tensor::from_vector<float>({2, 2}, {1, 2, 3, static_cast<float>(i)})},
                     {"y", Tensor::from_vector<float>({2, 2}, {0, 0, 0, 1})}};
+    const auto start = std::chrono::steady_clock::now();
     auto out = (*session)->run(in);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_TRUE(out.has_value()) << out.status().to_string();
     testing::expect_tensor_near(out->outputs.at("z"), {2, 2}, {1, 2, 3, i + 1.0});
-    EXPECT_GE(out->run_seconds, 0);
-    EXPECT_LT(out->run_seconds, 5);
+    // The worker's own measure of the run: sent (0 when missing), and within our round trip.
+    EXPECT_GT(out->run_seconds, 0);
+    EXPECT_LE(out->run_seconds, wall);
   }
 }
 
 TEST(Isolated, RunEachHandsOverEveryOutput) {
-  TempDir dir;
+  ModelDir dir;
   // arena=off: ONNX Runtime without its memory arena (what layerwise runs use) gives the same.
   for (const char* arena : {"on", "off"}) {
     auto backend = isolated("onnxruntime", {{"arena", arena}});
@@ -136,7 +140,7 @@ TEST(Isolated, RunEachHandsOverEveryOutput) {
 }
 
 TEST(Isolated, ReportsTheWorkersPeakMemory) {
-  TempDir dir;
+  ModelDir dir;
   for (const char* spec : {"onnxruntime:threads=1", "opencv:threads=1"}) {
     auto parsed = BackendSpec::parse(spec);
     ASSERT_TRUE(parsed.has_value());
@@ -152,7 +156,7 @@ TEST(Isolated, ReportsTheWorkersPeakMemory) {
 }
 
 TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime");
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -162,7 +166,7 @@ TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
 }
 
 TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime");
   expect_add_works(*backend, model);  // its worker now waits for the next load
@@ -184,7 +188,7 @@ TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
 }
 
 TEST(Isolated, CrashWhileLoadingIsABackendError) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime", {{"debug_crash", "load"}});
   auto session = backend->load(model);
@@ -201,7 +205,7 @@ TEST(Isolated, CrashWhileLoadingIsABackendError) {
 }
 
 TEST(Isolated, CrashWhileRunningIsABackendError) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kAddModel);
   auto backend = isolated("onnxruntime", {{"debug_crash", "run"}});
   auto session = backend->load(model);
@@ -222,7 +226,7 @@ TEST(Isolated, CrashWhileRunningIsABackendError) {
 }
 
 TEST(Isolated, AbortIsReportedAsSigabrt) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("opencv", {{"debug_abort", "run"}});
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -234,7 +238,7 @@ TEST(Isolated, AbortIsReportedAsSigabrt) {
 }
 
 TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
-  TempDir dir;
+  ModelDir dir;
   auto backend = isolated("onnxruntime", {{"debug_hang", "run"}, {"timeout", "1"}});
   auto session = backend->load(dir.write_model(kAddModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -255,7 +259,7 @@ TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
 }
 
 TEST(Isolated, HangWhileLoadingIsKilledAtTheTimeout) {
-  TempDir dir;
+  ModelDir dir;
   IsolationOptions options;
   options.load_timeout_seconds = 0.5;
   auto backend = make_isolated_backend(BackendSpec{"opencv", {{"debug_hang", "load"}}}, options);

@@ -9,7 +9,7 @@ namespace onnxdbg {
 namespace {
 
 using testing::isolated;
-using testing::TempDir;
+using testing::ModelDir;
 
 const char* kGemmReluModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -23,7 +23,7 @@ g (float[1,3] x) => (float[1,2] y)
 )";
 
 TEST(OnnxRuntime, ComputesKnownValues) {
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime")->load(dir.write_model(kGemmReluModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
   EXPECT_EQ((*session)->info().output_names, std::vector<std::string>{"y"});
@@ -35,7 +35,7 @@ TEST(OnnxRuntime, ComputesKnownValues) {
 }
 
 TEST(OnnxRuntime, EveryElementTypeRoundTrips) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 ident (double[2] a, float16[2] b, bfloat16[2] c, int8[2] d, int16[2] e, int32[2] f, int64[2] g,
@@ -94,7 +94,7 @@ ident (double[2] a, float16[2] b, bfloat16[2] c, int8[2] d, int16[2] e, int32[2]
 }
 
 TEST(OnnxRuntime, AcceptsOptAndThreads) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kGemmReluModel);
   for (const char* opt : {"disabled", "basic", "extended", "all"}) {
     auto session = isolated("onnxruntime", {{"opt", opt}, {"threads", "1"}, {"providers", "cpu"}})
@@ -108,7 +108,7 @@ TEST(OnnxRuntime, AcceptsOptAndThreads) {
 }
 
 TEST(OnnxRuntime, RefusesBadOptionValues) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kGemmReluModel);
   auto bad_opt = isolated("onnxruntime", {{"opt", "max"}})->load(model);
   ASSERT_FALSE(bad_opt.has_value());
@@ -122,7 +122,7 @@ TEST(OnnxRuntime, RefusesBadOptionValues) {
 TEST(OnnxRuntime, MissingProviderIsAWarningAndNodesRunOnCpu) {
   // The case users hit: they asked for CUDA (or OpenVINO, TensorRT), this ONNX Runtime has only
   // the CPU provider, and every node silently ran there.
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kGemmReluModel);
   for (const char* asked : {"cuda+cpu", "cuda,cpu", "openvino", "tensorrt+cuda"}) {
     auto session = isolated("onnxruntime", {{"providers", asked}})->load(model);
@@ -156,7 +156,7 @@ TEST(OnnxRuntime, MissingProviderIsAWarningAndNodesRunOnCpu) {
 }
 
 TEST(OnnxRuntime, ListsWhichNodeRanOnWhichProvider) {
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime", {{"providers", "cpu"}, {"opt", "disabled"}})
                      ->load(dir.write_model(kGemmReluModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -172,7 +172,7 @@ TEST(OnnxRuntime, ListsWhichNodeRanOnWhichProvider) {
 }
 
 TEST(OnnxRuntime, UnknownProviderNameIsRefused) {
-  TempDir dir;
+  ModelDir dir;
   auto session =
       isolated("onnxruntime", {{"providers", "cdua"}})->load(dir.write_model(kGemmReluModel));
   ASSERT_FALSE(session.has_value());
@@ -182,7 +182,7 @@ TEST(OnnxRuntime, UnknownProviderNameIsRefused) {
 }
 
 TEST(OnnxRuntime, AcceptsFullProviderNames) {
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime", {{"providers", "CPUExecutionProvider"}})
                      ->load(dir.write_model(kGemmReluModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
@@ -190,7 +190,7 @@ TEST(OnnxRuntime, AcceptsFullProviderNames) {
 }
 
 TEST(OnnxRuntime, RejectedModelGivesOrtsMessage) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2] x) => (float[2] y) {
@@ -206,7 +206,7 @@ g (float[2] x) => (float[2] y) {
 }
 
 TEST(OnnxRuntime, BadInputsAreInvalidArguments) {
-  TempDir dir;
+  ModelDir dir;
   auto session = isolated("onnxruntime")->load(dir.write_model(kGemmReluModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
   auto missing = (*session)->run({});
@@ -223,7 +223,7 @@ TEST(OnnxRuntime, BadInputsAreInvalidArguments) {
 }
 
 TEST(OnnxRuntime, SavesTheOptimizedModel) {
-  TempDir dir;
+  ModelDir dir;
   const auto optimized = dir.path() / "optimized.onnx";
   auto session =
       isolated("onnxruntime", {{"optimized_model", optimized.string()}, {"opt", "basic"}})
@@ -235,7 +235,7 @@ TEST(OnnxRuntime, SavesTheOptimizedModel) {
 }
 
 TEST(OnnxRuntime, UnknownOptionIsAWarning) {
-  TempDir dir;
+  ModelDir dir;
   auto session =
       isolated("onnxruntime", {{"colour", "blue"}})->load(dir.write_model(kGemmReluModel));
   ASSERT_TRUE(session.has_value()) << session.status().to_string();

@@ -12,10 +12,10 @@ namespace onnxdbg {
 namespace {
 
 using testing::isolated;
-using testing::TempDir;
+using testing::ModelDir;
 
 TEST(OpenCv, ComputesKnownValues) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3] x) => (float[1,2] y)
@@ -35,7 +35,7 @@ g (float[1,3] x) => (float[1,2] y)
 }
 
 TEST(OpenCv, ConvAndTwoOutputs) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,1,3,3] x) => (float[1,1,2,2] c, float[1,1,3,3] s)
@@ -57,7 +57,7 @@ g (float[1,1,3,3] x) => (float[1,1,2,2] c, float[1,1,3,3] s)
 }
 
 TEST(OpenCv, OneDimensionalOutputKeepsTheDeclaredShape) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[4] x) => (float[4] y) {
@@ -72,7 +72,7 @@ g (float[4] x) => (float[4] y) {
 }
 
 TEST(OpenCv, NonFloatInputsAreConvertedWithAWarning) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (double[1,2] x) => (double[1,2] y) {
@@ -97,7 +97,7 @@ g (double[1,2] x) => (double[1,2] y) {
 TEST(OpenCv, SymbolicInputDimsAreFixedAtRunTime) {
   // OpenCV 4.6 refuses Shape of an input with a symbolic dim; the backend re-imports the model
   // with the dims of the inputs it is given, and again when they change.
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[N,2] x) => (float[N,2] y) {
@@ -125,7 +125,7 @@ g (float[N,2] x) => (float[N,2] y) {
 }
 
 TEST(OpenCv, StringInputsAreRefused) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2] x) => (float[2] y) {
@@ -140,7 +140,7 @@ g (float[2] x) => (float[2] y) {
 }
 
 TEST(OpenCv, UnreadableModelGivesOpenCvsMessage) {
-  TempDir dir;
+  ModelDir dir;
   const auto path = dir.path() / "garbage.onnx";
   {
     std::ofstream f(path);

@@ -23,18 +23,18 @@ CliResult run_cli(const std::string& args) {
 class CliErrors : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    tmp_ = testing::make_temp_dir(
+        "onnxdbg_cli_" +
+        std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_");
+    dir_ = tmp_.path();
   }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path write_model(const std::string& name, const std::string& text) {
     auto m = testing::parse_text_model(text);
     const fs::path p = dir_ / name;
     EXPECT_TRUE(save_model(m, p).is_ok());
     return p;
   }
+  TempDir tmp_;
   fs::path dir_;
 };
 

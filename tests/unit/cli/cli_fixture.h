@@ -18,19 +18,16 @@
 
 namespace onnxdbg::testing {
 
-/// A test with a folder of its own, dir_ (in the system temp folder, named after the suite, the
-/// test and the process, so parallel ctest runs never share one), removed after the test.
+/// A test with a folder of its own, dir_ (a TempDir under $TMPDIR named after the suite and the
+/// test, so parallel ctest runs never share one), removed after the test.
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("onnxdbg_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
-            std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    tmp_ =
+        make_temp_dir("onnxdbg_" + std::string(info->test_suite_name()) + "_" + info->name() + "_");
+    dir_ = tmp_.path();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   /// Writes the model in ONNX text format `text` to dir_/`name`; a test failure when it does not
   /// parse or save.
@@ -39,6 +36,7 @@ class CliTest : public ::testing::Test {
     ASSERT_TRUE(st.is_ok()) << st.to_string();
   }
 
+  TempDir tmp_;
   std::filesystem::path dir_;
 };
 

@@ -40,19 +40,19 @@ g (float[2,3] x) => (float[2,3] y)
 class CliSurgeon : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_cli_surgeon_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    tmp_ = testing::make_temp_dir(
+        "onnxdbg_cli_surgeon_" +
+        std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_");
+    dir_ = tmp_.path();
     ASSERT_TRUE(save_model(testing::parse_text_model(kTruncated), dir_ / "truncated.onnx").is_ok());
     ASSERT_TRUE(save_model(testing::parse_text_model(kFoldable), dir_ / "foldable.onnx").is_ok());
   }
-  void TearDown() override { fs::remove_all(dir_); }
   static nlohmann::json parse(const CliResult& r) {
     auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
     EXPECT_FALSE(j.is_discarded()) << r.out;
     return j;
   }
+  TempDir tmp_;
   fs::path dir_;
 };
 

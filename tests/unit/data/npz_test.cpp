@@ -17,11 +17,10 @@ namespace fs = std::filesystem;
 
 const fs::path kFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
 
+/// `name` in this process's folder (a TempDir, removed when the tests end).
 fs::path temp_path(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("onnxdbg_npz_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  static const TempDir dir = testing::make_temp_dir("onnxdbg_npz_test_");
+  return dir.path() / name;
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) {

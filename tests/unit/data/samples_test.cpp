@@ -16,7 +16,7 @@
 namespace onnxdbg {
 namespace {
 
-using testing::TempDir;
+using testing::ModelDir;
 namespace fs = std::filesystem;
 
 const char* kModel = R"(
@@ -38,7 +38,7 @@ Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}
 class Samples : public ::testing::Test {
  protected:
   void SetUp() override { graph_ = testing::parse_text_model(kModel).graph(); }
-  TempDir dir_;
+  ModelDir dir_;
   onnx::GraphProto graph_;
 };
 

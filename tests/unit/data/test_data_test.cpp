@@ -18,9 +18,10 @@ namespace fs = std::filesystem;
 
 const fs::path kNodeData = "/usr/share/libonnx-testdata/data/node";
 
+/// A fresh folder `name` in this process's folder (a TempDir, removed when the tests end).
 fs::path temp_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("onnxdbg_test_data_test_" + std::to_string(::getpid())) / name;
+  static const TempDir root = testing::make_temp_dir("onnxdbg_test_data_test_");
+  const fs::path dir = root.path() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

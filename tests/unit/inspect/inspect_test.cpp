@@ -188,8 +188,8 @@ TEST(Inspect, JsonKeys) {
 
 TEST(Inspect, ModesAndFileSize) {
   EXPECT_FALSE(inspect_options_from_mode("full").has_value());
-  const fs::path p =
-      fs::temp_directory_path() / ("onnxdbg_inspect_test_" + std::to_string(::getpid()) + ".onnx");
+  const TempDir dir = testing::make_temp_dir("onnxdbg_inspect_test_");
+  const fs::path p = dir.path() / "model.onnx";
   ASSERT_TRUE(save_model(loaded().proto, p).is_ok());
   auto m = load_model(p);
   ASSERT_TRUE(m.has_value());
@@ -202,7 +202,6 @@ TEST(Inspect, ModesAndFileSize) {
   EXPECT_NE(text.find("Producer      inspect_test 1.0"), std::string::npos) << text;
   for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1)
     EXPECT_LE(b - a, 100u) << text.substr(a, b - a);
-  fs::remove(p);
 }
 
 }  // namespace

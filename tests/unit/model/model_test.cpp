@@ -17,12 +17,12 @@ namespace fs = std::filesystem;
 class ModelLoading : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("onnxdbg_model_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    tmp_ = testing::make_temp_dir(
+        "onnxdbg_model_" +
+        std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_");
+    dir_ = tmp_.path();
     fs::create_directories(dir_ / "weights");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A model y = x + w whose w (2 floats) lives in external data at `location`.
   fs::path external_model(const std::string& location, int64_t offset = 0) {
@@ -46,6 +46,7 @@ g (float[2] x) => (float[2] y) <float[2] w = {0.0, 0.0}> { y = Add(x, w) }
     EXPECT_TRUE(save_model(m, p).is_ok());
     return p;
   }
+  TempDir tmp_;
   fs::path dir_;
 };
 

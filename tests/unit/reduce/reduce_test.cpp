@@ -21,18 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using onnxdbg::testing::parse_text_model;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "onnxdbg-reduce-test-XXXXXX").string();
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 Original prepared(const onnx::ModelProto& model, int samples = 1) {
   Original o;
   o.model = model;
@@ -144,21 +132,22 @@ std::vector<std::string> both_ops_check(const std::string& a, const std::string&
 }
 
 TEST(Reduce, TwoNodesOnDifferentBranchesReduceToAOneMinimalModel) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   CheckOptions co;
   co.command = both_ops_check("Sin", "Erf");
-  co.iter_artifact = (tmp.path / "onnxdbg_debug.onnx").string();
-  co.work_dir = tmp.path;
+  co.iter_artifact = (tmp.path() / "onnxdbg_debug.onnx").string();
+  co.iter_inputs = (tmp.path() / "inputs.npz").string();
+  co.work_dir = tmp.path();
   auto oracle = make_check_oracle(co);
   ASSERT_TRUE(oracle);
-  auto rep = reduce_fully(o, **oracle, tmp.path / "reduced.onnx");
+  auto rep = reduce_fully(o, **oracle, tmp.path() / "reduced.onnx");
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_TRUE(rep->original_fails);
   EXPECT_EQ(kept_ops(*rep), (std::vector<std::string>{"Sin", "Erf"}));
   EXPECT_FALSE(rep->flaky);
   // 1-minimal: removing either node makes the check pass.
-  auto written = load_model(tmp.path / "reduced.onnx");
+  auto written = load_model(tmp.path() / "reduced.onnx");
   ASSERT_TRUE(written);
   EXPECT_EQ(written->proto.graph().node_size(), 2);
   for (int drop = 0; drop < 2; ++drop) {
@@ -174,20 +163,21 @@ TEST(Reduce, TwoNodesOnDifferentBranchesReduceToAOneMinimalModel) {
 }
 
 TEST(Reduce, ParallelChecksGiveTheSameResultAsOne) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   std::vector<std::string> results;
   for (int jobs : {1, 3}) {
     CheckOptions co;
     co.command = both_ops_check("Sin", "Erf");
-    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.iter_artifact = (tmp.path() / "a.onnx").string();
+    co.iter_inputs = (tmp.path() / "inputs.npz").string();
     co.jobs = jobs;
-    co.work_dir = tmp.path;
+    co.work_dir = tmp.path();
     auto oracle = make_check_oracle(co);
     ASSERT_TRUE(oracle);
     ReduceOptions ro;
     ro.strategies = {"nodes"};
-    ro.reducer.output = tmp.path / ("r" + std::to_string(jobs) + ".onnx");
+    ro.reducer.output = tmp.path() / ("r" + std::to_string(jobs) + ".onnx");
     auto rep = reduce_model(o, **oracle, ro);
     ASSERT_TRUE(rep) << rep.status().to_string();
     std::string s;
@@ -198,17 +188,18 @@ TEST(Reduce, ParallelChecksGiveTheSameResultAsOne) {
 }
 
 TEST(Reduce, BisectAndLinearKeepAWindowOfTheTopologicalOrder) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   for (const char* mode : {"bisect", "linear"}) {
     CheckOptions co;
     co.command = both_ops_check("Sin", "Erf");
-    co.iter_artifact = (tmp.path / "a.onnx").string();
-    co.work_dir = tmp.path;
+    co.iter_artifact = (tmp.path() / "a.onnx").string();
+    co.iter_inputs = (tmp.path() / "inputs.npz").string();
+    co.work_dir = tmp.path();
     auto oracle = make_check_oracle(co);
     ReduceOptions ro;
     ro.strategies = *strategies_for_mode(mode);
-    ro.reducer.output = tmp.path / "r.onnx";
+    ro.reducer.output = tmp.path() / "r.onnx";
     auto rep = reduce_model(o, **oracle, ro);
     ASSERT_TRUE(rep) << rep.status().to_string();
     // Sin is node 1 and Erf node 4: the window 1..4 is the smallest contiguous one.
@@ -223,6 +214,7 @@ Expected<ReduceReport> reduce_nodes_with_check(const Original& o, std::vector<st
   CheckOptions co;
   co.command = std::move(command);
   co.iter_artifact = (dir / "a.onnx").string();
+  co.iter_inputs = (dir / "inputs.npz").string();
   ODB_ASSIGN_OR_RETURN(auto oracle, make_check_oracle(co));
   ReduceOptions ro;
   ro.strategies = {"nodes"};
@@ -231,19 +223,19 @@ Expected<ReduceReport> reduce_nodes_with_check(const Original& o, std::vector<st
 }
 
 TEST(Reduce, AnOriginalThatPassesIsReportedAndNothingIsReduced) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
-  auto rep = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path);
+  auto rep = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path());
   ASSERT_TRUE(rep);
   EXPECT_FALSE(rep->original_fails);
   EXPECT_EQ(rep->oracle_calls, 1);
-  EXPECT_FALSE(fs::exists(tmp.path / "r.onnx"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "r.onnx"));
 }
 
 TEST(Reduce, AMissingCheckCommandIsAClearError) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
-  auto rep = reduce_nodes_with_check(o, {"no-such-command-onnxdbg", "x"}, tmp.path);
+  auto rep = reduce_nodes_with_check(o, {"no-such-command-onnxdbg", "x"}, tmp.path());
   ASSERT_FALSE(rep);
   EXPECT_EQ(rep.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(rep.status().message().find("no-such-command-onnxdbg"), std::string::npos);
@@ -253,13 +245,13 @@ TEST(Reduce, ACheckThatFailsOnEveryCandidateIsCalledOut) {
   // The classic broken check: the interpreter lacks a module, so every candidate "fails" and the
   // reduction ends on an arbitrary node. The verdict quotes the check's last stderr line and the
   // report says no candidate ever passed.
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   auto rep = reduce_nodes_with_check(o,
                                      {"sh", "-c",
                                       "echo 'Traceback ...' >&2; echo \"ModuleNotFoundError: No "
                                       "module named 'onnx'\" >&2; exit 1"},
-                                     tmp.path);
+                                     tmp.path());
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_EQ(rep->original_detail,
             "exit code 1; last line of its stderr: ModuleNotFoundError: No module named 'onnx'");
@@ -269,7 +261,7 @@ TEST(Reduce, ACheckThatFailsOnEveryCandidateIsCalledOut) {
              n.find("ModuleNotFoundError") != std::string::npos;
   EXPECT_TRUE(noted);
   // A check that passes some candidates gets no such note.
-  auto rep2 = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path);
+  auto rep2 = reduce_nodes_with_check(o, both_ops_check("Cos", "Erf"), tmp.path());
   ASSERT_TRUE(rep2);
   for (const auto& n : rep2->notes)
     EXPECT_EQ(n.find("the oracle failed every one"), std::string::npos) << n;
@@ -283,14 +275,15 @@ TEST(CheckOracle, LastLineIsTrimmedAndCut) {
 }
 
 TEST(CheckOracle, TimeoutsCountAsTheUserSays) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   auto b = build_candidate(o, whole_model(o));
   ASSERT_TRUE(b);
   for (bool means_fail : {false, true}) {
     CheckOptions co;
     co.command = {"sleep", "5"};
-    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.iter_artifact = (tmp.path() / "a.onnx").string();
+    co.iter_inputs = (tmp.path() / "inputs.npz").string();
     co.timeout_seconds = 0.2;
     co.timeout_means_fail = means_fail;
     auto oracle = make_check_oracle(co);
@@ -305,11 +298,12 @@ TEST(CheckOracle, TimeoutsCountAsTheUserSays) {
 }
 
 TEST(CheckOracle, FailCodeAndRegexFollowPolygraphysRules) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   auto b = build_candidate(o, whole_model(o));
   auto verdict = [&](CheckOptions co) {
-    co.iter_artifact = (tmp.path / "a.onnx").string();
+    co.iter_artifact = (tmp.path() / "a.onnx").string();
+    co.iter_inputs = (tmp.path() / "inputs.npz").string();
     auto oracle = make_check_oracle(co);
     EXPECT_TRUE(oracle) << oracle.status().to_string();
     auto v = (*oracle)->test(*b, 0);
@@ -336,17 +330,17 @@ TEST(CheckOracle, FailCodeAndRegexFollowPolygraphysRules) {
 }
 
 TEST(Reduce, AFlakyCheckIsReported) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   // Fails on its first 3 calls whatever the candidate, then passes: the final re-test of the
   // result passes although the cached verdict says it failed.
-  const fs::path counter = tmp.path / "count";
+  const fs::path counter = tmp.path() / "count";
   auto rep = reduce_nodes_with_check(
       o,
       {"sh", "-c",
        "n=$(cat '" + counter.string() + "' 2>/dev/null || echo 0); echo $((n+1)) > '" +
            counter.string() + "'; [ $n -ge 3 ]"},
-      tmp.path);
+      tmp.path());
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_TRUE(rep->flaky);
   bool noted = false;
@@ -355,24 +349,25 @@ TEST(Reduce, AFlakyCheckIsReported) {
 }
 
 TEST(Reduce, TheJournalLetsAResumedRunSkipTheOracle) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   CheckOptions co;
   co.command = both_ops_check("Sin", "Erf");
-  co.iter_artifact = (tmp.path / "a.onnx").string();
+  co.iter_artifact = (tmp.path() / "a.onnx").string();
+  co.iter_inputs = (tmp.path() / "inputs.npz").string();
   auto oracle = make_check_oracle(co);
   ReduceOptions ro;
   ro.strategies = *strategies_for_mode("full");
-  ro.reducer.output = tmp.path / "r.onnx";
-  ro.reducer.journal = tmp.path / "r.journal";
-  ro.reducer.artifacts = tmp.path / "artifacts";
-  ro.min_good = tmp.path / "good.onnx";
+  ro.reducer.output = tmp.path() / "r.onnx";
+  ro.reducer.journal = tmp.path() / "r.journal";
+  ro.reducer.artifacts = tmp.path() / "artifacts";
+  ro.min_good = tmp.path() / "good.onnx";
   auto first = reduce_model(o, **oracle, ro);
   ASSERT_TRUE(first) << first.status().to_string();
   EXPECT_GT(first->oracle_calls, 4);
   // Artifacts are sorted by verdict, and min-good is a passing model.
-  EXPECT_TRUE(fs::exists(tmp.path / "artifacts" / "bad" / "iter_1.onnx"));
-  EXPECT_FALSE(fs::is_empty(tmp.path / "artifacts" / "good"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "artifacts" / "bad" / "iter_1.onnx"));
+  EXPECT_FALSE(fs::is_empty(tmp.path() / "artifacts" / "good"));
   ASSERT_FALSE(first->min_good.empty());
   auto good = load_model(first->min_good);
   ASSERT_TRUE(good);
@@ -392,14 +387,14 @@ TEST(Reduce, TheJournalLetsAResumedRunSkipTheOracle) {
 
 // Real models of the benchmark's shapes, made by tools/make_reduce_models.cpp.
 fs::path reduce_models_dir() {
-  static TempDir* dir = new TempDir();
+  static const TempDir dir = testing::make_temp_dir("onnxdbg-reduce-models-");  // gone at exit
   static bool made = false;
   if (!made) {
     const std::string cmd =
-        std::string(ONNXDBG_BINARY_DIR) + "/make-reduce-models " + dir->path.string();
+        std::string(ONNXDBG_BINARY_DIR) + "/make-reduce-models " + dir.path().string();
     made = std::system(cmd.c_str()) == 0;
   }
-  return dir->path;
+  return dir.path();
 }
 
 TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
@@ -409,14 +404,14 @@ TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
     ASSERT_TRUE(m) << name;
     Original o = prepared(m->proto);
     ASSERT_TRUE(o.golden_error.empty()) << o.golden_error;
-    TempDir tmp;
+    const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
     BuiltinOptions bo;
     bo.fail_on = {FailOn::kNan};
     bo.backends = {*BackendSpec::parse("reference")};
-    bo.work_dir = tmp.path;
+    bo.work_dir = tmp.path();
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle);
-    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
+    auto rep = reduce_fully(o, **oracle, tmp.path() / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     EXPECT_TRUE(rep->original_fails) << name;
     EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Log"}) << name;
@@ -424,25 +419,25 @@ TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
 }
 
 TEST(Reduce, BuiltInMismatchOracleFindsTheSoftmaxOpenCvGetsWrong) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   const std::string cmd =
-      std::string(ONNXDBG_BINARY_DIR) + "/make-demo-model " + (tmp.path / "demo.onnx").string();
+      std::string(ONNXDBG_BINARY_DIR) + "/make-demo-model " + (tmp.path() / "demo.onnx").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  auto m = load_model(tmp.path / "demo.onnx");
+  auto m = load_model(tmp.path() / "demo.onnx");
   ASSERT_TRUE(m);
   Original o = prepared(m->proto, /*samples=*/2);
   BuiltinOptions bo;
   bo.fail_on = {FailOn::kMismatch};
   bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("opencv")};
   bo.tolerance.default_tol = {1e-4, 1e-3};
-  bo.work_dir = tmp.path;
+  bo.work_dir = tmp.path();
   for (int jobs : {1, 2}) {
     SCOPED_TRACE("jobs " + std::to_string(jobs));
     bo.jobs = jobs;  // two OpenCV workers side by side, each on its own candidate file
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle) << oracle.status().to_string();
     EXPECT_EQ((*oracle)->max_parallel(), jobs);
-    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
+    auto rep = reduce_fully(o, **oracle, tmp.path() / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     ASSERT_TRUE(rep->original_fails) << rep->original_detail;
     EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Softmax"});
@@ -454,7 +449,7 @@ TEST(Reduce, Float16PrecisionIsHonouredByTheBuiltInOracle) {
   // precision=fp16 the candidate is converted as `run` converts the model, so the mismatch is
   // seen and reduced to the one node whose value overflows (the Mul, or the Div fed the frozen
   // overflowing value); a reference that ignored the option would see no mismatch at all.
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,3] y)
@@ -472,10 +467,10 @@ g (float[1,3] x) => (float[1,3] y)
     bo.fail_on = {FailOn::kMismatch};
     bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse(backend)};
     bo.tolerance.default_tol = {1e-2, 1e-2};
-    bo.work_dir = tmp.path;
+    bo.work_dir = tmp.path();
     auto oracle = make_builtin_oracle(bo);
     ASSERT_TRUE(oracle) << oracle.status().to_string();
-    auto rep = reduce_fully(o, **oracle, tmp.path / "r.onnx");
+    auto rep = reduce_fully(o, **oracle, tmp.path() / "r.onnx");
     ASSERT_TRUE(rep) << rep.status().to_string();
     ASSERT_TRUE(rep->original_fails) << rep->original_detail;
     ASSERT_EQ(rep->kept_op_types.size(), 1u);
@@ -490,18 +485,18 @@ g (float[1,3] x) => (float[1,3] y)
 }
 
 TEST(Reduce, ACandidateThatCrashesTheBackendIsAVerdictNotACrash) {
-  TempDir tmp;
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kTwoBranches));
   BuiltinOptions bo;
   bo.fail_on = {FailOn::kError};
   bo.backends = {*BackendSpec::parse("onnxruntime:debug_crash=run")};
   bo.fail_regex = {"SIGSEGV"};
-  bo.work_dir = tmp.path;
+  bo.work_dir = tmp.path();
   auto oracle = make_builtin_oracle(bo);
   ASSERT_TRUE(oracle) << oracle.status().to_string();
   ReduceOptions ro;
   ro.strategies = {"nodes"};
-  ro.reducer.output = tmp.path / "r.onnx";
+  ro.reducer.output = tmp.path() / "r.onnx";
   auto rep = reduce_model(o, **oracle, ro);
   ASSERT_TRUE(rep) << rep.status().to_string();
   EXPECT_TRUE(rep->original_fails);

@@ -13,7 +13,7 @@
 namespace onnxdbg {
 namespace {
 
-using testing::TempDir;
+using testing::ModelDir;
 
 // big = x * 1000 reaches 3000 (fine in float16), huge = big * 1000 reaches 3e6 (inf in float16),
 // y = huge / 1e6 is back in range in float32 only.
@@ -42,7 +42,7 @@ TEST(Precision, SpecOption) {
 }
 
 TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(kOverflow);
   const TensorMap inputs = {{"x", Tensor::from_vector<float>({1, 3}, {1.0f, 2.0f, 3.0f})}};
 
@@ -105,7 +105,7 @@ TEST(Precision, TellsFloat16ValuesFromFloat32Ones) {
 }
 
 TEST(Precision, InRangeModelAgreesWithinFloat16Tolerance) {
-  TempDir dir;
+  ModelDir dir;
   const auto model = dir.write_model(R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,3] y)

@@ -104,7 +104,8 @@ g (float[2] x) => (float[2] y)
 
 TEST(FoldConstants, ExternalInitializersAreReadAndWrittenInline) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("onnxdbg_fold_" + std::to_string(::getpid()));
+  const TempDir tmp = onnxdbg::testing::make_temp_dir("onnxdbg_fold_");
+  const fs::path dir = tmp.path();
   fs::create_directories(dir / "out");
   auto m = parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -142,7 +143,6 @@ g (float[4] x) => (float[4] y)
   auto again = load_model(dir / "out" / "folded.onnx");
   ASSERT_TRUE(again.has_value()) << again.status().to_string();
   expect_same_outputs(original, again->proto, {{"x", ramp({4})}});
-  fs::remove_all(dir);
 }
 
 TEST(OverrideInputShapes, RefusesWrongNamesAndContradictions) {

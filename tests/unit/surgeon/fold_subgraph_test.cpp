@@ -147,9 +147,8 @@ g (bool c, float[N,4] x) => (float[2] y)
 
 TEST(FoldSubgraphs, FoldedIfModelAgreesOnOnnxRuntime) {
   namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("onnxdbg_fold_sub_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempDir tmp = onnxdbg::testing::make_temp_dir("onnxdbg_fold_sub_");
+  const fs::path dir = tmp.path();
   auto m = parse_text_model(kIf);
   ASSERT_TRUE(fold_constants(m, {}).has_value());
   ASSERT_TRUE(save_model(m, dir / "folded.onnx").is_ok());
@@ -162,7 +161,6 @@ TEST(FoldSubgraphs, FoldedIfModelAgreesOnOnnxRuntime) {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("pass"), std::string::npos) << r.out;
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ std::map<std::string, Tensor> run_and_match_onnxruntime(const std::string& text,
                                                         double rtol = 1e-5,
                                                         const std::string& skip = "") {
   auto ref = run_reference(parse_text_model(text), inputs);
-  TempDir dir;
+  ModelDir dir;
   const auto path = dir.write_model(text);
   auto backend = create_backend(BackendSpec{"onnxruntime", {}});
   EXPECT_TRUE(backend.has_value()) << backend.status().to_string();
@@ -561,7 +561,7 @@ TEST(MlZipMap, RowsBecomeASequenceOfMaps) {
 TEST(MlZipMap, OnnxRuntimeBackendRefusesMapsClearly) {
   // ONNX Runtime computes ZipMap, but onnxdbg's worker protocol exchanges tensors only: the
   // output is refused by name rather than misread.
-  TempDir dir;
+  ModelDir dir;
   auto m = parse_text_model(std::string(kHeader) + R"(g (float[2,2] x) => (float[2,2] p, z) {
   p = Identity(x)
   z = ai.onnx.ml.ZipMap<classlabels_int64s = [10, 20]>(x) })");

@@ -137,7 +137,7 @@ g (float[1,4] x) => (float[1,4] a, float[1,4] a2, float[1,4] b, float[1,4] c, fl
 }
 
 TEST(RandomOps, ReferenceBackendOptionRandomSeed) {
-  TempDir dir;
+  ModelDir dir;
   const auto path = dir.write_model(R"(<ir_version: 8, opset_import: ["" : 17]>
 g () => (float[3] z) { z = RandomUniform<shape=[3]>() })");
   auto run_with = [&](const std::string& seed) -> Expected<RunResult> {
