@@ -265,7 +265,7 @@ int reduce_command(const ReduceArgs& a) {
   std::cout << "the original model fails: " << rep->original_detail << "\n";
   std::string kept;
   for (size_t i = 0; i < rep->kept_nodes.size() && i < 12; ++i)
-    kept += (i ? ", " : "") + rep->kept_nodes[i] + " (" + rep->kept_op_types[i] + ")";
+    kept += (i ? ", " : "") + rep->kept_nodes[i];
   if (rep->kept_nodes.size() > 12) kept += ", ...";
   std::cout << "reduced " << rep->nodes_before << " -> " << rep->nodes_after
             << (rep->nodes_after == 1 ? " node" : " nodes") << " in " << rep->passes

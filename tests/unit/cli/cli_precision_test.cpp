@@ -145,7 +145,7 @@ TEST_F(CliPrecision, LayerwiseSaysWhereOnnxRuntimeComputedInFloat32) {
                        "computed them in float32"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("first divergent node: #2 (Div), tensor 'y', on "
+  EXPECT_NE(r.out.find("first divergent node: #2 Div, tensor 'y', on "
                        "onnxruntime:precision=fp16: its own error (alone, on golden inputs) is "),
             std::string::npos)
       << r.out;
