@@ -15,11 +15,11 @@ std::string join(const std::vector<std::string>& v) {
   return s.empty() ? std::string("none") : s;
 }
 
-/// "reduced 400 -> 3 nodes in 2 passes: a (Conv), b (Relu), ..." (twelve nodes at most).
+/// "reduced 400 -> 3 nodes in 2 passes: #3 Conv 'a', #4 Relu 'b', ..." (twelve nodes at most).
 void print_kept(const reduce::ReduceReport& rep, std::ostream& os) {
   std::string kept;
   for (size_t i = 0; i < rep.kept_nodes.size() && i < 12; ++i)
-    kept += (i ? ", " : "") + rep.kept_nodes[i] + " (" + rep.kept_op_types[i] + ")";
+    kept += (i ? ", " : "") + rep.kept_nodes[i];
   if (rep.kept_nodes.size() > 12) kept += ", ...";
   os << "reduced " << rep.nodes_before << " -> " << rep.nodes_after
      << (rep.nodes_after == 1 ? " node" : " nodes") << " in " << rep.passes

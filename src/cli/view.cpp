@@ -55,7 +55,8 @@ void add_view_command(CLI::App& app, CommandContext& ctx) {
   add_diff_layout_option(cmd, args->page)->needs(diff);
   cmd->add_flag("--lint", args->lint, "Paint lint findings on their nodes");
   cmd->add_option("--highlight-nodes", args->highlight,
-                  "Node names to highlight (comma-separated, any graph; \"#12 Conv\" for the "
+                  "Nodes to highlight (comma-separated): names (any graph), or main-graph node "
+                  "labels as onnxdbg prints them (\"#12 Conv 'c1'\", \"#12 Conv\" for the "
                   "unnamed 13th node); the page opens centred on the first")
       ->delimiter(',');
   cmd->footer("Exit status: 0 when the page was written, 2 on an error.");

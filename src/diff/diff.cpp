@@ -9,14 +9,11 @@
 #include <set>
 
 #include "google/protobuf/util/message_differencer.h"
+#include "model/graph.h"
 
 namespace onnxdbg {
 
 namespace {
-
-std::string node_label(const onnx::NodeProto& n, int index) {
-  return n.name().empty() ? "#" + std::to_string(index) + " " + n.op_type() : n.name();
-}
 
 std::string fmt(double v) {
   char buf[32];
@@ -67,15 +64,7 @@ bool same_message(const google::protobuf::Message& x, const google::protobuf::Me
   return google::protobuf::util::MessageDifferencer::Equals(x, y);
 }
 
-// Where a value comes from: "node:<label>:<k>" for node outputs, else the value's own name.
-using Producers = std::map<std::string, std::pair<int, int>>;  // name -> (node index, output k)
-Producers producers_of(const onnx::GraphProto& g) {
-  Producers p;
-  for (int i = 0; i < g.node_size(); ++i)
-    for (int k = 0; k < g.node(i).output_size(); ++k)
-      if (!g.node(i).output(k).empty()) p[g.node(i).output(k)] = {i, k};
-  return p;
-}
+using Producers = std::unordered_map<std::string, int>;  // model/graph.h's producers
 
 std::string type_string(const onnx::ValueInfoProto& vi) {
   const auto s = value_signature(vi);
@@ -160,19 +149,25 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
     }
   }
   d.a_to_b = a_to_b;
+  d.b_to_a = b_to_a;
   for (int i = 0; i < ga.node_size(); ++i)
     if (a_to_b[static_cast<size_t>(i)] < 0) d.only_in_a.push_back(node_label(ga.node(i), i));
   for (int i = 0; i < gb.node_size(); ++i)
     if (b_to_a[static_cast<size_t>(i)] < 0) d.only_in_b.push_back(node_label(gb.node(i), i));
 
   // 3. Changes on matched nodes.
-  const Producers pa = producers_of(ga), pb = producers_of(gb);
-  auto source = [](const Producers& p, const std::string& name, const std::vector<int>* map) {
+  const Producers pa = producers(ga), pb = producers(gb);
+  // Where a value comes from: "output k of node i" (i translated through `map`, A's nodes to B's),
+  // else the value's own name.
+  auto source = [](const onnx::GraphProto& g, const Producers& p, const std::string& name,
+                   const std::vector<int>* map) {
     if (name.empty()) return std::string("(none)");
     auto it = p.find(name);
     if (it == p.end()) return "value '" + name + "'";
-    const int node = map ? (*map)[static_cast<size_t>(it->second.first)] : it->second.first;
-    return "output " + std::to_string(it->second.second) + " of node " + std::to_string(node);
+    const auto& outs = g.node(it->second).output();
+    const auto k = std::find(outs.begin(), outs.end(), name) - outs.begin();
+    const int node = map ? (*map)[static_cast<size_t>(it->second)] : it->second;
+    return "output " + std::to_string(k) + " of node " + std::to_string(node);
   };
   for (int i = 0; i < ga.node_size(); ++i) {
     const int j = a_to_b[static_cast<size_t>(i)];
@@ -181,34 +176,39 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
     const auto& nb = gb.node(j);
     const std::string label = node_label(na, i);
     if (na.op_type() != nb.op_type() || na.domain() != nb.domain())
-      d.changed.push_back({label, "op type " + na.op_type() + " -> " + nb.op_type()});
+      d.changed.push_back(
+          {label, "op type " + qualified_op_type(na) + " -> " + qualified_op_type(nb), i});
     if (na.name() != nb.name() && !na.name().empty())
-      d.changed.push_back({label, "renamed to '" + nb.name() + "'"});
+      d.changed.push_back({label, "renamed to '" + nb.name() + "'", i});
     std::map<std::string, const onnx::AttributeProto*> aa, ab;
     for (const auto& x : na.attribute()) aa[x.name()] = &x;
     for (const auto& x : nb.attribute()) ab[x.name()] = &x;
     for (const auto& [name, x] : aa) {
       auto it = ab.find(name);
       if (it == ab.end())
-        d.changed.push_back({label, "attribute " + name + " removed (was " + attr_value(*x) + ")"});
+        d.changed.push_back(
+            {label, "attribute " + name + " removed (was " + attr_value(*x) + ")", i});
       else if (!same_message(*x, *it->second))
         d.changed.push_back(
-            {label, "attribute " + name + " " + attr_value(*x) + " -> " + attr_value(*it->second)});
+            {label, "attribute " + name + " " + attr_value(*x) + " -> " + attr_value(*it->second),
+             i});
     }
     for (const auto& [name, x] : ab)
       if (!aa.count(name))
-        d.changed.push_back({label, "attribute " + name + " added (" + attr_value(*x) + ")"});
+        d.changed.push_back({label, "attribute " + name + " added (" + attr_value(*x) + ")", i});
     if (na.input_size() != nb.input_size())
-      d.changed.push_back({label, std::to_string(na.input_size()) + " inputs -> " +
-                                      std::to_string(nb.input_size())});
+      d.changed.push_back(
+          {label, std::to_string(na.input_size()) + " inputs -> " + std::to_string(nb.input_size()),
+           i});
     for (int k = 0; k < std::min(na.input_size(), nb.input_size()); ++k) {
       // Compare where each input comes from, translated through the node matching, so renamed
       // intermediate tensors do not count as rewiring.
-      const std::string sa = source(pa, na.input(k), &a_to_b);
-      const std::string sb = source(pb, nb.input(k), nullptr);
+      const std::string sa = source(ga, pa, na.input(k), &a_to_b);
+      const std::string sb = source(gb, pb, nb.input(k), nullptr);
       if (sa != sb)
-        d.changed.push_back({label, "input " + std::to_string(k) + " '" + na.input(k) + "' -> '" +
-                                        nb.input(k) + "'"});
+        d.changed.push_back(
+            {label,
+             "input " + std::to_string(k) + " '" + na.input(k) + "' -> '" + nb.input(k) + "'", i});
     }
   }
 
@@ -295,8 +295,8 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
       if (map[static_cast<size_t>(i)] >= 0) continue;
       for (const auto& in : g.node(i).input()) {
         auto it = p.find(in);
-        if (it != p.end() && map[static_cast<size_t>(it->second.first)] >= 0)
-          best = std::max(best, it->second.first);
+        if (it != p.end() && map[static_cast<size_t>(it->second)] >= 0)
+          best = std::max(best, it->second);
       }
     }
     return best < 0 ? std::string() : node_label(g.node(best), best);
@@ -314,10 +314,7 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
                     (where.empty() ? "" : " downstream of " + where));
   }
   {
-    std::set<std::string> defined;
-    for (const auto& t : gb.initializer()) defined.insert(t.name());
-    for (const auto& v : gb.input()) defined.insert(v.name());
-    for (const auto& [name, where] : pb) defined.insert(name);
+    const NameSet defined = defined_names(gb);
     for (const auto& o : gb.output())
       if (!defined.count(o.name()))
         parts.push_back("its output '" + o.name() + "' is produced by no node");

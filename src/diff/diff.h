@@ -1,8 +1,8 @@
 // Structural difference between two ONNX models: nodes matched by name, then by op type and
 // position; nodes only in one model; changed op types, attributes, input wiring; initializers
 // (dtype, shape, value statistics); graph inputs and outputs; opset imports. A one-sentence
-// summary leads ("B lacks 37 nodes downstream of /backbone/stage4; its output 'pos' is produced
-// by no node").
+// summary leads ("B lacks 37 nodes downstream of #12 Conv '/backbone/stage4'; its output 'pos'
+// is produced by no node"). Nodes are named with node_label (model/graph.h).
 #pragma once
 
 #include <string>
@@ -15,21 +15,24 @@ namespace onnxdbg {
 
 /// One difference on a matched node or a graph-level item.
 struct DiffChange {
-  std::string item;  ///< node name ("#12 Conv" when unnamed), or "initializer 'w'", "input 'x'"
-  std::string what;  ///< one phrase: "op type Conv -> ConvTranspose", "attribute group 1 -> 2"
+  /// node_label of A's node ("#12 Conv 'c1'"), or "initializer 'w'", "input 'x'"
+  std::string item;
+  std::string what;   ///< one phrase: "op type Conv -> ConvTranspose", "attribute group 1 -> 2"
+  int64_t node = -1;  ///< index of A's main-graph node the change is on; -1 for graph-level items
 };
 
 struct ModelDiff {
   std::string a_name, b_name;          ///< file names for messages
-  std::vector<std::string> only_in_a;  ///< node names (main graph) present only in A
+  std::vector<std::string> only_in_a;  ///< node_label of each main-graph node only in A
   std::vector<std::string> only_in_b;
   std::vector<DiffChange> changed;        ///< changes on matched nodes
   std::vector<DiffChange> graph_changes;  ///< inputs, outputs, initializers, opsets, IR version
   int matched_by_name = 0;
   int matched_by_position = 0;
   /// For each node of A's main graph (by index), the index of the B node it matched, or -1 when
-  /// it is only in A.
+  /// it is only in A; b_to_a the other way round.
   std::vector<int> a_to_b;
+  std::vector<int> b_to_a;
   std::string summary;  ///< one sentence, printed first
   bool identical() const {
     return only_in_a.empty() && only_in_b.empty() && changed.empty() && graph_changes.empty();

@@ -37,11 +37,6 @@ void free_names(const onnx::GraphProto& g, std::set<std::string>* out) {
 
 }  // namespace
 
-std::string node_label(const onnx::NodeProto& node, size_t index) {
-  return node.name().empty() ? fmt::format("#{} ({})", index, node.op_type())
-                             : fmt::format("'{}' ({})", node.name(), node.op_type());
-}
-
 std::vector<std::string> node_reads(const onnx::NodeProto& node) {
   std::set<std::string> seen;
   std::vector<std::string> out;

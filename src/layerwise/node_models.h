@@ -13,13 +13,11 @@
 #include "backends/backend.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "model/graph.h"
 #include "model/model.h"
 #include "onnx/onnx_pb.h"
 
 namespace onnxdbg::layerwise_detail {
-
-/// "'name' (Op)", or "#index (Op)" for an unnamed node: how messages and notes name a node.
-std::string node_label(const onnx::NodeProto& node, size_t index);
 
 /// Every value a main-graph node reads: its non-empty inputs, then what its subgraphs read from
 /// the outer scope; each name once, in that order.

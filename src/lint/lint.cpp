@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "lint/rule.h"
+#include "model/graph.h"
 
 namespace onnxdbg::lint {
 
@@ -30,55 +31,28 @@ const std::vector<RuleEntry>& registry() {
   return rules;
 }
 
-std::string node_label(const onnx::NodeProto& n, int64_t i) {
-  return n.name().empty() ? n.op_type() + "#" + std::to_string(i) : n.name();
-}
-
-// Builds `g`'s GraphInfo and (preorder) those of its subgraphs; returns the names `g` uses but
-// does not define, which are implicit inputs of the node that owns `g`.
-GraphInfo* build_graph(const onnx::GraphProto& g, std::string path, const GraphInfo* parent,
-                       int64_t parent_node, std::vector<std::unique_ptr<GraphInfo>>& out) {
-  auto owned = std::make_unique<GraphInfo>();
-  GraphInfo* info = owned.get();
-  info->graph = &g;
-  info->path = std::move(path);
-  info->index = static_cast<int>(out.size());
-  info->parent = parent;
-  info->parent_node = parent_node;
-  out.push_back(std::move(owned));
-
-  for (const auto& vi : g.input()) info->producer.emplace(vi.name(), kGraphInput);
-  for (const auto& t : g.initializer()) info->producer.emplace(t.name(), kInitializer);
-  for (const auto& t : g.sparse_initializer())
-    info->producer.emplace(t.values().name(), kInitializer);
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& o : g.node(i).output())
-      if (!o.empty()) info->producer.emplace(o, i);
-
-  info->implicit_inputs.resize(static_cast<size_t>(g.node_size()));
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    auto& implicit = info->implicit_inputs[static_cast<size_t>(i)];
-    std::unordered_set<std::string> seen;
-    for_each_subgraph(n, [&](const onnx::GraphProto& sub, const std::string& attr) {
-      const GraphInfo* child =
-          build_graph(sub, info->path + "/" + node_label(n, i) + ":" + attr, info, i, out);
-      for (const auto& name : child->free_names)
-        if (seen.insert(name).second) implicit.push_back(name);
-    });
-  }
-
-  std::unordered_set<std::string> free_seen;
-  auto use = [&](const std::string& name) {
-    if (name.empty()) return;
-    if (!info->defines(name) && free_seen.insert(name).second) info->free_names.push_back(name);
-  };
-  for (int i = 0; i < g.node_size(); ++i) {
-    for (const auto& in : g.node(i).input()) use(in);
-    for (const auto& in : info->implicit_inputs[static_cast<size_t>(i)]) use(in);
-  }
-  for (const auto& o : g.output()) use(o.name());
-  return info;
+// The GraphInfo of the main graph and (preorder, as walk_graphs gives them) of every subgraph.
+std::vector<std::unique_ptr<GraphInfo>> build_graphs(const onnx::GraphProto& main) {
+  std::vector<std::unique_ptr<GraphInfo>> out;
+  walk_graphs(main, [&](const GraphVisit& v) {
+    auto info = std::make_unique<GraphInfo>();
+    const onnx::GraphProto& g = *v.graph;
+    info->graph = &g;
+    info->path = v.path;
+    info->index = v.index;
+    info->parent = v.parent >= 0 ? out[static_cast<size_t>(v.parent)].get() : nullptr;
+    info->parent_node = v.node;
+    for (const auto& vi : g.input()) info->producer.emplace(vi.name(), kGraphInput);
+    for (const auto& t : g.initializer()) info->producer.emplace(t.name(), kInitializer);
+    for (const auto& t : g.sparse_initializer())
+      info->producer.emplace(t.values().name(), kInitializer);
+    for (const auto& [name, node] : producers(g)) info->producer.emplace(name, node);
+    info->implicit_inputs.reserve(static_cast<size_t>(g.node_size()));
+    for (const auto& n : g.node()) info->implicit_inputs.push_back(implicit_inputs(n));
+    info->free_names = free_names(g);
+    out.push_back(std::move(info));
+  });
+  return out;
 }
 
 }  // namespace
@@ -123,9 +97,7 @@ Expected<std::vector<Finding>> lint_model(const LoadedModel& model, const LintOp
       return invalid_argument("unknown lint rule '" + name + "' (rules: " + known + ")");
     }
   }
-  std::vector<std::unique_ptr<GraphInfo>> graphs;
-  build_graph(model.proto.graph(), "main", nullptr, -1, graphs);
-  RuleContext ctx(model, std::move(graphs));
+  RuleContext ctx(model, build_graphs(model.proto.graph()));
 
   for (const auto& rule : registry()) {
     if (options.disabled_rules.count(rule.name)) continue;

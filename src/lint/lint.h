@@ -33,6 +33,9 @@ struct Finding {
   std::string op_type;      ///< "" when not about a node
   std::string graph;        ///< "main", or "main/If_3:then_branch" for a subgraph
   std::string message;      ///< one sentence
+  /// node_label (model/graph.h) of the node, "#12 Conv 'c1'"; "" when not about a node. Last and
+  /// default-initialised so findings written as {rule, severity, ..., message} stay valid.
+  std::string label = {};
 };
 
 struct LintOptions {

@@ -208,8 +208,7 @@ SchemaLookup RuleContext::lookup(const onnx::NodeProto& node) const {
 }
 
 std::string RuleContext::describe(const onnx::NodeProto& node, int64_t index) {
-  if (node.name().empty()) return "node #" + std::to_string(index) + " (" + node.op_type() + ")";
-  return "node '" + node.name() + "' (" + node.op_type() + ")";
+  return "node " + node_label(node, index);
 }
 
 void RuleContext::report(Severity s, const GraphInfo& g, int64_t node, std::string message) {
@@ -221,6 +220,7 @@ void RuleContext::report(Severity s, const GraphInfo& g, int64_t node, std::stri
   if (node >= 0 && node < g.node_count()) {
     f.node = g.node(node).name();
     f.op_type = g.node(node).op_type();
+    f.label = node_label(g.node(node), node);
   }
   f.message = std::move(message);
   findings_.emplace_back(g.index, std::move(f));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lint/lint.h"
+#include "model/graph.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
@@ -21,11 +22,12 @@ namespace onnxdbg::lint {
 constexpr int64_t kGraphInput = -2;
 constexpr int64_t kInitializer = -3;
 
-/// One graph (main or a subgraph) with the facts most rules need, computed once by the driver.
+/// One graph (main or a subgraph) with the facts most rules need, computed once by the driver
+/// with the graph toolkit (model/graph.h: walk_graphs, producers, implicit_inputs, free_names).
 struct GraphInfo {
   const onnx::GraphProto* graph = nullptr;
-  std::string path;  ///< "main", "main/If_3:then_branch"
-  int index = 0;     ///< discovery order (preorder); 0 is the main graph
+  std::string path;  ///< "main", "main/If_3:then_branch" (subgraph_path)
+  int index = 0;     ///< walk_graphs' order (preorder); 0 is the main graph
   const GraphInfo* parent = nullptr;
   int64_t parent_node = -1;  ///< index (in parent) of the node that owns this subgraph
   /// First producer of every name defined in this graph: node index, kGraphInput or kInitializer
@@ -94,7 +96,7 @@ class RuleContext {
 
   /// Records a finding of the rule being run. `node` is an index in `g`, or -1.
   void report(Severity s, const GraphInfo& g, int64_t node, std::string message);
-  /// "node 'conv_3' (Conv)", or "node #4 (Conv)" when unnamed.
+  /// "node #3 Conv 'conv_3'": "node " and node_label (model/graph.h).
   static std::string describe(const onnx::NodeProto& node, int64_t index);
 
   // Used by the driver.
@@ -147,15 +149,5 @@ std::unordered_set<std::string> used_names(const GraphInfo& g);
 
 /// "tensor(float)[1,3,?,224]" for messages.
 std::string type_to_string(const onnx::TypeProto& t);
-
-/// Calls fn(subgraph, attribute_name) for every graph attribute of `node`, in attribute order.
-template <class Fn>
-void for_each_subgraph(const onnx::NodeProto& node, Fn&& fn) {
-  for (const auto& a : node.attribute()) {
-    if (a.has_g()) fn(a.g(), a.name());
-    for (int i = 0; i < a.graphs_size(); ++i)
-      fn(a.graphs(i), a.name() + "[" + std::to_string(i) + "]");
-  }
-}
 
 }  // namespace onnxdbg::lint

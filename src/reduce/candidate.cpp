@@ -6,12 +6,12 @@
 #include <fstream>
 #include <unordered_set>
 
+#include "model/graph.h"
 #include "model/model.h"
 #include "model/shape_inference.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "reference/interpreter.h"
-#include "surgeon/graph_util.h"
 
 namespace onnxdbg::reduce {
 
@@ -314,14 +314,12 @@ Status prepare_original(Original& o) {
   o.infer_candidates = strict.error.empty();
   o.inferred = o.infer_candidates ? std::move(strict.types) : infer_shapes(o.model).types;
   o.index = {};
-  for (int i = 0; i < g.node_size(); ++i) {
-    o.index.reads.push_back(surgeon::node_reads(g.node(i)));
-    for (const auto& r : o.index.reads.back()) o.index.consumers[r].push_back(i);
-  }
+  for (const auto& n : g.node()) o.index.reads.push_back(node_reads(n));
+  o.index.consumers = consumers(g);
   for (int i = 0; i < g.initializer_size(); ++i)
     o.index.initializers.emplace(g.initializer(i).name(), i);
-  for (const auto& vi : g.input()) o.index.graph_inputs.insert(vi.name());
-  for (const auto& vi : g.output()) o.index.graph_outputs.insert(vi.name());
+  o.index.graph_inputs = graph_input_names(g);
+  o.index.graph_outputs = graph_output_names(g);
 
   o.golden.clear();
   o.golden_error.clear();
@@ -345,9 +343,7 @@ Status prepare_original(Original& o) {
   }
 
   if (!o.provided.empty()) {
-    std::unordered_set<std::string> produced;
-    for (const auto& n : g.node())
-      for (const auto& out : n.output()) produced.insert(out);
+    const auto produced = producers(g);
     for (const auto& [name, t] : o.provided)
       if (!produced.count(name))
         return invalid_argument("the loaded value '" + name +

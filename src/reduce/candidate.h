@@ -57,8 +57,8 @@ struct Original {
   /// Facts about the main graph that every candidate build needs, computed once by
   /// prepare_original so that a build costs time in the candidate's size, not the model's.
   struct GraphIndex {
-    std::vector<std::vector<std::string>> reads;                  ///< per node: surgeon::node_reads
-    std::unordered_map<std::string, std::vector<int>> consumers;  ///< value -> reading nodes
+    std::vector<std::vector<std::string>> reads;  ///< per node: node_reads (model/graph.h)
+    std::unordered_map<std::string, std::vector<int>> consumers;  ///< consumers (model/graph.h)
     std::unordered_map<std::string, int> initializers;            ///< name -> index
     std::unordered_set<std::string> graph_inputs, graph_outputs;
   } index;

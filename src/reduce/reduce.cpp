@@ -4,19 +4,11 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "model/graph.h"
 #include "model/model.h"
 #include "reduce/strategies/strategies.h"
 
 namespace onnxdbg::reduce {
-
-namespace {
-
-std::string node_label(const onnx::NodeProto& n, int index) {
-  // Unnamed nodes as `onnxdbg diff` and the viewer label them: "#12 Conv".
-  return n.name().empty() ? "#" + std::to_string(index) + " " + n.op_type() : n.name();
-}
-
-}  // namespace
 
 Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
                                     const ReduceOptions& options) {

@@ -32,7 +32,7 @@ struct ReduceReport {
   std::string original_detail;  ///< the oracle's verdict line on the original
   std::string oracle;           ///< Oracle::describe()
   int64_t nodes_before = 0, nodes_after = 0;
-  std::vector<std::string> kept_nodes;       ///< names ("#index OpType" when unnamed, as diff)
+  std::vector<std::string> kept_nodes;       ///< node_label of each: "#12 Conv 'c1'"
   std::vector<std::string> kept_op_types;    ///< op type of each kept node
   std::vector<std::string> inputs, outputs;  ///< of the reduced model
   int64_t passes = 0;

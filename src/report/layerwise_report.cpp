@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/graph.h"
 #include "report/run_report.h"
 #include "report/table.h"
 #include "runner/precision.h"
@@ -31,12 +32,12 @@ std::string node_json_name(const LayerTensor& t) {
   return t.node.empty() ? fmt::format("#{}", t.node_index) : t.node;
 }
 
-}  // namespace
-
+// The producing node for people: model/graph.h's node_label, "#12 Conv 'c1'".
 std::string layer_node_label(const LayerTensor& t) {
-  return t.node.empty() ? fmt::format("#{} ({})", t.node_index, t.op_type)
-                        : fmt::format("'{}' ({})", t.node, t.op_type);
+  return node_label(t.node, t.op_type, static_cast<int64_t>(t.node_index));
 }
+
+}  // namespace
 
 void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color, size_t top) {
   size_t batches = 0;
@@ -88,18 +89,18 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     os << "\nworst tensors on " << b.backend << " (" << failing.size()
        << " outside tolerance; ranked by " << (failing.front()->isolated ? "own" : "total")
        << " error):\n";
-    Table t({"node", "op", "tensor", "max abs err", "max rel err", "own err", "error is", "NaN/Inf",
+    Table t({"node", "tensor", "max abs err", "max rel err", "own err", "error is", "NaN/Inf",
              "result"},
-            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
-             Align::kLeft, Align::kRight, Align::kLeft});
+            {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft,
+             Align::kRight, Align::kLeft});
     for (size_t i = 0; i < failing.size() && i < top; ++i) {
       const auto& c = *failing[i];
       const LayerTensor& lt = rep.tensors[c.tensor];
       std::string nan = "-";
       if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
         nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
-      t.add_row({lt.node.empty() ? fmt::format("#{}", lt.node_index) : lt.node, lt.op_type, lt.name,
-                 short_number(c.result.max_abs_error), short_number(c.result.max_rel_error),
+      t.add_row({layer_node_label(lt), lt.name, short_number(c.result.max_abs_error),
+                 short_number(c.result.max_rel_error),
                  c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
                  colorize("FAIL", "red", color)});
     }

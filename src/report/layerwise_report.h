@@ -10,9 +10,6 @@
 
 namespace onnxdbg::report {
 
-/// A node for people: "'conv_3' (Conv)", or "#12 (Conv)" when it has no name.
-std::string layer_node_label(const LayerTensor& t);
-
 /// Prints the layerwise section: per-backend summary, the `top` worst failing tensors per backend
 /// (ranked by own error where isolated, else total error), notes, NaN/Inf and float16-range
 /// findings, and the first divergent node with its repro folder.

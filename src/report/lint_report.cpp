@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "model/graph.h"
 #include "report/table.h"
 
 namespace onnxdbg::report {
@@ -15,9 +16,7 @@ std::string plural(int64_t n, const std::string& word) {
 
 std::string node_cell(const lint::Finding& f) {
   if (f.node_index < 0) return "-";
-  std::string s = "#" + std::to_string(f.node_index) + " " + f.op_type;
-  if (!f.node.empty()) s += " '" + f.node + "'";
-  return s;
+  return f.label.empty() ? node_label(f.node, f.op_type, f.node_index) : f.label;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "model/graph.h"
 #include "report/table.h"
 
 namespace onnxdbg::report {
@@ -133,10 +134,9 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
   }
   if (!rep.fp16_overflows.empty()) {
     os << "\nfloat16 overflow points (float32 reference values beyond 65504, inf in float16):\n";
-    Table t({"node", "op type", "tensor", "max |value|"},
-            {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight});
+    Table t({"node", "tensor", "max |value|"}, {Align::kLeft, Align::kLeft, Align::kRight});
     for (const auto& o : rep.fp16_overflows)
-      t.add_row({o.node.empty() ? "#" + std::to_string(o.node_index) : o.node, o.op_type, o.tensor,
+      t.add_row({node_label(o.node, o.op_type, static_cast<int64_t>(o.node_index)), o.tensor,
                  short_number(o.max_abs)});
     t.print(os);
   } else if (!rep.fp16_check_error.empty()) {

@@ -15,6 +15,7 @@
 
 #include "core/dtype.h"
 #include "inspect/inspect.h"
+#include "model/graph.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -192,7 +193,7 @@ struct Builder {
   }
 
   int64_t add_node(const NodeSummary& n, int64_t g) {
-    json j{{"g", g}, {"n", n.name}, {"o", n.op_type}};
+    json j{{"g", g}, {"x", n.index}, {"n", n.name}, {"o", n.op_type}};
     if (!n.domain.empty() && n.domain != "ai.onnx") j["d"] = n.domain;
     json in = json::array(), out = json::array(), attrs = json::array();
     for (const auto& i : n.inputs) in.push_back(tensor(i));
@@ -224,10 +225,10 @@ struct Builder {
     // contiguous and the page can chunk the main graph by index.
     for (const auto& [idx, n] : with_subgraphs)
       for (const auto& sg : n->subgraphs) {
-        const std::string label =
-            n->name.empty() ? n->op_type + "#" + std::to_string(n->index) : n->name;
         nodes[static_cast<size_t>(idx)]["s"].push_back(static_cast<int64_t>(graphs.size()));
-        add_graph(sg.graph.front(), path + "/" + label + ":" + sg.attribute, idx, sg.attribute);
+        add_graph(sg.graph.front(),
+                  subgraph_path(path, n->name, n->op_type, n->index, sg.attribute), idx,
+                  sg.attribute);
       }
   }
 };
@@ -253,16 +254,6 @@ Expected<ModelSummary> build_model(Builder& b, const LoadedModel& model) {
   for (const auto& vi : g.output()) kind(vi.name(), "out");
   b.weights.clear();  // they point into the summary, which the caller may drop
   return summary;
-}
-
-// "#12 Conv" (diff's label for an unnamed node) -> 12; -1 otherwise.
-int64_t unnamed_index(const std::string& item) {
-  if (item.size() < 2 || item[0] != '#') return -1;
-  try {
-    return std::stoll(item.substr(1));
-  } catch (const std::exception&) {
-    return -1;
-  }
 }
 
 void add_report(Builder& b, const json& rep, json& data) {
@@ -406,21 +397,16 @@ int64_t append_side(Builder& a, Builder& side) {
 
 Status add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, DiffLayout layout,
                 json& data) {
-  auto find = [&](const std::string& item, int64_t limit) -> int64_t {
-    auto it = b.node_by_name.find(item);
-    if (it != b.node_by_name.end() && it->second < limit) return it->second;
-    const int64_t idx = unnamed_index(item);
-    if (idx >= 0 && idx < limit && b.nodes[static_cast<size_t>(idx)]["g"] == 0) return idx;
-    return -1;
-  };
+  // The main graph's nodes come first, in file order: A's node i is page node i.
   const int64_t limit = static_cast<int64_t>(b.nodes.size());
-  for (const auto& name : d.only_in_a) {
-    const int64_t n = find(name, limit);
-    if (n >= 0) b.nodes[static_cast<size_t>(n)]["df"] = "a";
-  }
+  auto main_node = [&](int64_t i) {
+    return i >= 0 && i < limit && b.nodes[static_cast<size_t>(i)]["g"] == 0 ? i : -1;
+  };
+  for (size_t i = 0; i < d.a_to_b.size(); ++i)
+    if (d.a_to_b[i] < 0 && main_node(static_cast<int64_t>(i)) >= 0) b.nodes[i]["df"] = "a";
   std::map<int64_t, std::vector<std::string>> changed_at;  // A node index -> what changed
   for (const auto& c : d.changed) {
-    const int64_t n = find(c.item, limit);
+    const int64_t n = main_node(c.node);
     if (n < 0) continue;
     auto& node = b.nodes[static_cast<size_t>(n)];
     if (!node.contains("df")) node["df"] = "c";
@@ -431,14 +417,12 @@ Status add_diff(Builder& b, const ModelDiff& d, const LoadedModel* other, DiffLa
   // Nodes only in B join the main graph, wired by tensor names, after A's main-graph nodes would
   // break contiguity; they go at the end with graph 0 and the page sorts main-graph nodes.
   if (other && other->proto.has_graph()) {
-    std::set<std::string> only_b(d.only_in_b.begin(), d.only_in_b.end());
     auto summary = summarize_model(*other, {true, true, false});
     if (summary) {
       const auto& nodes = summary->graph.nodes;
       for (const auto& n : nodes) {
-        const std::string label =
-            n.name.empty() ? "#" + std::to_string(n.index) + " " + n.op_type : n.name;
-        if (!only_b.count(label) && !only_b.count(n.name)) continue;
+        const auto k = static_cast<size_t>(n.index);
+        if (k >= d.b_to_a.size() || d.b_to_a[k] >= 0) continue;
         NodeSummary copy = n;
         copy.subgraphs.clear();
         const int64_t idx = b.add_node(copy, 0);
@@ -524,13 +508,18 @@ Status add_highlight(Builder& b, const HighlightOverlay& h, const std::string& f
     int64_t n = -1;
     auto it = b.node_by_name.find(name);
     if (it != b.node_by_name.end()) n = it->second;
-    // "#12 Conv": the 13th main-graph node, when its op type agrees (a named node keeps its name).
-    const int64_t idx = unnamed_index(name);
-    if (n < 0 && idx >= 0 && idx < static_cast<int64_t>(b.nodes.size()) &&
-        b.nodes[static_cast<size_t>(idx)]["g"] == 0) {
-      const size_t space = name.find(' ');
-      const std::string op = space == std::string::npos ? "" : name.substr(space + 1);
-      if (op.empty() || b.nodes[static_cast<size_t>(idx)]["o"] == op) n = idx;
+    // A node_label ("#12 Conv 'c1'", "#12 Conv", "#12"): the 13th main-graph node, when its op
+    // type and name agree with what the label gives.
+    const auto label = n < 0 ? parse_node_label(name) : std::nullopt;
+    if (label && label->index < static_cast<int64_t>(b.nodes.size()) &&
+        b.nodes[static_cast<size_t>(label->index)]["g"] == 0) {
+      const json& node = b.nodes[static_cast<size_t>(label->index)];
+      const std::string op = node.contains("d")
+                                 ? node["d"].get<std::string>() + "." + node["o"].get<std::string>()
+                                 : node["o"].get<std::string>();
+      const bool op_ok = label->op_type.empty() || label->op_type == op;
+      const bool name_ok = !label->has_name || label->name == node["n"].get<std::string>();
+      if (op_ok && name_ok) n = label->index;
     }
     if (n < 0) return invalid_argument("highlighted node '" + name + "' is not a node of " + file);
     if (!seen.insert(n).second) continue;

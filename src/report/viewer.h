@@ -26,9 +26,9 @@ struct HighlightOverlay {
   std::string title;    ///< a few words, e.g. "reduced model"; empty gives "highlighted nodes"
   std::string summary;  ///< one line, e.g. "12 of 672 nodes still make opencv disagree"
   /// Node names of the viewed model, in any graph (subgraph nodes are expanded when shown), or
-  /// diff's label "#12 Conv" (the 13th node of the main graph, unnamed). Duplicates are ignored;
-  /// the order given is the order listed. A name that matches no node is an error (see
-  /// viewer_data).
+  /// node labels of its main graph as onnxdbg prints them (model/graph.h's node_label: "#12 Conv
+  /// 'c1'", or "#12 Conv" for the 13th node, unnamed). Duplicates are ignored; the order given is
+  /// the order listed. A name that matches no node is an error (see viewer_data).
   std::vector<std::string> nodes;
 };
 
@@ -61,7 +61,8 @@ struct ViewerOverlays {
 ///   model {file, producer, ir_version, opsets, node_count, node_count_with_subgraphs},
 ///   graphs [{name, path, parent (node index or -1), attribute}] (0 is the main graph; path is
 ///     lint's: "main", "main/If_3:then_branch"),
-///   nodes [{g (graph index), n (name), o (op type), d (domain), i/u (input/output tensor
+///   nodes [{g (graph index), x (index in its graph; in the other model's main graph for the
+///     nodes only in it), n (name), o (op type), d (domain), i/u (input/output tensor
 ///     indices, -1 for an omitted optional input), a [[name, type, value]] attributes,
 ///     s [graph indices of its subgraphs], and overlays: e {err, abs, rel, own, backend, pass,
 ///     nan} from --report, df ("a" only in the viewed model, "b" only in the other, "c" changed),

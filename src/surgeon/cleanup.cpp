@@ -1,5 +1,5 @@
 // Dead-node and unused-initializer removal, main graph and subgraphs (each from its outputs).
-#include "surgeon/graph_util.h"
+#include "model/graph.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
@@ -9,7 +9,8 @@ namespace {
 void clean_graph(onnx::GraphProto& g, CleanupStats& stats) {
   // Subgraphs first: their dead nodes must not keep outer values alive.
   for (auto& n : *g.mutable_node())
-    for_each_subgraph_mut(n, [&](onnx::GraphProto& sg) { clean_graph(sg, stats); });
+    for_each_subgraph_mut(
+        n, [&](onnx::GraphProto& sg, const std::string&) { clean_graph(sg, stats); });
 
   const auto prod = producers(g);
   std::vector<bool> live(static_cast<size_t>(g.node_size()), false);

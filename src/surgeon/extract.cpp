@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "model/graph.h"
 #include "model/shape_inference.h"
-#include "surgeon/graph_util.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
@@ -131,7 +131,7 @@ Status extract(onnx::ModelProto& model, const std::vector<ExtractTensor>& inputs
       return invalid_argument(
           "output '" + out.name + "' does not depend on the given inputs and initializers only: " +
           "it would still need '" + name + "' (" + what + ")" +
-          (reader >= 0 ? ", read by node " + describe_node(g.node(reader), reader) : "") +
+          (reader >= 0 ? ", read by node " + node_label(g.node(reader), reader) : "") +
           "; add it to --inputs");
     }
   }

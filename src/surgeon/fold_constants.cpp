@@ -7,9 +7,9 @@
 #include <optional>
 #include <set>
 
+#include "model/graph.h"
 #include "model/shape_inference.h"
 #include "reference/interpreter.h"
-#include "surgeon/graph_util.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
@@ -19,15 +19,11 @@ namespace {
 bool nondeterministic(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
   if (op.rfind("Random", 0) == 0 || op == "Bernoulli" || op == "Multinomial") return true;
-  for (const auto& a : n.attribute()) {
-    std::vector<const onnx::GraphProto*> gs;
-    if (a.has_g()) gs.push_back(&a.g());
-    for (const auto& sg : a.graphs()) gs.push_back(&sg);
-    for (const auto* g : gs)
-      for (const auto& sn : g->node())
-        if (nondeterministic(sn)) return true;
-  }
-  return false;
+  bool inside = false;
+  for_each_subgraph(n, [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& sn : g.node()) inside = inside || nondeterministic(sn);
+  });
+  return inside;
 }
 
 // Static shape of `name` when every dim is known: graph inputs, initializers, inferred types.
@@ -246,7 +242,7 @@ Expected<int64_t> fold_graph(Round& r, onnx::GraphProto& g, const ConstMap& oute
     }
     const int bad_node = run_nodes[bad];
     excluded[static_cast<size_t>(bad_node)] = true;
-    r.stats.notes.push_back("node " + describe_node(g.node(bad_node), bad_node) +
+    r.stats.notes.push_back("node " + node_label(g.node(bad_node), bad_node) +
                             (is_main ? "" : " in " + where) +
                             " was not folded: " + failure.message());
   }
@@ -332,7 +328,7 @@ Expected<int64_t> fold_graph(Round& r, onnx::GraphProto& g, const ConstMap& oute
     // Values in If branches have the shapes inference gives them; Loop and Scan bodies' may not.
     const TypeMap* sub_types =
         types && node.op_type() == "If" ? &r.inferred.subgraph_types : nullptr;
-    const std::string desc = describe_node(node, i);
+    const std::string desc = node_label(node, i);
     for (auto& a : *node.mutable_attribute()) {
       std::vector<onnx::GraphProto*> subs;
       if (a.has_g()) subs.push_back(a.mutable_g());

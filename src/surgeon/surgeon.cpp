@@ -5,18 +5,15 @@
 #include <fstream>
 
 #include "lint/lint.h"
+#include "model/graph.h"
 
 namespace onnxdbg::surgeon {
 
 namespace fs = std::filesystem;
 
 int64_t count_nodes(const onnx::GraphProto& g) {
-  int64_t n = g.node_size();
-  for (const auto& node : g.node())
-    for (const auto& a : node.attribute()) {
-      if (a.has_g()) n += count_nodes(a.g());
-      for (const auto& sg : a.graphs()) n += count_nodes(sg);
-    }
+  int64_t n = 0;
+  walk_graphs(g, [&](const GraphVisit& v) { n += v.graph->node_size(); });
   return n;
 }
 

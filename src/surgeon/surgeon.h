@@ -78,8 +78,9 @@ CleanupStats cleanup(onnx::ModelProto& model);
 /// Reorders the nodes of the main graph and of every subgraph so each node comes after the
 /// producers of everything it reads (inputs and values its subgraphs read from this graph),
 /// keeping the original order wherever it is already valid (stable Kahn). Returns how many nodes
-/// changed position. Errors: kModelError naming the nodes of one cycle ("'a' (Add) -> 'b' (Mul)
-/// -> 'a'"), the model unchanged.
+/// changed position (model/graph.h's topological_order, graph by graph). Errors: kModelError
+/// naming the nodes of one cycle ("#0 Add 'a' -> #1 Mul 'b' -> #0 Add 'a'") or a node reading a
+/// name nothing defines, with the graph's path as context; the model unchanged.
 Expected<int64_t> toposort(onnx::ModelProto& model);
 
 // --- sanitize (the command)

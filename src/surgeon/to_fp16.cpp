@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/graph.h"
 #include "model/shape_inference.h"
 #include "onnx/defs/schema.h"
-#include "surgeon/graph_util.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
@@ -50,7 +50,8 @@ void rename_reads(onnx::GraphProto& g, const std::string& from, const std::strin
   for (auto& n : *g.mutable_node()) {
     for (auto& in : *n.mutable_input())
       if (in == from) in = to;
-    for_each_subgraph_mut(n, [&](onnx::GraphProto& sg) { rename_reads(sg, from, to); });
+    for_each_subgraph_mut(
+        n, [&](onnx::GraphProto& sg, const std::string&) { rename_reads(sg, from, to); });
   }
   for (auto& o : *g.mutable_output())
     if (o.name() == from) o.set_name(to);
@@ -206,15 +207,11 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
     }
     if (has_subgraph(node)) {
       // Values a subgraph reads from here must keep the float32 the subgraph was written for.
-      std::unordered_set<std::string> outer;
-      for (const auto& a : node.attribute()) {
-        if (a.has_g()) free_names(a.g(), outer);
-        for (const auto& sg : a.graphs()) free_names(sg, outer);
-      }
-      for (const auto& x : outer)
+      for (const auto& x : implicit_inputs(node))
         if (orig_of(x) == kF32 && cur[x] == kF16) {
           const std::string y = cast_of(x, kF32);
-          for_each_subgraph_mut(node, [&](onnx::GraphProto& sg) { rename_reads(sg, x, y); });
+          for_each_subgraph_mut(
+              node, [&](onnx::GraphProto& sg, const std::string&) { rename_reads(sg, x, y); });
         }
     }
     if (!blocked)
@@ -244,7 +241,8 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
         if (y == z) y = inner;
       for (auto& in : *n.mutable_input())
         if (in == z) in = inner;
-      for_each_subgraph_mut(n, [&](onnx::GraphProto& sg) { rename_reads(sg, z, inner); });
+      for_each_subgraph_mut(
+          n, [&](onnx::GraphProto& sg, const std::string&) { rename_reads(sg, z, inner); });
     }
     for (auto& t : *g->mutable_initializer())
       if (t.name() == z) t.set_name(inner);

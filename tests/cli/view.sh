@@ -80,7 +80,7 @@ if command -v protoc >/dev/null && [ -f /usr/include/onnx/onnx.proto ]; then
   check "view --diff --diff-layout side: exit 0" '[ $rc -eq 0 ]'
 fi
 
-# Highlighted nodes (what `onnxdbg reduce` will pass): by diff's label for unnamed nodes.
+# Highlighted nodes (what `onnxdbg reduce` will pass): by node label ("#2 Softmax", unnamed nodes).
 "$bin" view "$out/demo.onnx" -o "$out/highlight.html" --highlight-nodes "#2 Softmax,#1 Relu"; rc=$?
 check "view --highlight-nodes: exit 0" '[ $rc -eq 0 ] && grep -q "\"highlight\":{" "$out/highlight.html"'
 err=$("$bin" view "$out/demo.onnx" -o "$out/x.html" --highlight-nodes "#2 Softmax,nope" 2>&1); rc=$?

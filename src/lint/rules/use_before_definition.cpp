@@ -16,7 +16,7 @@ void lint_use_before_definition(RuleContext& ctx, const GraphInfo& g) {
       if (p == i)
         msg += "which the node itself produces (a cycle).";
       else
-        msg += "which " + RuleContext::describe(g.node(p), p) + " at index " + std::to_string(p) +
+        msg += "which " + RuleContext::describe(g.node(p), p) +
                " produces later: the nodes are not in topological order.";
       ctx.report(Severity::kError, g, i, msg);
     };

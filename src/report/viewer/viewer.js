@@ -104,6 +104,11 @@
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   const short = (s, n) => (s.length > n ? s.slice(0, n - 1) + '\u2026' : s);
   const fmt = (v) => (v == null ? '-' : typeof v === 'string' ? v : Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3).replace(/\.?0+e/, 'e') : String(+v.toPrecision(5)));
+  // A node for people, as onnxdbg's node_label (src/model/graph.h) writes it everywhere else:
+  // "#12 Conv 'c1'" (index in its graph, op type with its domain unless the default, name), or
+  // "#12 Conv" when unnamed.
+  const opLabel = (n) => (n.d ? n.d + '.' : '') + n.o;
+  const nodeLabel = (i) => { const n = NODES[i]; return `#${n.x != null ? n.x : i} ${opLabel(n)}` + (n.n ? ` '${n.n}'` : ''); };
   const nodeWidth = (n) => Math.min(240, Math.max(90, 7.2 * Math.max(n.o.length + 2, Math.min(30, n.n.length)) + 16));
   function errColor(e) {
     if (!e) return null;
@@ -283,7 +288,7 @@
         tt.textContent = expanded.has(i) ? '\u2212' : '+';
       }
       const title = el('title', {}, g);
-      title.textContent = `${n.o} ${n.n}` + (n.e ? `\nerror ${fmt(n.e.err)} (${n.e.backend})` : '') + (n.dw ? '\n' + n.dw.join('\n') : '');
+      title.textContent = nodeLabel(i) + (n.e ? `\nerror ${fmt(n.e.err)} (${n.e.backend})` : '') + (n.dw ? '\n' + n.dw.join('\n') : '');
     }
     c.el = root;
   }
@@ -444,7 +449,7 @@
   }
 
   // ---- details --------------------------------------------------------------------------------
-  const nodeLink = (i) => `<a class="link" data-node="${i}">${esc(NODES[i].n || NODES[i].o + ' #' + i)}</a>`;
+  const nodeLink = (i) => `<a class="link" data-node="${i}">${esc(nodeLabel(i))}</a>`;
   function weightHtml(w) {
     if (!w) return '';
     let s = `<div class="w">${esc(w.source)} ${esc(w.dtype)} [${w.shape.join(', ')}], ${w.bytes} bytes${w.external ? ', external' : ''}`;
@@ -468,7 +473,8 @@
     if (prev >= 0 && nodeEls.has(prev)) decorate(nodeEls.get(prev), prev);
     if (nodeEls.has(i)) decorate(nodeEls.get(i), i);
     const n = NODES[i];
-    let h = `<h3 id="detail-title">${esc(n.o)} <span class="detail-name">${esc(n.n)}</span></h3>`;
+    // The title reads as nodeLabel(i); the name alone is in .detail-name.
+    let h = `<h3 id="detail-title">#${n.x != null ? n.x : i} ${esc(opLabel(n))}${n.n ? ` '<span class="detail-name">${esc(n.n)}</span>'` : ''}</h3>`;
     h += `<div>${n.d ? 'domain ' + esc(n.d) + ', ' : ''}graph ${esc(GRAPHS[n.g].path)}${sideB[i] ? ' of ' + esc(DIFF.b) : ''}${n.df === 'b' ? ' (only in ' + esc(DIFF.b) + ')' : ''}</div>`;
     if (n.p != null && layout === 'side') h += `<p class="pair">matched in ${esc(sideB[i] ? DIFF.a : DIFF.b)}: ${nodeLink(n.p)}</p>`;
     if (hlSet.has(i)) h += `<p class="hl-note">in <b>${esc(HL.title)}</b></p>`;
@@ -591,7 +597,7 @@
     if (SIDE_G >= 0) $('diff-layout').onclick = () => setLayout(layout === 'side' ? 'merged' : 'side');
     if (HL) {
       const shown = HL.nodes.slice(0, 500);
-      $('highlight').innerHTML = `<h3>${esc(HL.title)} (${HL.nodes.length})</h3>${HL.summary ? '<p>' + esc(HL.summary) + '</p>' : ''}<ol id="highlight-list">${shown.map((i) => `<li>${nodeLink(i)} <span class="kind">${esc(NODES[i].o)}</span></li>`).join('')}</ol>${HL.nodes.length > shown.length ? '<p class="hint">and ' + (HL.nodes.length - shown.length) + ' more</p>' : ''}`;
+      $('highlight').innerHTML = `<h3>${esc(HL.title)} (${HL.nodes.length})</h3>${HL.summary ? '<p>' + esc(HL.summary) + '</p>' : ''}<ol id="highlight-list">${shown.map((i) => `<li>${nodeLink(i)}</li>`).join('')}</ol>${HL.nodes.length > shown.length ? '<p class="hint">and ' + (HL.nodes.length - shown.length) + ' more</p>' : ''}`;
     }
     if (report) {
       let l = `<h3>Error legend</h3><div class="scale"></div><div style="display:flex;justify-content:space-between;font-size:11px"><span>\u2264 atol</span><span>10\u00b2\u00d7</span><span>\u2265 10\u2074\u00d7 atol</span></div>`;

@@ -63,7 +63,7 @@ TEST_F(CliLayerwise, DemoNamesSoftmaxAndWritesTheRepro) {
       "--save-repro softmax_case",
       dir_);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("first divergent node: #2 (Softmax), tensor 'probs', on opencv"),
+  EXPECT_NE(r.out.find("first divergent node: #2 Softmax, tensor 'probs', on opencv"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("repro: softmax_case"), std::string::npos) << r.out;

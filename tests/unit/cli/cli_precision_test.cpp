@@ -141,11 +141,11 @@ TEST_F(CliPrecision, LayerwiseSaysWhereOnnxRuntimeComputedInFloat32) {
       dir_);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("note (onnxruntime:precision=fp16): 3 of 3 float tensors hold values "
-                       "float16 cannot represent (first: 'big' of node #0 (Mul)): the backend "
+                       "float16 cannot represent (first: 'big' of node #0 Mul): the backend "
                        "computed them in float32"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("first divergent node: #2 (Div), tensor 'y', on "
+  EXPECT_NE(r.out.find("first divergent node: #2 Div, tensor 'y', on "
                        "onnxruntime:precision=fp16: its own error (alone, on golden inputs) is "),
             std::string::npos)
       << r.out;

@@ -52,11 +52,13 @@ TEST(Diff, TruncatedModelSummary) {
     b.proto.mutable_graph()->mutable_node(i)->set_name("n" + std::to_string(i));
   auto d = diff_models(a, b);
   ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(d->only_in_a, (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_EQ(d->only_in_a, (std::vector<std::string>{"#2 Sigmoid 'n2'", "#3 Softmax 'n3'"}));
   EXPECT_TRUE(d->only_in_b.empty());
-  EXPECT_EQ(
-      d->summary,
-      "b.onnx lacks 2 nodes of a.onnx downstream of n1; its output 'pos' is produced by no node");
+  EXPECT_EQ(d->a_to_b, (std::vector<int>{0, 1, -1, -1}));
+  EXPECT_EQ(d->b_to_a, (std::vector<int>{0, 1}));
+  EXPECT_EQ(d->summary,
+            "b.onnx lacks 2 nodes of a.onnx downstream of #1 Relu 'n1'; its output 'pos' is "
+            "produced by no node");
 }
 
 TEST(Diff, AttributeWiringAndRenamedNodes) {
@@ -79,10 +81,13 @@ g (float[1,4] x) => (float[1,4] pos) <float[4] w = {1.0, 2.0, 3.5, 4.0}> {
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->matched_by_name, 0);
   EXPECT_EQ(d->matched_by_position, 4);
-  EXPECT_TRUE(has_change(d->changed, "a3", "attribute axis 1 -> -1"));
-  EXPECT_TRUE(has_change(d->changed, "a2", "input 0 'stage4' -> 'stem'"));
-  EXPECT_TRUE(has_change(d->changed, "a0", "renamed to 'b0'"));
-  EXPECT_FALSE(has_change(d->changed, "a1", "input"));  // same producer, so not rewired
+  EXPECT_TRUE(has_change(d->changed, "#3 Softmax 'a3'", "attribute axis 1 -> -1"));
+  EXPECT_TRUE(has_change(d->changed, "#2 Sigmoid 'a2'", "input 0 'stage4' -> 'stem'"));
+  EXPECT_TRUE(has_change(d->changed, "#0 Mul 'a0'", "renamed to 'b0'"));
+  EXPECT_FALSE(has_change(d->changed, "#1 Relu 'a1'", "input"));  // same producer: not rewired
+  for (const auto& c : d->changed)  // each change names the index of A's node it is on
+    EXPECT_EQ(c.item.rfind("#" + std::to_string(c.node) + " ", 0), 0u) << c.item;
+  for (const auto& c : d->graph_changes) EXPECT_EQ(c.node, -1) << c.item;
   EXPECT_TRUE(has_change(d->graph_changes, "initializer 'w'",
                          "1 of 4 values differ (max abs difference 0.5)"));
 }

@@ -214,7 +214,7 @@ TEST_F(Layerwise, Float16BackendNamesTheNodeThatOverflows) {
     EXPECT_EQ(r->backends[0].computed_in_float32, 3);
     ASSERT_EQ(r->backends[0].notes.size(), 1u);
     EXPECT_NE(r->backends[0].notes[0].find("3 of 3 float tensors hold values float16 cannot "
-                                           "represent (first: 'a' of node #0 (Mul))"),
+                                           "represent (first: 'a' of node #0 Mul)"),
               std::string::npos)
         << r->backends[0].notes[0];
     EXPECT_FALSE(r->backends[0].first.has_value());

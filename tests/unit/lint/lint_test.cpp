@@ -150,7 +150,7 @@ g (float[2] x) => (float[2] feat_3) {
   ASSERT_EQ(f.size(), 1u) << dump(fs);
   EXPECT_EQ(f[0].node_index, -1);
   EXPECT_NE(f[0].message.find("'feat_3'"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("'feat_2' from node #1 (Relu)"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("'feat_2' from node #1 Relu"), std::string::npos) << f[0].message;
 }
 
 TEST(Lint, UseBeforeDefinitionListsEveryViolation) {

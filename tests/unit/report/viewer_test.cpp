@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <set>
 
+#include "model/graph.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -224,6 +225,28 @@ TEST(Viewer, HighlightMarksNodesByNameOrLabelInTheOrderGiven) {
   auto back = nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
   EXPECT_EQ(back["highlight"], h);
   EXPECT_NE(html.find("highlight-list"), std::string::npos);  // the page script draws the list
+}
+
+TEST(Viewer, HighlightTakesNodeLabelsAsReducePrintsThem) {
+  auto m = text_model(kModel);
+  m.proto.mutable_graph()->mutable_node(1)->set_name("soft");
+  report::ViewerOverlays ov;
+  // node_label of each: the named Softmax with its name, the unnamed MatMul without.
+  ov.highlight = report::HighlightOverlay{
+      "", "", {node_label(m.proto.graph().node(1), 1), node_label(m.proto.graph().node(0), 0)}};
+  ASSERT_EQ(ov.highlight->nodes[0], "#1 Softmax 'soft'");
+  auto data = report::viewer_data(m, ov);
+  ASSERT_TRUE(data) << data.status().to_string();
+  EXPECT_EQ((*data)["highlight"]["nodes"], nlohmann::json::parse("[1, 0]"));
+  EXPECT_EQ((*data)["nodes"][1]["x"], 1);  // the index in its graph, for the page's labels
+  // A label whose name or op type disagrees with the node at that index is no node.
+  for (const std::string bad : {"#1 Softmax 'other'", "#1 Relu 'soft'"}) {
+    ov.highlight = report::HighlightOverlay{"", "", {bad}};
+    auto wrong = report::viewer_data(m, ov);
+    ASSERT_FALSE(wrong) << bad;
+    EXPECT_EQ(wrong.status().message(),
+              "highlighted node '" + bad + "' is not a node of test.onnx");
+  }
 }
 
 TEST(Viewer, HighlightOfAnUnknownNodeIsOneClearError) {

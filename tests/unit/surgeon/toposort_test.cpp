@@ -60,8 +60,9 @@ g (float[2] x) => (float[2] y)
   ASSERT_FALSE(r.has_value());
   const std::string msg = r.status().to_string();
   EXPECT_NE(msg.find("cycle"), std::string::npos) << msg;
-  for (const char* n : {"'add_0' (Add)", "'relu_1' (Relu)", "'neg_2' (Neg)"})
+  for (const char* n : {"#0 Add 'add_0'", "#1 Relu 'relu_1'", "#2 Neg 'neg_2'"})
     EXPECT_NE(msg.find(n), std::string::npos) << msg;
+  EXPECT_NE(msg.find("while sorting graph 'main'"), std::string::npos) << msg;
   EXPECT_EQ(m.SerializeAsString(), before);  // untouched
 }
 
