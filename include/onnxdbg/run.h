@@ -16,8 +16,8 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
-#include "layerwise/layerwise.h"
 #include "core/tensor.h"
+#include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"
 #include "report/viewer.h"

@@ -10,8 +10,8 @@
 #include "backends/reference/reference_backend.h"
 #include "data/npz.h"
 #include "data/samples.h"
-#include "reference/interpreter.h"
 #include "layerwise/layer_values.h"
+#include "reference/interpreter.h"
 
 namespace onnxdbg::api {
 
