@@ -20,7 +20,9 @@ set(ONNXDBG_LIBRARY_MODULES "")
 function(onnxdbg_module name)
   cmake_parse_arguments(M "" "" "DEPENDS;LIBS;SOURCES" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS src/${name}/*.cpp src/${name}/*/*.cpp)
-  list(FILTER srcs EXCLUDE REGEX "/src/backends/(onnxruntime|opencv|worker)/")
+  # Third-party backends' runners and the worker are linked into onnxdbg-worker alone (their
+  # documentation, <name>_doc.cpp, stays in the library).
+  list(FILTER srcs EXCLUDE REGEX "/src/backends/((onnxruntime|opencv)/[a-z_]*_backend|worker/)")
   add_library(onnxdbg_${name} STATIC ${srcs} ${M_SOURCES})
   target_compile_options(onnxdbg_${name} PRIVATE ${ONNXDBG_WARNINGS})
   set_target_properties(onnxdbg_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
