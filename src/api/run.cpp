@@ -283,6 +283,7 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
     lo.memory_budget = o.layerwise.memory_budget;
     lo.isolate = o.layerwise.isolate;
     lo.reference = golden_options;
+    lo.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
     if (ctx.progress)
       lo.progress = [&, i](const std::string& s) {
         ctx.progress(n > 1 ? "sample " + std::to_string(i) + ": " + s : s);
@@ -407,9 +408,12 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     opt.golden_source = o.comparison.load_outputs.empty() ? std::string("given")
                                                           : o.comparison.load_outputs.string();
   }
+  opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
   out.report = run_and_compare_samples(o.model, specs, samples, opt);
+  if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   if (layerwise)
     if (Status st = run_layers(o, layer_specs, golden_options, samples, ctx, out); !st) return st;
+  if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");
   if (o.strict_providers) apply_strict_providers(out);
   if (!o.save_outputs.empty())
     if (Status st = save_outputs(o, golden_options, samples, out); !st) return st;

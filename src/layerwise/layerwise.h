@@ -52,6 +52,9 @@ struct LayerwiseOptions {
   reference::InterpreterOptions reference;
   /// Short status lines ("layerwise: onnxruntime batch 2/3") for a progress display.
   std::function<void(const std::string&)> progress;
+  /// Asked before every batch: true stops the pass with an ErrorCode::kCancelled error (the
+  /// caller's Ctrl-C). Empty: never.
+  std::function<bool()> cancelled;
 };
 
 /// The budget's share per batch: the backend's outputs of one run (a batch), and room for the

@@ -169,6 +169,9 @@ Status Runner::compare_batches(const std::vector<BackendSpec>& specs,
         make_batches(rep_.tensors, limit_,
                      open.observing[k] ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
     for (size_t bi = 0; bi < batches.size() && rep_.backends[k].ok; ++bi) {
+      if (opt_.cancelled && opt_.cancelled())
+        return cancelled("layerwise pass cancelled before batch " + std::to_string(bi + 1) +
+                         " on " + specs[k].to_string());
       const Batch& batch = batches[bi];
       progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
                            bi + 1, batches.size(), batch.end - batch.begin,

@@ -233,7 +233,9 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
     }
   }
 
+  auto cancelled = [&] { return options.cancelled && options.cancelled(); };
   for (const auto& spec : specs) {
+    if (cancelled()) break;
     BackendRun failed;
     failed.spec = spec;
     // A failure before any run is that backend's result on every sample.
@@ -254,7 +256,7 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
     }
     failed.description = (*backend)->describe();
     std::unique_ptr<Session> session;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n && !cancelled(); ++i) {
       const bool reused = session != nullptr;
       if (!session) {
         progress("loading the model on " + spec.to_string());

@@ -73,6 +73,9 @@ struct CompareRunOptions {
   bool validate = false;  ///< check every output for NaN/Inf
   /// Called with short status lines ("loading model on onnxruntime") for a progress display.
   std::function<void(const std::string&)> progress;
+  /// Asked before every backend's load and run: true skips the rest (the caller's Ctrl-C; the
+  /// caller discards the report). Empty: never.
+  std::function<bool()> cancelled;
   /// Golden outputs loaded from a file (--load-outputs), one map per input sample (empty: none):
   /// when given, they come first as the pseudo-backend "loaded:file=<golden_source>" and every
   /// backend is compared with them, sample i with golden_outputs[i]. Every tensor in a map is

@@ -120,6 +120,25 @@ TEST_F(ApiTest, RunStopsWhenCancelled) {
   EXPECT_EQ(r.status().code(), ErrorCode::kCancelled) << r.status().to_string();
 }
 
+TEST_F(ApiTest, RunStopsBetweenBackendsWhenCancelledMidway) {
+  RunOptions o;
+  o.model = write("relu.onnx", kRelu);
+  o.backends = {{"reference", {}}, {"onnxruntime", {}}};
+  o.layerwise.enabled = true;
+  CallContext ctx;
+  std::vector<std::string> seen;
+  // Ctrl-C while the first backend loads: the second backend and the layerwise pass never start.
+  ctx.progress = [&seen, token = ctx.cancel](const std::string& s) {
+    seen.push_back(s);
+    token.cancel();
+  };
+  auto r = run(o, ctx);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kCancelled) << r.status().to_string();
+  for (const auto& s : seen) EXPECT_EQ(s.find("onnxruntime"), std::string::npos) << s;
+  for (const auto& s : seen) EXPECT_EQ(s.find("layerwise"), std::string::npos) << s;
+}
+
 TEST_F(ApiTest, ReduceWithACallersOracleKeepsTheFailingNode) {
   ReduceOptions o;
   o.model = write("chain.onnx", kChain);
