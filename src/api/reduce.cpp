@@ -76,10 +76,11 @@ Status load_input_values(const ReduceOptions& o, reduce::Original& original) {
   if (!t) return t.status();
   TensorMap sample;
   const auto inputs = model_inputs(original.model.graph());
-  for (auto& [name, v] : *t) {
+  for (auto& entry : *t) {
+    const std::string& name = entry.first;
     const bool is_input = std::any_of(inputs.begin(), inputs.end(),
                                       [&](const auto& sig) { return sig.name == name; });
-    (is_input ? sample : original.provided).insert_or_assign(name, std::move(v));
+    (is_input ? sample : original.provided).insert_or_assign(name, std::move(entry.second));
   }
   original.samples.push_back(std::move(sample));
   return Status::ok();
