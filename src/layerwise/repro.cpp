@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "core/temp_dir.h"
 #include "data/test_data.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layerwise.h"
@@ -44,19 +45,19 @@ Status write_repro_folder(const onnx::ModelProto& m, const TensorMap& in, const 
   std::error_code ec;
   const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
   fs::create_directories(parent, ec);
-  std::string templ = (parent / ".onnxdbg-repro-XXXXXX").string();
-  if (!mkdtemp(templ.data()))
-    return invalid_argument(fmt::format("cannot write into '{}'", parent.string()));
-  const fs::path staging = templ;
-  Status st = save_model(m, staging / "model.onnx");
-  if (st.is_ok()) st = save_test_data(staging / "test_data_set_0", m.graph(), in, out);
+  // The staging folder goes with its contents unless it became `dir`.
+  auto staging = TempDir::create(".onnxdbg-repro-", parent);
+  if (!staging) return invalid_argument(fmt::format("cannot write into '{}'", parent.string()));
+  Status st = save_model(m, staging->path() / "model.onnx");
+  if (st.is_ok()) st = save_test_data(staging->path() / "test_data_set_0", m.graph(), in, out);
   if (st.is_ok()) {
     fs::remove_all(dir, ec);
-    fs::rename(staging, dir, ec);
+    fs::rename(staging->path(), dir, ec);
     if (ec)
       st = invalid_argument(fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+    else
+      staging->release();
   }
-  if (!st.is_ok()) fs::remove_all(staging, ec);
   return st;
 }
 

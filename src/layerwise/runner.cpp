@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "backends/isolated.h"
+#include "core/temp_dir.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layer_tensors.h"
 #include "layerwise/node_models.h"
@@ -19,35 +20,6 @@ namespace layerwise_detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A temporary folder removed with everything in it when this goes out of scope.
-class TempDir {
- public:
-  static Expected<TempDir> create(const fs::path& parent) {
-    std::error_code ec;
-    fs::path base = parent.empty() ? fs::temp_directory_path(ec) : parent;
-    if (ec) base = "/tmp";
-    std::string templ = (base / "onnxdbg-layerwise-XXXXXX").string();
-    if (!mkdtemp(templ.data())) {
-      return invalid_argument(fmt::format(
-          "cannot create a temporary folder in '{}' for the layerwise models", base.string()));
-    }
-    TempDir d;
-    d.path_ = templ;
-    return d;
-  }
-  TempDir() = default;
-  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempDir& operator=(TempDir&&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -68,7 +40,7 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   const auto t0 = Clock::now();
   rep_.memory_budget = opt_.memory_budget;
   limit_ = std::max<uint64_t>(1, opt_.memory_budget / kLayerwiseCopies);
-  ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create(opt_.temp_dir));
+  ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
   ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
   tmp_ = tmp.path();
   ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
