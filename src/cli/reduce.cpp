@@ -154,6 +154,30 @@ int reduce_command(const ReduceArgs& a) {
   return r.report->original_fails ? kExitOk : kExitMismatch;
 }
 
+/// --check CMD... and the options of the check command (Polygraphy's `debug reduce` names).
+void add_check_options(CLI::App* cmd, ReduceArgs& a) {
+  cmd->add_flag("--check", a.check,
+                "Everything after --check is the check command, run on each candidate (written to "
+                "--iter-artifact); it fails on a non-zero exit code. Must come last.");
+  cmd->add_option("--iter-artifact", a.iter_artifact, "Where each candidate is written for --check")
+      ->capture_default_str();
+  cmd->add_option("--iter-inputs", a.iter_inputs,
+                  "Where each candidate's input values (golden values, .npz) are written for "
+                  "--check")
+      ->capture_default_str();
+  cmd->add_option("--fail-code", a.fail_code, "Only this exit code of the check counts as failing");
+  cmd->add_flag("--ignore-fail-code", a.ignore_fail_code,
+                "The exit code never decides; only --fail-regex does");
+  cmd->add_option("--fail-regex", a.fail_regex,
+                  "Regex that the check's stdout/stderr (or, with --fail-on error, the backend's "
+                  "error) must match to count as failing (repeatable: any matches)");
+  cmd->add_option("--check-timeout", a.check_timeout,
+                  "Seconds after which a check is killed (0 = none)");
+  cmd->add_option("--timeout-means", a.timeout_means,
+                  "What a check that times out counts as: pass or fail")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void take_check_command(std::vector<std::string>& args) {
@@ -177,28 +201,7 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
       "every success.");
   cmd->add_option("model", args->model, "ONNX model file that fails")->required();
   cmd->add_option("-o,--output", args->output, "Where to write the reduced model")->required();
-  cmd->add_flag("--check", args->check,
-                "Everything after --check is the check command, run on each candidate (written to "
-                "--iter-artifact); it fails on a non-zero exit code. Must come last.");
-  cmd->add_option("--iter-artifact", args->iter_artifact,
-                  "Where each candidate is written for --check")
-      ->capture_default_str();
-  cmd->add_option("--iter-inputs", args->iter_inputs,
-                  "Where each candidate's input values (golden values, .npz) are written for "
-                  "--check")
-      ->capture_default_str();
-  cmd->add_option("--fail-code", args->fail_code,
-                  "Only this exit code of the check counts as failing");
-  cmd->add_flag("--ignore-fail-code", args->ignore_fail_code,
-                "The exit code never decides; only --fail-regex does");
-  cmd->add_option("--fail-regex", args->fail_regex,
-                  "Regex that the check's stdout/stderr (or, with --fail-on error, the backend's "
-                  "error) must match to count as failing (repeatable: any matches)");
-  cmd->add_option("--check-timeout", args->check_timeout,
-                  "Seconds after which a check is killed (0 = none)");
-  cmd->add_option("--timeout-means", args->timeout_means,
-                  "What a check that times out counts as: pass or fail")
-      ->capture_default_str();
+  add_check_options(cmd, *args);
   cmd->add_option("--fail-on", args->fail_on,
                   "Built-in oracle, no subprocess per check: mismatch (outputs of --backends "
                   "disagree), error (a backend refuses or crashes), nan (NaN/Inf from finite "
