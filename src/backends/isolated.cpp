@@ -89,12 +89,17 @@ void close_fd(int& fd) {
 constexpr const char* kMallocTunables =
     "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296";
 
-/// Our environment, plus kMallocTunables unless GLIBC_TUNABLES already sets mmap_threshold.
+/// Our environment, plus kMallocTunables unless GLIBC_TUNABLES already sets mmap_threshold, and
+/// ONNX Runtime's telemetry off unless the user set ORT_DISABLE_TELEMETRY: a debugging tool sends
+/// nothing anywhere, and ORT's telemetry client writes .ses and mat-debug-PID.log files into
+/// TMPDIR from every worker (about 120 in one run of the test suite).
 std::vector<std::string> worker_environment() {
   std::vector<std::string> env;
   bool tunables = false;
+  bool telemetry = false;
   for (char** e = environ; e && *e; ++e) {
     std::string v = *e;
+    telemetry = telemetry || v.rfind("ORT_DISABLE_TELEMETRY=", 0) == 0;
     if (v.rfind("GLIBC_TUNABLES=", 0) == 0) {
       tunables = true;
       if (v.find("glibc.malloc.mmap_threshold") == std::string::npos)
@@ -103,6 +108,7 @@ std::vector<std::string> worker_environment() {
     env.push_back(std::move(v));
   }
   if (!tunables) env.push_back(std::string("GLIBC_TUNABLES=") + kMallocTunables);
+  if (!telemetry) env.emplace_back("ORT_DISABLE_TELEMETRY=1");
   return env;
 }
 
