@@ -10,47 +10,7 @@
 
 namespace onnxdbg {
 namespace layerwise_detail {
-namespace {
-
 namespace fs = std::filesystem;
-
-/// Names a graph reads without defining them: outer-scope values of a subgraph.
-void free_names(const onnx::GraphProto& g, std::set<std::string>* out) {
-  std::set<std::string> defined;
-  for (const auto& v : g.input()) defined.insert(v.name());
-  for (const auto& t : g.initializer()) defined.insert(t.name());
-  for (const auto& n : g.node()) {
-    for (const auto& in : n.input())
-      if (!in.empty() && !defined.count(in)) out->insert(in);
-    for (const auto& a : n.attribute()) {
-      std::set<std::string> inner;
-      if (a.has_g()) free_names(a.g(), &inner);
-      for (const auto& sg : a.graphs()) free_names(sg, &inner);
-      for (const auto& name : inner)
-        if (!defined.count(name)) out->insert(name);
-    }
-    for (const auto& o : n.output()) defined.insert(o);
-  }
-  for (const auto& v : g.output())
-    if (!defined.count(v.name())) out->insert(v.name());
-}
-
-}  // namespace
-
-std::vector<std::string> node_reads(const onnx::NodeProto& node) {
-  std::set<std::string> seen;
-  std::vector<std::string> out;
-  for (const auto& in : node.input())
-    if (!in.empty() && seen.insert(in).second) out.push_back(in);
-  std::set<std::string> outer;
-  for (const auto& a : node.attribute()) {
-    if (a.has_g()) free_names(a.g(), &outer);
-    for (const auto& sg : a.graphs()) free_names(sg, &outer);
-  }
-  for (const auto& name : outer)
-    if (seen.insert(name).second) out.push_back(name);
-  return out;
-}
 
 std::set<std::string> constant_node_outputs(const onnx::GraphProto& g) {
   std::set<std::string> out;

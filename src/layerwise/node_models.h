@@ -19,10 +19,6 @@
 
 namespace onnxdbg::layerwise_detail {
 
-/// Every value a main-graph node reads: its non-empty inputs, then what its subgraphs read from
-/// the outer scope; each name once, in that order.
-std::vector<std::string> node_reads(const onnx::NodeProto& node);
-
 /// Outputs of the Constant nodes (default domain) of `g`: model data, not compared, and given to
 /// isolated nodes as initializers.
 std::set<std::string> constant_node_outputs(const onnx::GraphProto& g);
