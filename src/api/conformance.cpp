@@ -102,7 +102,7 @@ void print_text(const ConformanceResult& result, std::ostream& os, bool color, b
   const auto& tallies = result.tallies;
   std::vector<std::string> headers{"case"};
   for (const auto& t : tallies) headers.push_back(t.spec.to_string());
-  if (tallies.size() == 1) headers.push_back("reason");
+  if (tallies.size() == 1) headers.emplace_back("reason");
   report::Table table(headers);
   for (size_t i = 0; i < result.cases.size(); ++i) {
     bool all_pass = true;

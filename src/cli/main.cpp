@@ -17,7 +17,11 @@ int report_error(const Status& st) {
 
 }  // namespace onnxdbg::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+/// Registers every command, parses the command line and runs the chosen command; returns the
+/// exit status. CLI11's parse errors and --help/--version are answered here.
+int run_cli(int argc, char** argv) {
   using namespace onnxdbg::cli;
   CLI::App app{
       "onnxdbg: debug ONNX models. Inspect them, run them on several backends and "
@@ -48,9 +52,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "onnxdbg: error: " << e.what() << "\n";
-    return kExitUsage;
   }
   return ctx.exit_code;
+}
+
+}  // namespace
+
+// Anything a command throws past its own handling becomes one sentence and exit status 2.
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "onnxdbg: error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "onnxdbg: error: an unknown exception ended onnxdbg\n";
+  }
+  return onnxdbg::cli::kExitUsage;
 }

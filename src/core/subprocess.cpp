@@ -138,6 +138,7 @@ Expected<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
 
   std::vector<std::string> argv_text = options.argv;
   std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
   for (auto& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_text;
@@ -149,6 +150,7 @@ Expected<Subprocess> Subprocess::spawn(const SpawnOptions& options) {
   env_text.insert(env_text.end(), options.extra_environment.begin(),
                   options.extra_environment.end());
   std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
 

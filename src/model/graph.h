@@ -94,12 +94,12 @@ struct GraphVisit {
 
 namespace detail {
 template <class Fn>
-void walk_graphs_from(GraphVisit visit, int& counter, Fn& fn) {
+void walk_graphs_from(const GraphVisit& visit, int& counter, Fn& fn) {
   const onnx::GraphProto& g = *visit.graph;
   const int self = visit.index;
   const std::string path = visit.path;
   const int depth = visit.depth;
-  fn(static_cast<const GraphVisit&>(visit));
+  fn(visit);
   for (int i = 0; i < g.node_size(); ++i)
     for_each_subgraph(g.node(i), [&](const onnx::GraphProto& sub, const std::string& attr) {
       GraphVisit child;
@@ -110,7 +110,7 @@ void walk_graphs_from(GraphVisit visit, int& counter, Fn& fn) {
       child.node = i;
       child.attribute = attr;
       child.depth = depth + 1;
-      walk_graphs_from(std::move(child), counter, fn);
+      walk_graphs_from(child, counter, fn);
     });
 }
 }  // namespace detail
