@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
@@ -169,135 +170,153 @@ CompareRunReport run_and_compare(const std::filesystem::path& model_path,
   return std::move(run_and_compare_samples(model_path, specs, {inputs}, options).samples.front());
 }
 
+namespace {
+
+/// Each sample's report before any backend runs: model, inputs, and the loaded golden outputs
+/// as the pseudo-backend "loaded" when there are some.
+void start_reports(const std::filesystem::path& model_path, const std::vector<TensorMap>& samples,
+                   const CompareRunOptions& options, SamplesRunReport& out) {
+  out.samples.resize(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    CompareRunReport& rep = out.samples[i];
+    rep.model = model_path.string();
+    rep.inputs = samples[i];
+    rep.validated = options.validate;
+    rep.error_stat = options.error_stat;
+    if (options.golden_outputs.empty()) continue;
+    BackendRun loaded;
+    loaded.spec.name = "loaded";
+    loaded.spec.options["file"] = options.golden_source;
+    loaded.description = "golden outputs loaded from " + options.golden_source;
+    loaded.ok = true;
+    for (const auto& [name, t] : options.golden_outputs[i]) {
+      loaded.info.output_names.push_back(name);
+      loaded.outputs.emplace(name, t);
+    }
+    rep.backends.push_back(std::move(loaded));
+  }
+}
+
+/// The float16 copy of the model every precision=fp16 backend loads (in `dir`, removed when the
+/// runs are done), or why there is none.
+struct Fp16Model {
+  TempDir dir;
+  std::filesystem::path path;
+  Status status;
+};
+
+/// precision=fp16: one float16 copy of the model for every such backend, and the tensors that
+/// overflow float16 named (for each sample: they depend on the values) before any of them runs.
+void prepare_fp16(const std::filesystem::path& model_path, const std::vector<BackendSpec>& specs,
+                  const std::vector<TensorMap>& samples, const CompareRunOptions& options,
+                  Fp16Model& fp16, SamplesRunReport& out) {
+  const bool wanted = std::any_of(specs.begin(), specs.end(), [](const BackendSpec& s) {
+    return s.option("precision") == "fp16";
+  });
+  if (!wanted) return;
+  if (options.progress) options.progress("converting the model to float16");
+  auto dir = TempDir::create("onnxdbg-fp16-");
+  if (!dir) {
+    fp16.status = invalid_argument("cannot create a temporary folder for the float16 model");
+    return;
+  }
+  fp16.dir = std::move(*dir);
+  auto written = write_fp16_model(model_path, fp16.dir.path());
+  if (written)
+    fp16.path = *written;
+  else
+    fp16.status = written.status();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto overflows = find_fp16_overflows(model_path, samples[i]);
+    if (overflows)
+      out.samples[i].fp16_overflows = std::move(*overflows);
+    else
+      out.samples[i].fp16_check_error = overflows.status().to_string();
+  }
+}
+
+/// A float16 model's float32 outputs are float16 values widened, unless the backend computed
+/// them in float32: then the float16 run it was asked for did not happen there.
+void warn_float32_outputs(const BackendSpec& spec, BackendRun& br) {
+  for (const auto& [name, t] : br.outputs)
+    if (holds_non_float16_values(t))
+      br.info.warnings.push_back(
+          "output '" + name +
+          "' holds values float16 cannot represent: this backend computed it in float32, "
+          "so float16 rounding and overflow do not show in it" +
+          float32_compute_reason(spec.name));
+}
+
+/// One backend on every sample: created and loaded once, run on sample 0, 1, ...; a failure
+/// before any run is its result on every sample left, a failed run that sample's only (the
+/// next sample gets a fresh load: its worker may have crashed with it).
+void run_backend(const std::filesystem::path& model_path, const BackendSpec& spec,
+                 const std::vector<TensorMap>& samples, const CompareRunOptions& options,
+                 const Fp16Model& fp16, SamplesRunReport& out) {
+  const size_t n = samples.size();
+  auto progress = [&](const std::string& s) {
+    if (options.progress) options.progress(s);
+  };
+  auto cancelled = [&] { return options.cancelled && options.cancelled(); };
+  BackendRun failed;
+  failed.spec = spec;
+  auto fail_from = [&](size_t first, const std::string& stage, const Status& st) {
+    failed.failed_stage = stage;
+    failed.error = st.to_string();
+    for (size_t i = first; i < n; ++i) out.samples[i].backends.push_back(failed);
+  };
+  const bool is_fp16 = spec.option("precision") == "fp16";
+  if (is_fp16 && !fp16.status.is_ok()) return fail_from(0, "create", fp16.status);
+  auto backend = create_backend(without_precision(spec));
+  if (!backend) return fail_from(0, "create", backend.status());
+  failed.description = (*backend)->describe();
+  std::unique_ptr<Session> session;
+  for (size_t i = 0; i < n && !cancelled(); ++i) {
+    const bool reused = session != nullptr;
+    if (!session) {
+      progress("loading the model on " + spec.to_string());
+      auto loaded = (*backend)->load(is_fp16 ? fp16.path : model_path);
+      if (!loaded) return fail_from(i, "load", loaded.status());
+      session = std::move(*loaded);
+    }
+    BackendRun br;
+    br.spec = spec;
+    br.description = failed.description;
+    br.info = session->info();
+    br.session_reused = reused;
+    progress("running " + spec.to_string() +
+             (n > 1 ? " on sample " + std::to_string(i) + " of " + std::to_string(n) : ""));
+    auto run = session->run(samples[i]);
+    if (!run) {
+      br.failed_stage = "run";
+      br.error = run.status().to_string();
+      session.reset();
+    } else {
+      br.ok = true;
+      br.run_seconds = run->run_seconds;
+      br.outputs = std::move(run->outputs);
+      if (is_fp16) warn_float32_outputs(spec, br);
+    }
+    out.samples[i].backends.push_back(std::move(br));
+  }
+}
+
+}  // namespace
+
 SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path,
                                          const std::vector<BackendSpec>& specs,
                                          const std::vector<TensorMap>& samples,
                                          const CompareRunOptions& options) {
   assert(!samples.empty());
   assert(options.golden_outputs.empty() || options.golden_outputs.size() == samples.size());
-  const size_t n = samples.size();
   SamplesRunReport out;
-  out.samples.resize(n);
-  auto progress = [&](const std::string& s) {
-    if (options.progress) options.progress(s);
-  };
-  // " on sample 2 of 3", only when there are several.
-  auto of = [&](size_t i) {
-    return n > 1 ? " on sample " + std::to_string(i) + " of " + std::to_string(n) : std::string();
-  };
-
-  for (size_t i = 0; i < n; ++i) {
-    CompareRunReport& rep = out.samples[i];
-    rep.model = model_path.string();
-    rep.inputs = samples[i];
-    rep.validated = options.validate;
-    rep.error_stat = options.error_stat;
-    if (!options.golden_outputs.empty()) {
-      BackendRun loaded;
-      loaded.spec.name = "loaded";
-      loaded.spec.options["file"] = options.golden_source;
-      loaded.description = "golden outputs loaded from " + options.golden_source;
-      loaded.ok = true;
-      for (const auto& [name, t] : options.golden_outputs[i]) {
-        loaded.info.output_names.push_back(name);
-        loaded.outputs.emplace(name, t);
-      }
-      rep.backends.push_back(std::move(loaded));
-    }
-  }
-  // precision=fp16: one float16 copy of the model for every such backend, and the tensors that
-  // overflow float16 named (for each sample: they depend on the values) before any of them runs.
-  TempDir fp16_dir;  // removed when the runs are done
-  std::filesystem::path fp16_model;
-  Status fp16_status;
+  start_reports(model_path, samples, options, out);
+  Fp16Model fp16;  // its folder is removed when the runs are done
+  prepare_fp16(model_path, specs, samples, options, fp16, out);
   for (const auto& spec : specs) {
-    if (spec.option("precision") != "fp16" || !fp16_model.empty() || !fp16_status.is_ok()) continue;
-    progress("converting the model to float16");
-    auto dir = TempDir::create("onnxdbg-fp16-");
-    if (!dir) {
-      fp16_status = invalid_argument("cannot create a temporary folder for the float16 model");
-      break;
-    }
-    fp16_dir = std::move(*dir);
-    auto written = write_fp16_model(model_path, fp16_dir.path());
-    if (written)
-      fp16_model = *written;
-    else
-      fp16_status = written.status();
-    for (size_t i = 0; i < n; ++i) {
-      auto overflows = find_fp16_overflows(model_path, samples[i]);
-      if (overflows)
-        out.samples[i].fp16_overflows = std::move(*overflows);
-      else
-        out.samples[i].fp16_check_error = overflows.status().to_string();
-    }
+    if (options.cancelled && options.cancelled()) break;
+    run_backend(model_path, spec, samples, options, fp16, out);
   }
-
-  auto cancelled = [&] { return options.cancelled && options.cancelled(); };
-  for (const auto& spec : specs) {
-    if (cancelled()) break;
-    BackendRun failed;
-    failed.spec = spec;
-    // A failure before any run is that backend's result on every sample.
-    auto fail_from = [&](size_t first, const std::string& stage, const Status& st) {
-      failed.failed_stage = stage;
-      failed.error = st.to_string();
-      for (size_t i = first; i < n; ++i) out.samples[i].backends.push_back(failed);
-    };
-    const bool fp16 = spec.option("precision") == "fp16";
-    if (fp16 && !fp16_status.is_ok()) {
-      fail_from(0, "create", fp16_status);
-      continue;
-    }
-    auto backend = create_backend(without_precision(spec));
-    if (!backend) {
-      fail_from(0, "create", backend.status());
-      continue;
-    }
-    failed.description = (*backend)->describe();
-    std::unique_ptr<Session> session;
-    for (size_t i = 0; i < n && !cancelled(); ++i) {
-      const bool reused = session != nullptr;
-      if (!session) {
-        progress("loading the model on " + spec.to_string());
-        auto loaded = (*backend)->load(fp16 ? fp16_model : model_path);
-        if (!loaded) {
-          fail_from(i, "load", loaded.status());
-          break;
-        }
-        session = std::move(*loaded);
-      }
-      BackendRun br;
-      br.spec = spec;
-      br.description = failed.description;
-      br.info = session->info();
-      br.session_reused = reused;
-      progress("running " + spec.to_string() + of(i));
-      auto run = session->run(samples[i]);
-      if (!run) {
-        br.failed_stage = "run";
-        br.error = run.status().to_string();
-        // Its worker may have crashed with it: the next sample gets a fresh load.
-        session.reset();
-      } else {
-        br.ok = true;
-        br.run_seconds = run->run_seconds;
-        br.outputs = std::move(run->outputs);
-        // A float16 model's float32 outputs are float16 values widened, unless the backend
-        // computed them in float32: then the float16 run it was asked for did not happen there.
-        if (fp16)
-          for (const auto& [name, t] : br.outputs)
-            if (holds_non_float16_values(t))
-              br.info.warnings.push_back(
-                  "output '" + name +
-                  "' holds values float16 cannot represent: this backend computed it in float32, "
-                  "so float16 rounding and overflow do not show in it" +
-                  float32_compute_reason(spec.name));
-      }
-      out.samples[i].backends.push_back(std::move(br));
-    }
-  }
-
   for (auto& rep : out.samples) compare_outputs(rep, options);
   summarize_samples(out);
   return out;
