@@ -118,7 +118,9 @@ struct RunResult {
   /// The overall verdict: kAgree only when every sample's outputs and layers agree and no
   /// provider problem was found.
   Verdict verdict() const;
-  /// The sample the HTML page shows: the first whose outputs or layers disagree, else 0.
+  /// Whether sample i's outputs or layers disagree (or a backend failed on it).
+  bool sample_disagrees(size_t i) const;
+  /// The sample the HTML page shows: the first that disagrees, else 0.
   size_t shown_sample() const;
 };
 

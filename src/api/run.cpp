@@ -364,10 +364,13 @@ Verdict RunResult::verdict() const {
   return Verdict::kAgree;
 }
 
+bool RunResult::sample_disagrees(size_t i) const {
+  return report.samples[i].verdict != Verdict::kAgree || (!layers.empty() && !layers[i].agree());
+}
+
 size_t RunResult::shown_sample() const {
   for (size_t i = 0; i < report.samples.size(); ++i)
-    if (report.samples[i].verdict != Verdict::kAgree || (!layers.empty() && !layers[i].agree()))
-      return i;
+    if (sample_disagrees(i)) return i;
   return 0;
 }
 

@@ -26,18 +26,10 @@ struct ConformanceArgs {
 int conformance_command(const ConformanceArgs& a) {
   api::ConformanceOptions o;
   // Each comma-separated item is one backend (no provider lists here).
-  size_t pos = 0;
-  while (pos <= a.backends.size()) {
-    const size_t comma = a.backends.find(',', pos);
-    const std::string item =
-        a.backends.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!item.empty()) {
-      auto spec = BackendSpec::parse(item);
-      if (!spec) return report_error(spec.status());
-      o.backends.push_back(*spec);
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
+  for (const auto& item : split_list({a.backends})) {
+    auto spec = BackendSpec::parse(item);
+    if (!spec) return report_error(spec.status());
+    o.backends.push_back(*spec);
   }
   if (o.backends.empty()) return report_error(invalid_argument("--backends lists no backend"));
   o.dirs.assign(a.dirs.begin(), a.dirs.end());

@@ -91,6 +91,26 @@ void BackendArgs::add_to(CLI::App* cmd, const std::string& role) {
   cmd->add_option("--backends", list_, help)->capture_default_str();
 }
 
+std::vector<std::string> split_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::string cur;
+    int depth = 0;
+    for (char c : v) {
+      if (c == '[') ++depth;
+      if (c == ']') --depth;
+      if (c == ',' && depth == 0) {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) out.push_back(cur);
+  }
+  return out;
+}
+
 void add_json_flag(CLI::App* cmd, bool& json, const std::string& help) {
   cmd->add_flag("--json", json, help);
 }

@@ -79,6 +79,11 @@ class BackendArgs {
   std::string list_ = "reference,onnxruntime";
 };
 
+/// The items of comma-separated list options, repeated options joined: "a,b" "c" -> a, b, c.
+/// Commas inside brackets do not split ("x:[1,2]:float32,y" -> "x:[1,2]:float32", "y"); empty
+/// items are dropped.
+std::vector<std::string> split_list(const std::vector<std::string>& values);
+
 /// Adds `--json` to `cmd` with `help` (default: "Print one JSON object instead of tables").
 void add_json_flag(CLI::App* cmd, bool& json,
                    const std::string& help = "Print one JSON object instead of tables");

@@ -46,22 +46,6 @@ struct ReduceArgs {
   HtmlOutput html;
 };
 
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    size_t pos = 0;
-    while (pos <= item.size()) {
-      const size_t comma = item.find(',', pos);
-      std::string s =
-          item.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      if (!s.empty()) out.push_back(s);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-  }
-  return out;
-}
-
 /// --check CMD... and its options.
 Status check_options(const ReduceArgs& a, reduce::CheckOptions& co) {
   if (!a.check) return Status::ok();

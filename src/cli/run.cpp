@@ -57,12 +57,11 @@ Expected<api::RunOptions> run_options(const RunArgs& a) {
 Status write_run_html(const RunArgs& a, const api::RunResult& r) {
   const size_t n = r.report.samples.size();
   const size_t shown = r.shown_sample();
-  if (n > 1) {
-    const bool disagrees = r.report.samples[shown].verdict != Verdict::kAgree ||
-                           (!r.layers.empty() && !r.layers[shown].agree());
+  if (n > 1)
     std::cerr << "onnxdbg: note: the HTML page shows sample " << shown << " of " << n
-              << (disagrees ? " (the first that disagrees)" : " (all samples agree)") << "\n";
-  }
+              << (r.sample_disagrees(shown) ? " (the first that disagrees)"
+                                            : " (all samples agree)")
+              << "\n";
   return write_html_view(a.html, r.model, api::run_overlays(r), std::cerr);
 }
 

@@ -20,27 +20,6 @@ struct CommonArgs {
   bool force = false;
 };
 
-// Splits "a:[1,2]:float32,b" on commas outside brackets; repeated options are joined.
-std::vector<std::string> split_list(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const auto& a : args) {
-    std::string cur;
-    int depth = 0;
-    for (char c : a) {
-      if (c == '[') ++depth;
-      if (c == ']') --depth;
-      if (c == ',' && depth == 0) {
-        if (!cur.empty()) out.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    if (!cur.empty()) out.push_back(cur);
-  }
-  return out;
-}
-
 // Runs the edit and prints what happened: the summary and "wrote OUT (N nodes)", or with --json
 // one object {command, model, output, written, forced, nodes, check, <command>: details}. A model
 // with lint errors is refused (exit 2) unless --force, which writes it, says so loudly and exits 1.
