@@ -155,4 +155,41 @@ report::ViewerOverlays run_overlays(const RunResult& result);
 /// page writer (a path that cannot be written).
 Status write_html(const RunResult& result, const std::filesystem::path& path);
 
+/// One model run once on one backend (Python's `onnxdbg.run`): no comparison, the values
+/// themselves.
+struct BackendRunOptions {
+  std::filesystem::path model;
+  BackendSpec backend{"reference", {}};  ///< name and options, as in --backends
+  /// The graph inputs (every input without an initializer, with its declared dtype and static
+  /// dims); unset: generated as `onnxdbg run` generates sample 0 (`generate`).
+  std::optional<TensorMap> inputs;
+  InputGenOptions generate;
+  /// Also return every tensor a main-graph node produces (subgraph values excepted): the
+  /// reference's from its run, another backend's as extra graph outputs of one run.
+  bool intermediates = false;
+  /// Bytes of intermediate tensors held at once; more is an error (default 2 GiB).
+  uint64_t memory_budget = uint64_t{2} << 30;
+};
+
+struct BackendRunResult {
+  TensorMap inputs;         ///< the inputs the model ran on (given or generated)
+  TensorMap outputs;        ///< every graph output, by name, in the model's dtypes and shapes
+  TensorMap intermediates;  ///< with `intermediates`: every other main-graph node output
+  std::string backend;      ///< BackendSpec::to_string()
+  std::string describe;     ///< the engine and its version ("ONNX Runtime 1.29.0, CPU")
+  std::vector<std::string> providers;  ///< execution providers the session used
+  double load_seconds = 0, run_seconds = 0;  ///< session creation and the inference call, s
+  Messages messages;  ///< the backend's warnings (an option it ignored, a provider fallback)
+};
+
+/// Loads options.model on options.backend and runs it once on the given or generated inputs.
+/// Errors: those of load_model; kInvalidArgument for inputs that are not the model's graph
+/// inputs (wrong name, dtype or static dims; check_samples) or an unparsable backend option;
+/// kNotFound for an unknown backend; kBackendError / kUnsupported when the backend refuses,
+/// fails or crashes (isolated backends run in a worker process); kInvalidArgument when the
+/// intermediate tensors need more than memory_budget; kCancelled when ctx.cancel is set before
+/// the run.
+Expected<BackendRunResult> run_backend(const BackendRunOptions& options,
+                                       const CallContext& ctx = {});
+
 }  // namespace onnxdbg::api
