@@ -51,7 +51,11 @@ struct ComparisonOptions {
   bool validate = false;  ///< also fail on NaN/Inf in any output
   /// Golden outputs every backend is compared with, instead of the first backend's: a file
   /// (as load_inputs) holding one sample per input sample, or `golden` given directly (one map
-  /// per input sample). Tensors that are not graph outputs are dropped with a note.
+  /// per input sample). Names must be values of the model. Tensors that are not graph outputs
+  /// are dropped with a note, unless the layerwise pass runs: then every loaded node output
+  /// (intermediate tensors too, e.g. dumped by PyTorch) is the golden value of its tensor, every
+  /// backend (the reference too) is compared with them, and the tensors without one are listed
+  /// as LayerwiseReport::no_golden (see LayerwiseOptions::golden).
   std::filesystem::path load_outputs;
   std::vector<TensorMap> golden;
 };
@@ -70,7 +74,9 @@ struct LayerwiseRunOptions {
 struct RunOptions {
   std::filesystem::path model;
   /// Backends and their options; the first gives the golden values unless golden outputs are
-  /// loaded. Default reference,onnxruntime.
+  /// loaded. Default reference,onnxruntime. The layerwise pass compares them with the reference
+  /// (float32 references left out, as they are the golden run), or with every one of them when
+  /// golden values are loaded or given.
   std::vector<BackendSpec> backends;
   /// "float" or "double": accumulate= on every reference backend and on the golden reference
   /// run of the layerwise pass; "" leaves the backends' own option.
