@@ -46,12 +46,13 @@ DType dtype_of(const py::dtype& dt, const std::string& name) {
     case 'O':
       return DType::kString;
     case 'V':  // ml_dtypes' bfloat16
-      if (py::str(dt.attr("name")).cast<std::string>() == "bfloat16") return DType::kBFloat16;
+      if (std::string(py::str(dt.attr("name"))) == "bfloat16") return DType::kBFloat16;
       break;
     default:
       break;
   }
-  throw py::value_error("input '" + name + "': numpy dtype " + py::str(dt).cast<std::string>() +
+  const std::string dt_name = py::str(dt.attr("name"));
+  throw py::value_error("input '" + name + "': numpy dtype " + dt_name +
                         " has no ONNX element type");
 }
 

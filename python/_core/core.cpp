@@ -111,9 +111,8 @@ py::dict model_info(const std::string& path) {
     nd["domain"] = n.domain();
     nd["inputs"] = std::vector<std::string>(n.input().begin(), n.input().end());
     nd["outputs"] = std::vector<std::string>(n.output().begin(), n.output().end());
-    py::dict meta;
-    for (const auto& p : n.metadata_props()) meta[py::str(p.key())] = p.value();
-    nd["metadata"] = meta;
+    // NodeProto.metadata_props (ONNX 1.16+) is not in the linked libonnx 1.12's schema.
+    nd["metadata"] = py::dict();
     nodes.append(nd);
   }
   py::dict opsets;
@@ -157,7 +156,7 @@ py::dict run_backend(const std::string& model, const std::string& backend,
   return d;
 }
 
-api::RunResult compare(const std::string& model, const std::string& backend_list,
+api::RunResult compare_backends(const std::string& model, const std::string& backend_list,
                        const py::list& inputs, const std::string& load_inputs,
                        const py::list& golden, const std::string& load_outputs,
                        std::optional<int> iterations, std::optional<size_t> sample, uint64_t seed,
@@ -192,7 +191,7 @@ api::RunResult compare(const std::string& model, const std::string& backend_list
   return call_library([&](const api::CallContext& ctx) { return api::run(o, ctx); }, progress);
 }
 
-api::ReduceResult reduce(const std::string& model, const std::string& output,
+api::ReduceResult reduce_model(const std::string& model, const std::string& output,
                          const py::object& oracle, const std::vector<std::string>& fail_on,
                          const std::string& backend_list, const std::vector<std::string>& atol,
                          const std::vector<std::string>& rtol,
@@ -290,7 +289,7 @@ PYBIND11_MODULE(_core, m) {
       .def("write_html", [](const api::RunResult& r, const std::string& path) {
         if (Status st = api::write_html(r, path); !st) raise_status(st);
       });
-  m.def("compare", &compare);
+  m.def("compare", &compare_backends);
 
   py::class_<api::ReduceResult>(m, "ReduceResult")
       .def("json", [](const api::ReduceResult& r) { return api::to_json(r).dump(); })
@@ -301,7 +300,7 @@ PYBIND11_MODULE(_core, m) {
       })
       .def("best_so_far", [](const api::ReduceResult& r) { return r.best_so_far; })
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
-  m.def("reduce", &reduce);
+  m.def("reduce", &reduce_model);
 
   py::class_<api::LintResult>(m, "LintResult")
       .def("json", [](const api::LintResult& r) { return api::to_json(r).dump(); })

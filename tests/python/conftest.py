@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def mlp_model(opset: int = 17):
         "mlp",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
-        [onnx.numpy_helper.from_array(w, "W"), onnx.numpy_helper.from_array(b, "b")],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="onnxdbg-tests")
