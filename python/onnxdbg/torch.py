@@ -961,7 +961,10 @@ class TorchCompareResult:
                 result = "not compared" + (f": {r.note}" if r.note else "")
             else:
                 result = "pass" if r.passed else "FAIL"
-            rows.append([r.label, r.class_name, _nodes_label(r.onnx_nodes),
+            nodes = "-" if not r.onnx_nodes else (
+                r.onnx_nodes[-1] + (f" (+{len(r.onnx_nodes) - 1})" if len(r.onnx_nodes) > 1
+                                    else ""))
+            rows.append([r.label, r.class_name, nodes,
                          _shape_label(r.shape), _fmt(r.max_abs_error), _fmt(r.max_rel_error),
                          _fmt(r.own_error), r.source or "-", result])
         lines += _table(["module", "class", "ONNX nodes", "shape", "max abs err", "max rel err",
