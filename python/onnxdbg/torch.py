@@ -124,6 +124,7 @@ class ModuleRow:
         onnx_nodes: the ONNX nodes the module's scope exported (names, graph order; the
             producer only when the exporter fused the module into its neighbour).
         onnx_tensor: the ONNX tensor mapped to this output, or None when not mapped.
+        onnx_node: the node producing ``onnx_tensor`` (one of ``onnx_nodes``), or None.
         shape, dtype: the framework tensor's shape and numpy dtype name.
         mapped: whether an ONNX tensor stands for this output; if not, ``reason`` says why.
         reason: why it is not mapped, or a note on how it was mapped (fused, same tensor as...).
@@ -155,6 +156,7 @@ class ModuleRow:
     source: Optional[str] = None
     passed: Optional[bool] = None
     note: str = ""
+    onnx_node: Optional[str] = None
 
     @property
     def label(self) -> str:
@@ -853,6 +855,8 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
                     row.mapped = True
                     row.onnx_tensor = t
                     row.onnx_nodes = [graph.node_name(i) for i in nodes]
+                    if t in graph.producer:
+                        row.onnx_node = graph.node_name(graph.producer[t])
                     row.reason = how
             rows.append(row)
 
@@ -962,8 +966,8 @@ class TorchCompareResult:
             else:
                 result = "pass" if r.passed else "FAIL"
             nodes = "-" if not r.onnx_nodes else (
-                r.onnx_nodes[-1] + (f" (+{len(r.onnx_nodes) - 1})" if len(r.onnx_nodes) > 1
-                                    else ""))
+                (r.onnx_node or r.onnx_nodes[-1])
+                + (f" (+{len(r.onnx_nodes) - 1})" if len(r.onnx_nodes) > 1 else ""))
             rows.append([r.label, r.class_name, nodes,
                          _shape_label(r.shape), _fmt(r.max_abs_error), _fmt(r.max_rel_error),
                          _fmt(r.own_error), r.source or "-", result])
@@ -977,6 +981,9 @@ class TorchCompareResult:
                         for o in self.outputs]
             lines += _table(["output", "module output", "shape", "max abs err", "max rel err",
                              "result"], out_rows, right=(3, 4))
+        for r in self.modules:
+            if r.note and r.passed is not None:
+                lines.append(f"  note: {r.label}: {r.note}")
         for n in self.notes:
             lines.append(f"  note: {n}")
         lines += ["", self.verdict_line()]

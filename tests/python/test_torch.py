@@ -367,3 +367,60 @@ def test_exporter_dropping_softplus_threshold_is_found_at_the_module():
     assert rows["head"].source == "inherited"
     assert result.first_divergent_module == "act"
     assert "first divergent module: act (Softplus)" in str(result).splitlines()[-1]
+
+
+class TwoInputGate(torch.nn.Module):
+    def forward(self, h, x):
+        if h.sum() > 0:
+            return h * 2 + x
+        return h - 1 + x
+
+
+class Shifted(torch.nn.Module):
+    """The gate reads `pre(x) + 1`, computed in the parent's forward: no module returns it."""
+
+    def __init__(self):
+        super().__init__()
+        self.pre = torch.nn.Linear(8, 8, bias=False)
+        self.gate = TwoInputGate()
+
+    def forward(self, x):
+        return self.gate(self.pre(x) * 3, x)
+
+
+def test_isolation_uses_the_reference_where_the_framework_has_no_value():
+    torch.manual_seed(0)
+    model = Shifted().eval()
+    x = torch.randn(2, 8)
+    if model.pre(x).sum() < 0:
+        x = -x
+    exported = io.BytesIO()
+    torch.onnx.export(model, (x,), exported, opset_version=14)
+    result = odt.compare(model, (-x,), onnx_model=exported.getvalue())
+    rows = rows_by_label(result.modules)
+    assert result.first_divergent_module == "gate"
+    assert rows["gate"].source == "own"
+    # Its inputs: x (a graph input) and the parent's Mul, which no module returned and which
+    # has the shape of both of gate's arguments: the reference's value, said in the note.
+    assert "reference's values of /Mul_output_0" in rows["gate"].note
+    assert f"note: gate: {rows['gate'].note}" in str(result)
+
+
+class Keywords(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x, bias=None, scale=None):
+        y = self.lin(x)
+        return {"y": y * scale, "z": (y + bias, y.sum())}
+
+
+def test_keyword_arguments_and_nested_outputs():
+    torch.manual_seed(0)
+    result = odt.compare(Keywords().eval(), (torch.randn(2, 4),),
+                         {"scale": torch.full((1,), 2.0), "bias": torch.ones(4)}, opset=14)
+    assert result.agree, str(result)
+    assert [o.key for o in result.outputs] == ["['y']", "['z'][0]", "['z'][1]"]
+    rows = rows_by_label(result.modules)
+    assert rows["<root>['z'][1]"].shape == () and rows["<root>['z'][1]"].onnx_node == "/ReduceSum"
