@@ -4,6 +4,16 @@ The module runs once with hooks on every submodule; each call's output is mapped
 tensor its exported scope produced and handed to :func:`onnxdbg.compare` as a golden value, so
 the first module whose ONNX nodes compute something else is named (not only the final outputs,
 as ``torch.onnx.verification`` does for TorchScript exports).
+
+    >>> import torch, torchvision, onnxdbg.torch
+    >>> model = torchvision.models.resnet18().eval()
+    >>> result = onnxdbg.torch.compare(model, torch.randn(1, 3, 64, 64), backend="onnxruntime")
+    >>> print(result)                 # one row per module call, the verdict last
+    >>> result.first_divergent_module, result.first_divergent_nodes
+    >>> result.to_html("resnet18.html")  # the graph painted with each module's error
+
+Mapping works on the TorchScript exporter's scoped node names (torch 1.13 to 2.x,
+``torch.onnx.export``) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes").
 """
 
 from __future__ import annotations

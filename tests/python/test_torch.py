@@ -148,8 +148,9 @@ def test_mobilenet_mapping_covers_every_block():
     for i in range(13):
         assert rows[f"features.{i}"].mapped, i
     assert rows["features.3"].onnx_tensor == "/features/features.3/Add_output_0"  # residual
-    assert rows["features.1.block.1"].class_name == "SqueezeExcitation"
-    assert rows["features.1.block.1"].onnx_tensor == "/features/features.1/block/block.1/Mul_output_0"
+    se = rows["features.1.block.1"]
+    assert se.class_name == "SqueezeExcitation"
+    assert se.onnx_tensor == "/features/features.1/block/block.1/Mul_output_0"
     assert "identity" in rows["classifier.2"].reason  # Dropout
 
 
