@@ -3,8 +3,11 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 MODELS  ?= third_party/models
 SHARED  ?= ../shared
+# The Python the package (build/python) is built for and tested with: Debian's, which has numpy,
+# pytest, torch and torchvision from apt (scripts/install-deps.sh).
+PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test demo bench models clean format format-check check-code
+.PHONY: all deps configure build test test-pip demo bench models clean format format-check check-code
 
 all: build
 
@@ -17,7 +20,8 @@ LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAU
 export CCACHE_BASEDIR ?= $(CURDIR)/..
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) \
+	  -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -33,6 +37,11 @@ test: build models
 	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j $(JOBS)) || rc=$$?; \
 	  bash scripts/check-test-leftovers.sh check $(BUILD) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
+# `pip install .` into a venv of Debian's python3 and of the default python3, then a comparison
+# from each (scripts/test-pip.sh). A full build of the extension per Python: not in `make test`.
+test-pip: build
+	@bash scripts/test-pip.sh
+
 demo: build
 	@mkdir -p out
 	@$(BUILD)/make-demo-model out/demo_softmax.onnx
@@ -47,6 +56,7 @@ bench: build models
 	@bash bench/reduce.sh $(BUILD) $(MODELS)
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py
 
 # Every tracked C++ file follows .clang-format (Debian's clang-format-14); CI fails otherwise.
 CLANG_FORMAT ?= clang-format-14

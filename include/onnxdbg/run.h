@@ -51,7 +51,11 @@ struct ComparisonOptions {
   bool validate = false;  ///< also fail on NaN/Inf in any output
   /// Golden outputs every backend is compared with, instead of the first backend's: a file
   /// (as load_inputs) holding one sample per input sample, or `golden` given directly (one map
-  /// per input sample). Tensors that are not graph outputs are dropped with a note.
+  /// per input sample). Names must be values of the model. Tensors that are not graph outputs
+  /// are dropped with a note, unless the layerwise pass runs: then every loaded node output
+  /// (intermediate tensors too, e.g. dumped by PyTorch) is the golden value of its tensor, every
+  /// backend (the reference too) is compared with them, and the tensors without one are listed
+  /// as LayerwiseReport::no_golden (see LayerwiseOptions::golden).
   std::filesystem::path load_outputs;
   std::vector<TensorMap> golden;
 };
@@ -70,7 +74,9 @@ struct LayerwiseRunOptions {
 struct RunOptions {
   std::filesystem::path model;
   /// Backends and their options; the first gives the golden values unless golden outputs are
-  /// loaded. Default reference,onnxruntime.
+  /// loaded. Default reference,onnxruntime. The layerwise pass compares them with the reference
+  /// (float32 references left out, as they are the golden run), or with every one of them when
+  /// golden values are loaded or given.
   std::vector<BackendSpec> backends;
   /// "float" or "double": accumulate= on every reference backend and on the golden reference
   /// run of the layerwise pass; "" leaves the backends' own option.
@@ -154,5 +160,42 @@ report::ViewerOverlays run_overlays(const RunResult& result);
 /// error with the layerwise pass) to `path` (one self-contained file). Errors: those of the
 /// page writer (a path that cannot be written).
 Status write_html(const RunResult& result, const std::filesystem::path& path);
+
+/// One model run once on one backend (Python's `onnxdbg.run`): no comparison, the values
+/// themselves.
+struct BackendRunOptions {
+  std::filesystem::path model;
+  BackendSpec backend{"reference", {}};  ///< name and options, as in --backends
+  /// The graph inputs (every input without an initializer, with its declared dtype and static
+  /// dims); unset: generated as `onnxdbg run` generates sample 0 (`generate`).
+  std::optional<TensorMap> inputs;
+  InputGenOptions generate;
+  /// Also return every tensor a main-graph node produces (subgraph values excepted): the
+  /// reference's from its run, another backend's as extra graph outputs of one run.
+  bool intermediates = false;
+  /// Bytes of intermediate tensors held at once; more is an error (default 2 GiB).
+  uint64_t memory_budget = uint64_t{2} << 30;
+};
+
+struct BackendRunResult {
+  TensorMap inputs;         ///< the inputs the model ran on (given or generated)
+  TensorMap outputs;        ///< every graph output, by name, in the model's dtypes and shapes
+  TensorMap intermediates;  ///< with `intermediates`: every other main-graph node output
+  std::string backend;      ///< BackendSpec::to_string()
+  std::string describe;     ///< the engine and its version ("ONNX Runtime 1.29.0, CPU")
+  std::vector<std::string> providers;  ///< execution providers the session used
+  double load_seconds = 0, run_seconds = 0;  ///< session creation and the inference call, s
+  Messages messages;  ///< the backend's warnings (an option it ignored, a provider fallback)
+};
+
+/// Loads options.model on options.backend and runs it once on the given or generated inputs.
+/// Errors: those of load_model; kInvalidArgument for inputs that are not the model's graph
+/// inputs (wrong name, dtype or static dims; check_samples) or an unparsable backend option;
+/// kNotFound for an unknown backend; kBackendError / kUnsupported when the backend refuses,
+/// fails or crashes (isolated backends run in a worker process); kInvalidArgument when the
+/// intermediate tensors need more than memory_budget; kCancelled when ctx.cancel is set before
+/// the run.
+Expected<BackendRunResult> run_backend(const BackendRunOptions& options,
+                                       const CallContext& ctx = {});
 
 }  // namespace onnxdbg::api

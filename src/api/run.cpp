@@ -81,9 +81,12 @@ Status write_samples(const fs::path& path, const std::vector<TensorMap>& samples
   return save_samples(path, samples);
 }
 
-/// The backends the layerwise pass compares with the golden reference run: every backend but
-/// the float32 references (reference:precision=fp16 is, as the interpreter's float16 run).
-Expected<std::vector<BackendSpec>> layerwise_backends(const std::vector<BackendSpec>& specs) {
+/// The backends the layerwise pass compares with the golden values: with golden values given,
+/// every backend; else, compared with the golden reference run, every backend but the float32
+/// references (reference:precision=fp16 is, as the interpreter's float16 run).
+Expected<std::vector<BackendSpec>> layerwise_backends(const std::vector<BackendSpec>& specs,
+                                                      bool golden_given) {
+  if (golden_given) return specs;
   std::vector<BackendSpec> out;
   for (const auto& s : specs)
     if (s.name != "reference" || s.option("precision") == "fp16") out.push_back(s);
@@ -199,40 +202,65 @@ Status check_golden_count(const RunOptions& o, const std::string& what, size_t c
                           " output sample(s); they must come from the same run");
 }
 
-/// The golden outputs of the samples that run (loaded or given), graph outputs only.
-Expected<std::vector<TensorMap>> golden_outputs(const onnx::GraphProto& graph, const RunOptions& o,
-                                                RunResult& out) {
+/// The golden values of the samples that run (loaded or given): `outputs`, graph outputs only,
+/// for the output comparison, and with the layerwise pass `all`, every value of the model they
+/// hold, for the layerwise comparison. Both empty when none are given.
+struct Goldens {
+  std::vector<TensorMap> outputs;
+  std::vector<TensorMap> all;
+  std::string source;  ///< a file path, or "given" (LayerwiseOptions::golden_source)
+};
+
+/// Whether golden values are given (loaded or passed directly).
+bool golden_given(const ComparisonOptions& c) {
+  return !c.golden.empty() || !c.load_outputs.empty();
+}
+
+Expected<Goldens> golden_values(const onnx::GraphProto& graph, const RunOptions& o, bool layerwise,
+                                RunResult& out) {
   const ComparisonOptions& c = o.comparison;
+  Goldens g;
   std::vector<TensorMap> all = c.golden;
   std::string what = "the given golden outputs";
+  g.source = "given";
   if (all.empty()) {
-    if (c.load_outputs.empty()) return std::vector<TensorMap>{};
+    if (c.load_outputs.empty()) return g;
     ODB_ASSIGN_OR_RETURN(LoadedSamples loaded,
                          load_samples(c.load_outputs, graph, DataRole::kOutputs));
     all = std::move(loaded.samples);
     what = "'" + c.load_outputs.string() + "'";
+    g.source = c.load_outputs.string();
     if (!loaded.note.empty()) add_note(out.messages, loaded.note);
   }
   if (Status st = check_samples(all, graph, DataRole::kOutputs, what); !st) return st;
   if (Status st = check_golden_count(o, what, all.size(), out.total_samples); !st) return st;
-  // Only graph outputs are golden values here; inputs and intermediate tensors a merged file may
-  // also hold are not compared.
+  // Graph outputs are the output comparison's golden values; inputs and intermediate tensors a
+  // merged file may also hold are the layerwise pass's, and without it not compared.
   const auto outputs = model_outputs(graph);
-  std::vector<TensorMap> goldens;
+  auto is_output = [&](const std::string& name) {
+    return std::any_of(outputs.begin(), outputs.end(),
+                       [&](const auto& sig) { return sig.name == name; });
+  };
   size_t others = 0;
   for (size_t id : out.sample_ids) {
-    TensorMap g = std::move(all[id]);
-    const size_t dropped = std::erase_if(g, [&](const auto& kv) {
-      return std::none_of(outputs.begin(), outputs.end(),
-                          [&](const auto& sig) { return sig.name == kv.first; });
-    });
-    if (goldens.empty()) others = dropped;
-    goldens.push_back(std::move(g));
+    TensorMap full = std::move(all[id]);
+    TensorMap graph_outputs;
+    size_t not_outputs = 0;
+    for (const auto& [name, t] : full) {
+      if (is_output(name))
+        graph_outputs.emplace(name, t);
+      else
+        ++not_outputs;
+    }
+    if (g.outputs.empty()) others = not_outputs;
+    g.outputs.push_back(std::move(graph_outputs));
+    if (layerwise) g.all.push_back(std::move(full));
   }
-  if (others)
+  if (others && !layerwise)
     add_note(out.messages, what + " also holds " + std::to_string(others) +
-                               " tensor(s) that are not graph outputs; they are not compared");
-  return goldens;
+                               " tensor(s) that are not graph outputs; they are not compared "
+                               "(--layerwise compares them)");
+  return g;
 }
 
 /// Several samples fit only a .json file; refused before anything runs or is written.
@@ -271,7 +299,8 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
 /// is returned; a later sample's is that sample's result.
 Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_specs,
                   const reference::InterpreterOptions& golden_options,
-                  const std::vector<TensorMap>& samples, const CallContext& ctx, RunResult& out) {
+                  const std::vector<TensorMap>& samples, const Goldens& goldens,
+                  const CallContext& ctx, RunResult& out) {
   const size_t n = samples.size();
   out.layers.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -283,6 +312,9 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
     lo.memory_budget = o.layerwise.memory_budget;
     lo.isolate = o.layerwise.isolate;
     lo.reference = golden_options;
+    const TensorMap* loaded = goldens.all.empty() ? nullptr : &goldens.all[i];
+    lo.golden = loaded;
+    lo.golden_source = goldens.source;
     lo.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
     if (ctx.progress)
       lo.progress = [&, i](const std::string& s) {
@@ -304,7 +336,7 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
                              ? default_repro_dir(o.model, lr.tensors[lr.first->tensor])
                              : o.layerwise.save_repro;
     if (ctx.progress) ctx.progress("writing the repro folder " + dir.string());
-    Status st = save_layerwise_repro(out.model, samples[i], lr, dir, golden_options);
+    Status st = save_layerwise_repro(out.model, samples[i], lr, dir, golden_options, loaded);
     if (!st) add_warning(out.messages, "no repro folder: " + st.message());
   }
   return Status::ok();
@@ -385,7 +417,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   const bool layerwise = o.layerwise.enabled || o.layerwise.isolate;
   std::vector<BackendSpec> layer_specs;
   if (layerwise) {
-    ODB_ASSIGN_OR_RETURN(layer_specs, layerwise_backends(specs));
+    ODB_ASSIGN_OR_RETURN(layer_specs, layerwise_backends(specs, golden_given(o.comparison)));
   }
 
   RunResult out;
@@ -394,7 +426,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   for (const auto& w : out.model.warnings) add_warning(out.messages, w);
   const onnx::GraphProto& graph = out.model.proto.graph();
   ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));
-  ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> goldens, golden_outputs(graph, o, out));
+  ODB_ASSIGN_OR_RETURN(Goldens goldens, golden_values(graph, o, layerwise, out));
   if (Status st = check_save_paths(o, samples.size()); !st) return st;
   if (!o.save_inputs.empty())
     if (Status st = write_samples(o.save_inputs, samples); !st) return st;
@@ -406,16 +438,16 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   opt.error_stat = o.comparison.error_stat;
   opt.validate = o.comparison.validate;
   opt.progress = ctx.progress;
-  if (!goldens.empty()) {
-    opt.golden_outputs = std::move(goldens);
-    opt.golden_source = o.comparison.load_outputs.empty() ? std::string("given")
-                                                          : o.comparison.load_outputs.string();
+  if (!goldens.outputs.empty()) {
+    opt.golden_outputs = std::move(goldens.outputs);
+    opt.golden_source = goldens.source;
   }
   opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
   out.report = run_and_compare_samples(o.model, specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   if (layerwise)
-    if (Status st = run_layers(o, layer_specs, golden_options, samples, ctx, out); !st) return st;
+    if (Status st = run_layers(o, layer_specs, golden_options, samples, goldens, ctx, out); !st)
+      return st;
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");
   if (o.strict_providers) apply_strict_providers(out);
   if (!o.save_outputs.empty())

@@ -60,7 +60,9 @@ void ComparisonArgs::add_to(CLI::App* cmd, const Config& config) {
                     "backend's: .npz (e.g. from --save-outputs), Polygraphy JSON RunResults (first "
                     "runner) or input list, ONNX test-data folder (output_K.pb), or .pb/.npy. "
                     "With several input samples it must hold as many: sample i is compared with "
-                    "its golden sample i");
+                    "its golden sample i. With --layerwise, the intermediate tensors it holds "
+                    "(by ONNX tensor name) are the golden values of the layerwise comparison, "
+                    "and every backend listed, the reference too, is compared with them");
   if (config.validate)
     cmd->add_flag("--validate", validate_, "Also fail when any output holds NaN or Inf");
 }

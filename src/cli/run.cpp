@@ -86,8 +86,9 @@ int run_command(const RunArgs& a) {
 
 void add_layerwise_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_flag("--layerwise", a.layerwise,
-                "Also compare every intermediate tensor of the main graph with the reference's "
-                "(onnxruntime: as extra graph outputs, in batches; opencv: by layer name)");
+                "Also compare every intermediate tensor of the main graph with the reference's, "
+                "or with those --load-outputs holds (onnxruntime: as extra graph outputs, in "
+                "batches; opencv: by layer name)");
   cmd->add_option("--layerwise-memory", a.layerwise_memory,
                   "Memory for intermediate tensors held at once (e.g. 512MiB, 2GiB); larger "
                   "models are compared in more batches")

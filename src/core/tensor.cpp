@@ -89,6 +89,24 @@ Expected<Tensor> Tensor::make_uninitialized(DType dtype, Shape shape) {
   return Tensor(dtype, std::move(shape), Uninitialized{});
 }
 
+Expected<Tensor> Tensor::adopt(DType dtype, Shape shape, ByteBuffer buffer) {
+  if (dtype == DType::kString)
+    return invalid_argument("a string tensor cannot adopt a byte buffer");
+  ODB_RETURN_IF_ERROR(check_allocatable(dtype, shape));
+  ODB_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
+  const size_t want = static_cast<size_t>(n) * dtype_size(dtype);
+  if (buffer.size() != want)
+    return invalid_argument("a " + std::string(dtype_name(dtype)) + " tensor of shape " +
+                            shape_to_string(shape) + " needs " + std::to_string(want) +
+                            " bytes, the buffer holds " + std::to_string(buffer.size()));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = n;
+  t.data_ = std::move(buffer);
+  return t;
+}
+
 Expected<Tensor> Tensor::reshaped(Shape shape) const& {
   Tensor t = *this;
   return std::move(t).reshaped(std::move(shape));

@@ -35,11 +35,25 @@ std::string shape_to_string(const Shape& shape);
 std::byte* allocate_tensor_bytes(size_t n);
 
 /// An owned byte buffer whose constructor leaves the bytes uninitialised (Tensor zero-fills
-/// where it must), copied with memcpy and moved by pointer. Allocated by allocate_tensor_bytes.
+/// where it must), copied with memcpy and moved by pointer. Allocated by allocate_tensor_bytes,
+/// or adopted from another owner (a numpy array the Python package passes in without a copy).
 class ByteBuffer {
  public:
+  /// Called once when an adopted buffer is released, with the owner given to adopt().
+  using Release = void (*)(void* owner) noexcept;
+
   ByteBuffer() = default;
   explicit ByteBuffer(size_t n) : data_(n ? allocate_tensor_bytes(n) : nullptr), size_(n) {}
+  /// A buffer over `n` bytes at `data` that someone else allocated: `release(owner)` is called
+  /// instead of freeing them, once, when the buffer is destroyed (on whatever thread destroys
+  /// it). Copies of it are ordinary owned buffers. `data` must stay valid and unchanged by
+  /// others until then.
+  static ByteBuffer adopt(std::byte* data, size_t n, Release release, void* owner) {
+    ByteBuffer b;
+    b.data_ = std::unique_ptr<std::byte[], Free>(data, Free{release, owner});
+    b.size_ = n;
+    return b;
+  }
   ByteBuffer(const ByteBuffer& o) : ByteBuffer(o.size_) {
     if (size_) std::memcpy(data_.get(), o.data_.get(), size_);
   }
@@ -61,7 +75,18 @@ class ByteBuffer {
 
  private:
   struct Free {
-    void operator()(std::byte* p) const noexcept { std::free(p); }
+    // Constructors, not member initializers: unique_ptr must see Free as default-constructible
+    // inside ByteBuffer's own definition.
+    Free() noexcept {}  // NOLINT(modernize-use-equals-default)
+    Free(Release r, void* o) noexcept : release(r), owner(o) {}
+    Release release = nullptr;  // null: the bytes came from allocate_tensor_bytes
+    void* owner = nullptr;
+    void operator()(std::byte* p) const noexcept {
+      if (release)
+        release(owner);
+      else
+        std::free(p);
+    }
   };
   std::unique_ptr<std::byte[], Free> data_;
   size_t size_ = 0;
@@ -78,6 +103,10 @@ class Tensor {
   /// As make(), but the elements of a non-string tensor are left unspecified: for kernels that
   /// write every element, saving the zero fill of a large buffer.
   static Expected<Tensor> make_uninitialized(DType dtype, Shape shape);
+  /// A tensor over `buffer` (ByteBuffer::adopt: memory owned elsewhere, not copied). Errors:
+  /// those of make(), and kInvalidArgument when the buffer's size is not numel * element size
+  /// or the dtype is kString (string values are not bytes).
+  static Expected<Tensor> adopt(DType dtype, Shape shape, ByteBuffer buffer);
   /// A tensor holding a copy of `values` with the given shape (numel must match).
   template <class T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);

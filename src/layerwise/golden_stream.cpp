@@ -10,11 +10,19 @@
 namespace onnxdbg::layerwise_detail {
 
 Expected<GoldenSource> GoldenSource::create(const LoadedModel& model, const TensorMap& inputs,
-                                            const reference::InterpreterOptions& options) {
+                                            const reference::InterpreterOptions& options,
+                                            const TensorMap* golden) {
   GoldenSource s;
-  ODB_ASSIGN_OR_RETURN(s.interp_,
-                       reference::Interpreter::create(model.proto, model.base_dir, options));
+  s.model_ = &model;
+  s.options_ = options;
   s.inputs_ = &inputs;
+  s.golden_ = golden;
+  // Without loaded values the reference is needed at once: its errors (an op it lacks) come
+  // before any backend runs.
+  if (!golden) {
+    ODB_ASSIGN_OR_RETURN(s.interp_,
+                         reference::Interpreter::create(model.proto, model.base_dir, options));
+  }
   const auto& g = model.proto.graph();
   for (int i = 0; i < g.node_size(); ++i)
     for (const auto& o : g.node(i).output()) s.producer_[o] = static_cast<size_t>(i);
@@ -22,22 +30,50 @@ Expected<GoldenSource> GoldenSource::create(const LoadedModel& model, const Tens
 }
 
 Status GoldenSource::run(const reference::NodeHook& hook, size_t end_node) {
+  if (!golden_) return run_reference(hook, end_node);
+  const auto& g = model_->proto.graph();
+  const size_t end = std::min(end_node, static_cast<size_t>(g.node_size()));
+  for (size_t i = 0; i < end; ++i) {
+    const auto& node = g.node(static_cast<int>(i));
+    for (const auto& o : node.output())
+      if (auto it = golden_->find(o); !o.empty() && it != golden_->end())
+        hook(node, i, o, it->second);
+  }
+  return Status::ok();
+}
+
+Status GoldenSource::run_reference(const reference::NodeHook& hook, size_t end_node) {
+  if (!interp_) {
+    ODB_ASSIGN_OR_RETURN(interp_,
+                         reference::Interpreter::create(model_->proto, model_->base_dir, options_));
+  }
   ++runs_;
   return interp_->run_prefix(*inputs_, hook, end_node);
 }
 
 Expected<TensorMap> GoldenSource::capture(const std::set<std::string>& names) {
   TensorMap out;
+  std::set<std::string> computed;  // what the reference must give
   size_t end_node = 0;
   for (const auto& n : names) {
-    if (auto it = inputs_->find(n); it != inputs_->end()) out[n] = it->second;
-    if (auto p = producer_.find(n); p != producer_.end())
+    if (auto it = inputs_->find(n); it != inputs_->end()) {
+      out[n] = it->second;
+      continue;
+    }
+    if (golden_)
+      if (auto it = golden_->find(n); it != golden_->end()) {
+        out[n] = it->second;
+        continue;
+      }
+    if (auto p = producer_.find(n); p != producer_.end()) {
+      computed.insert(n);
       end_node = std::max(end_node, p->second + 1);
+    }
   }
   if (end_node == 0) return out;
-  ODB_RETURN_IF_ERROR(run(
+  ODB_RETURN_IF_ERROR(run_reference(
       [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
-        if (names.count(tensor)) out[tensor] = value;
+        if (computed.count(tensor)) out[tensor] = value;
       },
       end_node));
   return out;

@@ -1,6 +1,7 @@
 // Private to the layerwise module: the golden values. GoldenSource runs the reference on the
-// model's inputs (the whole model, a prefix, or up to the nodes a set of values needs);
-// GoldenStream hands a batch's golden values to a backend's side as the backend's arrive.
+// model's inputs (the whole model, a prefix, or up to the nodes a set of values needs), or hands
+// out loaded golden values in the same order; GoldenStream hands a batch's golden values to a
+// backend's side as the backend's arrive.
 #pragma once
 
 #include <condition_variable>
@@ -23,37 +24,53 @@
 
 namespace onnxdbg::layerwise_detail {
 
-/// Reference runs of one model on one input sample, handing node outputs to hooks.
+/// The golden values of one model on one input sample, handed to hooks node output by node
+/// output: from reference runs, or loaded (LayerwiseOptions::golden).
 class GoldenSource {
  public:
-  /// Errors: those of reference::Interpreter::create (kUnsupported, kModelError).
+  /// `golden`: loaded golden values (null: the reference gives them all); the reference
+  /// interpreter is then created only when a value the map lacks is captured. `model`, `inputs`
+  /// and `golden` must outlive the source. Errors: those of reference::Interpreter::create
+  /// (kUnsupported, kModelError), without `golden`.
   static Expected<GoldenSource> create(const LoadedModel& model, const TensorMap& inputs,
-                                       const reference::InterpreterOptions& options);
-  /// Runs the first `end_node` nodes of the main graph (all by default), calling `hook` for
-  /// every top-level node output. One run at a time (the hook may run on another thread).
-  /// Errors: the reference's.
+                                       const reference::InterpreterOptions& options,
+                                       const TensorMap* golden = nullptr);
+  /// Calls `hook` for every top-level output of the first `end_node` nodes of the main graph
+  /// (all by default), in node order: a reference run, or with loaded golden values those of
+  /// them that the map holds (no reference run). One run at a time (the hook may run on another
+  /// thread). Errors: the reference's.
   Status run(const reference::NodeHook& hook, size_t end_node = SIZE_MAX);
-  /// Copies of the named values (node outputs; graph inputs come from the inputs given), from a
-  /// run that stops after the last node producing one of them. Errors: the reference's.
+  /// Copies of the named values, from a reference run that stops after the last node producing
+  /// one of them; graph inputs come from the inputs given, and with loaded golden values every
+  /// value the map holds comes from it (the reference runs only for the others, if any).
+  /// Errors: the reference's.
   Expected<TensorMap> capture(const std::set<std::string>& names);
-  /// How many runs this source made.
+  /// The loaded golden values, or null when the reference gives them.
+  const TensorMap* golden() const { return golden_; }
+  const LoadedModel& model() const { return *model_; }
+  /// How many reference runs this source made.
   int runs() const { return runs_; }
 
  private:
-  std::unique_ptr<reference::Interpreter> interp_;
+  Status run_reference(const reference::NodeHook& hook, size_t end_node);
+
+  const LoadedModel* model_ = nullptr;
+  reference::InterpreterOptions options_;
+  std::unique_ptr<reference::Interpreter> interp_;  // created on the first reference run
   const TensorMap* inputs_ = nullptr;
+  const TensorMap* golden_ = nullptr;
   std::map<std::string, size_t> producer_;  // node output -> node index in the main graph
   int runs_ = 0;
 };
 
-/// The golden values of the tensors [begin, end) of the report, handed from a reference run to a
-/// backend's side as the backend's values of the same tensors arrive, both in topological
-/// order: a merge of two ordered streams, so that neither side's tensors pile up and the
-/// reference computes while the backend runs. The reference runs on the calling thread
-/// (produce(); its tensors then come from the same heap as every other reference run's), the
-/// backend's side on another (take(), close()). The reference waits while the values it produced
-/// and nobody took yet exceed `window` bytes (one value is always let through), and stops after
-/// the last node producing one of the tensors.
+/// The golden values of the tensors [begin, end) of the report, handed from a reference run (or
+/// the loaded values, GoldenSource::run) to a backend's side as the backend's values of the same
+/// tensors arrive, both in topological order: a merge of two ordered streams, so that neither
+/// side's tensors pile up and the reference computes while the backend runs. The reference runs on
+/// the calling thread (produce(); its tensors then come from the same heap as every other reference
+/// run's), the backend's side on another (take(), close()). The reference waits while the values it
+/// produced and nobody took yet exceed `window` bytes (one value is always let through), and stops
+/// after the last node producing one of the tensors.
 class GoldenStream {
  public:
   GoldenStream(const std::vector<LayerTensor>& tensors, size_t begin, size_t end, uint64_t window);

@@ -3,14 +3,17 @@
 #include "layerwise/layer_tensors.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
+#include "model/shape_inference.h"
 
 namespace onnxdbg::layerwise_detail {
 namespace {
@@ -28,6 +31,66 @@ void scan_golden(const Tensor& value, LayerTensor* lt) {
       if (std::isfinite(v)) lt->golden_max_abs = std::max(lt->golden_max_abs, v);
     }
   }
+}
+
+bool is_constant(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && node.domain().empty();  // model data, not compared
+}
+
+/// A loaded value that cannot be the model's tensor: its dtype differs from the one shape
+/// inference gives the tensor, or a dimension inference knows differs. "" when it fits (or
+/// inference knows nothing).
+std::string misfit(const std::string& name, const Tensor& value, const onnx::TypeProto& type,
+                   const onnx::NodeProto& node, size_t index, const std::string& what) {
+  onnx::ValueInfoProto vi;
+  vi.set_name(name);
+  *vi.mutable_type() = type;
+  const ValueSignature sig = value_signature(vi);
+  const std::string of =
+      "the model's tensor '" + name + "' (output of node " + node_label(node, index) + ")";
+  if (sig.dtype != DType::kUndefined && value.dtype() != sig.dtype)
+    return fmt::format("{} holds '{}' as {}, but {} is {}; was it saved from another model?", what,
+                       name, dtype_name(value.dtype()), of, dtype_name(sig.dtype));
+  if (!sig.has_shape) return "";
+  bool fits = sig.shape.size() == value.shape().size();
+  for (size_t d = 0; fits && d < sig.shape.size(); ++d)
+    fits = sig.shape[d] < 0 || sig.shape[d] == value.shape()[d];
+  if (fits) return "";
+  std::vector<std::string> dims;
+  for (int64_t d : sig.shape) dims.push_back(d >= 0 ? std::to_string(d) : "?");
+  return fmt::format(
+      "{} holds '{}' with shape [{}], but {} has shape [{}]; was it saved from another model?",
+      what, name, shape_to_string(value.shape()), of, fmt::join(dims, "x"));
+}
+
+/// The loaded side of collect_layer_tensors: each non-Constant node output's loaded value to
+/// `add`, checked against the types shape inference gives the model, or its name to `no_golden`.
+Status collect_loaded(const LoadedModel& model, const TensorMap& golden,
+                      const std::string& golden_source,
+                      const std::function<void(const onnx::NodeProto&, size_t, const std::string&,
+                                               const Tensor&)>& add,
+                      std::vector<std::string>* no_golden) {
+  const InferredTypes inferred = infer_shapes(model.proto);
+  const std::string what = golden_label(golden_source);
+  const auto& g = model.proto.graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& node = g.node(i);
+    if (is_constant(node)) continue;
+    const size_t index = static_cast<size_t>(i);
+    for (const auto& o : node.output()) {
+      if (o.empty()) continue;
+      auto it = golden.find(o);
+      if (it == golden.end()) {
+        no_golden->push_back(o);
+        continue;
+      }
+      if (auto t = inferred.types.find(o); t != inferred.types.end())
+        if (std::string m = misfit(o, it->second, t->second, node, index, what); !m.empty())
+          return invalid_argument(m);
+      add(node, index, o, it->second);
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -82,27 +145,35 @@ FloatScan scan_floats(const float* p, int64_t n) {
 }
 
 Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t memory_budget,
-                             std::vector<LayerTensor>* tensors) {
+                             LayerwiseReport* rep) {
   std::string too_big;
   uint64_t too_big_bytes = 0;
-  ODB_RETURN_IF_ERROR(src.run(
-      [&](const onnx::NodeProto& node, size_t index, const std::string& name, const Tensor& value) {
-        if (node.op_type() == "Constant" && node.domain().empty()) return;  // model data
-        LayerTensor lt;
-        lt.name = name;
-        lt.node_index = index;
-        lt.node = node.name();
-        lt.op_type = node.op_type();
-        lt.dtype = value.dtype();
-        lt.shape = value.shape();
-        lt.bytes = tensor_bytes(value);
-        scan_golden(value, &lt);
-        if (lt.bytes > batch_limit && too_big.empty()) {
-          too_big = name + "' of node " + node_label(node, index);
-          too_big_bytes = lt.bytes;
-        }
-        tensors->push_back(std::move(lt));
-      }));
+  auto add = [&](const onnx::NodeProto& node, size_t index, const std::string& name,
+                 const Tensor& value) {
+    LayerTensor lt;
+    lt.name = name;
+    lt.node_index = index;
+    lt.node = node.name();
+    lt.op_type = node.op_type();
+    lt.dtype = value.dtype();
+    lt.shape = value.shape();
+    lt.bytes = tensor_bytes(value);
+    scan_golden(value, &lt);
+    if (lt.bytes > batch_limit && too_big.empty()) {
+      too_big = name + "' of node " + node_label(node, index);
+      too_big_bytes = lt.bytes;
+    }
+    rep->tensors.push_back(std::move(lt));
+  };
+  if (const TensorMap* golden = src.golden()) {
+    ODB_RETURN_IF_ERROR(
+        collect_loaded(src.model(), *golden, rep->golden_source, add, &rep->no_golden));
+  } else {
+    ODB_RETURN_IF_ERROR(src.run([&](const onnx::NodeProto& node, size_t index,
+                                    const std::string& name, const Tensor& value) {
+      if (!is_constant(node)) add(node, index, name, value);
+    }));
+  }
   if (!too_big.empty()) {
     return invalid_argument(fmt::format(
         "--layerwise-memory {} is too small for tensor '{}, which holds {}: the budget must "

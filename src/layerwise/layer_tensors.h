@@ -1,5 +1,6 @@
-// Private to the layerwise module: the first reference run, which finds the intermediate tensors
-// to compare, how much memory a copy of each takes, and what its golden value holds.
+// Private to the layerwise module: the first reference run (or the loaded golden values), which
+// finds the intermediate tensors to compare, how much memory a copy of each takes, and what its
+// golden value holds.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +27,15 @@ struct FloatScan {
 /// NaN/Inf count and largest finite |value| of `n` float32 values at `p`, in one pass.
 FloatScan scan_floats(const float* p, int64_t n);
 
-/// Runs the reference once over the whole model and appends to `tensors` every main-graph node
-/// output except those of Constant nodes, in topological order, with its size and golden
-/// statistics. Errors: the reference's; kInvalidArgument when a tensor takes more than
-/// `batch_limit` bytes (the budget `memory_budget` / kLayerwiseCopies; the message names the
-/// first such tensor and the budget it needs).
+/// Fills rep->tensors with every main-graph node output except those of Constant nodes, in
+/// topological order, with its size and golden statistics: from one reference run over the
+/// whole model, or, when `src` holds loaded golden values, from those (no reference run), the
+/// outputs without one going to rep->no_golden. Errors: the reference's; kInvalidArgument when
+/// a tensor takes more than `batch_limit` bytes (the budget `memory_budget` / kLayerwiseCopies;
+/// the message names the first such tensor and the budget it needs), or when a loaded value's
+/// dtype or a dimension that shape inference knows differs from the model's (named after
+/// rep->golden_source).
 Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t memory_budget,
-                             std::vector<LayerTensor>* tensors);
+                             LayerwiseReport* rep);
 
 }  // namespace onnxdbg::layerwise_detail

@@ -1,7 +1,11 @@
 // The reference's value of every main-graph tensor in one run (see layer_values.h).
 #include "layerwise/layer_values.h"
 
+#include <set>
+
+#include "core/temp_dir.h"
 #include "layerwise/layerwise.h"
+#include "layerwise/node_models.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
 
@@ -34,6 +38,30 @@ Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_pa
                             "'); raise it or save without --layerwise");
   for (auto& [name, t] : outputs) values.insert_or_assign(name, std::move(t));
   return values;
+}
+
+Expected<TensorMap> backend_layer_values(const std::filesystem::path& model_path,
+                                         const BackendSpec& backend, const TensorMap& inputs,
+                                         const TensorMap& types) {
+  ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(model_path));
+  onnx::ModelProto m = model.proto;
+  std::set<std::string> outputs;
+  for (const auto& o : m.graph().output()) outputs.insert(o.name());
+  for (const auto& node : m.graph().node())
+    for (const auto& name : node.output())
+      if (!name.empty() && types.count(name) && outputs.insert(name).second)
+        // Element type only: the backend infers the shape, and a declared one could conflict.
+        layerwise_detail::set_tensor_type(m.mutable_graph()->add_output(), name,
+                                          types.at(name).dtype(), nullptr);
+  ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layers-"));
+  ODB_RETURN_IF_ERROR(layerwise_detail::link_external_data(model, tmp.path()));
+  const std::filesystem::path path = tmp.path() / "model.onnx";
+  ODB_RETURN_IF_ERROR(save_model(m, path));
+  m.Clear();
+  ODB_ASSIGN_OR_RETURN(auto be, create_backend(backend));
+  ODB_ASSIGN_OR_RETURN(auto session, be->load(path));
+  ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
+  return std::move(r.outputs);
 }
 
 }  // namespace onnxdbg

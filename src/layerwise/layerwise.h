@@ -50,6 +50,15 @@ struct LayerwiseOptions {
   /// How the golden reference run goes (`run --reference-accumulate double`, or the options of
   /// the first reference backend of --backends).
   reference::InterpreterOptions reference;
+  /// Loaded golden values by tensor name (graph outputs and intermediates, e.g. dumped by
+  /// PyTorch or TensorFlow; not owned, must outlive the call). When set they are the golden
+  /// values: every backend given (the reference too) is compared with them, tensor by tensor;
+  /// node outputs without a loaded value are not compared (LayerwiseReport::no_golden). The
+  /// reference only fills in values a node's isolation (or repro) reads that the map lacks.
+  const TensorMap* golden = nullptr;
+  /// Where `golden` came from, for messages and the report: a file path, or "given" (values a
+  /// caller passed directly, e.g. from Python).
+  std::string golden_source;
   /// Short status lines ("layerwise: onnxruntime batch 2/3") for a progress display.
   std::function<void(const std::string&)> progress;
   /// Asked before every batch: true stops the pass with an ErrorCode::kCancelled error (the
@@ -61,7 +70,12 @@ struct LayerwiseOptions {
 /// golden values and the tensor being compared on onnxdbg's side.
 inline constexpr uint64_t kLayerwiseCopies = 2;
 
-/// One intermediate tensor of the main graph, as the reference produced it.
+/// How messages name the golden values of a pass: "reference", "'golden.npz'" (a file) or "the
+/// given golden values" (LayerwiseOptions::golden_source "given").
+std::string golden_label(const std::string& golden_source);
+
+/// One intermediate tensor of the main graph, as the reference produced it (or as loaded, with
+/// LayerwiseOptions::golden).
 struct LayerTensor {
   std::string name;
   size_t node_index = 0;  ///< position of the producing node in the main graph (topological)
@@ -133,13 +147,20 @@ struct LayerwiseBackend {
 
 struct LayerwiseReport {
   std::vector<LayerTensor> tensors;  ///< in topological order (the node order of the main graph)
+  /// "reference" when the reference interpreter gave the golden values, else
+  /// LayerwiseOptions::golden_source (a file path, or "given").
+  std::string golden_source = "reference";
+  /// With loaded golden values: the main graph's node outputs (Constant nodes' excepted) that
+  /// have none, so are not compared; in topological order.
+  std::vector<std::string> no_golden;
   std::vector<LayerComparison> comparisons;
   std::vector<LayerwiseBackend> backends;
   /// The earliest first divergence over all backends (ties: the backend listed first).
   std::optional<FirstDivergence> first;
   uint64_t memory_budget = 0;
   /// How often the reference ran: once to size the tensors, once beside each backend run (it
-  /// stops after the run's last tensor), and once per chunk of golden inputs for isolation.
+  /// stops after the run's last tensor), and once per chunk of golden inputs for isolation. With
+  /// loaded golden values only the isolation runs that need values the loaded ones lack count.
   int reference_runs = 0;
   double seconds = 0;  ///< wall time of the whole layerwise pass
   /// Peak resident memory of the onnxdbg process at the end of the pass (getrusage ru_maxrss;
@@ -160,11 +181,13 @@ Expected<uint64_t> parse_memory_size(const std::string& text);
 std::string memory_size_string(uint64_t bytes);
 
 /// Runs the layerwise comparison of `model` on `backends` (not including the reference, which
-/// always gives the golden values) with `inputs` (every graph input without an initializer).
-/// Tensors of the main graph's nodes are compared, except outputs of Constant nodes; subgraph
-/// values are not. A first reference run sizes the tensors. Each backend then gets them in
-/// topological order, in batches of at most memory_budget / kLayerwiseCopies bytes; beside each
-/// backend run the reference runs again on this thread, up to the batch's last tensor, and its
+/// gives the golden values, unless options.golden does) with `inputs` (every graph input without
+/// an initializer). Tensors of the main graph's nodes are compared, except outputs of Constant
+/// nodes; subgraph values are not. A first reference run sizes the tensors (with
+/// options.golden: the loaded values do, and those are handed out in place of the reference's
+/// below; tensors without one are listed in LayerwiseReport::no_golden). Each backend then gets
+/// them in topological order, in batches of at most memory_budget / kLayerwiseCopies bytes; beside
+/// each backend run the reference runs again on this thread, up to the batch's last tensor, and its
 /// golden values are compared with the backend's as both arrive in the same order (the backend's
 /// side reads them on a second thread), so neither side's batch is held by onnxdbg.
 /// A backend that cannot load or run a batch is recorded (LayerwiseBackend::error) and the others
@@ -178,7 +201,9 @@ std::string memory_size_string(uint64_t bytes);
 /// kLayerwiseCopies of them, and the first divergence is the first node in topological order
 /// whose own error exceeds the tolerance.
 /// Errors: kInvalidArgument when the budget cannot hold one tensor (the message names the tensor
-/// and the budget it needs); the reference's own errors (kUnsupported, kModelError,
+/// and the budget it needs), or when a loaded golden value's dtype, or a dimension shape
+/// inference knows, differs from the model's (the message names the tensor, both types or
+/// shapes); the reference's own errors (kUnsupported, kModelError,
 /// kInvalidArgument for bad inputs) with their context.
 Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
@@ -198,14 +223,16 @@ Expected<onnx::ModelProto> single_node_model(const LoadedModel& model, size_t no
 /// alone, see single_node_model) and DIR/test_data_set_0/{input,output}_K.pb (golden inputs and
 /// golden outputs), written to a sibling temp folder and renamed, so nothing is half-written.
 /// Re-runs the reference on `inputs` to capture the node's golden inputs unless
-/// report.first_node_values holds them. When the first divergence's precision is "fp16" the
-/// node is written converted to float16 (inputs and outputs float32 with Casts inside), as the
-/// backend was given it. An existing DIR is replaced only when it looks like an earlier repro
-/// (holds model.onnx and test_data_set_0).
-/// `options`: how that reference run goes (as LayerwiseOptions::reference).
-/// Errors: kInvalidArgument (no first divergence, an unwritable or foreign DIR), reference errors.
+/// report.first_node_values holds them; with `loaded` (the pass's LayerwiseOptions::golden) its
+/// values come first and the reference only fills in what it lacks. When the first divergence's
+/// precision is "fp16" the node is written converted to float16 (inputs and outputs float32 with
+/// Casts inside), as the backend was given it. An existing DIR is replaced only when it looks like
+/// an earlier repro (holds model.onnx and test_data_set_0). `options`: how that reference run goes
+/// (as LayerwiseOptions::reference). Errors: kInvalidArgument (no first divergence, an unwritable
+/// or foreign DIR), reference errors.
 Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
                             LayerwiseReport& report, const std::filesystem::path& dir,
-                            const reference::InterpreterOptions& options = {});
+                            const reference::InterpreterOptions& options = {},
+                            const TensorMap* loaded = nullptr);
 
 }  // namespace onnxdbg

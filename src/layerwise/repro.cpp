@@ -19,10 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Golden values of everything `node` reads and writes (see add_golden_names): those isolation
-/// kept in report.first_node_values when it holds them all, else from one more reference run.
+/// kept in report.first_node_values when it holds them all, else the `loaded` golden values
+/// (when given) and one more reference run for the others.
 Expected<TensorMap> node_golden_values(const LoadedModel& model, const TensorMap& inputs,
                                        const LayerwiseReport& report, const onnx::NodeProto& node,
-                                       const reference::InterpreterOptions& options) {
+                                       const reference::InterpreterOptions& options,
+                                       const TensorMap* loaded) {
   std::set<std::string> initializers;
   for (const auto& i : model.proto.graph().initializer()) initializers.insert(i.name());
   std::set<std::string> names;
@@ -35,7 +37,7 @@ Expected<TensorMap> node_golden_values(const LoadedModel& model, const TensorMap
     return golden;
   }
   ODB_ASSIGN_OR_RETURN(layerwise_detail::GoldenSource src,
-                       layerwise_detail::GoldenSource::create(model, inputs, options));
+                       layerwise_detail::GoldenSource::create(model, inputs, options, loaded));
   return src.capture(names);
 }
 
@@ -65,7 +67,7 @@ Status write_repro_folder(const onnx::ModelProto& m, const TensorMap& in, const 
 
 Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
                             LayerwiseReport& report, const fs::path& dir,
-                            const reference::InterpreterOptions& options) {
+                            const reference::InterpreterOptions& options, const TensorMap* loaded) {
   if (!report.first) return invalid_argument("no divergent node to write a repro for");
   const LayerTensor& t = report.tensors[report.first->tensor];
   const auto& g = model.proto.graph();
@@ -77,7 +79,8 @@ Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
         "'{}' exists and is not an earlier onnxdbg repro folder; give another --save-repro",
         dir.string()));
   }
-  ODB_ASSIGN_OR_RETURN(TensorMap golden, node_golden_values(model, inputs, report, node, options));
+  ODB_ASSIGN_OR_RETURN(TensorMap golden,
+                       node_golden_values(model, inputs, report, node, options, loaded));
   TensorMap constants =
       layerwise_detail::take_constants(golden, layerwise_detail::constant_node_outputs(g), inputs);
   ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,

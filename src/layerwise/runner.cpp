@@ -1,6 +1,7 @@
-// The layerwise pass step by step (see runner.h): a first reference run sizes the tensors, each
-// backend then compares them batch by batch beside the reference, divergent nodes are isolated,
-// and the first divergence of each backend is picked. run_layerwise (layerwise.h) runs it.
+// The layerwise pass step by step (see runner.h): a first reference run (or the loaded golden
+// values) sizes the tensors, each backend then compares them batch by batch beside the reference,
+// divergent nodes are isolated, and the first divergence of each backend is picked. run_layerwise
+// (layerwise.h) runs it.
 #include "layerwise/runner.h"
 
 #include <fmt/format.h>
@@ -43,8 +44,10 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
   ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
   tmp_ = tmp.path();
-  ODB_ASSIGN_OR_RETURN(GoldenSource src, GoldenSource::create(model_, inputs_, opt_.reference));
+  ODB_ASSIGN_OR_RETURN(GoldenSource src,
+                       GoldenSource::create(model_, inputs_, opt_.reference, opt_.golden));
   src_ = &src;
+  if (opt_.golden) rep_.golden_source = opt_.golden_source;
   for (const auto& spec : specs) {
     LayerwiseBackend b;
     b.backend = spec.to_string();
@@ -54,9 +57,10 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   ODB_RETURN_IF_ERROR(prepare_fp16(specs));
   std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
-  progress("layerwise: reference run (which tensors, how large)");
+  progress(opt_.golden ? "layerwise: the loaded golden values (which tensors, how large)"
+                       : "layerwise: reference run (which tensors, how large)");
   const auto collect_start = Clock::now();
-  ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_.tensors));
+  ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_));
   add_run_timeouts(run_specs, seconds_since(collect_start));
 
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
@@ -191,6 +195,12 @@ void Runner::pick_first_divergences() {
 }
 
 }  // namespace layerwise_detail
+
+std::string golden_label(const std::string& golden_source) {
+  if (golden_source == "reference") return golden_source;
+  if (golden_source == "given") return "the given golden values";
+  return "'" + golden_source + "'";
+}
 
 Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,

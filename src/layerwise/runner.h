@@ -51,7 +51,8 @@ class Runner {
          LayerwiseReport& rep)
       : model_(model), inputs_(inputs), opt_(options), rep_(rep) {}
 
-  /// Runs the pass on `specs` (the reference excluded). Errors: as run_layerwise.
+  /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded).
+  /// Errors: as run_layerwise.
   Status run(const std::vector<BackendSpec>& specs);
 
  private:
@@ -109,7 +110,8 @@ class Runner {
   std::vector<std::vector<size_t>> isolation_chunks(
       const std::map<size_t, std::set<size_t>>& by_node) const;
   /// Isolates the nodes of `chunk` on every backend where they fail (`by_node`), with golden
-  /// values from one more reference run. Errors: the reference's.
+  /// values from one more reference run (GoldenSource::capture: loaded values need none, unless
+  /// some the nodes read are missing). Errors: the reference's.
   Status isolate_chunk(const std::vector<BackendSpec>& specs,
                        const std::vector<std::unique_ptr<Backend>>& backends,
                        const std::vector<size_t>& chunk,

@@ -2,6 +2,7 @@
 #include "report/layerwise_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,11 +43,22 @@ std::string layer_node_label(const LayerTensor& t) {
 void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color, size_t top) {
   size_t batches = 0;
   for (const auto& b : rep.backends) batches = std::max<size_t>(batches, b.batches);
-  os << "\nlayerwise against reference: " << rep.tensors.size() << " intermediate tensors, "
+  const std::string golden = golden_label(rep.golden_source);
+  os << "\nlayerwise against " << golden << ": " << rep.tensors.size() << " intermediate tensors, "
      << batches << (batches == 1 ? " batch" : " batches") << " under "
      << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs
      << (rep.reference_runs == 1 ? " reference run, " : " reference runs, ")
      << fmt::format("{:.2f} s", rep.seconds) << "\n";
+  if (!rep.no_golden.empty()) {
+    constexpr size_t kShown = 5;
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < rep.no_golden.size() && i < kShown; ++i)
+      shown.push_back("'" + rep.no_golden[i] + "'");
+    os << "no golden value: " << rep.no_golden.size() << " tensor"
+       << (rep.no_golden.size() == 1 ? "" : "s") << " not compared ("
+       << fmt::format("{}", fmt::join(shown, ", "))
+       << (rep.no_golden.size() > kShown ? ", ..." : "") << "; --json lists all)\n";
+  }
   Table summary({"backend", "compared", "not observable", "outside tolerance", "status"},
                 {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const auto& b : rep.backends) {
@@ -113,7 +125,8 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   for (const auto& lt : rep.tensors) {
     if (!lt.golden_nan_or_inf) continue;
     os << "\nNaN/Inf first appears in tensor '" << lt.name << "' of node " << layer_node_label(lt)
-       << " on reference (" << lt.golden_nan_or_inf << " elements)\n";
+       << (rep.golden_source == "reference" ? " on reference (" : " in " + golden + " (")
+       << lt.golden_nan_or_inf << " elements)\n";
     break;
   }
   for (const auto& b : rep.backends) {
@@ -213,7 +226,8 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
                         {"notes", b.notes}});
   }
   j["layerwise_summary"] = {
-      {"tensors", rep.tensors.size()},        {"memory_budget_bytes", rep.memory_budget},
+      {"tensors", rep.tensors.size()},        {"golden_source", rep.golden_source},
+      {"no_golden", rep.no_golden},           {"memory_budget_bytes", rep.memory_budget},
       {"reference_runs", rep.reference_runs}, {"seconds", rep.seconds},
       {"peak_rss_bytes", rep.peak_rss_bytes}, {"backends", std::move(backends)}};
   if (rep.first) {

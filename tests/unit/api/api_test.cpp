@@ -2,6 +2,7 @@
 // errors as Status, cancellation, a caller's oracle for reduce, and results rendered to JSON.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "core/temp_dir.h"
@@ -72,6 +73,55 @@ TEST_F(ApiTest, RunComparesGivenSamplesWithGivenGoldenOutputs) {
   std::ostringstream text;
   print_text(*r, text, false);
   EXPECT_NE(text.str().find("DISAGREE"), std::string::npos) << text.str();
+}
+
+// Golden values given directly with intermediate tensors (as the Python package passes a
+// PyTorch dump): compared layerwise on every backend, the reference too; without the layerwise
+// pass only the graph output is.
+TEST_F(ApiTest, RunLayerwiseComparesGivenIntermediateGoldenValues) {
+  RunOptions o;
+  o.model = write("chain.onnx", kChain);
+  o.backends = {{"reference", {}}};
+  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
+  std::vector<float> y;
+  for (float a : {0.f, 2.f, 0.f, 4.f, 0.f, 6.f}) y.push_back(1 / (1 + std::exp(a)));
+  // Neg's output off by 0.5 in one element; no values for 'a' and 'c'.
+  o.comparison.golden = {{{"b", values({0, -2, 0, -4, 0.5f, -6})}, {"y", values(y)}}};
+  o.layerwise.save_repro = "-";
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
+  EXPECT_TRUE(r->layers.empty());
+  ASSERT_FALSE(r->messages.empty());
+  EXPECT_NE(r->messages.back().text.find("1 tensor(s) that are not graph outputs; they are not "
+                                         "compared"),
+            std::string::npos)
+      << r->messages.back().text;
+
+  o.layerwise.enabled = true;
+  r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kDisagree);
+  ASSERT_EQ(r->layers.size(), 1u);
+  ASSERT_TRUE(r->layers[0].report.has_value()) << r->layers[0].error;
+  const LayerwiseReport& lr = *r->layers[0].report;
+  ASSERT_TRUE(lr.first.has_value());
+  EXPECT_EQ(lr.tensors[lr.first->tensor].name, "b");
+  EXPECT_EQ(lr.first->backend, "reference");
+  EXPECT_EQ(lr.no_golden, (std::vector<std::string>{"a", "c"}));
+  const nlohmann::json j = to_json(*r);
+  EXPECT_EQ(j["layerwise_summary"]["golden_source"], "given");
+  EXPECT_EQ(j["layerwise_summary"]["no_golden"], nlohmann::json({"a", "c"}));
+  EXPECT_EQ(j["first_divergent_node"]["tensor"], "b");
+  std::ostringstream text;
+  print_text(*r, text, false);
+  EXPECT_NE(text.str().find("layerwise against the given golden values: 2 intermediate tensors"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("no golden value: 2 tensors not compared ('a', 'c'"), std::string::npos)
+      << text.str();
+  // The overlay of the HTML page carries the same layerwise keys.
+  EXPECT_EQ((*run_overlays(*r).run_report)["layerwise_summary"]["golden_source"], "given");
 }
 
 TEST_F(ApiTest, RunGeneratesSamplesAndKeepsThemApart) {

@@ -79,6 +79,81 @@ TEST_F(CliLayerwise, AgreeingBackendsExitZero) {
   EXPECT_FALSE(fs::exists(dir_ / "onnxdbg-repro"));
 }
 
+// Golden values from a file with intermediate tensors (as PyTorch or TensorFlow would dump them;
+// here the reference's, saved by --save-outputs --layerwise): every backend listed, the reference
+// too, is compared with them layerwise.
+TEST_F(CliLayerwise, LoadedGoldenValuesAreTheLayerwiseGolden) {
+  auto r = run_cli(
+      "run demo.onnx --backends reference,onnxruntime --layerwise --save-inputs in.npz "
+      "--save-outputs golden.npz",
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* backend : {"onnxruntime", "reference"}) {
+    r = run_cli(std::string("run demo.onnx --load-inputs in.npz --load-outputs golden.npz "
+                            "--layerwise --backends ") +
+                    backend,
+                dir_);
+    EXPECT_EQ(r.exit_code, 0) << backend << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("layerwise against 'golden.npz': 4 intermediate tensors"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("no golden value"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("first divergent node: none"), std::string::npos) << r.out;
+  }
+
+  // Relu's output off by 0.5 in one element, MatMul's left out: Relu is named, on its own
+  // error (isolated on the reference's 'proj', which the file lacks).
+  auto g = load_npz(dir_ / "golden.npz");
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  ASSERT_TRUE(g->count("act") && g->count("proj"));
+  g->at("act").data<float>()[5] += 0.5f;
+  g->erase("proj");
+  ASSERT_TRUE(save_npz(dir_ / "bad.npz", *g).is_ok());
+  r = run_cli(
+      "run demo.onnx --backends onnxruntime --load-inputs in.npz --load-outputs bad.npz "
+      "--layerwise --isolate --json --save-repro -",
+      dir_);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  const auto& f = j["first_divergent_node"];
+  ASSERT_TRUE(f.is_object()) << j.dump(2);
+  EXPECT_EQ(f["tensor"], "act");
+  EXPECT_EQ(f["op_type"], "Relu");
+  EXPECT_EQ(f["backend"], "onnxruntime");
+  EXPECT_EQ(f["basis"], "own");
+  EXPECT_NEAR(f["own_error"].get<double>(), 0.5, 1e-6);
+  EXPECT_EQ(j["layerwise_summary"]["golden_source"], "bad.npz");
+  EXPECT_EQ(j["layerwise_summary"]["no_golden"], nlohmann::json({"proj"}));
+  EXPECT_EQ(j["layerwise_summary"]["tensors"], 3);
+  EXPECT_EQ(j["layerwise_summary"]["reference_runs"], 1);
+
+  r = run_cli(
+      "run demo.onnx --backends reference --load-inputs in.npz --load-outputs bad.npz "
+      "--layerwise --save-repro -",
+      dir_);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("no golden value: 1 tensor not compared ('proj'"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("first divergent node: #1 Relu, tensor 'act', on reference"),
+            std::string::npos)
+      << r.out;
+
+  // Without --layerwise the intermediate tensors are not compared, as before.
+  r = run_cli("run demo.onnx --backends onnxruntime --load-inputs in.npz --load-outputs bad.npz",
+              dir_);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("not graph outputs; they are not compared"), std::string::npos) << r.err;
+
+  // A name that is no tensor of the model: one sentence, nothing run.
+  (*g)["features.3"] = g->at("act");
+  ASSERT_TRUE(save_npz(dir_ / "other.npz", *g).is_ok());
+  expect_usage_error(run_cli("run demo.onnx --backends onnxruntime --load-inputs in.npz "
+                             "--load-outputs other.npz --layerwise",
+                             dir_),
+                     "holds 'features.3', which is not a tensor of the model");
+}
+
 TEST_F(CliLayerwise, BadInputIsOneSentence) {
   expect_usage_error(
       run_cli("run demo.onnx --backends reference,onnxruntime --layerwise-memory 90 --layerwise",

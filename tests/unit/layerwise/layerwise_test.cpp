@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "data/test_data.h"
+#include "layerwise/layer_values.h"
 #include "model/model.h"
 #include "runner/input_gen.h"
 #include "test_util.h"
@@ -341,6 +342,162 @@ TEST_F(Layerwise, ABackendThatCannotLoadIsRecordedNotFatal) {
   EXPECT_NE(r->backends[0].error.find("SIGSEGV"), std::string::npos) << r->backends[0].error;
   EXPECT_TRUE(r->backends[1].ok);
   EXPECT_EQ(r->backends[1].observed, 4);
+}
+
+// Golden values loaded instead of the reference's (LayerwiseOptions::golden), e.g. dumped by
+// PyTorch: a chain of four nodes whose every tensor's golden value the tests set one by one.
+const char* const kChain = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+chain (float[2,3] x) => (float[2,3] y) {
+  a = Relu(x)
+  b = Neg(a)
+  c = Sigmoid(b)
+  y = Abs(c)
+}
+)";
+
+class LoadedGolden : public Layerwise {
+ protected:
+  void SetUp() override {
+    Layerwise::SetUp();
+    model_ = write(kChain, "chain.onnx");
+    in_ = {{"x", Tensor::from_vector<float>({2, 3}, {-1, 0.5f, 2, -0.25f, 3, 0.75f})}};
+    auto values = reference_layer_values(dir_ / "chain.onnx", in_, uint64_t{1} << 20);
+    ASSERT_TRUE(values.has_value()) << values.status().to_string();
+    golden_ = std::move(*values);
+    ASSERT_EQ(golden_.size(), 4u);  // a, b, c, y
+  }
+  /// Adds `delta` to element `i` of the golden value of `name`.
+  void perturb(const std::string& name, int64_t i, float delta) {
+    golden_.at(name).data<float>()[i] += delta;
+  }
+  Expected<LayerwiseReport> run(const std::vector<BackendSpec>& backends, bool isolate) {
+    LayerwiseOptions opt;
+    opt.golden = &golden_;
+    opt.golden_source = "golden.npz";
+    opt.isolate = isolate;
+    return run_layerwise(model_, backends, in_, opt);
+  }
+  static std::string first_tensor(const LayerwiseReport& r, const std::string& backend) {
+    for (const auto& b : r.backends)
+      if (b.backend == backend && b.first) return r.tensors[b.first->tensor].name;
+    return "";
+  }
+  LoadedModel model_;
+  TensorMap in_;
+  TensorMap golden_;
+};
+
+TEST_F(LoadedGolden, UnperturbedValuesAgreeOnEveryBackendWithoutAReferenceRun) {
+  auto r = run({{"reference", {}}, {"onnxruntime", {}}}, /*isolate=*/false);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->golden_source, "golden.npz");
+  ASSERT_EQ(r->tensors.size(), 4u);
+  EXPECT_TRUE(r->no_golden.empty());
+  EXPECT_EQ(r->reference_runs, 0);  // the loaded values are the golden ones
+  ASSERT_EQ(r->backends.size(), 2u);
+  for (const auto& b : r->backends) {
+    EXPECT_TRUE(b.ok) << b.backend << ": " << b.error;
+    EXPECT_EQ(b.observed, 4) << b.backend;
+    EXPECT_EQ(b.failed, 0) << b.backend;
+  }
+  EXPECT_FALSE(r->first.has_value());
+}
+
+TEST_F(LoadedGolden, APerturbedTensorsProducerIsTheFirstDivergentNode) {
+  perturb("b", 4, 0.5f);  // Neg's output, off by 0.5 in one element
+  auto r = run({{"reference", {}}, {"onnxruntime", {}}}, /*isolate=*/false);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(first_tensor(*r, "reference"), "b");
+  EXPECT_EQ(first_tensor(*r, "onnxruntime"), "b");
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->tensors[r->first->tensor].op_type, "Neg");
+  EXPECT_EQ(r->first->backend, "reference");  // ties: the backend listed first
+  // Only that tensor fails: the backends compute 'c' from their own 'b'.
+  for (const auto& b : r->backends) EXPECT_EQ(b.failed, 1) << b.backend;
+  const auto* c = find(*r, "onnxruntime", "b");
+  ASSERT_NE(c, nullptr);
+  EXPECT_FLOAT_EQ(c->result.max_abs_error, 0.5f);
+}
+
+TEST_F(LoadedGolden, TensorsWithoutALoadedValueAreListedNotCompared) {
+  golden_.erase("a");
+  golden_.erase("c");
+  perturb("y", 0, 0.25f);
+  auto r = run({{"onnxruntime", {}}}, /*isolate=*/false);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->no_golden, (std::vector<std::string>{"a", "c"}));
+  ASSERT_EQ(r->tensors.size(), 2u);
+  EXPECT_EQ(r->tensors[0].name, "b");
+  EXPECT_EQ(r->tensors[1].name, "y");
+  EXPECT_EQ(r->tensors[1].node_index, 3u);
+  EXPECT_EQ(r->comparisons.size(), 2u);
+  EXPECT_EQ(find(*r, "onnxruntime", "a"), nullptr);
+  EXPECT_EQ(r->backends[0].observed, 2);
+  EXPECT_EQ(first_tensor(*r, "onnxruntime"), "y");
+}
+
+TEST_F(LoadedGolden, IsolationReadsTheLoadedValues) {
+  // 'a' off by 0.5 and 'b' consistent with it: Relu is wrong on its own, Neg only inherits.
+  // Neg isolated on the reference's 'a' would fail on its own instead.
+  perturb("a", 1, 0.5f);
+  perturb("b", 1, -0.5f);
+  auto r = run({{"onnxruntime", {}}, {"reference", {}}}, /*isolate=*/true);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->reference_runs, 0);  // every golden input was loaded
+  for (const char* backend : {"onnxruntime", "reference"}) {
+    const auto* a = find(*r, backend, "a");
+    const auto* b = find(*r, backend, "b");
+    ASSERT_TRUE(a && b) << backend;
+    ASSERT_TRUE(a->own.has_value() && b->own.has_value()) << backend;
+    EXPECT_TRUE(a->own_failure()) << backend;
+    EXPECT_FALSE(b->result.pass) << backend;
+    EXPECT_TRUE(b->own->pass) << backend << ": own error " << b->own->max_abs_error;
+    EXPECT_EQ(first_tensor(*r, backend), "a") << backend;
+  }
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->first->basis, "own");
+  EXPECT_FLOAT_EQ(static_cast<float>(*r->first->own_error), 0.5f);
+
+  // The repro folder holds the loaded golden values: Relu's output as loaded, off by 0.5.
+  const fs::path repro = dir_ / "repro";
+  ASSERT_TRUE(save_layerwise_repro(model_, in_, *r, repro, {}, &golden_).is_ok());
+  auto rm = load_model(repro / "model.onnx");
+  ASSERT_TRUE(rm.has_value());
+  auto rout = load_test_data_outputs(repro / "test_data_set_0", rm->proto.graph());
+  ASSERT_TRUE(rout.has_value()) << rout.status().to_string();
+  EXPECT_FLOAT_EQ(rout->at("a").data<float>()[1], golden_.at("a").data<float>()[1]);
+}
+
+TEST_F(LoadedGolden, AMissingGoldenInputOfAnIsolatedNodeComesFromTheReference) {
+  golden_.erase("a");
+  perturb("b", 2, 0.5f);
+  auto r = run({{"onnxruntime", {}}}, /*isolate=*/true);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->reference_runs, 1);  // 'a', Neg's input, for its isolation
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->tensors[r->first->tensor].name, "b");
+  EXPECT_EQ(r->first->basis, "own");
+  EXPECT_FLOAT_EQ(static_cast<float>(*r->first->own_error), 0.5f);
+}
+
+TEST_F(LoadedGolden, AValueOfAnotherTypeOrShapeIsRefusedInOneSentence) {
+  golden_["b"] = Tensor::from_vector<double>({2, 3}, {0, 0, 0, 0, 0, 0});
+  auto r = run({{"onnxruntime", {}}}, /*isolate=*/false);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("'golden.npz' holds 'b' as float64, but the model's tensor "
+                                      "'b' (output of node #1 Neg) is float32"),
+            std::string::npos)
+      << r.status().message();
+  golden_["b"] = Tensor::from_vector<float>({3, 2}, {0, 0, 0, 0, 0, 0});
+  r = run({{"onnxruntime", {}}}, /*isolate=*/false);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("holds 'b' with shape [3x2], but the model's tensor 'b' "),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("has shape [2x3]"), std::string::npos)
+      << r.status().message();
 }
 
 TEST(MemorySize, ParsesUnitsAndRefusesNonsense) {

@@ -1,0 +1,152 @@
+// numpy <-> Tensor conversions of the binding (see arrays.h).
+#include "arrays.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+namespace py = pybind11;
+
+namespace onnxdbg::python {
+namespace {
+
+/// Releases the array an adopted Tensor buffer kept alive; the Tensor may die on any thread.
+void release_array(void* owner) noexcept {
+  py::gil_scoped_acquire gil;
+  Py_DECREF(static_cast<PyObject*>(owner));
+}
+
+DType dtype_of(const py::dtype& dt, const std::string& name) {
+  switch (dt.kind()) {
+    case 'b':
+      return DType::kBool;
+    case 'f':
+      if (dt.itemsize() == 2) return DType::kFloat16;
+      if (dt.itemsize() == 4) return DType::kFloat;
+      if (dt.itemsize() == 8) return DType::kDouble;
+      break;
+    case 'i':
+      if (dt.itemsize() == 1) return DType::kInt8;
+      if (dt.itemsize() == 2) return DType::kInt16;
+      if (dt.itemsize() == 4) return DType::kInt32;
+      if (dt.itemsize() == 8) return DType::kInt64;
+      break;
+    case 'u':
+      if (dt.itemsize() == 1) return DType::kUint8;
+      if (dt.itemsize() == 2) return DType::kUint16;
+      if (dt.itemsize() == 4) return DType::kUint32;
+      if (dt.itemsize() == 8) return DType::kUint64;
+      break;
+    case 'c':
+      if (dt.itemsize() == 8) return DType::kComplex64;
+      if (dt.itemsize() == 16) return DType::kComplex128;
+      break;
+    case 'U':
+    case 'S':
+    case 'O':
+      return DType::kString;
+    case 'V':  // ml_dtypes' bfloat16
+      if (py::str(dt.attr("name")).cast<std::string>() == "bfloat16") return DType::kBFloat16;
+      break;
+    default:
+      break;
+  }
+  throw py::value_error("input '" + name + "': numpy dtype " + py::str(dt).cast<std::string>() +
+                        " has no ONNX element type");
+}
+
+const char* numpy_name(DType t) {
+  switch (t) {
+    case DType::kFloat: return "float32";
+    case DType::kUint8: return "uint8";
+    case DType::kInt8: return "int8";
+    case DType::kUint16: return "uint16";
+    case DType::kInt16: return "int16";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kBool: return "bool";
+    case DType::kFloat16: return "float16";
+    case DType::kDouble: return "float64";
+    case DType::kUint32: return "uint32";
+    case DType::kUint64: return "uint64";
+    case DType::kComplex64: return "complex64";
+    case DType::kComplex128: return "complex128";
+    default: return nullptr;
+  }
+}
+
+Shape shape_of(const py::array& a) {
+  Shape s;
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) s.push_back(static_cast<int64_t>(a.shape(i)));
+  return s;
+}
+
+}  // namespace
+
+Tensor to_tensor(const py::handle& obj, const std::string& name) {
+  py::array a = py::array::ensure(obj);
+  if (!a) throw py::type_error("input '" + name + "' is not convertible to a numpy array");
+  const DType dtype = dtype_of(a.dtype(), name);
+  if (dtype == DType::kString) {
+    auto t = Tensor::make(DType::kString, shape_of(a));
+    if (!t) throw py::value_error("input '" + name + "': " + t.status().message());
+    py::list flat = a.attr("ravel")().attr("tolist")();
+    for (size_t i = 0; i < flat.size(); ++i)
+      t->strings()[i] = py::isinstance<py::bytes>(flat[i]) ? flat[i].cast<std::string>()
+                                                            : py::str(flat[i]).cast<std::string>();
+    return std::move(*t);
+  }
+  // C order and native byte order, else one contiguous copy (numpy's ascontiguousarray).
+  const bool native = a.dtype().attr("isnative").cast<bool>();
+  if (!(a.flags() & py::array::c_style) || !native)
+    a = py::module_::import("numpy").attr("ascontiguousarray")(
+        a, a.dtype().attr("newbyteorder")("="));
+  Shape shape = shape_of(a);
+  const size_t bytes = static_cast<size_t>(a.nbytes());
+  PyObject* owner = a.ptr();
+  Py_INCREF(owner);  // released by release_array when the Tensor's buffer dies
+  auto* data = static_cast<std::byte*>(const_cast<void*>(a.data()));
+  auto t = Tensor::adopt(dtype, std::move(shape), ByteBuffer::adopt(data, bytes, release_array, owner));
+  if (!t) throw py::value_error("input '" + name + "': " + t.status().message());
+  return std::move(*t);
+}
+
+py::array to_array(Tensor&& t) {
+  if (t.dtype() == DType::kString) {
+    py::list values;
+    for (const auto& s : t.strings()) values.append(py::str(s));
+    py::array flat = py::module_::import("numpy").attr("array")(values, "object");
+    return flat.attr("reshape")(py::tuple(py::cast(t.shape())));
+  }
+  if (t.dtype() == DType::kBFloat16) {
+    auto f = cast_tensor(t, DType::kFloat);
+    if (!f) throw std::runtime_error(f.status().message());
+    return to_array(std::move(*f));
+  }
+  const char* np = numpy_name(t.dtype());
+  if (!np) throw std::runtime_error("no numpy dtype for " + std::string(dtype_name(t.dtype())));
+  auto* owner = new Tensor(std::move(t));
+  py::capsule base(owner, [](void* p) { delete static_cast<Tensor*>(p); });
+  std::vector<py::ssize_t> shape(owner->shape().begin(), owner->shape().end());
+  void* data = owner->nbytes() ? static_cast<void*>(owner->raw()) : nullptr;
+  if (!data) return py::array(py::dtype(np), shape);  // empty: numpy allocates nothing useful
+  return py::array(py::dtype(np), shape, data, base);
+}
+
+std::map<std::string, Tensor> to_tensor_map(const py::dict& arrays) {
+  std::map<std::string, Tensor> out;
+  for (const auto& [k, v] : arrays) {
+    const std::string name = py::str(k).cast<std::string>();
+    out.insert_or_assign(name, to_tensor(v, name));
+  }
+  return out;
+}
+
+py::dict to_dict(std::map<std::string, Tensor>&& tensors) {
+  py::dict d;
+  for (auto& [name, t] : tensors) d[py::str(name)] = to_array(std::move(t));
+  tensors.clear();
+  return d;
+}
+
+}  // namespace onnxdbg::python

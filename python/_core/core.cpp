@@ -1,0 +1,379 @@
+// onnxdbg._core: the pybind11 binding of onnxdbg's public C++ API (include/onnxdbg/). Thin: each
+// function fills the API's options struct from its arguments (lists and tolerances as the CLI
+// writes them, parsed by the CLI's own parsers so the errors read the same), calls the API
+// through call_library (GIL released, Ctrl-C cancels) and hands back the result object, whose
+// renderings (JSON, text, HTML) are the API's. The Python package (python/onnxdbg/) gives it
+// Python's shapes: keyword arguments, numpy arrays, exceptions, result classes.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <sstream>
+
+#include "arrays.h"
+#include "call.h"
+#include "onnxdbg/onnxdbg.h"
+
+namespace py = pybind11;
+
+namespace onnxdbg::python {
+namespace {
+
+struct ErrorTypes {
+  py::object base, model, usage, not_found, unsupported, backend, cancelled;
+};
+ErrorTypes& error_types() {
+  static ErrorTypes* t = new ErrorTypes();  // lives as long as the interpreter
+  return *t;
+}
+
+ToleranceSpec tolerance(const std::vector<std::string>& atol, const std::vector<std::string>& rtol) {
+  ToleranceSpec spec;
+  spec.default_tol = {1e-5, 1e-5};
+  if (Status st = parse_tolerance_args(atol, rtol, spec); !st) raise_status(st);
+  return spec;
+}
+
+std::vector<BackendSpec> backends(const std::string& list) {
+  return value_or_raise(parse_backend_list(list));
+}
+
+InputGenOptions generation(uint64_t seed, const std::vector<std::string>& shapes,
+                           const std::vector<std::string>& ranges) {
+  InputGenOptions g;
+  g.seed = seed;
+  if (Status st = parse_input_shapes(shapes, g.shapes); !st) raise_status(st);
+  if (Status st = parse_value_ranges(ranges, g); !st) raise_status(st);
+  return g;
+}
+
+std::vector<TensorMap> samples(const py::list& dicts) {
+  std::vector<TensorMap> out;
+  for (const auto& d : dicts) out.push_back(to_tensor_map(d.cast<py::dict>()));
+  return out;
+}
+
+py::list messages(const api::Messages& m) {
+  py::list out;
+  for (const auto& msg : m)
+    out.append(py::make_tuple(msg.kind == api::Message::Kind::kWarning ? "warning" : "note",
+                              msg.text));
+  return out;
+}
+
+template <class R>
+std::string text_of(const R& r) {
+  std::ostringstream os;
+  api::print_text(r, os);
+  return os.str();
+}
+template <class R>
+std::string colored_text_of(const R& r, bool color) {
+  std::ostringstream os;
+  api::print_text(r, os, color);
+  return os.str();
+}
+
+py::dict signature(const ValueSignature& s) {
+  py::dict d;
+  d["name"] = s.name;
+  d["dtype"] = std::string(dtype_name(s.dtype));
+  d["type"] = s.type_string;
+  if (s.has_shape) {
+    py::list shape;
+    for (size_t i = 0; i < s.shape.size(); ++i) {
+      const std::string param = i < s.dim_params.size() ? s.dim_params[i] : "";
+      if (!param.empty())
+        shape.append(param);
+      else if (s.shape[i] < 0)
+        shape.append(py::none());
+      else
+        shape.append(s.shape[i]);
+    }
+    d["shape"] = py::tuple(shape);
+  } else {
+    d["shape"] = py::none();
+  }
+  return d;
+}
+
+/// What onnxdbg.Model shows: signatures, opsets, nodes of the main graph.
+py::dict model_info(const std::string& path) {
+  LoadedModel m = value_or_raise(load_model(path));
+  const auto& g = m.proto.graph();
+  py::dict d;
+  py::list inputs, outputs, nodes;
+  for (const auto& s : model_inputs(g)) inputs.append(signature(s));
+  for (const auto& s : model_outputs(g)) outputs.append(signature(s));
+  for (const auto& n : g.node()) {
+    py::dict nd;
+    nd["name"] = n.name();
+    nd["op_type"] = n.op_type();
+    nd["domain"] = n.domain();
+    nd["inputs"] = std::vector<std::string>(n.input().begin(), n.input().end());
+    nd["outputs"] = std::vector<std::string>(n.output().begin(), n.output().end());
+    py::dict meta;
+    for (const auto& p : n.metadata_props()) meta[py::str(p.key())] = p.value();
+    nd["metadata"] = meta;
+    nodes.append(nd);
+  }
+  py::dict opsets;
+  for (const auto& o : m.proto.opset_import())
+    opsets[py::str(o.domain().empty() ? "ai.onnx" : o.domain())] = o.version();
+  d["inputs"] = inputs;
+  d["outputs"] = outputs;
+  d["nodes"] = nodes;
+  d["opsets"] = opsets;
+  d["ir_version"] = m.proto.ir_version();
+  d["producer"] = m.proto.producer_name() + (m.proto.producer_version().empty()
+                                                 ? std::string()
+                                                 : " " + m.proto.producer_version());
+  d["warnings"] = m.warnings;
+  return d;
+}
+
+py::dict run_backend(const std::string& model, const std::string& backend,
+                     const py::object& inputs, uint64_t seed, const std::vector<std::string>& shapes,
+                     const std::vector<std::string>& ranges, bool intermediates,
+                     uint64_t memory_budget, const py::object& progress) {
+  api::BackendRunOptions o;
+  o.model = model;
+  o.backend = value_or_raise(BackendSpec::parse(backend));
+  if (!inputs.is_none()) o.inputs = to_tensor_map(inputs.cast<py::dict>());
+  o.generate = generation(seed, shapes, ranges);
+  o.intermediates = intermediates;
+  o.memory_budget = memory_budget;
+  api::BackendRunResult r =
+      call_library([&](const api::CallContext& ctx) { return api::run_backend(o, ctx); }, progress);
+  py::dict d;
+  d["inputs"] = to_dict(std::move(r.inputs));
+  d["outputs"] = to_dict(std::move(r.outputs));
+  d["intermediates"] = to_dict(std::move(r.intermediates));
+  d["backend"] = r.backend;
+  d["describe"] = r.describe;
+  d["providers"] = r.providers;
+  d["load_seconds"] = r.load_seconds;
+  d["run_seconds"] = r.run_seconds;
+  d["messages"] = messages(r.messages);
+  return d;
+}
+
+api::RunResult compare(const std::string& model, const std::string& backend_list,
+                       const py::list& inputs, const std::string& load_inputs,
+                       const py::list& golden, const std::string& load_outputs,
+                       std::optional<int> iterations, std::optional<size_t> sample, uint64_t seed,
+                       const std::vector<std::string>& shapes,
+                       const std::vector<std::string>& ranges, const std::vector<std::string>& atol,
+                       const std::vector<std::string>& rtol, const std::string& error_stat,
+                       bool validate, bool layerwise, bool isolate, uint64_t memory_budget,
+                       const std::string& save_repro, const std::string& reference_accumulate,
+                       bool strict_providers, const std::string& save_inputs,
+                       const std::string& save_outputs, const py::object& progress) {
+  api::RunOptions o;
+  o.model = model;
+  o.backends = backends(backend_list);
+  o.reference_accumulate = reference_accumulate;
+  o.strict_providers = strict_providers;
+  o.inputs.generate = generation(seed, shapes, ranges);
+  o.inputs.iterations = iterations;
+  o.inputs.load_inputs = load_inputs;
+  o.inputs.samples = samples(inputs);
+  o.inputs.sample = sample;
+  o.comparison.tolerance = tolerance(atol, rtol);
+  o.comparison.error_stat = value_or_raise(error_stat_from_name(error_stat));
+  o.comparison.validate = validate;
+  o.comparison.load_outputs = load_outputs;
+  o.comparison.golden = samples(golden);
+  o.layerwise.enabled = layerwise;
+  o.layerwise.isolate = isolate;
+  o.layerwise.memory_budget = memory_budget;
+  o.layerwise.save_repro = save_repro;
+  o.save_inputs = save_inputs;
+  o.save_outputs = save_outputs;
+  return call_library([&](const api::CallContext& ctx) { return api::run(o, ctx); }, progress);
+}
+
+api::ReduceResult reduce(const std::string& model, const std::string& output,
+                         const py::object& oracle, const std::vector<std::string>& fail_on,
+                         const std::string& backend_list, const std::vector<std::string>& atol,
+                         const std::vector<std::string>& rtol,
+                         const std::vector<std::string>& fail_regex, const std::string& mode,
+                         const std::vector<std::string>& strategies, const std::string& load_inputs,
+                         uint64_t seed, const std::vector<std::string>& shapes,
+                         const std::vector<std::string>& ranges, bool keep_inputs,
+                         bool keep_outputs, const std::string& journal, int jobs,
+                         const py::object& progress) {
+  api::ReduceOptions o;
+  o.model = model;
+  o.output = output;
+  o.mode = mode;
+  o.strategies = strategies;
+  o.load_inputs = load_inputs;
+  o.generate = generation(seed, shapes, ranges);
+  o.keep_inputs = keep_inputs;
+  o.keep_outputs = keep_outputs;
+  o.journal = journal;
+  o.jobs = jobs;
+  if (!oracle.is_none()) {
+    // The caller's Python callable, asked from the library's thread with the GIL taken: the
+    // candidate's serialized model in, truthiness out (True: it still fails).
+    o.oracle = [oracle](const reduce::BuiltCandidate& c) -> Expected<bool> {
+      py::gil_scoped_acquire gil;
+      try {
+        return py::bool_(oracle(py::bytes(c.bytes))).cast<bool>();
+      } catch (py::error_already_set& e) {
+        return invalid_argument("the oracle raised " + std::string(e.what()));
+      }
+    };
+    o.oracle_description = "Python callable";
+  }
+  if (!fail_on.empty()) {
+    for (const auto& f : fail_on) o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
+    o.builtin.backends = backends(backend_list);
+    o.builtin.tolerance = tolerance(atol, rtol);
+    o.builtin.fail_regex = fail_regex;
+  }
+  return call_library([&](const api::CallContext& ctx) { return api::reduce(o, ctx); }, progress);
+}
+
+}  // namespace
+
+[[noreturn]] void raise_status(const Status& st) {
+  ErrorTypes& t = error_types();
+  py::object type = t.base;
+  switch (st.code()) {
+    case ErrorCode::kInvalidArgument: type = t.usage; break;
+    case ErrorCode::kNotFound: type = t.not_found; break;
+    case ErrorCode::kUnsupported: type = t.unsupported; break;
+    case ErrorCode::kModelError: type = t.model; break;
+    case ErrorCode::kBackendError: type = t.backend; break;
+    case ErrorCode::kCancelled: type = t.cancelled; break;
+    default: break;
+  }
+  PyErr_SetString(type.ptr(), st.message().c_str());
+  throw py::error_already_set();
+}
+
+}  // namespace onnxdbg::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace onnxdbg;
+  using namespace onnxdbg::python;
+  m.doc() = "onnxdbg's C++ library (the binding behind the onnxdbg package; use that)";
+
+  ErrorTypes& t = error_types();
+  t.base = py::exception<std::runtime_error>(m, "Error", PyExc_Exception);
+  auto sub = [&](const char* name, const py::object& base) {
+    py::object type = py::reinterpret_steal<py::object>(
+        PyErr_NewException((std::string("onnxdbg._core.") + name).c_str(), base.ptr(), nullptr));
+    m.attr(name) = type;
+    return type;
+  };
+  t.model = sub("ModelError", t.base);
+  t.usage = sub("UsageError", t.base);
+  t.not_found = sub("NotFoundError", t.usage);
+  t.unsupported = sub("UnsupportedError", t.base);
+  t.backend = sub("BackendError", t.base);
+  t.cancelled = sub("CancelledError", t.base);
+
+  m.def("model_info", &model_info, py::arg("path"));
+  m.def("run_backend", &run_backend);
+  m.def("version", [] { return std::string(ONNXDBG_VERSION); });
+  m.def("parse_memory_size",
+        [](const std::string& text) { return value_or_raise(parse_memory_size(text)); });
+
+  py::class_<api::RunResult>(m, "RunResult")
+      .def("json", [](const api::RunResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::RunResult& r, bool color) { return colored_text_of(r, color); },
+           py::arg("color") = false)
+      .def("verdict", [](const api::RunResult& r) { return verdict_name(r.verdict()); })
+      .def("messages", [](const api::RunResult& r) { return messages(r.messages); })
+      .def("write_html", [](const api::RunResult& r, const std::string& path) {
+        if (Status st = api::write_html(r, path); !st) raise_status(st);
+      });
+  m.def("compare", &compare);
+
+  py::class_<api::ReduceResult>(m, "ReduceResult")
+      .def("json", [](const api::ReduceResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::ReduceResult& r) { return text_of(r); })
+      .def("messages", [](const api::ReduceResult& r) { return messages(r.messages); })
+      .def("stopped", [](const api::ReduceResult& r) {
+        return r.stopped ? std::string() : r.stopped.to_string();
+      })
+      .def("best_so_far", [](const api::ReduceResult& r) { return r.best_so_far; })
+      .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
+  m.def("reduce", &reduce);
+
+  py::class_<api::LintResult>(m, "LintResult")
+      .def("json", [](const api::LintResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::LintResult& r, bool color) { return colored_text_of(r, color); },
+           py::arg("color") = false)
+      .def("has_errors", &api::LintResult::has_errors)
+      .def("messages", [](const api::LintResult& r) { return messages(r.messages); });
+  m.def("lint", [](const std::string& model, const std::vector<std::string>& disabled) {
+    api::LintOptions o;
+    o.model = model;
+    o.disabled_rules = {disabled.begin(), disabled.end()};
+    return call_library([&](const api::CallContext&) { return api::lint(o); }, py::none());
+  });
+
+  py::class_<api::InspectResult>(m, "InspectResult")
+      .def("json", [](const api::InspectResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::InspectResult& r) { return text_of(r); })
+      .def("messages", [](const api::InspectResult& r) { return messages(r.messages); });
+  m.def("inspect", [](const std::string& model, const std::string& mode) {
+    api::InspectOptions o;
+    o.model = model;
+    o.mode = mode;
+    return call_library([&](const api::CallContext&) { return api::inspect(o); }, py::none());
+  });
+
+  py::class_<api::DiffResult>(m, "DiffResult")
+      .def("json", [](const api::DiffResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::DiffResult& r) { return text_of(r); })
+      .def("messages", [](const api::DiffResult& r) { return messages(r.messages); });
+  m.def("diff", [](const std::string& a, const std::string& b) {
+    api::DiffOptions o;
+    o.a = a;
+    o.b = b;
+    return call_library([&](const api::CallContext&) { return api::diff(o); }, py::none());
+  });
+
+  py::class_<api::SurgeonResult>(m, "SurgeonResult")
+      .def("json", [](const api::SurgeonResult& r) { return api::to_json(r).dump(); })
+      .def("text", [](const api::SurgeonResult& r) { return text_of(r); })
+      .def("messages", [](const api::SurgeonResult& r) { return messages(r.messages); });
+  m.def("extract", [](const std::string& model, const std::string& output,
+                      const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& outputs, bool force) {
+    api::SurgeonOptions o;
+    o.model = model;
+    o.output = output;
+    o.force = force;
+    api::ExtractOperation op;
+    for (const auto& n : inputs) op.inputs.push_back({n, DType::kUndefined, std::nullopt});
+    for (const auto& n : outputs) op.outputs.push_back({n, DType::kUndefined, std::nullopt});
+    o.operation = op;
+    api::SurgeonResult r =
+        call_library([&](const api::CallContext&) { return api::surgeon(o); }, py::none());
+    if (!r.refused) raise_status(r.refused);
+    return r;
+  });
+
+  m.def("view", [](const std::string& model, const std::string& path, const std::string& report,
+                   const std::string& diff, bool lint, const std::vector<std::string>& highlight) {
+    api::ViewOptions o;
+    o.model = model;
+    if (!report.empty()) {
+      auto j = nlohmann::json::parse(report, nullptr, false);
+      if (j.is_discarded()) raise_status(invalid_argument("the run report is not JSON"));
+      o.run_report = std::move(j);
+    }
+    o.diff = diff;
+    o.lint = lint;
+    o.highlight = highlight;
+    api::ViewResult r =
+        call_library([&](const api::CallContext&) { return api::view(o); }, py::none());
+    if (Status st = api::write_html(r, path); !st) raise_status(st);
+    return messages(r.messages);
+  });
+}

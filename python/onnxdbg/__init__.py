@@ -1,0 +1,660 @@
+"""onnxdbg: debug ONNX models from Python.
+
+The same engine as the ``onnxdbg`` command line (a C++ library; this package is a thin front-end
+over its public API, include/onnxdbg/): load and inspect a model, lint it, run it on a backend,
+compare backends with each other or with golden values (layerwise, to find the first node that
+diverges), reduce a failing model to a minimal failing one, extract subgraphs, diff two models
+and draw them as an interactive HTML page. ``onnxdbg.torch.compare`` compares an ONNX export
+with the PyTorch module it came from, module by module.
+
+Arrays are numpy arrays: they go in without a copy when C-contiguous (the library reads the
+array's own buffer) and come out owning their buffer. Long calls release the GIL; Ctrl-C stops
+them at their next safe point (no worker process or temporary file is left) and raises
+KeyboardInterrupt. Errors are :class:`Error` subclasses carrying the CLI's one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+# A wheel carries the worker process that runs ONNX Runtime and OpenCV in onnxdbg/bin; a build
+# tree's extension finds the worker of its build folder by itself.
+_WORKER = os.path.join(os.path.dirname(__file__), "bin", "onnxdbg-worker")
+if os.path.isfile(_WORKER) and not os.environ.get("ONNXDBG_WORKER"):
+    os.environ["ONNXDBG_WORKER"] = _WORKER
+
+from . import _core  # noqa: E402
+from ._core import (  # noqa: E402,F401
+    BackendError,
+    CancelledError,
+    Error,
+    ModelError,
+    NotFoundError,
+    UnsupportedError,
+    UsageError,
+)
+
+__version__ = _core.version()
+
+__all__ = [
+    "Error", "ModelError", "UsageError", "NotFoundError", "UnsupportedError", "BackendError",
+    "CancelledError", "OnnxdbgWarning", "Model", "ValueInfo", "Node", "load", "run", "compare",
+    "CompareResult", "lint", "LintResult", "inspect", "InspectResult", "diff", "DiffResult",
+    "reduce", "ReducedModel", "extract", "view",
+]
+
+ModelLike = Union[str, os.PathLike, bytes, "Model", Any]  # Any: onnx.ModelProto
+TensorDict = Mapping[str, np.ndarray]
+
+
+class OnnxdbgWarning(UserWarning):
+    """A warning the library gave beside its result (a backend that fell back to another
+    execution provider, an option a backend ignored, a model newer than the ONNX it knows)."""
+
+
+# --- models ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    """A graph input or output: its name, numpy dtype (``object`` for strings, None when the
+    model does not say), and shape (ints; str for a symbolic dimension such as ``"batch"``;
+    None for an unnamed dynamic one), or None when the model declares no shape."""
+
+    name: str
+    dtype: Optional[np.dtype]
+    shape: Optional[tuple]
+    type: str = ""
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node of the main graph (ONNX IR "Nodes"), with its metadata_props."""
+
+    name: str
+    op_type: str
+    domain: str
+    inputs: tuple
+    outputs: tuple
+    metadata: dict = field(default_factory=dict)
+
+
+def _numpy_dtype(name: str) -> Optional[np.dtype]:
+    if name in ("undefined", ""):
+        return None
+    if name == "string":
+        return np.dtype(object)
+    if name == "bfloat16":
+        return np.dtype(np.float32)  # numpy has none; values come out as float32
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return None
+
+
+class Model:
+    """An ONNX model onnxdbg can work on, made by :func:`load`.
+
+    A model loaded from a file stays that file (its external data is read from beside it); one
+    given as bytes or as an ``onnx.ModelProto`` is written once to a private temporary folder,
+    removed when the Model is garbage-collected or Python exits.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], *, _owned_dir: Optional[str] = None):
+        self._path = os.fspath(path)
+        if _owned_dir is not None:
+            self._finalizer = weakref.finalize(self, shutil.rmtree, _owned_dir, True)
+        info = _core.model_info(self._path)
+        self.inputs = [_value_info(v) for v in info["inputs"]]
+        self.outputs = [_value_info(v) for v in info["outputs"]]
+        self.nodes = [
+            Node(n["name"], n["op_type"], n["domain"], tuple(n["inputs"]), tuple(n["outputs"]),
+                 dict(n["metadata"]))
+            for n in info["nodes"]
+        ]
+        self.opsets: dict[str, int] = dict(info["opsets"])
+        self.ir_version: int = info["ir_version"]
+        self.producer: str = info["producer"]
+        _warn(("warning", w) for w in info["warnings"])
+
+    @property
+    def path(self) -> str:
+        """The model file the library reads (a temporary copy for models given as bytes)."""
+        return self._path
+
+    def to_bytes(self) -> bytes:
+        """The serialized ModelProto (external data stays in its files)."""
+        with open(self._path, "rb") as f:
+            return f.read()
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the model to ``path`` atomically (a temporary file beside it, then renamed).
+        External data files are not copied."""
+        path = os.fspath(path)
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".onnxdbg-", dir=d)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.to_bytes())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{v.name}: {_shape_str(v.shape)}" for v in self.inputs)
+        return f"<onnxdbg.Model {os.path.basename(self._path)!r}: {len(self.nodes)} nodes, " \
+               f"inputs ({ins}), opsets {self.opsets}>"
+
+
+def _value_info(d: dict) -> ValueInfo:
+    return ValueInfo(d["name"], _numpy_dtype(d["dtype"]),
+                     None if d["shape"] is None else tuple(d["shape"]), d["type"])
+
+
+def _shape_str(shape: Optional[tuple]) -> str:
+    if shape is None:
+        return "?"
+    return "x".join("?" if s is None else str(s) for s in shape) or "scalar"
+
+
+def load(model: ModelLike) -> Model:
+    """Loads a model: a path (external data beside it), the serialized bytes, an
+    ``onnx.ModelProto`` or a :class:`Model` (returned as is).
+
+    Raises NotFoundError for a missing file, ModelError for bytes that are no ONNX model.
+    """
+    if isinstance(model, Model):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        return Model(model)
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        data = bytes(model)
+    elif hasattr(model, "SerializeToString"):
+        data = model.SerializeToString()
+    else:
+        raise TypeError(f"onnxdbg.load: expected a path, bytes, onnx.ModelProto or Model, "
+                        f"got {type(model).__name__}")
+    d = tempfile.mkdtemp(prefix="onnxdbg-py-")
+    try:
+        path = os.path.join(d, "model.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        return Model(path, _owned_dir=d)
+    except BaseException:
+        shutil.rmtree(d, True)
+        raise
+
+
+# --- shared argument handling ---------------------------------------------------------------------
+
+
+class _Progress:
+    """The CLI's progress line on stderr ("[onnxdbg] ..." redrawn in place) when stderr is a
+    terminal; a callable given by the caller gets every line instead."""
+
+    def __init__(self, progress: Union[bool, Callable[[str], None], None]):
+        self._fn = progress if callable(progress) else None
+        self._tty = bool(progress) and self._fn is None and _isatty(sys.stderr)
+        self._drawn = False
+
+    def callback(self) -> Optional[Callable[[str], None]]:
+        if self._fn is not None:
+            return self._fn
+        return self._draw if self._tty else None
+
+    def _draw(self, text: str) -> None:
+        sys.stderr.write(f"\r\033[K[onnxdbg] {text}...")
+        sys.stderr.flush()
+        self._drawn = True
+
+    def clear(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self._drawn = False
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _call(progress, fn, *args):
+    p = _Progress(progress)
+    try:
+        return fn(*args, p.callback())
+    finally:
+        p.clear()
+
+
+def _warn(messages: Iterable) -> None:
+    for kind, text in messages:
+        if kind == "warning":
+            warnings.warn(text, OnnxdbgWarning, stacklevel=3)
+
+
+def _backend_list(backends: Union[str, Sequence[str]]) -> str:
+    if isinstance(backends, str):
+        return backends
+    return ",".join(backends)
+
+
+def _backend_spec(backend: str, options: Mapping[str, Any]) -> str:
+    parts = [backend] + [f"{k}={v}" for k, v in options.items()]
+    return ":".join(parts)
+
+
+def _tolerance(name: str, value: Union[float, Mapping[str, float]]) -> list:
+    if isinstance(value, Mapping):
+        out = []
+        for k, v in value.items():
+            out.append(repr(float(v)) if k in ("", "*", None) else f"{k}:{float(v)!r}")
+        return out
+    return [repr(float(value))]
+
+
+def _shapes(input_shapes: Optional[Mapping[str, Sequence[int]]]) -> list:
+    if not input_shapes:
+        return []
+    return [f"{k}:[{','.join(str(int(d)) for d in v)}]" for k, v in input_shapes.items()]
+
+
+def _ranges(val_range) -> list:
+    if val_range is None:
+        return []
+    if isinstance(val_range, Mapping):
+        return [f"{k}:[{float(lo)!r},{float(hi)!r}]" for k, (lo, hi) in val_range.items()]
+    lo, hi = val_range
+    return [f"[{float(lo)!r},{float(hi)!r}]"]
+
+
+def _memory(budget: Union[int, str]) -> int:
+    if isinstance(budget, str):
+        return _core.parse_memory_size(budget)
+    return int(budget)
+
+
+def _samples(data) -> tuple:
+    """(list of dicts, path): a dict is one sample, a list several, a str/PathLike a file."""
+    if data is None:
+        return [], ""
+    if isinstance(data, (str, os.PathLike)):
+        return [], os.fspath(data)
+    if isinstance(data, Mapping):
+        return [dict(data)], ""
+    return [dict(d) for d in data], ""
+
+
+def _path_or_empty(p) -> str:
+    return "" if p is None else os.fspath(p)
+
+
+# --- run ------------------------------------------------------------------------------------------
+
+
+def run(model: ModelLike, inputs: Optional[TensorDict] = None, *, backend: str = "reference",
+        options: Mapping[str, Any] = {}, intermediates: bool = False, seed: int = 1,
+        input_shapes: Optional[Mapping[str, Sequence[int]]] = None, val_range=None,
+        memory_budget: Union[int, str] = "2GiB", progress=True) -> dict:
+    """Runs ``model`` once on ``backend`` and returns its outputs by name.
+
+    Args:
+        model: a path, bytes, onnx.ModelProto or Model (see :func:`load`).
+        inputs: every graph input without an initializer, name -> array of its declared dtype
+            and static dims. None: generated as ``onnxdbg run`` generates sample 0 (uniform
+            values in ``val_range``, default [0, 1], seeded by ``seed``; dynamic dims from
+            ``input_shapes`` or 1).
+        backend: ``"reference"`` (onnxdbg's interpreter), ``"onnxruntime"``, ``"opencv"``; may
+            carry options as on the command line (``"onnxruntime:opt=disabled"``).
+        options: more backend options (``{"threads": 1}``), as ``--backends NAME:KEY=VALUE``.
+        intermediates: also return every tensor a main-graph node produces (not those inside
+            If/Loop bodies): the reference's from its run; another backend's as extra graph
+            outputs of one run (their dtypes from a reference run).
+        memory_budget: bytes (or "2GiB") the intermediate tensors may take; more raises.
+        progress: True: a progress line on a terminal's stderr; a callable gets the lines.
+
+    Returns:
+        dict name -> numpy array (graph outputs, then the intermediates with
+        ``intermediates=True``), in the model's dtypes and shapes.
+
+    Raises:
+        UsageError (bad inputs or options), NotFoundError (unknown backend, missing file),
+        ModelError, UnsupportedError (an op the reference lacks), BackendError (the backend
+        refused, failed or crashed: it runs in a worker process, so Python survives).
+    """
+    m = load(model)
+    spec = _backend_spec(backend, options)
+    r = _call(progress, _core.run_backend, m.path, spec,
+              None if inputs is None else dict(inputs), int(seed), _shapes(input_shapes),
+              _ranges(val_range), bool(intermediates), _memory(memory_budget))
+    _warn(r["messages"])
+    out = dict(r["outputs"])
+    out.update(r["intermediates"])
+    return out
+
+
+# --- compare --------------------------------------------------------------------------------------
+
+
+class CompareResult:
+    """What :func:`compare` found: the rendering of ``onnxdbg run`` in Python.
+
+    ``str(result)`` prints the CLI's tables and verdict line; ``to_json()`` is the object
+    ``onnxdbg run --json`` prints; ``to_html(path)`` writes the viewer page painted with the
+    errors (``onnxdbg run --html``).
+    """
+
+    def __init__(self, core_result, model: Model):
+        self._r = core_result
+        self._model = model
+        self._json: Optional[dict] = None
+        self.messages: list = core_result.messages()
+
+    @property
+    def verdict(self) -> str:
+        """"agree", "disagree" or "error" (a backend failed)."""
+        return self._r.verdict()
+
+    @property
+    def agree(self) -> bool:
+        return self.verdict == "agree"
+
+    def to_json(self) -> dict:
+        """The object ``onnxdbg run --json`` prints (README "run --json")."""
+        if self._json is None:
+            self._json = json.loads(self._r.json())
+        return self._json
+
+    def _samples(self) -> list:
+        j = self.to_json()
+        return j["samples"] if "samples" in j else [j]
+
+    @property
+    def comparisons(self) -> list:
+        """Per output and backend (of every sample): output, backend, max_abs_error,
+        max_rel_error, pass, ... (the ``comparisons`` of ``run --json``)."""
+        out = []
+        for s in self._samples():
+            out.extend(s.get("comparisons", []))
+        return out
+
+    @property
+    def layerwise(self) -> list:
+        """Per intermediate tensor and backend (with ``layerwise=True``): tensor, node,
+        op_type, backend, observed, max_abs_error, max_rel_error, own_error, error_source,
+        pass. Empty without the layerwise pass."""
+        out = []
+        for s in self._samples():
+            out.extend(s.get("layerwise", []))
+        return out
+
+    @property
+    def first_divergent_node(self) -> Optional[dict]:
+        """The node where the divergence starts (node, op_type, backend, tensor, own_error,
+        basis), or None."""
+        return self.to_json().get("first_divergent_node")
+
+    def to_html(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the viewer page (one self-contained HTML file) painted with this result."""
+        self._r.write_html(os.fspath(path))
+
+    def __str__(self) -> str:
+        return self._r.text(False)
+
+    def __repr__(self) -> str:
+        return f"<onnxdbg.CompareResult {self.verdict}>"
+
+
+def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("reference", "onnxruntime"),
+            inputs=None, golden=None, atol: Union[float, Mapping[str, float]] = 1e-5,
+            rtol: Union[float, Mapping[str, float]] = 1e-5, layerwise: bool = False,
+            isolate: bool = False, iterations: Optional[int] = None, sample: Optional[int] = None,
+            seed: int = 1, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+            val_range=None, error_stat: str = "elemwise", validate: bool = False,
+            memory_budget: Union[int, str] = "2GiB", save_repro=None,
+            reference_accumulate: str = "", strict_providers: bool = False, save_inputs=None,
+            save_outputs=None, progress=True) -> CompareResult:
+    """Runs ``model`` on several backends with the same inputs and compares their outputs
+    (``onnxdbg run``): with the first backend's, or with ``golden`` values.
+
+    Args:
+        backends: names with options, as ``--backends`` (``"onnxruntime:opt=disabled"``).
+        inputs: one sample (dict name -> array), several (a list of dicts), or a data file
+            (.npz, Polygraphy JSON, ONNX test-data folder); None: ``iterations`` generated
+            samples (seed, seed+1, ...; ``input_shapes``/``val_range`` as :func:`run`).
+        golden: golden values (a dict, a list of dicts per sample, or a file): graph outputs,
+            and with ``layerwise=True`` any intermediate tensor by ONNX tensor name; every
+            backend (the reference too) is then compared with them.
+        atol, rtol: tolerances (a float, or a dict output name -> value), |a - g| <= atol +
+            rtol * |g| element-wise (``error_stat`` "max", "mean", "median" compare that
+            statistic instead).
+        layerwise: compare every intermediate tensor and name the first divergent node.
+        isolate: re-run each divergent node alone on golden inputs (own vs inherited error).
+        memory_budget: bytes of intermediate tensors held at once.
+        save_repro: folder for the first divergent node as an ONNX test case (None: none).
+        save_inputs, save_outputs: files (.npz / .json) to write the inputs and outputs to.
+
+    Raises:
+        UsageError for contradictory options or data that does not fit the model, NotFoundError,
+        ModelError. A backend that fails or crashes is a failed row (``verdict == "error"``).
+    """
+    m = load(model)
+    in_list, in_path = _samples(inputs)
+    golden_list, golden_path = _samples(golden)
+    r = _call(progress, _core.compare, m.path, _backend_list(backends), in_list, in_path,
+              golden_list, golden_path, iterations, sample, int(seed), _shapes(input_shapes),
+              _ranges(val_range), _tolerance("atol", atol), _tolerance("rtol", rtol), error_stat,
+              bool(validate), bool(layerwise or isolate), bool(isolate), _memory(memory_budget),
+              "-" if save_repro is None else os.fspath(save_repro), reference_accumulate,
+              bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs))
+    result = CompareResult(r, m)
+    _warn(result.messages)
+    return result
+
+
+# --- lint, inspect, diff ----------------------------------------------------------------------
+
+
+class _RenderedResult:
+    """A result of the library with the CLI's text (``str``) and JSON (``to_json``)."""
+
+    def __init__(self, core_result):
+        self._r = core_result
+        self._json: Optional[dict] = None
+        self.messages: list = core_result.messages()
+
+    def to_json(self) -> dict:
+        """The object the command prints with ``--json``."""
+        if self._json is None:
+            self._json = json.loads(self._r.json())
+        return self._json
+
+    def __str__(self) -> str:
+        return self._r.text()
+
+
+class LintResult(_RenderedResult):
+    """Every structural problem of a model (``onnxdbg lint``)."""
+
+    @property
+    def findings(self) -> list:
+        """rule, severity ("error" | "warning" | "info"), node, op_type, graph, message."""
+        return self.to_json()["findings"]
+
+    @property
+    def has_errors(self) -> bool:
+        return self._r.has_errors()
+
+    def __str__(self) -> str:
+        return self._r.text(False)
+
+
+def lint(model: ModelLike, *, disabled_rules: Sequence[str] = ()) -> LintResult:
+    """Runs every lint rule (ONNX checker, strict shape inference, onnxdbg's own rules) in one
+    pass. Raises ModelError only when the file cannot be read as a model at all; UsageError for
+    an unknown rule name."""
+    m = load(model)
+    r = LintResult(_core.lint(m.path, list(disabled_rules)))
+    _warn(r.messages)
+    return r
+
+
+class InspectResult(_RenderedResult):
+    """What is in a model (``onnxdbg inspect``)."""
+
+
+def inspect(model: ModelLike, *, mode: str = "basic") -> InspectResult:
+    """Summarises a model: mode "basic", "layers" (every node and subgraph), "attrs" (+
+    attributes) or "weights" (+ per-weight statistics). Raises UsageError for another mode."""
+    m = load(model)
+    return InspectResult(_core.inspect(m.path, mode))
+
+
+class DiffResult(_RenderedResult):
+    """The structural difference of two models (``onnxdbg diff``)."""
+
+    @property
+    def identical(self) -> bool:
+        return bool(self.to_json().get("identical"))
+
+
+def diff(a: ModelLike, b: ModelLike) -> DiffResult:
+    """Diffs model ``a`` against ``b``: nodes only in one, changed nodes (attributes,
+    weights, inputs), graph inputs/outputs/opsets that changed."""
+    ma, mb = load(a), load(b)
+    return DiffResult(_core.diff(ma.path, mb.path))
+
+
+# --- reduce ---------------------------------------------------------------------------------------
+
+
+class ReducedModel(Model):
+    """The model :func:`reduce` ended at (a :class:`Model`), with the reduction's report:
+    ``str()`` prints the CLI's summary, ``to_json()`` its JSON."""
+
+    def __init__(self, path: str, core_result, owned_dir: Optional[str]):
+        super().__init__(path, _owned_dir=owned_dir)
+        self._r = core_result
+        self.messages: list = core_result.messages()
+
+    @property
+    def stopped(self) -> str:
+        """Why the reduction stopped early ("" when it ran to its end); the model is then the
+        best one so far."""
+        return self._r.stopped()
+
+    def to_json(self) -> dict:
+        return json.loads(self._r.json())
+
+    def __str__(self) -> str:
+        return self._r.text()
+
+
+def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *,
+           mode: str = "full", fail_on: Union[str, Sequence[str], None] = None,
+           backends: Union[str, Sequence[str]] = ("reference", "onnxruntime"),
+           atol: Union[float, Mapping[str, float]] = 1e-5,
+           rtol: Union[float, Mapping[str, float]] = 1e-5, fail_regex: Sequence[str] = (),
+           strategies: Sequence[str] = (), inputs=None, seed: int = 1,
+           input_shapes: Optional[Mapping[str, Sequence[int]]] = None, val_range=None,
+           keep_inputs: bool = False, keep_outputs: bool = False, output=None, jobs: int = 1,
+           progress=True) -> ReducedModel:
+    """Reduces a failing model to a minimal one that still fails (``onnxdbg reduce``).
+
+    Args:
+        oracle: a callable given each candidate's serialized ONNX model (bytes) that returns
+            True when the candidate still shows the failure. Or leave it None and give
+            ``fail_on`` ("mismatch", "error", "nan"): the built-in oracle runs candidates on
+            ``backends`` (the first gives golden values) with ``atol``/``rtol``, and for
+            "error" only errors matching one of ``fail_regex`` count.
+        mode: "bisect", "linear" or "full" (delta debugging; Zeller and Hildebrandt, 2002), or
+            ``strategies`` by name.
+        inputs: a data file of input values (else generated as :func:`run`).
+        keep_inputs, keep_outputs: do not remove graph inputs / outputs.
+        output: where the reduced model is written (after every success, so a Ctrl-C keeps the
+            best so far); None: a temporary file owned by the result.
+
+    Raises:
+        UsageError for no oracle or both, an unknown mode or strategy; those of :func:`load`.
+        An exception raised by ``oracle`` stops the reduction with an Error naming it.
+    """
+    m = load(model)
+    if (oracle is None) == (fail_on is None):
+        raise UsageError("onnxdbg.reduce: give an oracle callable or fail_on=..., exactly one")
+    owned = None
+    if output is None:
+        owned = tempfile.mkdtemp(prefix="onnxdbg-reduce-py-")
+        out = os.path.join(owned, "reduced.onnx")
+    else:
+        out = os.fspath(output)
+    fail = [fail_on] if isinstance(fail_on, str) else list(fail_on or [])
+    try:
+        r = _call(progress, _core.reduce, m.path, out, oracle, fail, _backend_list(backends),
+                  _tolerance("atol", atol), _tolerance("rtol", rtol), list(fail_regex), mode,
+                  list(strategies), _path_or_empty(inputs), int(seed), _shapes(input_shapes),
+                  _ranges(val_range), bool(keep_inputs), bool(keep_outputs),
+                  os.path.join(owned, "reduced.journal") if owned else "", int(jobs))
+        result = ReducedModel(out, r, owned)
+    except BaseException:
+        if owned:
+            shutil.rmtree(owned, True)
+        raise
+    _warn(result.messages)
+    return result
+
+
+# --- surgeon, view --------------------------------------------------------------------------------
+
+
+def extract(model: ModelLike, inputs: Sequence[str], outputs: Sequence[str], *,
+            force: bool = False) -> Model:
+    """The subgraph between tensors ``inputs`` and ``outputs`` as a model of its own
+    (``onnxdbg surgeon extract``; types and shapes from the model and shape inference).
+    Raises UsageError for a name that is no tensor of the model, ModelError when lint finds
+    errors in the result (unless ``force``)."""
+    m = load(model)
+    d = tempfile.mkdtemp(prefix="onnxdbg-py-")
+    try:
+        path = os.path.join(d, "model.onnx")
+        r = _core.extract(m.path, path, list(inputs), list(outputs), bool(force))
+        _warn(r.messages())
+        return Model(path, _owned_dir=d)
+    except BaseException:
+        shutil.rmtree(d, True)
+        raise
+
+
+def view(model: ModelLike, path: Union[str, os.PathLike], *,
+         report: Union[CompareResult, dict, None] = None, diff: Optional[ModelLike] = None,
+         lint: bool = False, highlight: Sequence[str] = ()) -> None:
+    """Writes the interactive HTML view of ``model`` to ``path`` (``onnxdbg view``), painted
+    with a comparison (a CompareResult or the dict of ``run --json``), a diff against a second
+    model, lint findings, or highlighted node names."""
+    m = load(model)
+    rep = ""
+    if isinstance(report, CompareResult):
+        rep = json.dumps(report.to_json())
+    elif report is not None:
+        rep = json.dumps(report)
+    other = load(diff).path if diff is not None else ""
+    _warn(_core.view(m.path, os.fspath(path), rep, other, bool(lint), list(highlight)))
+
+
+def _write_html_overlay(model: ModelLike, overlay: dict, path: Union[str, os.PathLike]) -> None:
+    """The viewer page of ``model`` painted with ``overlay`` (an object shaped as ``run
+    --json``'s); used by onnxdbg.torch."""
+    view(model, path, report=overlay)

@@ -1,0 +1,298 @@
+"""The Python package over the library: load, run, compare, lint, inspect, diff, extract,
+reduce and view, on models written with ONNX's helper and on the real third-party models."""
+
+import gc
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import onnxdbg
+from conftest import mlp_model
+
+onnx = pytest.importorskip("onnx")
+
+
+def expected_mlp(x, w, b):
+    mm = x @ w
+    pre = mm + b
+    return mm, pre, np.maximum(pre, 0)
+
+
+# --- load -----------------------------------------------------------------------------------------
+
+
+def test_load_from_path_bytes_and_proto(mlp):
+    path, _, _ = mlp
+    for source in (path, open(path, "rb").read(), onnx.load(path)):
+        m = onnxdbg.load(source)
+        assert [v.name for v in m.inputs] == ["x"]
+        assert m.inputs[0].dtype == np.float32
+        assert m.inputs[0].shape == ("batch", 4)
+        assert m.outputs[0].shape == ("batch", 3)
+        assert m.opsets == {"ai.onnx": 17}
+        assert [(n.name, n.op_type) for n in m.nodes] == [
+            ("matmul", "MatMul"), ("add", "Add"), ("relu", "Relu")]
+        assert m.nodes[1].inputs == ("mm", "b")
+        assert onnx.load_from_string(m.to_bytes()) == onnx.load(path)
+
+
+def test_model_from_bytes_leaves_no_file(mlp):
+    path, _, _ = mlp
+    m = onnxdbg.load(open(path, "rb").read())
+    folder = os.path.dirname(m.path)
+    assert os.path.isfile(m.path)
+    del m
+    gc.collect()
+    assert not os.path.exists(folder)
+
+
+def test_load_errors_are_one_sentence(tmp_path):
+    with pytest.raises(onnxdbg.NotFoundError, match="nothing.onnx"):
+        onnxdbg.load(str(tmp_path / "nothing.onnx"))
+    with pytest.raises(onnxdbg.ModelError):
+        onnxdbg.load(b"\x08\x07garbage that is no protobuf \xff\xff\xff")
+    with pytest.raises(TypeError):
+        onnxdbg.load(42)
+    assert issubclass(onnxdbg.NotFoundError, onnxdbg.UsageError)
+    assert issubclass(onnxdbg.ModelError, onnxdbg.Error)
+
+
+# --- run ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["reference", "onnxruntime"])
+def test_run_matches_numpy(mlp, backend):
+    path, w, b = mlp
+    x = np.random.default_rng(1).standard_normal((5, 4)).astype(np.float32)
+    out = onnxdbg.run(path, {"x": x}, backend=backend)
+    assert list(out) == ["y"]
+    assert out["y"].dtype == np.float32 and out["y"].shape == (5, 3)
+    np.testing.assert_allclose(out["y"], expected_mlp(x, w, b)[2], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["reference", "onnxruntime"])
+def test_run_intermediates(mlp, backend):
+    path, w, b = mlp
+    x = np.random.default_rng(2).standard_normal((2, 4)).astype(np.float32)
+    out = onnxdbg.run(path, {"x": x}, backend=backend, intermediates=True)
+    assert set(out) == {"mm", "pre", "y"}
+    mm, pre, y = expected_mlp(x, w, b)
+    np.testing.assert_allclose(out["mm"], mm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["pre"], pre, rtol=1e-5, atol=1e-6)
+
+
+def test_run_generates_inputs_like_the_cli(mlp):
+    path, _, _ = mlp
+    a = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7)
+    b = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7)
+    c = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=8)
+    assert a["y"].shape == (3, 3)
+    np.testing.assert_array_equal(a["y"], b["y"])
+    assert not np.array_equal(a["y"], c["y"])
+
+
+def test_run_arrays_in_and_out(mlp):
+    path, w, b = mlp
+    x = np.asfortranarray(np.arange(8, dtype=np.float32).reshape(2, 4))  # not C order: copied
+    out = onnxdbg.run(path, {"x": x})["y"]
+    np.testing.assert_allclose(out, expected_mlp(np.ascontiguousarray(x), w, b)[2], rtol=1e-5)
+    # The output owns its buffer through its base (the library's tensor), no copy made.
+    assert out.base is not None and out.flags.c_contiguous
+    big = np.ones((4096, 4), dtype=np.float32)
+    before = sys.getrefcount(big)
+    onnxdbg.run(path, {"x": big})
+    gc.collect()
+    assert sys.getrefcount(big) == before  # the adopted buffer was released
+
+
+def test_run_errors(mlp):
+    path, _, _ = mlp
+    with pytest.raises(onnxdbg.UsageError, match="x"):
+        onnxdbg.run(path, {"x": np.zeros((2, 5), np.float32)})  # static dim 4
+    with pytest.raises(onnxdbg.UsageError):
+        onnxdbg.run(path, {"x": np.zeros((2, 4), np.int64)})  # wrong dtype
+    with pytest.raises(onnxdbg.Error, match="nosuchbackend"):
+        onnxdbg.run(path, backend="nosuchbackend")
+
+
+# --- compare --------------------------------------------------------------------------------------
+
+
+def test_compare_prints_what_the_cli_prints(mlp, cli):
+    path, _, _ = mlp
+    r = onnxdbg.compare(path, input_shapes={"x": (2, 4)}, progress=False)
+    assert r.verdict == "agree" and r.agree
+    cli_out = subprocess.run([cli, "run", path, "--input-shapes", "x:2x4"], capture_output=True,
+                             text=True, check=False)
+    assert cli_out.returncode == 0
+    ours, theirs = str(r).splitlines(), cli_out.stdout.splitlines()
+    assert ours[-1] == theirs[-1]  # the verdict line
+    # The tables are the same but for the timings measured in each run.
+    strip = lambda lines: [" ".join(w for w in l.split() if not any(c.isdigit() for c in w))
+                           for l in lines]
+    assert strip(ours) == strip(theirs)
+    j = r.to_json()
+    assert j["verdict"] == "agree"
+    assert {c["backend"] for c in r.comparisons} >= {"onnxruntime"}
+
+
+def test_compare_with_golden_outputs(mlp):
+    path, w, b = mlp
+    x = np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32)
+    y = expected_mlp(x, w, b)[2]
+    good = onnxdbg.compare(path, backends=["reference", "onnxruntime"], inputs={"x": x},
+                           golden={"y": y}, atol=1e-5, rtol=1e-4)
+    assert good.agree, str(good)
+    bad = onnxdbg.compare(path, backends="onnxruntime", inputs={"x": x},
+                          golden={"y": y + 0.5})
+    assert bad.verdict == "disagree"
+    assert not any(c["pass"] for c in bad.comparisons)
+
+
+def test_compare_html(mlp, tmp_path):
+    path, _, _ = mlp
+    r = onnxdbg.compare(path, input_shapes={"x": (1, 4)}, layerwise=True)
+    assert r.layerwise and all(row["pass"] for row in r.layerwise)
+    assert r.first_divergent_node is None
+    page = tmp_path / "run.html"
+    r.to_html(page)
+    assert "matmul" in page.read_text()
+
+
+# --- lint, inspect, diff, extract, view -----------------------------------------------------------
+
+
+def test_lint_finds_an_undefined_input(tmp_path):
+    model, _, _ = mlp_model()
+    model.graph.node[1].input[0] = "missing_tensor"
+    path = tmp_path / "broken.onnx"
+    onnx.save(model, str(path))
+    r = onnxdbg.lint(str(path))
+    assert r.has_errors
+    assert any("missing_tensor" in f["message"] for f in r.findings)
+    assert "missing_tensor" in str(r)
+    assert not onnxdbg.lint(mlp_model()[0]).has_errors
+
+
+def test_inspect_and_diff(mlp, tmp_path):
+    path, _, _ = mlp
+    info = onnxdbg.inspect(path).to_json()
+    assert json.dumps(info)  # plain JSON
+    assert "MatMul" in str(onnxdbg.inspect(path, mode="layers"))
+    other, _, _ = mlp_model()
+    other.graph.node[2].op_type = "Sigmoid"
+    d = onnxdbg.diff(path, other)
+    assert not d.identical
+    assert "relu" in str(d)
+    assert onnxdbg.diff(path, path).identical
+
+
+def test_extract_a_subgraph(mlp):
+    path, w, b = mlp
+    sub = onnxdbg.extract(path, ["mm"], ["y"])
+    assert [n.op_type for n in sub.nodes] == ["Add", "Relu"]
+    mm = np.ones((2, 3), np.float32)
+    out = onnxdbg.run(sub, {"mm": mm})
+    np.testing.assert_allclose(out["y"], np.maximum(mm + b, 0), rtol=1e-6)
+    with pytest.raises(onnxdbg.UsageError, match="nope"):
+        onnxdbg.extract(path, ["nope"], ["y"])
+
+
+def test_view_writes_a_page(mlp, tmp_path):
+    path, _, _ = mlp
+    page = tmp_path / "v.html"
+    onnxdbg.view(path, page, highlight=["add"])
+    assert page.stat().st_size > 1000
+
+
+# --- reduce ---------------------------------------------------------------------------------------
+
+
+def test_reduce_with_a_python_oracle(mlp):
+    path, _, _ = mlp
+    calls = []
+
+    def still_fails(model_bytes: bytes) -> bool:
+        calls.append(1)
+        return any(n.op_type == "Add" for n in onnx.load_from_string(model_bytes).graph.node)
+
+    r = onnxdbg.reduce(path, still_fails, progress=False)
+    assert [n.op_type for n in r.nodes] == ["Add"]
+    assert calls
+    assert "Add" in str(r)
+    assert r.stopped == ""
+
+
+def test_reduce_oracle_errors_stop_it(mlp):
+    path, _, _ = mlp
+
+    def broken(_: bytes) -> bool:
+        raise RuntimeError("oracle exploded")
+
+    with pytest.raises(onnxdbg.Error, match="oracle exploded"):
+        onnxdbg.reduce(path, broken, progress=False)
+    with pytest.raises(onnxdbg.UsageError):
+        onnxdbg.reduce(path)
+
+
+def test_reduce_det_model_conv_transpose_to_one_node(models_dir):
+    det = os.path.join(models_dir, "ch_PP-OCRv4_det_infer.onnx")
+    if not os.path.isfile(det):
+        pytest.skip("ch_PP-OCRv4_det_infer.onnx not fetched")
+
+    def has_conv_transpose(model_bytes: bytes) -> bool:
+        return any(n.op_type == "ConvTranspose"
+                   for n in onnx.load_from_string(model_bytes).graph.node)
+
+    r = onnxdbg.reduce(det, has_conv_transpose, mode="bisect", progress=False)
+    assert [n.op_type for n in r.nodes] == ["ConvTranspose"], str(r)
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------------
+
+
+def test_keyboard_interrupt_stops_a_long_call(models_dir, tmp_path):
+    det = os.path.join(models_dir, "ch_PP-OCRv4_det_infer.onnx")
+    if not os.path.isfile(det):
+        pytest.skip("ch_PP-OCRv4_det_infer.onnx not fetched")
+    script = (
+        "import sys, time, onnxdbg\n"
+        "t0 = time.time()\n"
+        "try:\n"
+        f"    onnxdbg.compare({det!r}, layerwise=True, input_shapes={{'x': (1, 3, 640, 640)}},\n"
+        "                    progress=False)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                         text=True)
+    time.sleep(4)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 3, out
+    assert "interrupted" in out
+    assert time.time() - t0 < 30
+    assert os.listdir(tmp_path) == []  # no temp folder left behind
+    assert processes_with_env(f"TMPDIR={tmp_path}") == []  # no worker left running
+
+
+def processes_with_env(entry: str) -> list:
+    """Pids of live processes whose environment holds `entry` (the workers inherit TMPDIR)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if entry.encode() in f.read().split(b"\0"):
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
