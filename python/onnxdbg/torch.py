@@ -548,6 +548,19 @@ class _Graph:
         return n.name or f"{n.op_type}#{i}"
 
 
+def _full_paths(entries: List[str], resolve) -> List[Tuple[str, str]]:
+    """(module path, instance) of the dynamo exporter's scope entries: full module paths, a
+    repeated call marked "path@1" (or "path_1", which ``resolve`` reads as "path")."""
+    chain: List[Tuple[str, str]] = []
+    parent = ""
+    for e in entries:
+        path = re.sub(r"@\d+$", "", e)
+        path = resolve(parent, _unqualified(path)) or path
+        chain.append((path, e))
+        parent = path
+    return chain
+
+
 def scope_chain(name: str, metadata: Mapping[str, str],
                 resolve) -> List[Tuple[str, str]]:
     """The module scopes an exported node belongs to, outermost first, as (module path,
@@ -573,11 +586,11 @@ def scope_chain(name: str, metadata: Mapping[str, str],
         except (SyntaxError, ValueError):
             entries = None
         if isinstance(entries, (list, tuple)) and len(entries) >= 2:
-            return [(re.sub(r"@\d+$", "", e), e) for e in entries[1:-1] if e]
+            return _full_paths([str(e) for e in entries[1:-1] if e], resolve)
     namespace = metadata.get(_NAMESPACE_KEY)
     if namespace:
         parts = [p.split(":", 1)[0].strip() for p in namespace.split("/")]
-        return [(re.sub(r"@\d+$", "", p), p) for p in parts[1:-1] if p]
+        return _full_paths([p for p in parts[1:-1] if p], resolve)
     if not name.startswith("/"):
         return []
     chain: List[Tuple[str, str]] = []
@@ -943,6 +956,11 @@ class TorchCompareResult:
         """One sentence: the verdict, and the first divergent module with its ONNX nodes."""
         mapped = sum(r.mapped for r in self.modules)
         tol = f"atol {self.atol:g}, rtol {self.rtol:g}"
+        compared = [r for r in self.modules if r.passed is not None]
+        compared += [o for o in self.outputs if o.passed is not None]
+        if not compared:
+            return ("verdict: disagree: nothing was compared (no module output and no final "
+                    "output maps to an ONNX tensor the backend produced)")
         if self.agree:
             return (f"verdict: agree: {mapped} of {len(self.modules)} module outputs mapped to "
                     f"ONNX tensors and every one, and every final output, is within {tol} on "

@@ -198,6 +198,7 @@ def test_scope_chain_reads_dynamo_metadata():
     modules = {"layer1", "layer1.0", "layer1.0.conv1"}
 
     def resolve(parent, comp):  # the TorchScript names shorten "layer1.0.conv1" to "conv1"
+        comp = comp[:-2] if comp.endswith("_1") else comp
         for path in (comp, f"{parent}.{comp}"):
             if path in modules:
                 return path
@@ -209,6 +210,8 @@ def test_scope_chain_reads_dynamo_metadata():
         ("layer1", "layer1"), ("layer1.0", "layer1.0"), ("layer1.0.conv1", "layer1.0.conv1")]
     meta = {"pkg.torch.onnx.name_scopes": "['', 'relu@1', 'relu_1']"}
     assert odt.scope_chain("n", meta, resolve) == [("relu", "relu@1")]
+    meta = {"pkg.torch.onnx.name_scopes": "['', 'layer1', 'layer1.0', 'layer1.0.conv1_1', 'c']"}
+    assert odt.scope_chain("n", meta, resolve)[-1] == ("layer1.0.conv1", "layer1.0.conv1_1")
     meta = {"namespace": ": __main__.M/net: torch.nn.modules.container.Sequential/net.0: "
                          "torch.nn.modules.linear.Linear/linear: aten.linear.default"}
     assert odt.scope_chain("n", meta, resolve) == [("net", "net"), ("net.0", "net.0")]
