@@ -14,6 +14,7 @@ as ``torch.onnx.verification`` does for TorchScript exports).
 
 Mapping works on the TorchScript exporter's scoped node names (torch 1.13 to 2.x,
 ``torch.onnx.export``) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes").
+Needs torch and the onnx package (to read node names, metadata and inferred shapes).
 """
 
 from __future__ import annotations
