@@ -21,6 +21,9 @@ onnx = pytest.importorskip("onnx")
 import onnxdbg  # noqa: E402
 import onnxdbg.torch as odt  # noqa: E402
 
+# Tracing warns about Python control flow on tensor values; the Gate below relies on it.
+pytestmark = pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+
 
 @pytest.fixture(autouse=True)
 def one_thread():
