@@ -1,0 +1,1322 @@
+"""onnxdbg.torch: compare a torch.nn.Module with its ONNX export, module by module.
+
+The module runs once with hooks on every submodule; each call's output is mapped to the ONNX
+tensor its exported scope produced and handed to :func:`onnxdbg.compare` as a golden value, so
+the first module whose ONNX nodes compute something else is named (not only the final outputs,
+as ``torch.onnx.verification`` does for TorchScript exports).
+
+    >>> import torch, torchvision, onnxdbg.torch
+    >>> model = torchvision.models.resnet18().eval()
+    >>> result = onnxdbg.torch.compare(model, torch.randn(1, 3, 64, 64), backend="onnxruntime")
+    >>> print(result)                 # one row per module call, the verdict last
+    >>> result.first_divergent_module, result.first_divergent_nodes
+    >>> result.to_html("resnet18.html")  # the graph painted with each module's error
+
+Mapping works on the TorchScript exporter's scoped node names (torch 1.13 to 2.x,
+``torch.onnx.export``) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes").
+Needs torch and the onnx package (to read node names, metadata and inferred shapes).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import io
+import math
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import onnx
+import torch
+
+import onnxdbg
+
+__all__ = [
+    "compare",
+    "capture",
+    "ModuleRow",
+    "OutputRow",
+    "ModuleCall",
+    "TorchCapture",
+    "TorchCompareResult",
+]
+
+ModelSource = Union[str, os.PathLike, bytes, "onnx.ModelProto"]
+
+# ONNX TensorProto element type -> numpy dtype (the types a module output can have).
+_ONNX_TO_NUMPY = {
+    onnx.TensorProto.FLOAT: np.dtype(np.float32),
+    onnx.TensorProto.DOUBLE: np.dtype(np.float64),
+    onnx.TensorProto.FLOAT16: np.dtype(np.float16),
+    onnx.TensorProto.INT8: np.dtype(np.int8),
+    onnx.TensorProto.INT16: np.dtype(np.int16),
+    onnx.TensorProto.INT32: np.dtype(np.int32),
+    onnx.TensorProto.INT64: np.dtype(np.int64),
+    onnx.TensorProto.UINT8: np.dtype(np.uint8),
+    onnx.TensorProto.UINT16: np.dtype(np.uint16),
+    onnx.TensorProto.UINT32: np.dtype(np.uint32),
+    onnx.TensorProto.UINT64: np.dtype(np.uint64),
+    onnx.TensorProto.BOOL: np.dtype(np.bool_),
+}
+
+# Keys of the node metadata the torch 2.x dynamo exporter writes (metadata_props).
+_NAME_SCOPES_KEY = "pkg.torch.onnx.name_scopes"
+_NAMESPACE_KEY = "namespace"
+
+
+# --- what the framework computed -------------------------------------------------------------
+
+
+@dataclass
+class CallTensor:
+    """One tensor a module call took or returned.
+
+    Attributes:
+        key: where it sits in the call's arguments or output: "" for a lone tensor, "[0]",
+            "[1]['mask']" for nested tuples, lists and dicts.
+        value: its value when the call started (inputs) or returned (outputs), a copy.
+        obj_id: ``id()`` of the torch.Tensor object, to follow a tensor from call to call.
+    """
+
+    key: str
+    value: np.ndarray
+    obj_id: int
+
+
+@dataclass
+class ModuleCall:
+    """One call of one submodule during the framework run, in the order the calls returned.
+
+    Attributes:
+        path: the dotted module path ("layer1.0.conv1"; "" is the root module).
+        class_name: the module's class name.
+        call_index: 1 for the module's first call, 2 for its second, ...
+        calls: how many times the module was called in the run.
+        order: position among all calls by return (post-order: children before parents).
+        start: position among all calls by entry (pre-order).
+        inputs, outputs: the tensors it took (positional arguments) and returned.
+        skipped: outputs that are not tensors (key and type), which nothing compares.
+    """
+
+    path: str
+    class_name: str
+    call_index: int
+    calls: int
+    order: int
+    start: int
+    inputs: List[CallTensor]
+    outputs: List[CallTensor]
+    skipped: List[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """``path`` with ``#k`` when the module was called more than once; "<root>" for ""."""
+        name = self.path or "<root>"
+        return f"{name}#{self.call_index}" if self.calls > 1 else name
+
+
+# --- the result ---------------------------------------------------------------------------------
+
+
+@dataclass
+class ModuleRow:
+    """One output tensor of one module call, and how its ONNX counterpart compares.
+
+    Attributes:
+        path: dotted module path ("" for the root module).
+        class_name: the module's class.
+        call_index: which call of the module (1-based); ``calls`` how many there were.
+        output_key: which output of the call ("" for a lone tensor, "[0]", "['logits']").
+        onnx_nodes: the ONNX nodes the module's scope exported (names, graph order; the
+            producer only when the exporter fused the module into its neighbour).
+        onnx_tensor: the ONNX tensor mapped to this output, or None when not mapped.
+        onnx_node: the node producing ``onnx_tensor`` (one of ``onnx_nodes``), or None.
+        shape, dtype: the framework tensor's shape and numpy dtype name.
+        mapped: whether an ONNX tensor stands for this output; if not, ``reason`` says why.
+        reason: why it is not mapped, or a note on how it was mapped (fused, same tensor as...).
+        max_abs_error, max_rel_error: the backend's value against the framework's (absolute,
+            in the tensor's units; relative |a - g| / |g|); None when not compared.
+        own_error: max abs error of the module's ONNX nodes re-run alone on the framework's
+            values of their inputs (computed for rows outside tolerance only).
+        source: "own" (the module's own ONNX nodes diverge), "inherited" (they agree alone,
+            the error comes from upstream) or None (within tolerance / not isolated).
+        passed: within atol + rtol * |golden| element-wise; None when not compared.
+        note: how the module was isolated (inputs without a framework value) or why it
+            could not be compared.
+    """
+
+    path: str
+    class_name: str
+    call_index: int
+    calls: int
+    output_key: str
+    onnx_nodes: List[str]
+    onnx_tensor: Optional[str]
+    shape: Tuple[int, ...]
+    dtype: str
+    mapped: bool
+    reason: str = ""
+    max_abs_error: Optional[float] = None
+    max_rel_error: Optional[float] = None
+    own_error: Optional[float] = None
+    source: Optional[str] = None
+    passed: Optional[bool] = None
+    note: str = ""
+    onnx_node: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        """The row's name in tables: ``path#k[key]`` ("<root>" for the root module)."""
+        name = self.path or "<root>"
+        if self.calls > 1:
+            name += f"#{self.call_index}"
+        return name + self.output_key
+
+
+@dataclass
+class OutputRow:
+    """One graph output compared with the module's output.
+
+    Attributes:
+        name: the ONNX graph output; ``key`` where it sits in the module's output.
+        shape, dtype: the framework value's shape and numpy dtype name.
+        max_abs_error, max_rel_error: against the module's output (None: not compared).
+        passed: within tolerance; None when the backend produced nothing to compare.
+    """
+
+    name: str
+    key: str
+    shape: Tuple[int, ...]
+    dtype: str
+    max_abs_error: Optional[float] = None
+    max_rel_error: Optional[float] = None
+    passed: Optional[bool] = None
+
+
+@dataclass
+class TorchCapture:
+    """A module's run mapped onto its ONNX export: everything :func:`compare` compares.
+
+    Attributes:
+        model: the ONNX model (serialized bytes).
+        inputs: graph input name -> the module's argument it stands for (numpy, as given).
+        calls: the module calls, in the order they returned.
+        rows: one row per tensor output of each call, in that order (mapping only: no errors).
+        golden: ONNX tensor name -> the framework's value (the mapped module outputs and the
+            final outputs), the golden values for :func:`onnxdbg.compare`.
+        outputs: the graph outputs with the module's values.
+        notes: what was skipped (non-tensor outputs, outputs the graph lacks).
+    """
+
+    model: bytes
+    inputs: Dict[str, np.ndarray]
+    calls: List[ModuleCall]
+    rows: List[ModuleRow]
+    golden: Dict[str, np.ndarray]
+    outputs: List[OutputRow]
+    notes: List[str]
+    module_class: str = ""
+    opset: Optional[int] = None
+    node_count: int = 0
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+
+def _usage(msg: str) -> Exception:
+    return onnxdbg.UsageError(msg)
+
+
+def _flatten(obj: Any, key: str = "") -> Tuple[List[Tuple[str, Any]], List[str]]:
+    """Tensors inside nested tuples, lists and dicts as (key, tensor), and the other leaves
+    (key and type name; None is left out)."""
+    tensors: List[Tuple[str, Any]] = []
+    other: List[str] = []
+    if isinstance(obj, torch.Tensor):
+        tensors.append((key, obj))
+    elif isinstance(obj, (tuple, list)):
+        for i, v in enumerate(obj):
+            t, o = _flatten(v, f"{key}[{i}]")
+            tensors += t
+            other += o
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            t, o = _flatten(v, f"{key}[{k!r}]")
+            tensors += t
+            other += o
+    elif obj is not None:
+        other.append(f"{key or 'output'}: {type(obj).__name__}")
+    return tensors, other
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.cpu().clone().numpy()
+
+
+def _unqualified(path: str) -> str:
+    """The scope name torch 1.x's TorchScript exporter gives a module: its path from the last
+    non-numeric atom on ("layer1.0" for "layer1.0", "conv1" for "layer1.0.conv1")."""
+    atoms = path.split(".")
+    for i in range(len(atoms) - 1, -1, -1):
+        if not atoms[i].isnumeric():
+            return ".".join(atoms[i:])
+    return path
+
+
+def _finite(v: Optional[float]) -> Optional[float]:
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return math.inf if str(v).lower() in ("inf", "infinity") else None
+    return f
+
+
+def _errors(actual: np.ndarray, golden: np.ndarray, atol: float,
+            rtol: float) -> Tuple[float, float, bool]:
+    """Max abs error, max rel error and |a - g| <= atol + rtol |g| (NaN == NaN) of two arrays."""
+    a = np.asarray(actual).astype(np.float64)
+    g = np.asarray(golden).astype(np.float64)
+    if a.shape != g.shape:
+        return math.inf, math.inf, False
+    if a.size == 0:
+        return 0.0, 0.0, True
+    both_nan = np.isnan(a) & np.isnan(g)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = np.where(both_nan, 0.0, np.abs(a - g))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        rel = np.where(diff == 0, 0.0, diff / np.abs(g))
+    ok = bool(np.all(diff <= atol + rtol * np.abs(np.where(both_nan, 0.0, g))))
+    return float(diff.max()), float(rel.max()), ok
+
+
+def _fmt(v: Optional[float]) -> str:
+    if v is None:
+        return "-"
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf"
+    return f"{v:.3g}"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]],
+           right: Sequence[int] = ()) -> List[str]:
+    """Aligned columns as the CLI prints them: header, a rule of dashes, rows."""
+    width = [len(h) for h in headers]
+    for r in rows:
+        for i, c in enumerate(r):
+            width[i] = max(width[i], len(c))
+
+    def line(cells: Sequence[str]) -> str:
+        out = []
+        for i, c in enumerate(cells):
+            pad = width[i] - len(c)
+            if i in right:
+                out.append(" " * pad + c)
+            else:
+                out.append(c + (" " * pad if i + 1 < len(cells) else ""))
+        return "  ".join(out).rstrip()
+
+    return [line(headers), line(["-" * w for w in width])] + [line(r) for r in rows]
+
+
+def _nodes_label(nodes: Sequence[str]) -> str:
+    if not nodes:
+        return "-"
+    if len(nodes) <= 2:
+        return ", ".join(nodes)
+    return f"{nodes[0]} ... {nodes[-1]} ({len(nodes)} nodes)"
+
+
+def _shape_label(shape: Sequence[Any]) -> str:
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+# --- the framework run -------------------------------------------------------------------------
+
+
+def _forward_args(module: torch.nn.Module, args: Tuple[Any, ...],
+                  kwargs: Mapping[str, Any]) -> List[Tuple[str, torch.Tensor]]:
+    """The tensors the exporter turns into graph inputs, in its order: positional arguments,
+    then keyword arguments in the order of forward's signature."""
+    flat, _ = _flatten(tuple(args))
+    if kwargs:
+        try:
+            order = list(inspect.signature(module.forward).parameters)
+        except (TypeError, ValueError):
+            order = []
+        names = sorted(kwargs, key=lambda k: order.index(k) if k in order else len(order))
+        for k in names:
+            t, _ = _flatten(kwargs[k], k)
+            flat += t
+    return flat
+
+
+def _run_hooked(module: torch.nn.Module, args: Tuple[Any, ...],
+                kwargs: Mapping[str, Any]) -> Tuple[List[ModuleCall], Any]:
+    """Runs ``module(*args, **kwargs)`` with hooks on every submodule; returns the calls in
+    return order and the module's output."""
+    calls: List[ModuleCall] = []
+    open_calls: Dict[int, List[Tuple[int, List[CallTensor]]]] = defaultdict(list)
+    keep: List[Any] = []  # the torch objects whose id() the calls hold, alive to the end
+    counters: Dict[str, int] = defaultdict(int)
+    starts = [0]
+
+    def pre_hook(path: str):
+        def hook(mod, inp):
+            tensors, _ = _flatten(tuple(inp))
+            keep.extend(t for _, t in tensors)
+            recorded = [CallTensor(k, _to_numpy(t), id(t)) for k, t in tensors]
+            open_calls[id(mod)].append((starts[0], recorded))
+            starts[0] += 1
+        return hook
+
+    def post_hook(path: str):
+        def hook(mod, inp, out):
+            start, recorded = open_calls[id(mod)].pop()
+            tensors, other = _flatten(out)
+            keep.extend(t for _, t in tensors)
+            counters[path] += 1
+            calls.append(ModuleCall(
+                path=path, class_name=type(mod).__name__, call_index=counters[path], calls=0,
+                order=len(calls), start=start, inputs=recorded,
+                outputs=[CallTensor(k, _to_numpy(t), id(t)) for k, t in tensors],
+                skipped=other))
+        return hook
+
+    handles = []
+    modes = {m: m.training for m in module.modules()}
+    try:
+        for path, sub in module.named_modules():
+            handles.append(sub.register_forward_pre_hook(pre_hook(path)))
+            handles.append(sub.register_forward_hook(post_hook(path)))
+        module.eval()
+        # Autograd stays on, as when the TorchScript exporter traces: under no_grad some modules
+        # (nn.MultiheadAttention, nn.TransformerEncoderLayer) take a fused fast path that calls
+        # none of their submodules and is not what was exported.
+        with torch.enable_grad():
+            out = module(*args, **kwargs)
+    finally:
+        for h in handles:
+            h.remove()
+        for m, mode in modes.items():
+            m.train(mode)
+    for c in calls:
+        c.calls = counters[c.path]
+    del keep
+    return calls, out
+
+
+def _export(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
+            opset: Optional[int], export_kwargs: Optional[Mapping[str, Any]]) -> bytes:
+    """``torch.onnx.export`` into memory (bytes of the ModelProto)."""
+    ex = dict(export_kwargs or {})
+    if opset is not None:
+        if "opset_version" in ex and ex["opset_version"] != opset:
+            raise _usage(f"opset={opset} contradicts export_kwargs opset_version="
+                         f"{ex['opset_version']}")
+        ex["opset_version"] = opset
+    call_args: Tuple[Any, ...] = tuple(args)
+    if kwargs:
+        call_args = call_args + (dict(kwargs),)
+    elif call_args and isinstance(call_args[-1], dict):
+        call_args = call_args + ({},)  # else the exporter reads the last dict as kwargs
+    buf = io.BytesIO()
+    modes = {m: m.training for m in module.modules()}
+    try:
+        torch.onnx.export(module, call_args, buf, **ex)
+    finally:
+        for m, mode in modes.items():
+            m.train(mode)
+    return buf.getvalue()
+
+
+def _model_bytes(model: ModelSource) -> bytes:
+    if isinstance(model, (bytes, bytearray)):
+        return bytes(model)
+    if isinstance(model, onnx.ModelProto):
+        return model.SerializeToString()
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise onnxdbg.UsageError(f"onnx_model '{path}' is not a file")
+        return onnx.load(path).SerializeToString()  # external data resolved beside the file
+    raise _usage(f"onnx_model must be a path, bytes or onnx.ModelProto, not "
+                 f"{type(model).__name__}")
+
+
+# --- the ONNX side -------------------------------------------------------------------------------
+
+
+TensorType = Tuple[Optional[np.dtype], Optional[Tuple[Any, ...]]]
+
+
+def _tensor_types(model: onnx.ModelProto) -> Dict[str, TensorType]:
+    """Tensor name -> (numpy dtype or None, shape or None; a symbolic dim is its name) from
+    the model's value_info and ONNX shape inference."""
+    types: Dict[str, TensorType] = {}
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 - shapes are a help for matching, not a requirement
+        inferred = model
+    for vi in (list(inferred.graph.value_info) + list(inferred.graph.output)
+               + list(inferred.graph.input)):
+        if not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        shape = None
+        if tt.HasField("shape"):
+            shape = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?")
+                          for d in tt.shape.dim)
+        types[vi.name] = (_ONNX_TO_NUMPY.get(tt.elem_type), shape)
+    return types
+
+
+class _Graph:
+    """The main graph of a model with producers, consumers, types and each node's module
+    scope."""
+
+    def __init__(self, model: onnx.ModelProto, module: torch.nn.Module):
+        g = model.graph
+        self.nodes = list(g.node)
+        self.initializers = {t.name for t in g.initializer}
+        self.inputs = [vi.name for vi in g.input if vi.name not in self.initializers]
+        self.outputs = [vi.name for vi in g.output]
+        self.producer: Dict[str, int] = {}
+        self.consumers: Dict[str, List[int]] = defaultdict(list)
+        for i, n in enumerate(self.nodes):
+            for t in n.output:
+                if t:
+                    self.producer[t] = i
+            for t in n.input:
+                if t:
+                    self.consumers[t].append(i)
+        self.constant = {i for i, n in enumerate(self.nodes)
+                         if n.op_type == "Constant" and n.domain in ("", "ai.onnx")}
+        self.types = _tensor_types(model)
+        self._module = module
+        self._tree = dict(module.named_modules())
+        self._by_unq: Dict[str, List[str]] = defaultdict(list)
+        for p in self._tree:
+            if p:
+                self._by_unq[_unqualified(p)].append(p)
+        # Per node: the chain of (module path, scope instance) from outermost to innermost.
+        self.chains: List[List[Tuple[str, str]]] = [self._scope(n) for n in self.nodes]
+        self.instances: Dict[str, List[str]] = defaultdict(list)  # module path -> instances
+        self.instance_nodes: Dict[str, List[int]] = defaultdict(list)
+        for i, chain in enumerate(self.chains):
+            for path, inst in chain:
+                if inst not in self.instance_nodes:
+                    self.instances[path].append(inst)
+                self.instance_nodes[inst].append(i)
+
+    # Scope of a node: the dynamo exporter's metadata when present, else the TorchScript
+    # exporter's node name "/layer1/layer1.0/conv1/Conv".
+    def _scope(self, node: onnx.NodeProto) -> List[Tuple[str, str]]:
+        meta = {p.key: p.value for p in getattr(node, "metadata_props", [])}
+        return scope_chain(node.name, meta, self._resolve)
+
+    def _resolve(self, parent: str, component: str) -> Optional[str]:
+        """The module a TorchScript scope component names, below ``parent`` if possible."""
+        names = [component]
+        m = re.fullmatch(r"(.+)_(\d+)", component)
+        if m:
+            names.append(m.group(1))
+        for name in names:
+            matches = self._by_unq.get(name, [])
+            if not matches:
+                continue
+            prefix = parent + "." if parent else ""
+            below = [p for p in matches if p.startswith(prefix)]
+            children = [p for p in below if "." not in p[len(prefix):]]
+            for group in (children, below, matches):
+                if len(group) == 1:
+                    return group[0]
+        return None
+
+    def node_name(self, i: int) -> str:
+        n = self.nodes[i]
+        return n.name or f"{n.op_type}#{i}"
+
+
+def _full_paths(entries: List[str], resolve) -> List[Tuple[str, str]]:
+    """(module path, instance) of the dynamo exporter's scope entries: full module paths, a
+    repeated call marked "path@1" (or "path_1", which ``resolve`` reads as "path")."""
+    chain: List[Tuple[str, str]] = []
+    parent = ""
+    for e in entries:
+        path = re.sub(r"@\d+$", "", e)
+        path = resolve(parent, _unqualified(path)) or path
+        chain.append((path, e))
+        parent = path
+    return chain
+
+
+def scope_chain(name: str, metadata: Mapping[str, str],
+                resolve) -> List[Tuple[str, str]]:
+    """The module scopes an exported node belongs to, outermost first, as (module path,
+    scope instance) pairs; the instance tells calls of one module apart.
+
+    Args:
+        name: the node's name (the TorchScript exporter's "/layer1/layer1.0/conv1/Conv").
+        metadata: the node's metadata_props; the torch 2.x dynamo exporter writes
+            "pkg.torch.onnx.name_scopes" (a Python list literal of module paths, root "" first
+            and the node's own name last; repeated calls as "path@1") and "namespace"
+            (": root/path: class/...").
+        resolve: ``resolve(parent_path, component)`` -> module path or None, for the
+            TorchScript name components (which are module paths shortened by the exporter).
+
+    Returns:
+        [] for a node outside every module scope (the root's own nodes, exporter-made
+        nodes such as the Identity of a shared initializer).
+    """
+    scopes = metadata.get(_NAME_SCOPES_KEY)
+    if scopes:
+        try:
+            entries = ast.literal_eval(scopes)
+        except (SyntaxError, ValueError):
+            entries = None
+        if isinstance(entries, (list, tuple)) and len(entries) >= 2:
+            return _full_paths([str(e) for e in entries[1:-1] if e], resolve)
+    namespace = metadata.get(_NAMESPACE_KEY)
+    if namespace:
+        parts = [p.split(":", 1)[0].strip() for p in namespace.split("/")]
+        return _full_paths([p for p in parts[1:-1] if p], resolve)
+    if not name.startswith("/"):
+        return []
+    chain: List[Tuple[str, str]] = []
+    parent = ""
+    key = ""
+    for comp in name.split("/")[1:-1]:
+        key += "/" + comp
+        path = resolve(parent, comp)
+        if path is None:
+            break
+        chain.append((path, key))
+        parent = path
+    return chain
+
+
+# --- mapping -------------------------------------------------------------------------------------
+
+
+def _shape_matches(onnx_shape: Optional[Tuple[Any, ...]], shape: Tuple[int, ...]) -> bool:
+    if onnx_shape is None or len(onnx_shape) != len(shape):
+        return False
+    return all(not isinstance(d, int) or d == s or d == 0 for d, s in zip(onnx_shape, shape))
+
+
+class _Mapper:
+    """Maps each module call's outputs to ONNX tensors (see :func:`capture`)."""
+
+    def __init__(self, graph: _Graph, calls: List[ModuleCall]):
+        self.g = graph
+        self.calls = calls
+        # (call order, output key) -> (tensor, nodes, note)
+        self.mapped: Dict[Tuple[int, str], Tuple[str, List[int], str]] = {}
+        self.reasons: Dict[Tuple[int, str], str] = {}
+        self.instance_of: Dict[int, str] = {}
+
+    def run(self) -> None:
+        by_path: Dict[str, List[ModuleCall]] = defaultdict(list)
+        for c in self.calls:
+            by_path[c.path].append(c)
+        for path, cs in by_path.items():
+            insts = self.g.instances.get(path, [])
+            if path == "":
+                continue
+            if len(insts) == len(cs):
+                for c, inst in zip(cs, insts):
+                    self.instance_of[c.order] = inst
+            for c in cs:
+                if c.order in self.instance_of:
+                    self._map_scope(c, self.instance_of[c.order])
+                elif not insts:
+                    for o in c.outputs:
+                        self.reasons[(c.order, o.key)] = "no ONNX nodes in its scope"
+                else:
+                    why = (f"called {len(cs)} times but exported in {len(insts)} scope"
+                           f"{'s' if len(insts) != 1 else ''}")
+                    if len(insts) < len(cs):
+                        why += (" (identical calls merged by the exporter, or one scope for "
+                                "all calls)")
+                    for o in c.outputs:
+                        self.reasons[(c.order, o.key)] = why
+        self._map_root()
+        self._fusions()
+        self._same_objects()
+
+    def _nodes(self, inst: str) -> List[int]:
+        return [i for i in self.g.instance_nodes[inst] if i not in self.g.constant]
+
+    def _map_scope(self, c: ModuleCall, inst: str) -> None:
+        nodes = self._nodes(inst)
+        inside = set(self.g.instance_nodes[inst])
+        graph_outputs = set(self.g.outputs)
+        leaving: List[str] = []  # produced inside, read outside or a graph output, in order
+        for i in nodes:
+            for t in self.g.nodes[i].output:
+                if not t:
+                    continue
+                if t in graph_outputs or any(j not in inside for j in self.g.consumers[t]):
+                    leaving.append(t)
+        taken: set = set()
+        for o in c.outputs:
+            want_dtype = o.value.dtype
+            exact, unknown = [], []
+            for t in leaving:
+                dtype, shape = self.g.types.get(t, (None, None))
+                if dtype is not None and dtype != want_dtype:
+                    continue
+                if shape is None or dtype is None:
+                    unknown.append(t)
+                elif _shape_matches(shape, o.value.shape):
+                    exact.append(t)
+            cands = [t for t in (exact or unknown) if t not in taken]
+            same_shape = [p for p in c.outputs
+                          if p.value.shape == o.value.shape and p.value.dtype == want_dtype]
+            if not nodes:
+                self.reasons[(c.order, o.key)] = "its scope has only constants"
+            elif not cands:
+                self.reasons[(c.order, o.key)] = (
+                    f"no tensor of shape {_shape_label(o.value.shape)} {want_dtype} leaves its "
+                    f"scope ({len(nodes)} nodes; inlined, folded into constants or reshaped "
+                    f"by the exporter)")
+            elif len(same_shape) > 1 and len(cands) > 1:
+                self.reasons[(c.order, o.key)] = (
+                    f"ambiguous: {len(cands)} tensors of shape {_shape_label(o.value.shape)} "
+                    f"leave its scope for {len(same_shape)} outputs of that shape")
+            else:
+                t = cands[-1]
+                taken.add(t)
+                self.mapped[(c.order, o.key)] = (t, nodes, "")
+
+    def _map_root(self) -> None:
+        roots = [c for c in self.calls if c.path == ""]
+        if len(roots) != 1:
+            return
+        c = roots[0]
+        nodes = [i for i in range(len(self.g.nodes)) if i not in self.g.constant]
+        if len(c.outputs) != len(self.g.outputs):
+            for o in c.outputs:
+                self.reasons[(c.order, o.key)] = (
+                    f"the module returns {len(c.outputs)} tensors, the graph has "
+                    f"{len(self.g.outputs)} outputs")
+            return
+        for o, t in zip(c.outputs, self.g.outputs):
+            dtype, shape = self.g.types.get(t, (None, None))
+            if (dtype is not None and dtype != o.value.dtype) or (
+                    shape is not None and not _shape_matches(shape, o.value.shape)):
+                self.reasons[(c.order, o.key)] = (
+                    f"graph output '{t}' is {_shape_label(shape or ())} {dtype}, the module's "
+                    f"{_shape_label(o.value.shape)} {o.value.dtype}")
+            else:
+                self.mapped[(c.order, o.key)] = (t, nodes, "")
+
+    def _fusions(self) -> None:
+        """A call without ONNX nodes that took the previous call's output and returned a new
+        tensor was fused by the exporter into that call's nodes (Conv + BatchNorm in eval):
+        the ONNX tensor is its output, not the previous call's."""
+        by_order = {c.order: c for c in self.calls}
+        for c in self.calls:
+            if c.path == "" or c.path in self.g.instances or len(c.outputs) != 1:
+                continue
+            prev = by_order.get(c.order - 1)
+            if prev is None or len(prev.outputs) != 1 or len(c.inputs) < 1:
+                continue
+            out, pout = c.outputs[0], prev.outputs[0]
+            if out.obj_id in {i.obj_id for i in c.inputs}:
+                continue  # returns its input: an identity, handled below
+            if c.inputs[0].obj_id != pout.obj_id or (prev.order, pout.key) not in self.mapped:
+                continue
+            if np.array_equal(out.value, c.inputs[0].value):
+                continue  # computes nothing on this input
+            t, _, _ = self.mapped[(prev.order, pout.key)]
+            dtype, shape = self.g.types.get(t, (None, None))
+            if (dtype is not None and dtype != out.value.dtype) or (
+                    shape is not None and not _shape_matches(shape, out.value.shape)):
+                continue
+            producer = self.g.producer.get(t)
+            pnodes = [producer] if producer is not None else []
+            pname = self.g.node_name(producer) if producer is not None else t
+            del self.mapped[(prev.order, pout.key)]
+            self.reasons[(prev.order, pout.key)] = (
+                f"fused by the exporter with {c.path} ({c.class_name}) into {pname}: its own "
+                f"output is not in the ONNX graph")
+            self.mapped[(c.order, out.key)] = (
+                t, pnodes, f"fused by the exporter into {pname} with {prev.path} "
+                f"({prev.class_name})")
+            self.reasons.pop((c.order, out.key), None)
+
+    def _same_objects(self) -> None:
+        """A call that returned the very tensor an earlier call returned (a container ending in
+        a submodule) maps to that call's ONNX tensor; one that returned its input is an
+        identity at inference (Dropout in eval, nn.Identity) with no ONNX nodes of its own."""
+        latest: Dict[int, Tuple[ModuleCall, str]] = {}
+        for c in self.calls:
+            for o in c.outputs:
+                k = (c.order, o.key)
+                if k not in self.mapped:
+                    if o.obj_id in {i.obj_id for i in c.inputs} and c.path not in self.g.instances:
+                        self.reasons[k] = ("returns its input unchanged (an identity at "
+                                           "inference): no ONNX nodes of its own")
+                    elif o.obj_id in latest:
+                        src, skey = latest[o.obj_id]
+                        t, nodes, _ = self.mapped[(src.order, skey)]
+                        self.mapped[k] = (t, nodes, f"the same tensor as {src.label}{skey}")
+                        self.reasons.pop(k, None)
+                if k in self.mapped:
+                    latest[o.obj_id] = (c, o.key)
+
+
+def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
+            kwargs: Optional[Mapping[str, Any]] = None, *,
+            onnx_model: Optional[ModelSource] = None, opset: Optional[int] = None,
+            export_kwargs: Optional[Mapping[str, Any]] = None) -> TorchCapture:
+    """Runs ``module`` with hooks, exports it (unless ``onnx_model`` is given) and maps every
+    module call's output tensors to the ONNX tensors that stand for them.
+
+    A call's output maps to the last tensor produced inside its exported scope (node names
+    "/layer1/layer1.0/conv1/Conv" of the TorchScript exporter, the "pkg.torch.onnx.name_scopes"
+    metadata of the dynamo exporter) that leaves the scope (read by a node outside it, or a
+    graph output) with the output's dtype and shape. The k-th call of a module takes the k-th
+    scope of that module. A module the exporter fused into its predecessor (BatchNorm after Conv)
+    takes the fused node's output and the predecessor is "not mapped"; a container returning a
+    submodule's tensor takes that submodule's ONNX tensor. Anything else ambiguous is "not
+    mapped" with the reason.
+
+    Args:
+        module: the torch.nn.Module; run in eval mode (its modes restored after) with autograd
+            on, as the exporter traces it.
+        args: positional arguments of ``module.forward`` (a tuple, or one tensor); tensors
+            nested in tuples, lists and dicts become graph inputs in order.
+        kwargs: keyword arguments of ``forward`` (graph inputs after ``args``, in signature
+            order).
+        onnx_model: the export to check (path, bytes or onnx.ModelProto); None exports with
+            ``torch.onnx.export`` into memory.
+        opset: ``opset_version`` for the export (None: the exporter's default).
+        export_kwargs: more keyword arguments for ``torch.onnx.export`` (e.g. ``input_names``,
+            ``dynamic_axes``, ``do_constant_folding``).
+
+    Returns:
+        a :class:`TorchCapture`: the model bytes, graph inputs (numpy), calls, mapping rows and
+        the golden dict (ONNX tensor name -> the framework's numpy value, float32 for float32).
+
+    Raises:
+        onnxdbg.UsageError: ``module`` is not a torch.nn.Module, ``onnx_model`` is no model,
+            or the graph's inputs do not match the tensors in ``args``/``kwargs``.
+        Whatever ``module.forward`` or ``torch.onnx.export`` raise.
+    """
+    if not isinstance(module, torch.nn.Module):
+        raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
+    if isinstance(module, torch.jit.ScriptModule):
+        raise _usage("module is a ScriptModule: its submodules run without Python hooks; pass "
+                     "the Python module")
+    if not isinstance(args, tuple):
+        args = (args,) if not isinstance(args, list) else tuple(args)
+    kwargs = dict(kwargs or {})
+    if onnx_model is not None and (opset is not None or export_kwargs):
+        raise _usage("opset and export_kwargs are for the export; with onnx_model nothing is "
+                     "exported")
+    model_bytes = (_export(module, args, kwargs, opset, export_kwargs) if onnx_model is None
+                   else _model_bytes(onnx_model))
+    proto = onnx.load_from_string(model_bytes)
+    graph = _Graph(proto, module)
+
+    flat_inputs = _forward_args(module, args, kwargs)
+    if len(flat_inputs) != len(graph.inputs):
+        raise _usage(
+            f"the ONNX graph has {len(graph.inputs)} inputs ({', '.join(graph.inputs)}) but "
+            f"args and kwargs hold {len(flat_inputs)} tensors: pass the arguments the model "
+            f"was exported with")
+    inputs: Dict[str, np.ndarray] = {}
+    for name, (key, t) in zip(graph.inputs, flat_inputs):
+        dtype, shape = graph.types.get(name, (None, None))
+        value = _to_numpy(t)
+        if dtype is not None and dtype != value.dtype:
+            raise _usage(f"graph input '{name}' is {dtype}, argument {key or 'args'} is "
+                         f"{value.dtype}")
+        if shape is not None and not _shape_matches(shape, value.shape):
+            raise _usage(f"graph input '{name}' has shape {_shape_label(shape)}, argument "
+                         f"{key or 'args'} {_shape_label(value.shape)}")
+        inputs[name] = value
+
+    calls, _ = _run_hooked(module, args, kwargs)
+    mapper = _Mapper(graph, calls)
+    mapper.run()
+
+    notes: List[str] = []
+    rows: List[ModuleRow] = []
+    golden: Dict[str, np.ndarray] = {}
+    owner: Dict[str, str] = {}
+    for c in calls:
+        for s in c.skipped:
+            notes.append(f"{c.label}: output {s} is not a tensor; not compared")
+        for o in c.outputs:
+            k = (c.order, o.key)
+            row = ModuleRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
+                            calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
+                            shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
+                            reason=mapper.reasons.get(k, "not mapped"))
+            if k in mapper.mapped:
+                t, nodes, how = mapper.mapped[k]
+                if t in golden and not np.array_equal(golden[t], o.value, equal_nan=True):
+                    row.reason = (f"its ONNX tensor '{t}' is also {owner[t]}'s output, which "
+                                  f"holds another value (updated in place?)")
+                else:
+                    golden.setdefault(t, o.value)
+                    owner.setdefault(t, row.label)
+                    row.mapped = True
+                    row.onnx_tensor = t
+                    row.onnx_nodes = [graph.node_name(i) for i in nodes]
+                    if t in graph.producer:
+                        row.onnx_node = graph.node_name(graph.producer[t])
+                    row.reason = how
+            rows.append(row)
+
+    outputs: List[OutputRow] = []
+    root = [c for c in calls if c.path == ""]
+    if root and len(root[0].outputs) == len(graph.outputs):
+        for o, name in zip(root[0].outputs, graph.outputs):
+            outputs.append(OutputRow(name=name, key=o.key, shape=tuple(o.value.shape),
+                                     dtype=str(o.value.dtype)))
+            golden.setdefault(name, o.value)
+    else:
+        notes.append(f"final outputs not compared: the module returns "
+                     f"{len(root[0].outputs) if root else 0} tensors, the graph has "
+                     f"{len(graph.outputs)} outputs")
+    opset_version = None
+    for imp in proto.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            opset_version = imp.version
+    return TorchCapture(model=model_bytes, inputs=inputs, calls=calls, rows=rows, golden=golden,
+                        outputs=outputs, notes=notes, module_class=type(module).__name__,
+                        opset=opset_version, node_count=len(graph.nodes))
+
+
+# --- comparing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class TorchCompareResult:
+    """A module compared with its ONNX export, module call by module call.
+
+    Attributes:
+        backend: the backend that ran the ONNX model.
+        atol, rtol: the tolerances (|a - g| <= atol + rtol * |g| element-wise).
+        modules: one :class:`ModuleRow` per tensor output of each module call, in the order
+            the calls returned (children before their parents).
+        outputs: the final outputs (:class:`OutputRow`).
+        first_divergent_module: dotted path of the first module (execution order) whose own
+            ONNX nodes, re-run alone on the framework's inputs, are outside tolerance ("" is the
+            root module); None when no module is.
+        first_divergent_nodes: that module's ONNX node names.
+        notes: what was skipped or approximated.
+        report: the :func:`onnxdbg.compare` result's JSON (``run --json``'s object).
+        model: the ONNX model compared (bytes).
+    """
+
+    backend: str
+    atol: float
+    rtol: float
+    modules: List[ModuleRow]
+    outputs: List[OutputRow]
+    first_divergent_module: Optional[str]
+    first_divergent_nodes: List[str]
+    notes: List[str]
+    report: Dict[str, Any]
+    model: bytes = field(repr=False)
+    module_class: str = ""
+    opset: Optional[int] = None
+    node_count: int = 0
+    _first: Optional[ModuleRow] = field(default=None, repr=False)
+
+    @property
+    def agree(self) -> bool:
+        """Every compared module output and final output is within tolerance."""
+        rows = [r.passed for r in self.modules if r.passed is not None]
+        rows += [o.passed for o in self.outputs if o.passed is not None]
+        return all(rows) and bool(rows)
+
+    @property
+    def verdict(self) -> str:
+        """"agree" or "disagree"."""
+        return "agree" if self.agree else "disagree"
+
+    def verdict_line(self) -> str:
+        """One sentence: the verdict, and the first divergent module with its ONNX nodes."""
+        mapped = sum(r.mapped for r in self.modules)
+        tol = f"atol {self.atol:g}, rtol {self.rtol:g}"
+        compared = [r for r in self.modules if r.passed is not None]
+        compared += [o for o in self.outputs if o.passed is not None]
+        if not compared:
+            return ("verdict: disagree: nothing was compared (no module output and no final "
+                    "output maps to an ONNX tensor the backend produced)")
+        if self.agree:
+            return (f"verdict: agree: {mapped} of {len(self.modules)} module outputs mapped to "
+                    f"ONNX tensors and every one, and every final output, is within {tol} on "
+                    f"{self.backend}")
+        if self._first is not None:
+            r = self._first
+            own = f"{_fmt(r.own_error)}" if r.own_error is not None else "-"
+            return (f"verdict: disagree: first divergent module: {r.label} ({r.class_name}), "
+                    f"ONNX nodes {_nodes_label(self.first_divergent_nodes)}; alone on the "
+                    f"framework's inputs its error is {own}, outside {tol} on {self.backend}")
+        failing = [r for r in self.modules if r.passed is False]
+        if failing:
+            return (f"verdict: disagree: {len(failing)} module outputs outside {tol} on "
+                    f"{self.backend}, but none on its own (the difference is in code no mapped "
+                    f"module covers); first outside tolerance: {failing[0].label}")
+        return (f"verdict: disagree: the final outputs differ beyond {tol} on {self.backend}; "
+                f"no mapped module output does")
+
+    def __str__(self) -> str:
+        mapped = sum(r.mapped for r in self.modules)
+        lines = [f"onnxdbg.torch: {self.module_class or 'module'} against its ONNX export "
+                 f"({self.node_count} nodes, opset {self.opset}) on {self.backend}, atol "
+                 f"{self.atol:g} rtol {self.rtol:g}",
+                 f"{len(self.modules)} module outputs, {mapped} mapped to ONNX tensors", ""]
+        rows = []
+        for r in self.modules:
+            if not r.mapped:
+                result = "not mapped: " + r.reason
+            elif r.passed is None:
+                result = "not compared" + (f": {r.note}" if r.note else "")
+            else:
+                result = "pass" if r.passed else "FAIL"
+            nodes = "-" if not r.onnx_nodes else (
+                (r.onnx_node or r.onnx_nodes[-1])
+                + (f" (+{len(r.onnx_nodes) - 1})" if len(r.onnx_nodes) > 1 else ""))
+            rows.append([r.label, r.class_name, nodes,
+                         _shape_label(r.shape), _fmt(r.max_abs_error), _fmt(r.max_rel_error),
+                         _fmt(r.own_error), r.source or "-", result])
+        lines += _table(["module", "class", "ONNX nodes", "shape", "max abs err", "max rel err",
+                         "own err", "error is", "result"], rows, right=(4, 5, 6))
+        if self.outputs:
+            lines.append("")
+            out_rows = [[o.name, o.key or "-", _shape_label(o.shape), _fmt(o.max_abs_error),
+                         _fmt(o.max_rel_error),
+                         "-" if o.passed is None else ("pass" if o.passed else "FAIL")]
+                        for o in self.outputs]
+            lines += _table(["output", "module output", "shape", "max abs err", "max rel err",
+                             "result"], out_rows, right=(3, 4))
+        for r in self.modules:
+            if r.note and r.passed is not None:
+                lines.append(f"  note: {r.label}: {r.note}")
+        for n in self.notes:
+            lines.append(f"  note: {n}")
+        lines += ["", self.verdict_line()]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        first = f" first={self.first_divergent_module!r}" if self.first_divergent_module else ""
+        return f"<onnxdbg.torch.TorchCompareResult {self.verdict}{first}>"
+
+    def to_json(self) -> Dict[str, Any]:
+        """The result as a JSON-ready dict: backend, atol, rtol, modules (each row's fields
+        plus "label"), outputs, first_divergent_module, first_divergent_nodes, agree, verdict,
+        verdict_line, notes, and "report" (:func:`onnxdbg.compare`'s JSON). Non-finite errors
+        are null, as in ``onnxdbg run --json``."""
+        def clean(d: Dict[str, Any]) -> Dict[str, Any]:
+            out = {}
+            for k, v in d.items():
+                if isinstance(v, float) and not math.isfinite(v):
+                    v = None
+                elif isinstance(v, tuple):
+                    v = list(v)
+                out[k] = v
+            return out
+
+        modules = []
+        for r in self.modules:
+            d = clean(dataclasses.asdict(r))
+            d["label"] = r.label
+            modules.append(d)
+        return {
+            "backend": self.backend,
+            "atol": self.atol,
+            "rtol": self.rtol,
+            "opset": self.opset,
+            "modules": modules,
+            "outputs": [clean(dataclasses.asdict(o)) for o in self.outputs],
+            "first_divergent_module": self.first_divergent_module,
+            "first_divergent_nodes": list(self.first_divergent_nodes),
+            "agree": self.agree,
+            "verdict": self.verdict,
+            "verdict_line": self.verdict_line(),
+            "notes": list(self.notes),
+            "report": self.report,
+        }
+
+    def overlay(self) -> Dict[str, Any]:
+        """The viewer's report object (``onnxdbg run --json``'s shape) with the module
+        errors: one "layerwise" row per ONNX node, carrying the error of the innermost mapped
+        module whose scope holds it (module label and class in "note"), "comparisons" for
+        the final outputs, "first_divergent_node" the first divergent module's producing node.
+        """
+        proto = onnx.load_from_string(self.model)
+        index = {n.name: i for i, n in enumerate(proto.graph.node) if n.name}
+        producer = {t: i for i, n in enumerate(proto.graph.node) for t in n.output}
+        # Innermost module per node: the mapped row with the fewest nodes that holds it.
+        best: Dict[str, ModuleRow] = {}
+        for r in self.modules:
+            if not r.mapped or r.passed is None:
+                continue
+            for n in r.onnx_nodes:
+                cur = best.get(n)
+                if cur is None or len(r.onnx_nodes) < len(cur.onnx_nodes):
+                    best[n] = r
+        rows = []
+        for n, r in sorted(best.items(), key=lambda kv: index.get(kv[0], -1)):
+            node = proto.graph.node[index[n]] if n in index else None
+            rows.append({
+                "tensor": r.onnx_tensor, "node": n, "node_index": index.get(n, -1),
+                "op_type": node.op_type if node is not None else "", "backend": self.backend,
+                "observed": True,
+                "note": f"module {r.label} ({r.class_name})" + (f": {r.reason}" if r.reason
+                                                               else ""),
+                "atol": self.atol, "rtol": self.rtol,
+                "max_abs_error": _json_num(r.max_abs_error),
+                "max_rel_error": _json_num(r.max_rel_error),
+                "own_error": _json_num(r.own_error), "error_source": r.source,
+                "pass": bool(r.passed), "module": r.path, "module_class": r.class_name,
+            })
+        comparisons = [{
+            "output": o.name, "backend": self.backend, "against": "pytorch",
+            "shape": list(o.shape), "atol": self.atol, "rtol": self.rtol,
+            "max_abs_error": _json_num(o.max_abs_error),
+            "max_rel_error": _json_num(o.max_rel_error),
+            "pass": bool(o.passed) if o.passed is not None else False, "reason": "",
+        } for o in self.outputs]
+        first = None
+        if self._first is not None and self._first.onnx_tensor is not None:
+            t = self._first.onnx_tensor
+            p = producer.get(t)
+            node = proto.graph.node[p] if p is not None else None
+            first = {"node": node.name if node is not None else "",
+                     "node_index": p if p is not None else -1,
+                     "op_type": node.op_type if node is not None else "",
+                     "backend": self.backend, "tensor": t,
+                     "own_error": _json_num(self._first.own_error), "basis": "module",
+                     "module": self._first.path, "precision": None, "repro": None}
+        return {"verdict": self.verdict, "verdict_line": self.verdict_line(),
+                "error_stat": "elemwise", "layerwise": rows, "comparisons": comparisons,
+                "first_divergent_node": first}
+
+    def to_html(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the viewer page of the ONNX model (one self-contained HTML file at ``path``)
+        with every node painted with its module's error (see :meth:`overlay`).
+
+        Raises:
+            onnxdbg.Error: this build of onnxdbg has no viewer.
+        """
+        writer = getattr(onnxdbg, "_write_html_overlay", None)
+        if writer is None:
+            raise onnxdbg.Error("this build of onnxdbg has no HTML viewer")
+        writer(self.model, self.overlay(), path)
+
+
+def _json_num(v: Optional[float]) -> Optional[float]:
+    return v if v is not None and math.isfinite(v) else None
+
+
+class _Isolator:
+    """Re-runs a module's ONNX nodes alone on the framework's values of their inputs."""
+
+    def __init__(self, cap: TorchCapture, backend: str, atol: float, rtol: float):
+        self.cap = cap
+        self.backend = backend
+        self.atol = atol
+        self.rtol = rtol
+        self.proto = onnx.load_from_string(cap.model)
+        g = self.proto.graph
+        self.index = {n.name: i for i, n in enumerate(g.node) if n.name}
+        self.initializers = {t.name for t in g.initializer}
+        self.constants = {t for n in g.node if n.op_type == "Constant" for t in n.output}
+        self.calls = {(c.path, c.call_index): c for c in cap.calls}
+        self._reference: Optional[Dict[str, np.ndarray]] = None
+        self._types: Optional[Dict[str, TensorType]] = None
+
+    def reference(self) -> Dict[str, np.ndarray]:
+        if self._reference is None:
+            self._reference = onnxdbg.run(self.cap.model, self.cap.inputs, backend="reference",
+                                          intermediates=True)
+        return self._reference
+
+    def own_error(self, r: ModuleRow) -> Tuple[Optional[float], Optional[bool], str]:
+        """(own max abs error, own pass, note) of row ``r``; (None, None, why) when it cannot
+        be isolated."""
+        g = self.proto.graph
+        nodes = [g.node[self.index[n]] for n in r.onnx_nodes if n in self.index]
+        if not nodes or r.onnx_tensor is None:
+            return None, None, "not isolated: its ONNX nodes have no names"
+        produced = {t for n in nodes for t in n.output}
+        boundary: List[str] = []
+        for n in nodes:
+            for t in n.input:
+                if (t and t not in produced and t not in self.initializers
+                        and t not in self.constants and t not in boundary):
+                    boundary.append(t)
+        call = self.calls.get((r.path, r.call_index))
+        feeds: Dict[str, np.ndarray] = {}
+        from_reference: List[str] = []
+        for t in boundary:
+            if t in self.cap.golden:
+                feeds[t] = self.cap.golden[t]
+            elif t in self.cap.inputs:
+                feeds[t] = self.cap.inputs[t]
+            else:
+                value = self._call_input(call, t)
+                if value is None:
+                    value = self.reference().get(t)
+                    from_reference.append(t)
+                if value is None:
+                    return None, None, f"not isolated: no value for its input '{t}'"
+                feeds[t] = value
+        try:
+            sub = onnxdbg.extract(self.cap.model, inputs=boundary, outputs=[r.onnx_tensor])
+            out = onnxdbg.run(sub, feeds, backend=self.backend)
+        except onnxdbg.Error as e:
+            return None, None, f"not isolated: {e}"
+        got = out.get(r.onnx_tensor)
+        if got is None:
+            return None, None, "not isolated: the subgraph did not return the tensor"
+        golden = self.cap.golden[r.onnx_tensor]
+        err, _, ok = _errors(got, golden, self.atol, self.rtol)
+        note = ""
+        if from_reference:
+            note = ("isolated on the reference's values of " + ", ".join(from_reference)
+                    + " (no framework value)")
+        return err, ok, note
+
+    def _call_input(self, call: Optional[ModuleCall], tensor: str) -> Optional[np.ndarray]:
+        """The call's own input with the ONNX tensor's type (when exactly one value fits)."""
+        if call is None:
+            return None
+        if self._types is None:
+            self._types = _tensor_types(self.proto)
+        dtype, shape = self._types.get(tensor, (None, None))
+        fits = [i.value for i in call.inputs
+                if (dtype is None or i.value.dtype == dtype)
+                and (shape is None or _shape_matches(shape, i.value.shape))]
+        if not fits or any(not np.array_equal(f, fits[0]) for f in fits[1:]):
+            return None
+        if shape is None and len(call.inputs) != 1:
+            return None
+        return fits[0]
+
+
+def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
+            kwargs: Optional[Mapping[str, Any]] = None, *,
+            onnx_model: Optional[ModelSource] = None, opset: Optional[int] = None,
+            backend: str = "reference", atol: float = 1e-4, rtol: float = 1e-3,
+            export_kwargs: Optional[Mapping[str, Any]] = None) -> TorchCompareResult:
+    """Compares ``module`` with its ONNX export module by module and names the first module
+    whose ONNX nodes compute something else.
+
+    The module runs once with hooks (see :func:`capture` for how its calls are mapped to ONNX
+    tensors); the ONNX model runs on ``backend`` with the same inputs, and every mapped
+    tensor and final output is compared with the framework's value (layerwise
+    :func:`onnxdbg.compare` with those values as golden). A module output outside tolerance is
+    re-run alone (its ONNX nodes extracted, fed the framework's values of their inputs, or
+    the reference's where the framework has none, which the row's note says): "own" when it
+    still diverges, "inherited" when the error came from upstream.
+
+    Args:
+        module: a torch.nn.Module (run in eval mode; its modes are restored).
+        args: positional arguments of ``forward`` (a tuple, or one tensor).
+        kwargs: keyword arguments of ``forward``.
+        onnx_model: an earlier export to check (path, bytes, onnx.ModelProto); None: exported
+            now with ``torch.onnx.export`` into memory.
+        opset: ``opset_version`` for the export.
+        backend: the onnxdbg backend that runs the ONNX model ("reference", "onnxruntime",
+            with options as on the command line).
+        atol, rtol: |onnx - torch| <= atol + rtol * |torch| element-wise (units of each tensor).
+        export_kwargs: more keyword arguments for ``torch.onnx.export``.
+
+    Returns:
+        a :class:`TorchCompareResult`; ``str()`` prints the tables and the verdict line.
+
+    Raises:
+        onnxdbg.UsageError: misuse (see :func:`capture`; a backend that is not a string).
+        onnxdbg.Error: the ONNX model cannot be loaded or run.
+    """
+    if not isinstance(backend, str) or not backend:
+        raise _usage("backend must be one backend name (a string), e.g. 'reference'")
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+            raise _usage(f"{name} must be a number >= 0, not {v!r}")
+    cap = capture(module, args, kwargs, onnx_model=onnx_model, opset=opset,
+                  export_kwargs=export_kwargs)
+    res = onnxdbg.compare(cap.model, backends=(backend,), inputs=cap.inputs, golden=cap.golden,
+                          atol=float(atol), rtol=float(rtol), layerwise=True)
+    report = res.to_json()
+    backend_name = backend.split(":", 1)[0]
+
+    def ours(row: Mapping[str, Any]) -> bool:
+        b = str(row.get("backend", ""))
+        return b in (backend, backend_name) or b.split(":", 1)[0] == backend_name
+
+    samples = report["samples"] if "samples" in report else [report]
+    layer = {e["tensor"]: e for s in samples for e in s.get("layerwise", []) if ours(e)}
+    finals = {e["output"]: e for s in samples for e in s.get("comparisons", []) if ours(e)}
+
+    rows = [dataclasses.replace(r) for r in cap.rows]
+    for r in rows:
+        if not r.mapped:
+            continue
+        e = layer.get(r.onnx_tensor) or finals.get(r.onnx_tensor)
+        if e is None:
+            r.note = f"not observed on {backend}"
+            continue
+        if "observed" in e and not e["observed"]:
+            r.note = e.get("note") or f"not observed on {backend}"
+            continue
+        r.max_abs_error = _finite(e.get("max_abs_error"))
+        r.max_rel_error = _finite(e.get("max_rel_error"))
+        r.passed = bool(e.get("pass"))
+        if r.max_abs_error is None and not r.passed:
+            r.max_abs_error = math.inf
+
+    outputs = [dataclasses.replace(o) for o in cap.outputs]
+    for o in outputs:
+        e = finals.get(o.name) or layer.get(o.name)
+        if e is None:
+            continue
+        o.max_abs_error = _finite(e.get("max_abs_error"))
+        o.max_rel_error = _finite(e.get("max_rel_error"))
+        o.passed = bool(e.get("pass"))
+
+    iso = _Isolator(cap, backend, float(atol), float(rtol))
+    own_cache: Dict[str, Tuple[Optional[float], Optional[bool], str]] = {}
+    first: Optional[ModuleRow] = None
+    for r in rows:
+        if r.passed is not False:
+            continue
+        key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
+        if key not in own_cache:
+            own_cache[key] = iso.own_error(r)
+        err, ok, note = own_cache[key]
+        r.own_error = err
+        if note:
+            r.note = note
+        if ok is not None:
+            r.source = "inherited" if ok else "own"
+        if r.source == "own" and first is None:
+            first = r
+    return TorchCompareResult(
+        backend=backend, atol=float(atol), rtol=float(rtol), modules=rows, outputs=outputs,
+        first_divergent_module=first.path if first is not None else None,
+        first_divergent_nodes=list(first.onnx_nodes) if first is not None else [],
+        notes=list(cap.notes), report=report, model=cap.model, module_class=cap.module_class,
+        opset=cap.opset, node_count=cap.node_count, _first=first)
