@@ -207,7 +207,10 @@ api::ReduceResult reduce_model(const std::string& model, const std::string& outp
   o.mode = mode;
   o.strategies = strategies;
   o.load_inputs = load_inputs;
-  o.generate = generation(seed, shapes, ranges);
+  o.generate = generation(seed, {}, ranges);
+  // The shapes fix the model's dynamic dims before reducing (--model-input-shapes); the
+  // generated values then follow them.
+  if (Status st = parse_input_shapes(shapes, o.model_input_shapes); !st) raise_status(st);
   o.keep_inputs = keep_inputs;
   o.keep_outputs = keep_outputs;
   o.journal = journal;
@@ -299,6 +302,7 @@ PYBIND11_MODULE(_core, m) {
         return r.stopped ? std::string() : r.stopped.to_string();
       })
       .def("best_so_far", [](const api::ReduceResult& r) { return r.best_so_far; })
+      .def("raise_stopped", [](const api::ReduceResult& r) { raise_status(r.stopped); })
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
   m.def("reduce", &reduce_model);
 

@@ -584,13 +584,17 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
         mode: "bisect", "linear" or "full" (delta debugging; Zeller and Hildebrandt, 2002), or
             ``strategies`` by name.
         inputs: a data file of input values (else generated as :func:`run`).
+        input_shapes: sizes of the model's dynamic input dims, fixed before reducing
+            (``--model-input-shapes``): candidates then get values and static shapes.
         keep_inputs, keep_outputs: do not remove graph inputs / outputs.
         output: where the reduced model is written (after every success, so a Ctrl-C keeps the
             best so far); None: a temporary file owned by the result.
 
     Raises:
         UsageError for no oracle or both, an unknown mode or strategy; those of :func:`load`.
-        An exception raised by ``oracle`` stops the reduction with an Error naming it.
+        An exception raised by ``oracle`` stops the reduction with an Error naming it; when a
+        smaller failing model was found before, it is returned instead, with ``stopped`` set
+        and an OnnxdbgWarning.
     """
     m = load(model)
     if (oracle is None) == (fail_on is None):
@@ -608,12 +612,17 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
                   list(strategies), _path_or_empty(inputs), int(seed), _shapes(input_shapes),
                   _ranges(val_range), bool(keep_inputs), bool(keep_outputs),
                   os.path.join(owned, "reduced.journal") if owned else "", int(jobs))
+        if r.stopped() and not r.best_so_far():
+            r.raise_stopped()  # nothing was written: the oracle failed, say, on the original
         result = ReducedModel(out, r, owned)
     except BaseException:
         if owned:
             shutil.rmtree(owned, True)
         raise
     _warn(result.messages)
+    if result.stopped:
+        warnings.warn(f"the reduction stopped early ({result.stopped}); this is the smallest "
+                      "failing model found before that", OnnxdbgWarning, stacklevel=2)
     return result
 
 

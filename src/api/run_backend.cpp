@@ -54,8 +54,8 @@ Expected<BackendRunResult> run_backend(const BackendRunOptions& o, const CallCon
   ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(o.model));
   for (const auto& w : model.warnings) add_warning(r.messages, w);
   const onnx::GraphProto& graph = model.proto.graph();
-  ODB_ASSIGN_OR_RETURN(r.inputs, backend_inputs(o, graph));
   ODB_ASSIGN_OR_RETURN(auto backend, create_backend(o.backend));
+  ODB_ASSIGN_OR_RETURN(r.inputs, backend_inputs(o, graph));
   r.describe = backend->describe();
   if (ctx.cancel.cancelled()) return cancelled("run cancelled before " + r.backend + " ran");
   if (ctx.progress) ctx.progress("running the model on " + r.backend);

@@ -89,12 +89,12 @@ def test_run_intermediates(mlp, backend):
 
 def test_run_generates_inputs_like_the_cli(mlp):
     path, _, _ = mlp
-    a = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7)
-    b = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7)
-    c = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=8)
+    a = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7, intermediates=True)
+    b = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=7, intermediates=True)
+    c = onnxdbg.run(path, input_shapes={"x": (3, 4)}, seed=8, intermediates=True)
     assert a["y"].shape == (3, 3)
-    np.testing.assert_array_equal(a["y"], b["y"])
-    assert not np.array_equal(a["y"], c["y"])
+    np.testing.assert_array_equal(a["mm"], b["mm"])
+    assert not np.array_equal(a["mm"], c["mm"])
 
 
 def test_run_arrays_in_and_out(mlp):
@@ -134,8 +134,8 @@ def test_compare_prints_what_the_cli_prints(mlp, cli):
     ours, theirs = str(r).splitlines(), cli_out.stdout.splitlines()
     assert ours[-1] == theirs[-1]  # the verdict line
     # The tables are the same but for the timings measured in each run.
-    strip = lambda lines: [" ".join(w for w in l.split() if not any(c.isdigit() for c in w))
-                           for l in lines]
+    timing = lambda w: any(c.isdigit() for c in w) or set(w) == {"-"} or w in ("s", "ms", "us")
+    strip = lambda lines: [" ".join(w for w in l.split() if not timing(w)) for l in lines]
     assert strip(ours) == strip(theirs)
     j = r.to_json()
     assert j["verdict"] == "agree"
@@ -222,8 +222,8 @@ def test_reduce_with_a_python_oracle(mlp):
         calls.append(1)
         return any(n.op_type == "Add" for n in onnx.load_from_string(model_bytes).graph.node)
 
-    r = onnxdbg.reduce(path, still_fails, progress=False)
-    assert [n.op_type for n in r.nodes] == ["Add"]
+    r = onnxdbg.reduce(path, still_fails, input_shapes={"x": (2, 4)}, progress=False)
+    assert [n.op_type for n in r.nodes] == ["Add"], str(r)
     assert calls
     assert "Add" in str(r)
     assert r.stopped == ""
@@ -236,7 +236,7 @@ def test_reduce_oracle_errors_stop_it(mlp):
         raise RuntimeError("oracle exploded")
 
     with pytest.raises(onnxdbg.Error, match="oracle exploded"):
-        onnxdbg.reduce(path, broken, progress=False)
+        onnxdbg.reduce(path, broken, input_shapes={"x": (2, 4)}, progress=False)
     with pytest.raises(onnxdbg.UsageError):
         onnxdbg.reduce(path)
 
@@ -250,7 +250,8 @@ def test_reduce_det_model_conv_transpose_to_one_node(models_dir):
         return any(n.op_type == "ConvTranspose"
                    for n in onnx.load_from_string(model_bytes).graph.node)
 
-    r = onnxdbg.reduce(det, has_conv_transpose, mode="bisect", progress=False)
+    r = onnxdbg.reduce(det, has_conv_transpose, mode="bisect",
+                       input_shapes={"x": (1, 3, 320, 320)}, progress=False)
     assert [n.op_type for n in r.nodes] == ["ConvTranspose"], str(r)
 
 
@@ -262,11 +263,10 @@ def test_keyboard_interrupt_stops_a_long_call(models_dir, tmp_path):
     if not os.path.isfile(det):
         pytest.skip("ch_PP-OCRv4_det_infer.onnx not fetched")
     script = (
-        "import sys, time, onnxdbg\n"
-        "t0 = time.time()\n"
+        "import sys, onnxdbg\n"
         "try:\n"
         f"    onnxdbg.compare({det!r}, layerwise=True, input_shapes={{'x': (1, 3, 640, 640)}},\n"
-        "                    progress=False)\n"
+        "                    iterations=6, progress=lambda line: print(line, flush=True))\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted', flush=True)\n"
         "    sys.exit(3)\n"
@@ -274,7 +274,9 @@ def test_keyboard_interrupt_stops_a_long_call(models_dir, tmp_path):
     env = dict(os.environ, TMPDIR=str(tmp_path))
     p = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
                          text=True)
-    time.sleep(4)
+    for line in p.stdout:  # the layerwise pass of the first sample has begun
+        if "batch" in line:
+            break
     t0 = time.time()
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=60)
