@@ -12,6 +12,10 @@ trap 'rm -rf "$work"' EXIT
   cmake --build "$ROOT/build" --target make-demo-model >/dev/null
   "$ROOT/build/make-demo-model" "$work/demo.onnx"
 }
+# ccache, where installed, shares the objects `make` compiled (same flags, paths made relative).
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$ROOT")}
+fi
 i=0
 for py in /usr/bin/python3 python3; do
   i=$((i + 1))

@@ -183,7 +183,7 @@ struct BackendRunResult {
   TensorMap intermediates;  ///< with `intermediates`: every other main-graph node output
   std::string backend;      ///< BackendSpec::to_string()
   std::string describe;     ///< the engine and its version ("ONNX Runtime 1.29.0, CPU")
-  std::vector<std::string> providers;  ///< execution providers the session used
+  std::vector<std::string> providers;        ///< execution providers the session used
   double load_seconds = 0, run_seconds = 0;  ///< session creation and the inference call, s
   Messages messages;  ///< the backend's warnings (an option it ignored, a provider fallback)
 };

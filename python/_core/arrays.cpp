@@ -58,21 +58,36 @@ DType dtype_of(const py::dtype& dt, const std::string& name) {
 
 const char* numpy_name(DType t) {
   switch (t) {
-    case DType::kFloat: return "float32";
-    case DType::kUint8: return "uint8";
-    case DType::kInt8: return "int8";
-    case DType::kUint16: return "uint16";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kBool: return "bool";
-    case DType::kFloat16: return "float16";
-    case DType::kDouble: return "float64";
-    case DType::kUint32: return "uint32";
-    case DType::kUint64: return "uint64";
-    case DType::kComplex64: return "complex64";
-    case DType::kComplex128: return "complex128";
-    default: return nullptr;
+    case DType::kFloat:
+      return "float32";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUint16:
+      return "uint16";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kBool:
+      return "bool";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kDouble:
+      return "float64";
+    case DType::kUint32:
+      return "uint32";
+    case DType::kUint64:
+      return "uint64";
+    case DType::kComplex64:
+      return "complex64";
+    case DType::kComplex128:
+      return "complex128";
+    default:
+      return nullptr;
   }
 }
 
@@ -94,20 +109,21 @@ Tensor to_tensor(const py::handle& obj, const std::string& name) {
     py::list flat = a.attr("ravel")().attr("tolist")();
     for (size_t i = 0; i < flat.size(); ++i)
       t->strings()[i] = py::isinstance<py::bytes>(flat[i]) ? flat[i].cast<std::string>()
-                                                            : py::str(flat[i]).cast<std::string>();
+                                                           : py::str(flat[i]).cast<std::string>();
     return std::move(*t);
   }
   // C order and native byte order, else one contiguous copy (numpy's ascontiguousarray).
   const bool native = a.dtype().attr("isnative").cast<bool>();
   if (!(a.flags() & py::array::c_style) || !native)
-    a = py::module_::import("numpy").attr("ascontiguousarray")(
-        a, a.dtype().attr("newbyteorder")("="));
+    a = py::module_::import("numpy").attr("ascontiguousarray")(a,
+                                                               a.dtype().attr("newbyteorder")("="));
   Shape shape = shape_of(a);
   const size_t bytes = static_cast<size_t>(a.nbytes());
   PyObject* owner = a.ptr();
   Py_INCREF(owner);  // released by release_array when the Tensor's buffer dies
   auto* data = static_cast<std::byte*>(const_cast<void*>(a.data()));
-  auto t = Tensor::adopt(dtype, std::move(shape), ByteBuffer::adopt(data, bytes, release_array, owner));
+  auto t =
+      Tensor::adopt(dtype, std::move(shape), ByteBuffer::adopt(data, bytes, release_array, owner));
   if (!t) throw py::value_error("input '" + name + "': " + t.status().message());
   return std::move(*t);
 }

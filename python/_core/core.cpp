@@ -26,7 +26,8 @@ ErrorTypes& error_types() {
   return *t;
 }
 
-ToleranceSpec tolerance(const std::vector<std::string>& atol, const std::vector<std::string>& rtol) {
+ToleranceSpec tolerance(const std::vector<std::string>& atol,
+                        const std::vector<std::string>& rtol) {
   ToleranceSpec spec;
   spec.default_tol = {1e-5, 1e-5};
   if (Status st = parse_tolerance_args(atol, rtol, spec); !st) raise_status(st);
@@ -55,8 +56,8 @@ std::vector<TensorMap> samples(const py::list& dicts) {
 py::list messages(const api::Messages& m) {
   py::list out;
   for (const auto& msg : m)
-    out.append(py::make_tuple(msg.kind == api::Message::Kind::kWarning ? "warning" : "note",
-                              msg.text));
+    out.append(
+        py::make_tuple(msg.kind == api::Message::Kind::kWarning ? "warning" : "note", msg.text));
   return out;
 }
 
@@ -123,15 +124,15 @@ py::dict model_info(const std::string& path) {
   d["nodes"] = nodes;
   d["opsets"] = opsets;
   d["ir_version"] = m.proto.ir_version();
-  d["producer"] = m.proto.producer_name() + (m.proto.producer_version().empty()
-                                                 ? std::string()
-                                                 : " " + m.proto.producer_version());
+  d["producer"] =
+      m.proto.producer_name() +
+      (m.proto.producer_version().empty() ? std::string() : " " + m.proto.producer_version());
   d["warnings"] = m.warnings;
   return d;
 }
 
-py::dict run_backend(const std::string& model, const std::string& backend,
-                     const py::object& inputs, uint64_t seed, const std::vector<std::string>& shapes,
+py::dict run_backend(const std::string& model, const std::string& backend, const py::object& inputs,
+                     uint64_t seed, const std::vector<std::string>& shapes,
                      const std::vector<std::string>& ranges, bool intermediates,
                      uint64_t memory_budget, const py::object& progress) {
   api::BackendRunOptions o;
@@ -156,17 +157,16 @@ py::dict run_backend(const std::string& model, const std::string& backend,
   return d;
 }
 
-api::RunResult compare_backends(const std::string& model, const std::string& backend_list,
-                       const py::list& inputs, const std::string& load_inputs,
-                       const py::list& golden, const std::string& load_outputs,
-                       std::optional<int> iterations, std::optional<size_t> sample, uint64_t seed,
-                       const std::vector<std::string>& shapes,
-                       const std::vector<std::string>& ranges, const std::vector<std::string>& atol,
-                       const std::vector<std::string>& rtol, const std::string& error_stat,
-                       bool validate, bool layerwise, bool isolate, uint64_t memory_budget,
-                       const std::string& save_repro, const std::string& reference_accumulate,
-                       bool strict_providers, const std::string& save_inputs,
-                       const std::string& save_outputs, const py::object& progress) {
+api::RunResult compare_backends(
+    const std::string& model, const std::string& backend_list, const py::list& inputs,
+    const std::string& load_inputs, const py::list& golden, const std::string& load_outputs,
+    std::optional<int> iterations, std::optional<size_t> sample, uint64_t seed,
+    const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
+    const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
+    const std::string& error_stat, bool validate, bool layerwise, bool isolate,
+    uint64_t memory_budget, const std::string& save_repro, const std::string& reference_accumulate,
+    bool strict_providers, const std::string& save_inputs, const std::string& save_outputs,
+    const py::object& progress) {
   api::RunOptions o;
   o.model = model;
   o.backends = backends(backend_list);
@@ -191,16 +191,15 @@ api::RunResult compare_backends(const std::string& model, const std::string& bac
   return call_library([&](const api::CallContext& ctx) { return api::run(o, ctx); }, progress);
 }
 
-api::ReduceResult reduce_model(const std::string& model, const std::string& output,
-                         const py::object& oracle, const std::vector<std::string>& fail_on,
-                         const std::string& backend_list, const std::vector<std::string>& atol,
-                         const std::vector<std::string>& rtol,
-                         const std::vector<std::string>& fail_regex, const std::string& mode,
-                         const std::vector<std::string>& strategies, const std::string& load_inputs,
-                         uint64_t seed, const std::vector<std::string>& shapes,
-                         const std::vector<std::string>& ranges, bool keep_inputs,
-                         bool keep_outputs, const std::string& journal, int jobs,
-                         const py::object& progress) {
+api::ReduceResult reduce_model(
+    const std::string& model, const std::string& output, const py::object& oracle,
+    const std::vector<std::string>& fail_on, const std::string& backend_list,
+    const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
+    const std::vector<std::string>& fail_regex, const std::string& mode,
+    const std::vector<std::string>& strategies, const std::string& load_inputs, uint64_t seed,
+    const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
+    bool keep_inputs, bool keep_outputs, const std::string& journal, int jobs,
+    const py::object& progress) {
   api::ReduceOptions o;
   o.model = model;
   o.output = output;
@@ -229,7 +228,8 @@ api::ReduceResult reduce_model(const std::string& model, const std::string& outp
     o.oracle_description = "Python callable";
   }
   if (!fail_on.empty()) {
-    for (const auto& f : fail_on) o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
+    for (const auto& f : fail_on)
+      o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
     o.builtin.backends = backends(backend_list);
     o.builtin.tolerance = tolerance(atol, rtol);
     o.builtin.fail_regex = fail_regex;
@@ -243,13 +243,26 @@ api::ReduceResult reduce_model(const std::string& model, const std::string& outp
   ErrorTypes& t = error_types();
   py::object type = t.base;
   switch (st.code()) {
-    case ErrorCode::kInvalidArgument: type = t.usage; break;
-    case ErrorCode::kNotFound: type = t.not_found; break;
-    case ErrorCode::kUnsupported: type = t.unsupported; break;
-    case ErrorCode::kModelError: type = t.model; break;
-    case ErrorCode::kBackendError: type = t.backend; break;
-    case ErrorCode::kCancelled: type = t.cancelled; break;
-    default: break;
+    case ErrorCode::kInvalidArgument:
+      type = t.usage;
+      break;
+    case ErrorCode::kNotFound:
+      type = t.not_found;
+      break;
+    case ErrorCode::kUnsupported:
+      type = t.unsupported;
+      break;
+    case ErrorCode::kModelError:
+      type = t.model;
+      break;
+    case ErrorCode::kBackendError:
+      type = t.backend;
+      break;
+    case ErrorCode::kCancelled:
+      type = t.cancelled;
+      break;
+    default:
+      break;
   }
   PyErr_SetString(type.ptr(), st.message().c_str());
   throw py::error_already_set();
@@ -285,8 +298,9 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<api::RunResult>(m, "RunResult")
       .def("json", [](const api::RunResult& r) { return api::to_json(r).dump(); })
-      .def("text", [](const api::RunResult& r, bool color) { return colored_text_of(r, color); },
-           py::arg("color") = false)
+      .def(
+          "text", [](const api::RunResult& r, bool color) { return colored_text_of(r, color); },
+          py::arg("color") = false)
       .def("verdict", [](const api::RunResult& r) { return verdict_name(r.verdict()); })
       .def("messages", [](const api::RunResult& r) { return messages(r.messages); })
       .def("write_html", [](const api::RunResult& r, const std::string& path) {
@@ -298,9 +312,10 @@ PYBIND11_MODULE(_core, m) {
       .def("json", [](const api::ReduceResult& r) { return api::to_json(r).dump(); })
       .def("text", [](const api::ReduceResult& r) { return text_of(r); })
       .def("messages", [](const api::ReduceResult& r) { return messages(r.messages); })
-      .def("stopped", [](const api::ReduceResult& r) {
-        return r.stopped ? std::string() : r.stopped.to_string();
-      })
+      .def("stopped",
+           [](const api::ReduceResult& r) {
+             return r.stopped ? std::string() : r.stopped.to_string();
+           })
       .def("best_so_far", [](const api::ReduceResult& r) { return r.best_so_far; })
       .def("raise_stopped", [](const api::ReduceResult& r) { raise_status(r.stopped); })
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
@@ -308,8 +323,9 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<api::LintResult>(m, "LintResult")
       .def("json", [](const api::LintResult& r) { return api::to_json(r).dump(); })
-      .def("text", [](const api::LintResult& r, bool color) { return colored_text_of(r, color); },
-           py::arg("color") = false)
+      .def(
+          "text", [](const api::LintResult& r, bool color) { return colored_text_of(r, color); },
+          py::arg("color") = false)
       .def("has_errors", &api::LintResult::has_errors)
       .def("messages", [](const api::LintResult& r) { return messages(r.messages); });
   m.def("lint", [](const std::string& model, const std::vector<std::string>& disabled) {
