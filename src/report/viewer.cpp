@@ -265,6 +265,7 @@ void add_report(Builder& b, const json& rep, json& data) {
   struct NodeErr {
     double err = -1, abs = -1, rel = -1, own = -1;
     std::string backend, tensor;
+    std::string note;  // the entry's note (onnxdbg.torch: the module the node belongs to)
     bool pass = true, nan = false;
   };
   std::map<int64_t, NodeErr> errs;
@@ -304,6 +305,7 @@ void add_report(Builder& b, const json& rep, json& data) {
     ne.err = ne.own >= 0 ? ne.own : ne.abs;
     ne.backend = e.value("backend", "");
     ne.tensor = e.value("tensor", e.value("output", ""));
+    if (e.contains("note") && e["note"].is_string()) ne.note = e["note"].get<std::string>();
     ne.pass = e.value("pass", true);
     ne.nan = e.contains("nan_or_inf") &&
              ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
@@ -341,6 +343,7 @@ void add_report(Builder& b, const json& rep, json& data) {
     json ej{{"err", to_json(e.err)}, {"abs", to_json(e.abs)}, {"rel", to_json(e.rel)},
             {"own", to_json(e.own)}, {"backend", e.backend},  {"tensor", e.tensor},
             {"pass", e.pass},        {"nan", e.nan}};
+    if (!e.note.empty()) ej["note"] = e.note;
     b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }

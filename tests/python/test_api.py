@@ -121,6 +121,18 @@ def test_run_errors(mlp):
         onnxdbg.run(path, backend="nosuchbackend")
 
 
+def test_a_crashing_backend_raises_and_python_goes_on(mlp):
+    path, _, _ = mlp
+    x = np.ones((2, 4), np.float32)
+    with pytest.raises(onnxdbg.BackendError, match="crashed with SIGSEGV"):
+        onnxdbg.run(path, {"x": x}, backend="onnxruntime", options={"debug_crash": "run"})
+    r = onnxdbg.compare(path, backends=["reference", "onnxruntime:debug_crash=run"],
+                        inputs={"x": x})
+    assert r.verdict == "error"  # a failed row, not a crashed interpreter
+    assert "crashed with SIGSEGV" in str(r)
+    assert onnxdbg.run(path, {"x": x}, backend="onnxruntime")["y"].shape == (2, 3)
+
+
 # --- compare --------------------------------------------------------------------------------------
 
 

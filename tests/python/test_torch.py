@@ -341,6 +341,7 @@ def test_traced_branch_diverges_first_at_the_gate(tmp_path, backend):
     page = tmp_path / "gated.html"
     result.to_html(page)
     assert page.stat().st_size > 1000
+    assert "module gate (Gate)" in page.read_text()  # the module path shown on its nodes
     overlay = result.overlay()
     assert overlay["first_divergent_node"]["node"] == "/gate/Mul"
     painted = {e["node"]: e for e in overlay["layerwise"]}

@@ -478,7 +478,7 @@
     h += `<div>${n.d ? 'domain ' + esc(n.d) + ', ' : ''}graph ${esc(GRAPHS[n.g].path)}${sideB[i] ? ' of ' + esc(DIFF.b) : ''}${n.df === 'b' ? ' (only in ' + esc(DIFF.b) + ')' : ''}</div>`;
     if (n.p != null && layout === 'side') h += `<p class="pair">matched in ${esc(sideB[i] ? DIFF.a : DIFF.b)}: ${nodeLink(n.p)}</p>`;
     if (hlSet.has(i)) h += `<p class="hl-note">in <b>${esc(HL.title)}</b></p>`;
-    if (n.e) h += `<h3>Error</h3><table class="errors"><tr><td>error</td><td class="err-value">${fmt(n.e.err)}${n.e.own != null ? ' (own)' : ''}</td></tr><tr><td>max abs</td><td>${fmt(n.e.abs)}</td></tr><tr><td>max rel</td><td>${fmt(n.e.rel)}</td></tr><tr><td>backend</td><td>${esc(n.e.backend)}</td></tr><tr><td>tensor</td><td>${esc(n.e.tensor)}</td></tr><tr><td>result</td><td>${n.e.pass ? 'pass' : '<b>FAIL</b>'}${n.e.nan ? ', NaN/Inf' : ''}</td></tr></table>`;
+    if (n.e) h += `<h3>Error</h3><table class="errors"><tr><td>error</td><td class="err-value">${fmt(n.e.err)}${n.e.own != null ? ' (own)' : ''}</td></tr><tr><td>max abs</td><td>${fmt(n.e.abs)}</td></tr><tr><td>max rel</td><td>${fmt(n.e.rel)}</td></tr><tr><td>backend</td><td>${esc(n.e.backend)}</td></tr><tr><td>tensor</td><td>${esc(n.e.tensor)}</td></tr><tr><td>result</td><td>${n.e.pass ? 'pass' : '<b>FAIL</b>'}${n.e.nan ? ', NaN/Inf' : ''}</td></tr>${n.e.note ? `<tr><td>note</td><td>${esc(n.e.note)}</td></tr>` : ''}</table>`;
     if (n.dw) h += `<h3>Changed</h3><ul class="diff-what">${n.dw.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`;
     if (n.df === 'a') h += `<p><b>Only in ${esc(D.diff.a)}</b></p>`;
     if (n.l) h += `<h3>Lint</h3><ul class="lint">${n.l.map((f) => `<li><b>${esc(f[0])}</b> ${esc(f[1])}: ${esc(f[2])}</li>`).join('')}</ul>`;
