@@ -38,7 +38,8 @@ test: build models
 	  bash scripts/check-test-leftovers.sh check $(BUILD) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
 # `pip install .` into a venv of Debian's python3 and of the default python3, then a comparison
-# from each (scripts/test-pip.sh). A full build of the extension per Python: not in `make test`.
+# from each (scripts/test-pip.sh). A full build of the extension (build/pip/test, shared by the
+# two Pythons): not in `make test`.
 test-pip: build
 	@bash scripts/test-pip.sh
 

@@ -178,7 +178,9 @@ struct BackendRunOptions {
 };
 
 struct BackendRunResult {
-  TensorMap inputs;         ///< the inputs the model ran on (given or generated)
+  /// The inputs the model ran on: generated ones, or views of the given ones (not copies:
+  /// valid while BackendRunOptions::inputs lives).
+  TensorMap inputs;
   TensorMap outputs;        ///< every graph output, by name, in the model's dtypes and shapes
   TensorMap intermediates;  ///< with `intermediates`: every other main-graph node output
   std::string backend;      ///< BackendSpec::to_string()

@@ -145,7 +145,9 @@ py::dict run_backend(const std::string& model, const std::string& backend, const
   api::BackendRunResult r =
       call_library([&](const api::CallContext& ctx) { return api::run_backend(o, ctx); }, progress);
   py::dict d;
-  d["inputs"] = to_dict(std::move(r.inputs));
+  // Given inputs come back as the caller's own arrays (the result only borrowed them).
+  d["inputs"] = inputs.is_none() ? py::object(to_dict(std::move(r.inputs))) : inputs;
+  r.inputs.clear();
   d["outputs"] = to_dict(std::move(r.outputs));
   d["intermediates"] = to_dict(std::move(r.intermediates));
   d["backend"] = r.backend;
