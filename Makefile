@@ -7,7 +7,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip demo bench models clean format format-check check-code
+.PHONY: all deps configure build test test-pip test-torch2 demo bench models clean format format-check check-code
 
 all: build
 
@@ -42,6 +42,10 @@ test: build models
 # two Pythons): not in `make test`.
 test-pip: build
 	@bash scripts/test-pip.sh
+
+# The PyTorch bridge's tests with PyTorch 2.x from PyPI (a multi-GB download; scripts/test-torch2.sh).
+test-torch2: build
+	@bash scripts/test-torch2.sh $(BUILD)
 
 demo: build
 	@mkdir -p out

@@ -307,7 +307,7 @@ def _path_or_empty(p) -> str:
 
 
 def run(model: ModelLike, inputs: Optional[TensorDict] = None, *, backend: str = "reference",
-        options: Mapping[str, Any] = {}, intermediates: bool = False, seed: int = 1,
+        options: Optional[Mapping[str, Any]] = None, intermediates: bool = False, seed: int = 1,
         input_shapes: Optional[Mapping[str, Sequence[int]]] = None, val_range=None,
         memory_budget: Union[int, str] = "2GiB", progress=True) -> dict:
     """Runs ``model`` once on ``backend`` and returns its outputs by name.
@@ -337,7 +337,7 @@ def run(model: ModelLike, inputs: Optional[TensorDict] = None, *, backend: str =
         refused, failed or crashed: it runs in a worker process, so Python survives).
     """
     m = load(model)
-    spec = _backend_spec(backend, options)
+    spec = _backend_spec(backend, options or {})
     r = _call(progress, _core.run_backend, m.path, spec,
               None if inputs is None else dict(inputs), int(seed), _shapes(input_shapes),
               _ranges(val_range), bool(intermediates), _memory(memory_budget))

@@ -15,8 +15,8 @@ Tensor borrowed(const Tensor& t) {
   if (t.dtype() == DType::kString || t.nbytes() == 0) return t;
   auto view = Tensor::adopt(
       t.dtype(), t.shape(),
-      ByteBuffer::adopt(const_cast<std::byte*>(t.raw()), t.nbytes(), [](void*) noexcept {},
-                        nullptr));
+      ByteBuffer::adopt(
+          const_cast<std::byte*>(t.raw()), t.nbytes(), [](void*) noexcept {}, nullptr));
   return view ? std::move(*view) : t;
 }
 

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <charconv>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -73,39 +74,32 @@ Expected<LoadedModel> parse_model(const std::string& bytes, const fs::path& base
 }
 
 namespace {
-Expected<fs::path> resolve_external(const std::string& location, const fs::path& base_dir,
-                                    const std::string& tensor);
+/// Where a tensor's external data is (ONNX IR spec, "External Tensor Data").
+struct ExternalData {
+  std::string location;  ///< as written in the model
+  fs::path file;         ///< resolved inside the model's folder
+  int64_t offset = 0;    ///< bytes, >= 0
+  int64_t length = -1;   ///< bytes, -1: not given
+};
+Expected<ExternalData> external_data(const onnx::TensorProto& t, const fs::path& base_dir);
 
 // Checks every external-data reference of `g` (and its subgraphs) without reading the data:
 // safe location, file present and long enough. Catches a bad model before any backend sees it.
 Status check_external_data(const onnx::GraphProto& g, const fs::path& base_dir) {
   auto check_tensor = [&](const onnx::TensorProto& t) -> Status {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) return Status::ok();
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : t.external_data()) {
-      try {
-        if (kv.key() == "location")
-          location = kv.value();
-        else if (kv.key() == "offset")
-          offset = std::stoll(kv.value());
-        else if (kv.key() == "length")
-          length = std::stoll(kv.value());
-      } catch (const std::exception&) {
-        return model_error("tensor '" + t.name() + "' has a non-numeric external data " + kv.key() +
-                           " '" + kv.value() + "'");
-      }
-    }
-    ODB_ASSIGN_OR_RETURN(fs::path file, resolve_external(location, base_dir, t.name()));
+    ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(t, base_dir));
     std::error_code ec;
-    const auto size = fs::file_size(file, ec);
+    const uintmax_t size = fs::file_size(ext.file, ec);
     if (ec)
-      return model_error("tensor '" + t.name() + "' has its data in '" + location +
+      return model_error("tensor '" + t.name() + "' has its data in '" + ext.location +
                          "', which cannot be read: " + ec.message());
-    if (offset < 0 || (length >= 0 && static_cast<uintmax_t>(offset + length) > size))
+    const auto offset = static_cast<uintmax_t>(ext.offset);
+    const uintmax_t length = ext.length < 0 ? 0 : static_cast<uintmax_t>(ext.length);
+    if (offset > size || length > size - offset)
       return model_error("tensor '" + t.name() + "' expects bytes " + std::to_string(offset) +
-                         ".." + std::to_string(offset + std::max<int64_t>(length, 0)) + " of '" +
-                         location + "', which has only " + std::to_string(size) + " bytes");
+                         ".." + std::to_string(offset) + "+" + std::to_string(length) + " of '" +
+                         ext.location + "', which has only " + std::to_string(size) + " bytes");
     return Status::ok();
   };
   for (const auto& t : g.initializer()) ODB_RETURN_IF_ERROR(check_tensor(t));
@@ -157,11 +151,10 @@ Status save_model(const onnx::ModelProto& model, const fs::path& path) {
   return Status::ok();
 }
 
-namespace {}  // namespace
-
 namespace {
 // Resolves an external-data location safely inside base_dir (ONNX IR spec: "location" is
-// relative to the model file's folder).
+// relative to the model file's folder): no absolute path, no "..", and no symlink (of the file or
+// a folder on the way) that leads out of the folder, as ONNX Runtime refuses them.
 Expected<fs::path> resolve_external(const std::string& location, const fs::path& base_dir,
                                     const std::string& tensor) {
   fs::path loc(location);
@@ -174,7 +167,46 @@ Expected<fs::path> resolve_external(const std::string& location, const fs::path&
   if (!norm.empty() && *norm.begin() == "..")
     return model_error("tensor '" + tensor + "' has external data at '" + location +
                        "', which escapes the model's folder; refusing to read it");
-  return base_dir / norm;
+  const fs::path file = base_dir / norm;
+  std::error_code ec1, ec2;
+  const fs::path real_base = fs::weakly_canonical(base_dir.empty() ? fs::path(".") : base_dir, ec1);
+  const fs::path real_file = fs::weakly_canonical(file, ec2);
+  if (!ec1 && !ec2) {
+    const fs::path rel = real_file.lexically_relative(real_base);
+    if (rel.empty() || *rel.begin() == "..")
+      return model_error("tensor '" + tensor + "' has external data at '" + location +
+                         "', a symbolic link to '" + real_file.string() +
+                         "' outside the model's folder; refusing to read it");
+  }
+  return file;
+}
+
+// A non-negative decimal integer of an external_data entry, all of it ("1e3", "-5", "12abc" and
+// values beyond int64 are refused).
+Expected<int64_t> external_number(const onnx::StringStringEntryProto& kv,
+                                  const std::string& tensor) {
+  const std::string& v = kv.value();
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 0)
+    return model_error("tensor '" + tensor + "' has external data " + kv.key() + " '" + v +
+                       "', which is not a non-negative whole number of bytes");
+  return n;
+}
+
+Expected<ExternalData> external_data(const onnx::TensorProto& t, const fs::path& base_dir) {
+  ExternalData ext;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") {
+      ext.location = kv.value();
+    } else if (kv.key() == "offset") {
+      ODB_ASSIGN_OR_RETURN(ext.offset, external_number(kv, t.name()));
+    } else if (kv.key() == "length") {
+      ODB_ASSIGN_OR_RETURN(ext.length, external_number(kv, t.name()));
+    }
+  }
+  ODB_ASSIGN_OR_RETURN(ext.file, resolve_external(ext.location, base_dir, t.name()));
+  return ext;
 }
 
 template <class Field, class T>
@@ -224,21 +256,9 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
   };
 
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : p.external_data()) {
-      try {
-        if (kv.key() == "location")
-          location = kv.value();
-        else if (kv.key() == "offset")
-          offset = std::stoll(kv.value());
-        else if (kv.key() == "length")
-          length = std::stoll(kv.value());
-      } catch (const std::exception&) {
-        return model_error(label + " has a non-numeric external data " + kv.key());
-      }
-    }
-    ODB_ASSIGN_OR_RETURN(fs::path file, resolve_external(location, base_dir, p.name()));
+    ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
+    const fs::path& file = ext.file;
+    const int64_t offset = ext.offset, length = ext.length;
     if (dtype == DType::kString) return model_error(label + ": string tensors cannot be external");
     const int64_t want = static_cast<int64_t>(t.nbytes());
     if (length >= 0 && length != want)

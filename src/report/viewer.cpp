@@ -246,7 +246,9 @@ Expected<ModelSummary> build_model(Builder& b, const LoadedModel& model) {
   b.add_graph(summary->graph, "main", -1, "");
   const auto& g = model.proto.graph();
   auto kind = [&](const std::string& name, const char* k) {
-    b.tensors[static_cast<size_t>(b.tensor(name))]["k"] = k;
+    // A nameless graph input or output (a broken model, which lint reports) has no tensor.
+    const int64_t t = b.tensor(name);
+    if (t >= 0) b.tensors[static_cast<size_t>(t)]["k"] = k;
   };
   for (const auto& vi : g.input()) kind(vi.name(), "in");
   for (const auto& t : g.initializer())

@@ -26,6 +26,10 @@ class ModelLoading : public ::testing::Test {
 
   // A model y = x + w whose w (2 floats) lives in external data at `location`.
   fs::path external_model(const std::string& location, int64_t offset = 0) {
+    return external_model(location, std::to_string(offset), "8");
+  }
+  fs::path external_model(const std::string& location, const std::string& offset,
+                          const std::string& length) {
     auto m = testing::parse_text_model(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2] x) => (float[2] y) <float[2] w = {0.0, 0.0}> { y = Add(x, w) }
@@ -38,10 +42,10 @@ g (float[2] x) => (float[2] y) <float[2] w = {0.0, 0.0}> { y = Add(x, w) }
     kv->set_value(location);
     kv = w->add_external_data();
     kv->set_key("offset");
-    kv->set_value(std::to_string(offset));
+    kv->set_value(offset);
     kv = w->add_external_data();
     kv->set_key("length");
-    kv->set_value("8");
+    kv->set_value(length);
     const fs::path p = dir_ / "model.onnx";
     EXPECT_TRUE(save_model(m, p).is_ok());
     return p;
@@ -69,6 +73,46 @@ TEST_F(ModelLoading, ExternalDataAbsoluteOrEscapingIsRefused) {
   m = load_model(external_model("weights/../../outside.bin"));
   ASSERT_FALSE(m.has_value());
   EXPECT_NE(m.status().to_string().find("escapes the model's folder"), std::string::npos);
+}
+
+// Issue 17: a location that is a symlink out of the model's folder was read (and `surgeon
+// sanitize` wrote the outside file into the model); links that stay inside still work.
+TEST_F(ModelLoading, ExternalDataSymlinkOutOfTheFolderIsRefused) {
+  TempDir outside = testing::make_temp_dir("onnxdbg_model_outside_");
+  const float w[2] = {1.5f, -2.0f};
+  std::ofstream(outside.path() / "secret.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(w), sizeof w);
+  fs::create_symlink(outside.path() / "secret.bin", dir_ / "link.bin");
+  auto m = load_model(external_model("link.bin"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.status().to_string().find("outside the model's folder"), std::string::npos)
+      << m.status().to_string();
+  fs::create_directory_symlink(outside.path(), dir_ / "linked_dir");
+  m = load_model(external_model("linked_dir/secret.bin"));
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.status().to_string().find("symbolic link"), std::string::npos);
+
+  std::ofstream(dir_ / "weights" / "w.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(w), sizeof w);
+  fs::create_symlink(dir_ / "weights" / "w.bin", dir_ / "inside.bin");
+  m = load_model(external_model("inside.bin"));
+  ASSERT_TRUE(m.has_value()) << m.status().to_string();
+  auto t = tensor_from_proto(m->proto.graph().initializer(0), m->base_dir);
+  ASSERT_TRUE(t.has_value()) << t.status().to_string();
+  testing::expect_tensor_near(*t, {2}, {1.5, -2.0});
+}
+
+// "1e3" was read as 1 and negative lengths accepted (issue 17).
+TEST_F(ModelLoading, ExternalDataOffsetsAndLengthsMustBeWholeNonNegativeNumbers) {
+  std::ofstream(dir_ / "w.bin", std::ios::binary) << std::string(4096, '\0');
+  for (const auto& [offset, length] : std::vector<std::pair<std::string, std::string>>{
+           {"1e3", "8"}, {"0", "-8"}, {"-4", "8"}, {"12abc", "8"}, {"99999999999999999999", "8"}}) {
+    auto m = load_model(external_model("w.bin", offset, length));
+    ASSERT_FALSE(m.has_value()) << offset << " " << length;
+    EXPECT_NE(m.status().to_string().find("not a non-negative whole number"), std::string::npos)
+        << m.status().to_string();
+  }
+  EXPECT_TRUE(load_model(external_model("w.bin", "1000", "8")).has_value());
 }
 
 TEST_F(ModelLoading, ExternalDataFileTooShort) {

@@ -60,6 +60,18 @@ TEST(Viewer, DataHasNodesShapesAndWeightStatisticsNotValues) {
   EXPECT_TRUE(saw_w);
 }
 
+// A graph input or output with an empty name (a broken export) indexed tensors[-1] (issue 17):
+// the page is drawn, without a tensor for it.
+TEST(Viewer, NamelessGraphInputAndOutputAreDrawnWithoutATensor) {
+  auto m = text_model(kModel);
+  m.proto.mutable_graph()->add_input()->set_name("");
+  m.proto.mutable_graph()->add_output()->set_name("");
+  auto data = report::viewer_data(m);
+  ASSERT_TRUE(data) << data.status().to_string();
+  EXPECT_EQ((*data)["nodes"].size(), 2u);
+  for (const auto& t : (*data)["tensors"]) EXPECT_NE(t["n"], "");
+}
+
 TEST(Viewer, NamesWithHtmlCharactersCannotCloseTheDataBlock) {
   auto m = text_model(kModel);
   m.proto.mutable_graph()->mutable_node(0)->set_name("</script><b>&'\"");
