@@ -16,30 +16,34 @@ void release_array(void* owner) noexcept {
   Py_DECREF(static_cast<PyObject*>(owner));
 }
 
+// The dtype's kind and size are read as Python attributes, not from numpy's C struct, whose
+// layout NumPy 2 changed (older pybind11 reads the old one).
 DType dtype_of(const py::dtype& dt, const std::string& name) {
-  switch (dt.kind()) {
+  const std::string kind_str = py::str(dt.attr("kind"));
+  const auto size = dt.attr("itemsize").cast<py::ssize_t>();
+  switch (kind_str.empty() ? '?' : kind_str[0]) {
     case 'b':
       return DType::kBool;
     case 'f':
-      if (dt.itemsize() == 2) return DType::kFloat16;
-      if (dt.itemsize() == 4) return DType::kFloat;
-      if (dt.itemsize() == 8) return DType::kDouble;
+      if (size == 2) return DType::kFloat16;
+      if (size == 4) return DType::kFloat;
+      if (size == 8) return DType::kDouble;
       break;
     case 'i':
-      if (dt.itemsize() == 1) return DType::kInt8;
-      if (dt.itemsize() == 2) return DType::kInt16;
-      if (dt.itemsize() == 4) return DType::kInt32;
-      if (dt.itemsize() == 8) return DType::kInt64;
+      if (size == 1) return DType::kInt8;
+      if (size == 2) return DType::kInt16;
+      if (size == 4) return DType::kInt32;
+      if (size == 8) return DType::kInt64;
       break;
     case 'u':
-      if (dt.itemsize() == 1) return DType::kUint8;
-      if (dt.itemsize() == 2) return DType::kUint16;
-      if (dt.itemsize() == 4) return DType::kUint32;
-      if (dt.itemsize() == 8) return DType::kUint64;
+      if (size == 1) return DType::kUint8;
+      if (size == 2) return DType::kUint16;
+      if (size == 4) return DType::kUint32;
+      if (size == 8) return DType::kUint64;
       break;
     case 'c':
-      if (dt.itemsize() == 8) return DType::kComplex64;
-      if (dt.itemsize() == 16) return DType::kComplex128;
+      if (size == 8) return DType::kComplex64;
+      if (size == 16) return DType::kComplex128;
       break;
     case 'U':
     case 'S':
@@ -118,7 +122,7 @@ Tensor to_tensor(const py::handle& obj, const std::string& name) {
     a = py::module_::import("numpy").attr("ascontiguousarray")(a,
                                                                a.dtype().attr("newbyteorder")("="));
   Shape shape = shape_of(a);
-  const size_t bytes = static_cast<size_t>(a.nbytes());
+  const auto bytes = a.attr("nbytes").cast<size_t>();
   PyObject* owner = a.ptr();
   Py_INCREF(owner);  // released by release_array when the Tensor's buffer dies
   auto* data = static_cast<std::byte*>(const_cast<void*>(a.data()));
