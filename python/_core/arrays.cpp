@@ -60,41 +60,6 @@ DType dtype_of(const py::dtype& dt, const std::string& name) {
                         " has no ONNX element type");
 }
 
-const char* numpy_name(DType t) {
-  switch (t) {
-    case DType::kFloat:
-      return "float32";
-    case DType::kUint8:
-      return "uint8";
-    case DType::kInt8:
-      return "int8";
-    case DType::kUint16:
-      return "uint16";
-    case DType::kInt16:
-      return "int16";
-    case DType::kInt32:
-      return "int32";
-    case DType::kInt64:
-      return "int64";
-    case DType::kBool:
-      return "bool";
-    case DType::kFloat16:
-      return "float16";
-    case DType::kDouble:
-      return "float64";
-    case DType::kUint32:
-      return "uint32";
-    case DType::kUint64:
-      return "uint64";
-    case DType::kComplex64:
-      return "complex64";
-    case DType::kComplex128:
-      return "complex128";
-    default:
-      return nullptr;
-  }
-}
-
 Shape shape_of(const py::array& a) {
   Shape s;
   for (py::ssize_t i = 0; i < a.ndim(); ++i) s.push_back(static_cast<int64_t>(a.shape(i)));
@@ -144,8 +109,8 @@ py::array to_array(Tensor&& t) {
     if (!f) throw std::runtime_error(f.status().message());
     return to_array(std::move(*f));
   }
-  const char* np = numpy_name(t.dtype());
-  if (!np) throw std::runtime_error("no numpy dtype for " + std::string(dtype_name(t.dtype())));
+  if (t.dtype() == DType::kUndefined) throw std::runtime_error("a tensor of undefined type");
+  const std::string np(dtype_name(t.dtype()));  // onnxdbg's dtype names are numpy's
   auto* owner = new Tensor(std::move(t));
   py::capsule base(owner, [](void* p) { delete static_cast<Tensor*>(p); });
   std::vector<py::ssize_t> shape(owner->shape().begin(), owner->shape().end());

@@ -239,6 +239,15 @@ api::ReduceResult reduce_model(
   return call_library([&](const api::CallContext& ctx) { return api::reduce(o, ctx); }, progress);
 }
 
+/// A result class with the renderings every result has: json() (what --json prints) and
+/// messages() (the notes and warnings).
+template <class R>
+py::class_<R> bind_result(py::module_& m, const char* name) {
+  return py::class_<R>(m, name)
+      .def("json", [](const R& r) { return api::to_json(r).dump(); })
+      .def("messages", [](const R& r) { return messages(r.messages); });
+}
+
 }  // namespace
 
 [[noreturn]] void raise_status(const Status& st) {
@@ -298,22 +307,18 @@ PYBIND11_MODULE(_core, m) {
   m.def("parse_memory_size",
         [](const std::string& text) { return value_or_raise(parse_memory_size(text)); });
 
-  py::class_<api::RunResult>(m, "RunResult")
-      .def("json", [](const api::RunResult& r) { return api::to_json(r).dump(); })
+  bind_result<api::RunResult>(m, "RunResult")
       .def(
           "text", [](const api::RunResult& r, bool color) { return colored_text_of(r, color); },
           py::arg("color") = false)
       .def("verdict", [](const api::RunResult& r) { return verdict_name(r.verdict()); })
-      .def("messages", [](const api::RunResult& r) { return messages(r.messages); })
       .def("write_html", [](const api::RunResult& r, const std::string& path) {
         if (Status st = api::write_html(r, path); !st) raise_status(st);
       });
   m.def("compare", &compare_backends);
 
-  py::class_<api::ReduceResult>(m, "ReduceResult")
-      .def("json", [](const api::ReduceResult& r) { return api::to_json(r).dump(); })
+  bind_result<api::ReduceResult>(m, "ReduceResult")
       .def("text", [](const api::ReduceResult& r) { return text_of(r); })
-      .def("messages", [](const api::ReduceResult& r) { return messages(r.messages); })
       .def("stopped",
            [](const api::ReduceResult& r) {
              return r.stopped ? std::string() : r.stopped.to_string();
@@ -323,13 +328,11 @@ PYBIND11_MODULE(_core, m) {
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
   m.def("reduce", &reduce_model);
 
-  py::class_<api::LintResult>(m, "LintResult")
-      .def("json", [](const api::LintResult& r) { return api::to_json(r).dump(); })
+  bind_result<api::LintResult>(m, "LintResult")
       .def(
           "text", [](const api::LintResult& r, bool color) { return colored_text_of(r, color); },
           py::arg("color") = false)
-      .def("has_errors", &api::LintResult::has_errors)
-      .def("messages", [](const api::LintResult& r) { return messages(r.messages); });
+      .def("has_errors", &api::LintResult::has_errors);
   m.def("lint", [](const std::string& model, const std::vector<std::string>& disabled) {
     api::LintOptions o;
     o.model = model;
@@ -337,10 +340,9 @@ PYBIND11_MODULE(_core, m) {
     return call_library([&](const api::CallContext&) { return api::lint(o); }, py::none());
   });
 
-  py::class_<api::InspectResult>(m, "InspectResult")
-      .def("json", [](const api::InspectResult& r) { return api::to_json(r).dump(); })
-      .def("text", [](const api::InspectResult& r) { return text_of(r); })
-      .def("messages", [](const api::InspectResult& r) { return messages(r.messages); });
+  bind_result<api::InspectResult>(m, "InspectResult").def("text", [](const api::InspectResult& r) {
+    return text_of(r);
+  });
   m.def("inspect", [](const std::string& model, const std::string& mode) {
     api::InspectOptions o;
     o.model = model;
@@ -348,10 +350,9 @@ PYBIND11_MODULE(_core, m) {
     return call_library([&](const api::CallContext&) { return api::inspect(o); }, py::none());
   });
 
-  py::class_<api::DiffResult>(m, "DiffResult")
-      .def("json", [](const api::DiffResult& r) { return api::to_json(r).dump(); })
-      .def("text", [](const api::DiffResult& r) { return text_of(r); })
-      .def("messages", [](const api::DiffResult& r) { return messages(r.messages); });
+  bind_result<api::DiffResult>(m, "DiffResult").def("text", [](const api::DiffResult& r) {
+    return text_of(r);
+  });
   m.def("diff", [](const std::string& a, const std::string& b) {
     api::DiffOptions o;
     o.a = a;
@@ -359,10 +360,9 @@ PYBIND11_MODULE(_core, m) {
     return call_library([&](const api::CallContext&) { return api::diff(o); }, py::none());
   });
 
-  py::class_<api::SurgeonResult>(m, "SurgeonResult")
-      .def("json", [](const api::SurgeonResult& r) { return api::to_json(r).dump(); })
-      .def("text", [](const api::SurgeonResult& r) { return text_of(r); })
-      .def("messages", [](const api::SurgeonResult& r) { return messages(r.messages); });
+  bind_result<api::SurgeonResult>(m, "SurgeonResult").def("text", [](const api::SurgeonResult& r) {
+    return text_of(r);
+  });
   m.def("extract", [](const std::string& model, const std::string& output,
                       const std::vector<std::string>& inputs,
                       const std::vector<std::string>& outputs, bool force) {
