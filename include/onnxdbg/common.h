@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -62,5 +63,10 @@ void add_warning(Messages& out, std::string text);
 /// Prints each message as the CLI does ("onnxdbg: warning: <text>"); notes only when
 /// `with_notes`.
 void print_messages(const Messages& messages, std::ostream& os, bool with_notes);
+
+/// The text of a result's JSON (`--json`, Python's to_json): `indent` spaces per level (-1: one
+/// line). Names and doc strings of a model are not always valid UTF-8 (a hostile or corrupted
+/// file); their invalid bytes become U+FFFD, so the text is always valid JSON.
+std::string json_text(const nlohmann::json& j, int indent = 2);
 
 }  // namespace onnxdbg::api

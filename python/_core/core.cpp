@@ -244,7 +244,7 @@ api::ReduceResult reduce_model(
 template <class R>
 py::class_<R> bind_result(py::module_& m, const char* name) {
   return py::class_<R>(m, name)
-      .def("json", [](const R& r) { return api::to_json(r).dump(); })
+      .def("json", [](const R& r) { return api::json_text(api::to_json(r), -1); })
       .def("messages", [](const R& r) { return messages(r.messages); });
 }
 

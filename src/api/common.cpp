@@ -19,4 +19,8 @@ void print_messages(const Messages& messages, std::ostream& os, bool with_notes)
   }
 }
 
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace onnxdbg::api

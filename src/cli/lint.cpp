@@ -31,7 +31,7 @@ int lint_command(const LintArgs& a) {
   auto result = api::lint(opt);
   if (!result) return report_error(result.status());
   if (a.json)
-    std::cout << api::to_json(*result).dump(2) << "\n";
+    std::cout << api::json_text(api::to_json(*result)) << "\n";
   else
     api::print_text(*result, std::cout, report::use_color(1));
   report::ViewerOverlays ov;

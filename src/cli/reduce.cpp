@@ -131,7 +131,7 @@ int reduce_command(const ReduceArgs& a) {
     return report_error(r.stopped);
   }
   if (a.json)
-    std::cout << api::to_json(r).dump(2) << "\n";
+    std::cout << api::json_text(api::to_json(r)) << "\n";
   else
     api::print_text(r, std::cout);
   write_reduce_html(a, r);

@@ -75,7 +75,7 @@ int run_command(const RunArgs& a) {
   const api::RunResult& r = *result;
   api::print_messages(r.messages, std::cerr, !a.json);
   if (a.json)
-    std::cout << api::to_json(r).dump(2) << "\n";
+    std::cout << api::json_text(api::to_json(r)) << "\n";
   else
     api::print_text(r, std::cout, report::use_color(1));
   if (!a.html.path.empty())

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "model/model.h"
 #include "test_util.h"
@@ -54,6 +55,24 @@ TEST_F(CliErrors, MissingFile) {
   auto r = run_cli("run " + (dir_ / "nope.onnx").string());
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "does not exist");
+}
+
+// Names and doc strings that are not UTF-8 made `lint --json` and `inspect --json` print invalid
+// JSON (or throw nlohmann's type_error 316; issue 17): the bytes come out as U+FFFD.
+TEST_F(CliErrors, InvalidUtf8NamesStillGiveValidJson) {
+  auto m = testing::parse_text_model(kDynamicModel);
+  m.mutable_graph()->mutable_node(0)->set_name("bad\xff\xfename");
+  m.mutable_graph()->mutable_node(0)->set_doc_string("ctrl\x01\x1f and \xc3");
+  m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");  // a finding naming the node
+  const fs::path p = dir_ / "utf8.onnx";
+  ASSERT_TRUE(save_model(m, p).is_ok());
+  for (const std::string cmd : {"lint --json ", "inspect --mode layers --json "}) {
+    auto r = testing::run_cli(cmd + p.string(), {}, /*merge_stderr=*/false);
+    EXPECT_LE(r.exit_code, 1) << cmd << r.out;
+    auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(j.is_discarded()) << cmd << r.out;
+    EXPECT_NE(r.out.find("bad\ufffd"), std::string::npos) << cmd << r.out;
+  }
 }
 
 TEST_F(CliErrors, TruncatedModel) {
