@@ -144,6 +144,7 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     reduce::CheckOptions co = o.check;
     co.jobs = o.jobs;
     co.work_dir = work_dir;
+    co.cancelled = [token = ctx.cancel] { return token.cancelled(); };
     ODB_ASSIGN_OR_RETURN(inner, reduce::make_check_oracle(co));
   } else if (!o.builtin.fail_on.empty()) {
     if (original.golden.empty())

@@ -50,6 +50,9 @@ api::CallContext interruptible_context(ProgressLine& line) {
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
+  // SIGTERM too: a reduce killed by a test harness or `timeout` stops its check command's whole
+  // process group, removes its temp folder and keeps the best model so far, as on Ctrl-C.
+  sigaction(SIGTERM, &sa, nullptr);
   return ctx;
 }
 

@@ -32,8 +32,9 @@ class ProgressLine {
 };
 
 /// A call context whose progress goes to `line` and whose cancel token is set by Ctrl-C (SIGINT)
-/// from now until the process ends; a second Ctrl-C ends the process at once. (Worker processes
-/// share the terminal's process group: Ctrl-C stops a backend's run too, as a failed row.)
+/// or SIGTERM from now until the process ends; a second one ends the process at once. (Worker
+/// processes share the terminal's process group: Ctrl-C stops a backend's run too, as a failed
+/// row.)
 api::CallContext interruptible_context(ProgressLine& line);
 
 }  // namespace onnxdbg::cli

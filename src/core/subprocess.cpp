@@ -270,7 +270,8 @@ ExitStatus Subprocess::terminate(Clock::duration grace) {
 }
 
 Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
-                                   Subprocess::Clock::duration kill_grace, size_t cap_bytes) {
+                                   Subprocess::Clock::duration kill_grace, size_t cap_bytes,
+                                   const std::function<bool()>& cancelled) {
   using Clock = Subprocess::Clock;
   options.out = Stdio::pipe();
   options.err = Stdio::pipe();
@@ -283,7 +284,13 @@ Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
   pollfd fds[2] = {{p.stdout_fd(), POLLIN, 0}, {p.stderr_fd(), POLLIN, 0}};
   int open_fds = 2;
   char buf[65536];
+  constexpr int kCancelPollMs = 50;
+  auto stop_asked = [&] { return cancelled && cancelled(); };
   while (open_fds > 0) {
+    if (stop_asked()) {
+      r.cancelled = true;
+      break;
+    }
     int wait_ms = -1;
     if (timeout_s > 0) {
       const double left = seconds_left();
@@ -293,6 +300,7 @@ Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
       }
       wait_ms = static_cast<int>(left * 1000) + 1;
     }
+    if (cancelled) wait_ms = wait_ms < 0 ? kCancelPollMs : std::min(wait_ms, kCancelPollMs);
     const int pr = ::poll(fds, 2, wait_ms);
     if (pr <= 0) continue;  // EINTR, or the deadline (checked above)
     for (int k = 0; k < 2; ++k) {
@@ -311,14 +319,25 @@ Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
   }
   p.close_stdout();
   p.close_stderr();
-  if (!r.timed_out && timeout_s > 0) {
-    // Both pipes closed, but the child may still run: it gets what is left of the time.
-    const double left = seconds_left();
-    if (left <= 0 ||
-        !p.wait(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(left))))
-      r.timed_out = true;
+  // Both pipes closed, but the child may still run: it gets what is left of the time, asked
+  // about cancellation as above.
+  while (!r.timed_out && !r.cancelled && !p.poll()) {
+    if (stop_asked()) {
+      r.cancelled = true;
+      break;
+    }
+    double slice = cancelled ? kCancelPollMs / 1000.0 : 3600.0;
+    if (timeout_s > 0) {
+      const double left = seconds_left();
+      if (left <= 0) {
+        r.timed_out = true;
+        break;
+      }
+      slice = std::min(slice, left);
+    }
+    p.wait(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(slice)));
   }
-  if (r.timed_out) {
+  if (r.timed_out || r.cancelled) {
     r.status = p.terminate(kill_grace);
   } else {
     r.status = *p.wait();

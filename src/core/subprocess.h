@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,6 +128,7 @@ class Subprocess {
 struct CapturedRun {
   ExitStatus status;
   bool timed_out = false;  ///< the deadline passed and the child was terminated
+  bool cancelled = false;  ///< `cancelled` said so and the child (and its group) was terminated
   std::string out, err;    ///< stdout and stderr, each cut at the cap
 };
 
@@ -134,8 +136,11 @@ struct CapturedRun {
 /// they come and keeping at most `cap_bytes` of each (the rest is read and dropped). When
 /// `timeout_s` > 0 and both pipes are still open at the deadline, the child is terminate()d with
 /// `kill_grace`. With new_process_group, the group gets SIGKILL once the child has ended:
-/// descendants left behind are not kept. Errors: those of Subprocess::spawn.
+/// descendants left behind are not kept. `cancelled`, when given, is asked every 50 ms: true
+/// terminate()s the child (and its group) the same way and returns with CapturedRun::cancelled
+/// (the caller's Ctrl-C or SIGTERM). Errors: those of Subprocess::spawn.
 Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
-                                   Subprocess::Clock::duration kill_grace, size_t cap_bytes);
+                                   Subprocess::Clock::duration kill_grace, size_t cap_bytes,
+                                   const std::function<bool()>& cancelled = {});
 
 }  // namespace onnxdbg

@@ -19,8 +19,8 @@ constexpr size_t kOutputCap = 8u << 20;
 // group; kills the whole group after timeout_s (0 = never) and once the command has ended.
 // Errors: kNotFound when argv[0] cannot be executed.
 Expected<CapturedRun> run_check_command(const std::vector<std::string>& argv,
-                                        const std::vector<std::string>& extra_env,
-                                        double timeout_s) {
+                                        const std::vector<std::string>& extra_env, double timeout_s,
+                                        const std::function<bool()>& cancelled) {
   SpawnOptions options;
   options.argv = argv;
   options.search_path = true;
@@ -28,8 +28,8 @@ Expected<CapturedRun> run_check_command(const std::vector<std::string>& argv,
   options.in = Stdio::null();
   options.new_process_group = true;
   // SIGKILL at the deadline (no grace): a check that overran its time gets no more.
-  Expected<CapturedRun> r =
-      run_captured(std::move(options), timeout_s, Subprocess::Clock::duration::zero(), kOutputCap);
+  Expected<CapturedRun> r = run_captured(
+      std::move(options), timeout_s, Subprocess::Clock::duration::zero(), kOutputCap, cancelled);
   if (r || r.status().code() == ErrorCode::kInvalidArgument) return r;
   if (r.status().code() == ErrorCode::kNotFound)
     return not_found("check command '" + argv[0] + "' was not found (is it on PATH?)");
@@ -77,7 +77,11 @@ class CheckOracle : public Oracle {
     }
     const std::string abs = fs::absolute(artifact).string();
     ODB_ASSIGN_OR_RETURN(CapturedRun p, run_check_command(argv, {"ONNXDBG_ITER_ARTIFACT=" + abs},
-                                                          o_.timeout_seconds));
+                                                          o_.timeout_seconds, o_.cancelled));
+    if (p.cancelled)
+      return cancelled(
+          "reduce cancelled while the check command ran; it was stopped with its "
+          "process group");
     OracleVerdict v;
     if (p.timed_out) {
       v.timed_out = true;

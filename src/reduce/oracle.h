@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -57,6 +58,9 @@ struct CheckOptions {
   /// Folder for the per-job copies when jobs > 1 (each job writes into <work_dir>/job<K>/ and
   /// arguments naming iter_artifact / iter_inputs are rewritten to those paths).
   std::filesystem::path work_dir;
+  /// Asked while a check runs: true ends it (and every process of its group) at once and the
+  /// oracle call fails with ErrorCode::kCancelled (Ctrl-C or SIGTERM of the caller). Empty: never.
+  std::function<bool()> cancelled;
 };
 
 /// Makes the --check oracle. With jobs == 1 the candidate is written to iter_artifact exactly

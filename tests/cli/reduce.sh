@@ -55,4 +55,26 @@ rc=$?
 check "no oracle: exit 2 with a hint" "[ $rc -eq 2 ] && grep -q -- '--fail-on' err.txt"
 "$bin" reduce missing.onnx -o x.onnx --fail-on nan > out.txt 2> err.txt
 check "missing model: exit 2" "[ $? -eq 2 ] && grep -q 'missing.onnx' err.txt"
+
+# SIGTERM while a check runs (issue 17): the check's whole process group ends with onnxdbg (the
+# `sleep` below is a grandchild), and its temp folder goes. The first check (the original) fails
+# at once; the second sleeps.
+mkdir -p term_tmp
+TMPDIR="$tmp/term_tmp" "$bin" reduce chain300.onnx -o term.onnx --check sh -c \
+  'if [ -e started ]; then sleep 97.25 & echo $! > sleeper.pid; wait; fi; touch started; exit 1' \
+  > out.txt 2> err.txt &
+pid=$!
+for _ in $(seq 1 200); do [ -s sleeper.pid ] && break; sleep 0.05; done
+check "second check started" "[ -s sleeper.pid ]"
+kill -TERM $pid
+for _ in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+check "reduce ended within 5 s of SIGTERM" "! kill -0 $pid 2>/dev/null"
+wait $pid; rc=$?
+check "SIGTERM: exit status 2 or 130+" "[ $rc -ne 0 ]"
+# Gone, or a zombie waiting for init to reap it.
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
+sleep 0.2
+check "SIGTERM: the check's grandchild is gone" "! alive \$(cat sleeper.pid)" || ps -o pid,stat,args -p "$(cat sleeper.pid)"
+check "SIGTERM: says it was cancelled" "grep -qi cancel err.txt out.txt" || cat out.txt err.txt
+check "SIGTERM: no temp folder left" "[ -z \"\$(ls term_tmp)\" ]" || ls term_tmp
 exit $fail
