@@ -111,12 +111,20 @@ py::array to_array(Tensor&& t) {
   }
   if (t.dtype() == DType::kUndefined) throw std::runtime_error("a tensor of undefined type");
   const std::string np(dtype_name(t.dtype()));  // onnxdbg's dtype names are numpy's
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  if (t.nbytes() == 0)  // nothing to share: numpy makes the empty array
+    return py::module_::import("numpy").attr("empty")(py::tuple(py::cast(shape)), np);
+  // C-order strides from onnxdbg's element size: pybind11 2.10 would read the size from
+  // numpy's descriptor struct, whose layout NumPy 2 changed (it read 0: every element the first).
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t step = static_cast<py::ssize_t>(dtype_size(t.dtype()));
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= shape[i];
+  }
   auto* owner = new Tensor(std::move(t));
   py::capsule base(owner, [](void* p) { delete static_cast<Tensor*>(p); });
-  std::vector<py::ssize_t> shape(owner->shape().begin(), owner->shape().end());
-  void* data = owner->nbytes() ? static_cast<void*>(owner->raw()) : nullptr;
-  if (!data) return py::array(py::dtype(np), shape);  // empty: numpy allocates nothing useful
-  return py::array(py::dtype(np), shape, data, base);
+  return py::array(py::dtype(np), shape, strides, static_cast<void*>(owner->raw()), base);
 }
 
 std::map<std::string, Tensor> to_tensor_map(const py::dict& arrays) {
