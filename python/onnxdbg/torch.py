@@ -12,9 +12,20 @@ as ``torch.onnx.verification`` does for TorchScript exports).
     >>> result.first_divergent_module, result.first_divergent_nodes
     >>> result.to_html("resnet18.html")  # the graph painted with each module's error
 
-Mapping works on the TorchScript exporter's scoped node names (torch 1.13 to 2.x,
-``torch.onnx.export``) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes").
-Needs torch and the onnx package (to read node names, metadata and inferred shapes).
+The module is exported with the exporter ``torch.onnx.export`` uses by default
+(:func:`default_exporter`): the TorchScript exporter up to torch 2.8, the dynamo exporter
+(torch.export-based) from torch 2.9 on; when torch.export cannot export the module (Python
+control flow on tensor values) the TorchScript exporter (``dynamo=False``) exports it instead,
+which the result's header and notes say. ``export_kwargs={"dynamo": False}`` (or ``True``)
+picks one exporter, without fallback. With the dynamo exporter no opset is forced: its default,
+or the one asked for (below 18 it runs ONNX's version converter, which fails on some ops: the
+export then keeps its own opset, and a note says so).
+
+Mapping works on the TorchScript exporter's scoped node names ("/layer1/layer1.0/conv1/Conv",
+one scope per call) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes":
+one scope for all calls of a module); for a fresh dynamo export, the exported program's module
+stack tells the calls of a module apart, and which values leave each call. Needs torch and the
+onnx package (to read node names, metadata and inferred shapes).
 """
 
 from __future__ import annotations
@@ -39,6 +50,7 @@ import onnxdbg
 __all__ = [
     "compare",
     "capture",
+    "default_exporter",
     "ModuleRow",
     "OutputRow",
     "ModuleCall",
@@ -556,11 +568,14 @@ def _export(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str,
                 first_error = e
             for m, mode in modes.items():
                 m.train(mode)
+            dropped = [k for k in _DYNAMO_ONLY if k in ex]
+            for k in dropped:
+                del ex[k]
             notes.append(f"exported with the TorchScript exporter (dynamo=False): the dynamo "
                          f"exporter, torch.onnx.export's default, failed: "
-                         f"{_error_line(first_error)}")
-            for k in _DYNAMO_ONLY:
-                ex.pop(k, None)
+                         f"{_error_line(first_error)}"
+                         + (f"; its options {', '.join(dropped)} were left out" if dropped
+                            else ""))
             try:
                 model = _export_torchscript(module, args, kwargs, ex, dynamo_param=True)
             except Exception as e:  # noqa: BLE001
@@ -1119,10 +1134,16 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         kwargs: keyword arguments of ``forward`` (graph inputs after ``args``, in signature
             order).
         onnx_model: the export to check (path, bytes or onnx.ModelProto); None exports with
-            ``torch.onnx.export`` into memory.
+            ``torch.onnx.export`` into memory, with its default exporter (the dynamo exporter
+            from torch 2.9 on, the TorchScript exporter when torch.export fails; see the module
+            docstring). A given dynamo export has only the node metadata: the calls of a module
+            called more than once are told apart by graph position where its nodes form one
+            run per call, else not mapped.
         opset: ``opset_version`` for the export (None: the exporter's default).
         export_kwargs: more keyword arguments for ``torch.onnx.export`` (e.g. ``input_names``,
-            ``dynamic_axes``, ``do_constant_folding``).
+            ``dynamic_axes``; ``dynamo=False`` for the TorchScript exporter, ``dynamo=True``
+            for the dynamo exporter without fallback; the dynamo exporter runs with
+            ``verbose=False`` unless told).
 
     Returns:
         a :class:`TorchCapture`: the model bytes, graph inputs (numpy), calls, mapping rows and
@@ -1131,7 +1152,8 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     Raises:
         onnxdbg.UsageError: ``module`` is not a torch.nn.Module, ``onnx_model`` is no model,
             or the graph's inputs do not match the tensors in ``args``/``kwargs``.
-        Whatever ``module.forward`` or ``torch.onnx.export`` raise.
+        Whatever ``module.forward`` or ``torch.onnx.export`` raise (the dynamo exporter's
+        error, chained to the TorchScript exporter's, when the fallback fails too).
     """
     if not isinstance(module, torch.nn.Module):
         raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
@@ -1575,11 +1597,12 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         kwargs: keyword arguments of ``forward``.
         onnx_model: an earlier export to check (path, bytes, onnx.ModelProto); None: exported
             now with ``torch.onnx.export`` into memory.
-        opset: ``opset_version`` for the export.
+        opset: ``opset_version`` for the export (None: the exporter's default).
         backend: the onnxdbg backend that runs the ONNX model ("reference", "onnxruntime",
             with options as on the command line).
         atol, rtol: |onnx - torch| <= atol + rtol * |torch| element-wise (units of each tensor).
-        export_kwargs: more keyword arguments for ``torch.onnx.export``.
+        export_kwargs: more keyword arguments for ``torch.onnx.export`` (``dynamo=False``:
+            the TorchScript exporter; see :func:`capture`).
 
     Returns:
         a :class:`TorchCompareResult`; ``str()`` prints the tables and the verdict line.
