@@ -12,9 +12,20 @@ as ``torch.onnx.verification`` does for TorchScript exports).
     >>> result.first_divergent_module, result.first_divergent_nodes
     >>> result.to_html("resnet18.html")  # the graph painted with each module's error
 
-Mapping works on the TorchScript exporter's scoped node names (torch 1.13 to 2.x,
-``torch.onnx.export``) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes").
-Needs torch and the onnx package (to read node names, metadata and inferred shapes).
+The module is exported with the exporter ``torch.onnx.export`` uses by default
+(:func:`default_exporter`): the TorchScript exporter up to torch 2.8, the dynamo exporter
+(torch.export-based) from torch 2.9 on; when torch.export cannot export the module (Python
+control flow on tensor values) the TorchScript exporter (``dynamo=False``) exports it instead,
+which the result's header and notes say. ``export_kwargs={"dynamo": False}`` (or ``True``)
+picks one exporter, without fallback. With the dynamo exporter no opset is forced: its default,
+or the one asked for (below 18 it runs ONNX's version converter, which fails on some ops: the
+export then keeps its own opset, and a note says so).
+
+Mapping works on the TorchScript exporter's scoped node names ("/layer1/layer1.0/conv1/Conv",
+one scope per call) and on the dynamo exporter's node metadata ("pkg.torch.onnx.name_scopes":
+one scope for all calls of a module); for a fresh dynamo export, the exported program's module
+stack tells the calls of a module apart, and which values leave each call. Needs torch and the
+onnx package (to read node names, metadata and inferred shapes).
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Container, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import onnx
@@ -39,6 +50,7 @@ import onnxdbg
 __all__ = [
     "compare",
     "capture",
+    "default_exporter",
     "ModuleRow",
     "OutputRow",
     "ModuleCall",
@@ -67,6 +79,8 @@ _ONNX_TO_NUMPY = {
 # Keys of the node metadata the torch 2.x dynamo exporter writes (metadata_props).
 _NAME_SCOPES_KEY = "pkg.torch.onnx.name_scopes"
 _NAMESPACE_KEY = "namespace"
+_FX_NODE_KEY = "pkg.torch.onnx.fx_node"
+_RULE_KEY = "pkg.onnxscript.rewriter.rule_name"  # the optimizer's rewrite rules on a node
 
 
 # --- what the framework computed -------------------------------------------------------------
@@ -210,7 +224,14 @@ class TorchCapture:
         golden: ONNX tensor name -> the framework's value (the mapped module outputs and the
             final outputs), the golden values for :func:`onnxdbg.compare`.
         outputs: the graph outputs with the module's values.
-        notes: what was skipped (non-tensor outputs, outputs the graph lacks).
+        notes: what was skipped (non-tensor outputs, outputs the graph lacks), and how the
+            model was exported when that is not what was asked for (the TorchScript exporter
+            after the dynamo exporter failed, another opset).
+        module_class, opset, node_count: the module's class, the model's ai.onnx opset and
+            its number of nodes.
+        exporter: "dynamo" or "torchscript": the exporter that made the model (for a given
+            model, the one its node metadata or names show; None when neither does).
+        exported: whether the model was exported now (False: ``onnx_model`` was given).
     """
 
     model: bytes
@@ -223,6 +244,8 @@ class TorchCapture:
     module_class: str = ""
     opset: Optional[int] = None
     node_count: int = 0
+    exporter: Optional[str] = None
+    exported: bool = False
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -345,16 +368,20 @@ def _shape_label(shape: Sequence[Any]) -> str:
 # --- the framework run -------------------------------------------------------------------------
 
 
-def _forward_args(module: torch.nn.Module, args: Tuple[Any, ...],
-                  kwargs: Mapping[str, Any]) -> List[Tuple[str, torch.Tensor]]:
+def _forward_args(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
+                  graph_inputs: Sequence[str] = ()) -> List[Tuple[str, torch.Tensor]]:
     """The tensors the exporter turns into graph inputs, in its order: positional arguments,
-    then keyword arguments in the order of forward's signature."""
+    then keyword arguments: in the graph's order where its inputs are named after them (the
+    dynamo exporter, which keeps the order they were given in), else in the order of
+    forward's signature (the TorchScript exporter)."""
     flat, _ = _flatten(tuple(args))
     if kwargs:
         try:
             order = list(inspect.signature(module.forward).parameters)
         except (TypeError, ValueError):
             order = []
+        if all(isinstance(v, torch.Tensor) and k in graph_inputs for k, v in kwargs.items()):
+            order = list(graph_inputs)
         names = sorted(kwargs, key=lambda k: order.index(k) if k in order else len(order))
         for k in names:
             t, _ = _flatten(kwargs[k], k)
@@ -417,27 +444,184 @@ def _run_hooked(module: torch.nn.Module, args: Tuple[Any, ...],
     return calls, out
 
 
+def default_exporter() -> str:
+    """The exporter ``torch.onnx.export`` uses when not told: "dynamo" (torch.export-based, the
+    default from torch 2.9 on) or "torchscript" (torch 1.x to 2.8)."""
+    try:
+        param = inspect.signature(torch.onnx.export).parameters.get("dynamo")
+    except (TypeError, ValueError):
+        param = None
+    return "dynamo" if param is not None and param.default is True else "torchscript"
+
+
+def _has_dynamo() -> bool:
+    try:
+        return "dynamo" in inspect.signature(torch.onnx.export).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+# fx node name -> [(module path, call instance)], and call instance -> its leaving fx nodes.
+_FxCalls = Tuple[Dict[str, List[Tuple[str, str]]], Dict[str, List[str]]]
+
+
+@dataclass
+class _Exported:
+    """What :func:`_export` made: the model, the exporter that made it, notes, and (dynamo) the
+    module calls of every node of the exported program ("pkg.torch.onnx.fx_node" name ->
+    chain of (module path, call instance)), which the ONNX metadata does not tell apart."""
+
+    model: bytes
+    exporter: str
+    notes: List[str]
+    fx_calls: Optional[_FxCalls] = None
+
+
+def _error_line(e: BaseException) -> str:
+    """One line for an exception: its type and first line, and its cause's."""
+    def one(x: BaseException) -> str:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(x)).strip()
+        first = text.splitlines()[0].strip() if text else ""
+        first = re.split(r"(?<=\.) ", first, maxsplit=1)[0].rstrip(".")  # its first sentence
+        if len(first) > 160:
+            first = first[:157] + "..."
+        return f"{type(x).__name__}: {first}" if first else type(x).__name__
+    line = one(e)
+    cause = e.__cause__ or e.__context__
+    if cause is not None:
+        line += f" (caused by {one(cause)})"
+    return line
+
+
+def _instance(path: str, key: str) -> str:
+    """A call instance of the exported program's nn_module_stack key ("L__self__b.relu@2": the
+    third call of b.relu): "path" for the first call, "path@k" for call k + 1."""
+    m = re.search(r"@(\d+)$", key)
+    return f"{path}@{m.group(1)}" if m and m.group(1) != "0" else path
+
+
+def _fx_chains(program: Any, module: torch.nn.Module) -> Optional[_FxCalls]:
+    """The module calls of an ONNXProgram's exported program: fx node name -> [(module path,
+    call instance)] (nn_module_stack keys count a module's calls: "...@1" is its second), and
+    call instance -> the fx nodes whose values leave it (read outside it, or returned); None
+    when the program or a module path is unknown."""
+    ep = getattr(program, "exported_program", None)
+    graph = getattr(ep, "graph", None)
+    if graph is None:
+        return None
+    known = {p for p, _ in module.named_modules()}
+    chains: Dict[str, List[Tuple[str, str]]] = {}
+    for n in graph.nodes:
+        stack = n.meta.get("nn_module_stack") if hasattr(n, "meta") else None
+        if not stack:
+            continue
+        chain: List[Tuple[str, str]] = []
+        for key, value in stack.items():
+            path = value[0] if isinstance(value, (tuple, list)) and value else None
+            if not isinstance(path, str) or path not in known:
+                return None  # a strict-mode or future naming this code does not read
+            if path:
+                chain.append((path, _instance(path, str(key))))
+        chains[n.name] = chain
+    leaving: Dict[str, List[str]] = defaultdict(list)
+    for n in graph.nodes:
+        for _, inst in chains.get(n.name, []):
+            for u in n.users:
+                if u.op == "output" or inst not in {i for _, i in chains.get(u.name, [])}:
+                    leaving[inst].append(n.name)
+                    break
+    return chains, dict(leaving)
+
+
+def _opset_of(model: bytes) -> Optional[int]:
+    for imp in onnx.load_from_string(model).opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return imp.version
+    return None
+
+
 def _export(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
-            opset: Optional[int], export_kwargs: Optional[Mapping[str, Any]]) -> bytes:
-    """``torch.onnx.export`` into memory (bytes of the ModelProto)."""
+            opset: Optional[int], export_kwargs: Optional[Mapping[str, Any]]) -> _Exported:
+    """``torch.onnx.export`` into memory with the exporter it uses by default (the dynamo
+    exporter from torch 2.9 on, falling back to the TorchScript exporter when torch.export
+    fails) or the one ``export_kwargs["dynamo"]`` names (no fallback then)."""
     ex = dict(export_kwargs or {})
     if opset is not None:
         if "opset_version" in ex and ex["opset_version"] != opset:
             raise _usage(f"opset={opset} contradicts export_kwargs opset_version="
                          f"{ex['opset_version']}")
         ex["opset_version"] = opset
+    explicit = "dynamo" in ex
+    dynamo = bool(ex.pop("dynamo")) if explicit else default_exporter() == "dynamo"
+    if dynamo and not _has_dynamo():
+        raise _usage(f"export_kwargs dynamo=True: torch {torch.__version__}'s "
+                     f"torch.onnx.export has no dynamo exporter")
+    modes = {m: m.training for m in module.modules()}
+    notes: List[str] = []
+    try:
+        if dynamo:
+            try:
+                return _export_dynamo(module, args, kwargs, ex)
+            except Exception as e:  # noqa: BLE001 - torch.export fails in many ways
+                if explicit:
+                    raise
+                first_error = e
+            for m, mode in modes.items():
+                m.train(mode)
+            dropped = [k for k in _DYNAMO_ONLY if k in ex]
+            for k in dropped:
+                del ex[k]
+            notes.append(f"exported with the TorchScript exporter (dynamo=False): the dynamo "
+                         f"exporter, torch.onnx.export's default, failed: "
+                         f"{_error_line(first_error)}"
+                         + (f"; its options {', '.join(dropped)} were left out" if dropped
+                            else ""))
+            try:
+                model = _export_torchscript(module, args, kwargs, ex, dynamo_param=True)
+            except Exception as e:  # noqa: BLE001
+                raise first_error from e
+            return _Exported(model, "torchscript", notes)
+        return _Exported(_export_torchscript(module, args, kwargs, ex,
+                                             dynamo_param=_has_dynamo()), "torchscript", notes)
+    finally:
+        for m, mode in modes.items():
+            m.train(mode)
+
+
+# torch.onnx.export's options that only the dynamo exporter takes (dropped on the fallback).
+_DYNAMO_ONLY = ("external_data", "dynamic_shapes", "custom_translation_table", "report",
+                "optimize", "verify", "profile", "dump_exported_program", "artifacts_dir")
+
+
+def _export_dynamo(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
+                   ex: Dict[str, Any]) -> _Exported:
+    ex = dict(ex)
+    ex.setdefault("verbose", False)
+    program = torch.onnx.export(module, tuple(args), kwargs=dict(kwargs) or None, dynamo=True,
+                                **ex)
+    model = program.model_proto.SerializeToString()
+    notes: List[str] = []
+    asked = ex.get("opset_version")
+    got = _opset_of(model)
+    if asked is not None and got != asked:
+        notes.append(f"opset {asked} was asked for, the dynamo exporter wrote opset {got} (its "
+                     f"version converter could not convert the model; opset >= 18, or the "
+                     f"exporter's default, avoids the conversion)")
+    return _Exported(model, "dynamo", notes, _fx_chains(program, module))
+
+
+def _export_torchscript(module: torch.nn.Module, args: Tuple[Any, ...],
+                        kwargs: Mapping[str, Any], ex: Dict[str, Any],
+                        dynamo_param: bool) -> bytes:
     call_args: Tuple[Any, ...] = tuple(args)
     if kwargs:
         call_args = call_args + (dict(kwargs),)
     elif call_args and isinstance(call_args[-1], dict):
         call_args = call_args + ({},)  # else the exporter reads the last dict as kwargs
+    if dynamo_param:
+        ex = dict(ex, dynamo=False)
     buf = io.BytesIO()
-    modes = {m: m.training for m in module.modules()}
-    try:
-        torch.onnx.export(module, call_args, buf, **ex)
-    finally:
-        for m, mode in modes.items():
-            m.train(mode)
+    torch.onnx.export(module, call_args, buf, **ex)
     return buf.getvalue()
 
 
@@ -486,7 +670,8 @@ class _Graph:
     """The main graph of a model with producers, consumers, types and each node's module
     scope."""
 
-    def __init__(self, model: onnx.ModelProto, module: torch.nn.Module):
+    def __init__(self, model: onnx.ModelProto, module: torch.nn.Module,
+                 fx_calls: Optional[_FxCalls] = None):
         g = model.graph
         self.nodes = list(g.node)
         self.initializers = {t.name for t in g.initializer}
@@ -510,8 +695,27 @@ class _Graph:
         for p in self._tree:
             if p:
                 self._by_unq[_unqualified(p)].append(p)
+        # The exported program's call instances (a fresh dynamo export): how many calls of
+        # each module it has nodes for.
+        self.fx_chains = fx_calls[0] if fx_calls is not None else None
+        self.fx_leaving: Dict[str, List[str]] = fx_calls[1] if fx_calls is not None else {}
+        self._fx_calls: Dict[str, set] = defaultdict(set)
+        for chain in (self.fx_chains or {}).values():
+            for path, inst in chain:
+                self._fx_calls[path].add(inst)
         # Per node: the chain of (module path, scope instance) from outermost to innermost.
         self.chains: List[List[Tuple[str, str]]] = [self._scope(n) for n in self.nodes]
+        # Whether scopes come from the dynamo exporter's metadata (one scope for all calls of
+        # a module) rather than the TorchScript exporter's names (one scope per call).
+        self.dynamo = any(p.key in (_NAME_SCOPES_KEY, _NAMESPACE_KEY)
+                          for n in self.nodes for p in getattr(n, "metadata_props", []))
+        # Whether a fresh export's program told the calls apart ("path@k" instances).
+        self.exact = self.fx_chains is not None and self.dynamo
+        # Whether the exporter named each node's output after its fx node, so that a call's
+        # leaving fx nodes name its ONNX output tensors.
+        named = [n for n in self.nodes if _fx_name(n)] if self.exact else []
+        self.fx_named = bool(named) and 2 * sum(_fx_name(n) in n.output
+                                                for n in named) >= len(named)
         self.instances: Dict[str, List[str]] = defaultdict(list)  # module path -> instances
         self.instance_nodes: Dict[str, List[int]] = defaultdict(list)
         for i, chain in enumerate(self.chains):
@@ -524,7 +728,16 @@ class _Graph:
     # exporter's node name "/layer1/layer1.0/conv1/Conv".
     def _scope(self, node: onnx.NodeProto) -> List[Tuple[str, str]]:
         meta = {p.key: p.value for p in getattr(node, "metadata_props", [])}
-        return scope_chain(node.name, meta, self._resolve)
+        if self.fx_chains is not None:
+            fx = _fx_name(node)
+            if fx in self.fx_chains:
+                return list(self.fx_chains[fx])
+        chain = scope_chain(node.name, meta, self._resolve, self._tree)
+        if self.fx_chains is not None:
+            # A node the program does not know: its call is unknown where there are several.
+            chain = [(p, i if len(self._fx_calls.get(p, ())) <= 1 else p + "@?")
+                     for p, i in chain]
+        return chain
 
     def _resolve(self, parent: str, component: str) -> Optional[str]:
         """The module a TorchScript scope component names, below ``parent`` if possible."""
@@ -549,32 +762,48 @@ class _Graph:
         return n.name or f"{n.op_type}#{i}"
 
 
-def _full_paths(entries: List[str], resolve) -> List[Tuple[str, str]]:
-    """(module path, instance) of the dynamo exporter's scope entries: full module paths, a
-    repeated call marked "path@1" (or "path_1", which ``resolve`` reads as "path")."""
+def _fx_name(node: onnx.NodeProto) -> str:
+    """The fx node a dynamo-exported node came from ("pkg.torch.onnx.fx_node": "%relu_2 : ...")."""
+    for p in getattr(node, "metadata_props", []):
+        if p.key == _FX_NODE_KEY:
+            m = re.match(r"%(\S+)", p.value)
+            return m.group(1) if m else ""
+    return ""
+
+
+def _full_paths(entries: List[str], resolve,
+                known: Optional[Container[str]]) -> List[Tuple[str, str]]:
+    """(module path, instance) of the dynamo exporter's scope entries: full module paths (a
+    call marked "path@1" is read as "path", the instance keeps the mark)."""
     chain: List[Tuple[str, str]] = []
     parent = ""
     for e in entries:
         path = re.sub(r"@\d+$", "", e)
-        path = resolve(parent, _unqualified(path)) or path
+        if known is None or path not in known:
+            path = resolve(parent, _unqualified(path)) or path
         chain.append((path, e))
         parent = path
     return chain
 
 
-def scope_chain(name: str, metadata: Mapping[str, str],
-                resolve) -> List[Tuple[str, str]]:
+def scope_chain(name: str, metadata: Mapping[str, str], resolve,
+                known: Optional[Container[str]] = None) -> List[Tuple[str, str]]:
     """The module scopes an exported node belongs to, outermost first, as (module path,
-    scope instance) pairs; the instance tells calls of one module apart.
+    scope instance) pairs; the instance tells calls of one module apart where the export
+    does (the TorchScript exporter's "/b/relu_1" scopes; the dynamo exporter's metadata names
+    one scope for all calls of a module: :func:`capture` tells them apart otherwise).
 
     Args:
         name: the node's name (the TorchScript exporter's "/layer1/layer1.0/conv1/Conv").
         metadata: the node's metadata_props; the torch 2.x dynamo exporter writes
-            "pkg.torch.onnx.name_scopes" (a Python list literal of module paths, root "" first
-            and the node's own name last; repeated calls as "path@1") and "namespace"
-            (": root/path: class/...").
+            "pkg.torch.onnx.name_scopes" (a Python list literal of full module paths, root ""
+            first and the node's fx node name last: "['', 'layer1', 'layer1.0', 'layer1.0.relu',
+            'relu_1']"; an entry "path@1" would be read as a call mark) and "namespace"
+            (": root class/path: class/.../fx node: op").
         resolve: ``resolve(parent_path, component)`` -> module path or None, for the
             TorchScript name components (which are module paths shortened by the exporter).
+        known: the module paths there are; a metadata entry that is one is taken as it is
+            (None: every entry goes through ``resolve``).
 
     Returns:
         [] for a node outside every module scope (the root's own nodes, exporter-made
@@ -587,11 +816,11 @@ def scope_chain(name: str, metadata: Mapping[str, str],
         except (SyntaxError, ValueError):
             entries = None
         if isinstance(entries, (list, tuple)) and len(entries) >= 2:
-            return _full_paths([str(e) for e in entries[1:-1] if e], resolve)
+            return _full_paths([str(e) for e in entries[1:-1] if e], resolve, known)
     namespace = metadata.get(_NAMESPACE_KEY)
     if namespace:
         parts = [p.split(":", 1)[0].strip() for p in namespace.split("/")]
-        return _full_paths([p for p in parts[1:-1] if p], resolve)
+        return _full_paths([p for p in parts[1:-1] if p], resolve, known)
     if not name.startswith("/"):
         return []
     chain: List[Tuple[str, str]] = []
@@ -635,12 +864,17 @@ class _Mapper:
             insts = self.g.instances.get(path, [])
             if path == "":
                 continue
+            if self.g.exact and self._exact_calls(path, cs, insts):
+                continue
+            how = ""
+            if self.g.dynamo and len(insts) == 1 and len(cs) > 1:
+                insts, how = self._split_runs(path, insts[0], len(cs))
             if len(insts) == len(cs):
                 for c, inst in zip(cs, insts):
                     self.instance_of[c.order] = inst
             for c in cs:
                 if c.order in self.instance_of:
-                    self._map_scope(c, self.instance_of[c.order])
+                    self._map_scope(c, self.instance_of[c.order], how)
                 elif not insts:
                     for o in c.outputs:
                         self.reasons[(c.order, o.key)] = "no ONNX nodes in its scope"
@@ -650,16 +884,76 @@ class _Mapper:
                     if len(insts) < len(cs):
                         why += (" (identical calls merged by the exporter, or one scope for "
                                 "all calls)")
+                    if self.g.dynamo and len(insts) == 1:
+                        why = (f"called {len(cs)} times; the dynamo exporter's metadata names "
+                               f"one scope for all calls and its nodes do not split into "
+                               f"{len(cs)} runs (calls merged or removed by its optimizer)")
                     for o in c.outputs:
                         self.reasons[(c.order, o.key)] = why
         self._map_root()
         self._fusions()
         self._same_objects()
 
+    def _exact_calls(self, path: str, cs: List[ModuleCall], insts: List[str]) -> bool:
+        """Maps the calls of ``path`` to the exported program's call instances ("path" for the
+        first call, "path@k" for call k + 1); False when they do not fit the calls."""
+        def index(inst: str) -> Optional[int]:
+            if inst == path:
+                return 1
+            m = re.fullmatch(re.escape(path) + r"@(\d+)", inst)
+            return int(m.group(1)) + 1 if m else None
+
+        known = [index(i) for i in insts if not i.endswith("@?")]
+        if any(k is None or k > len(cs) for k in known):
+            return False
+        for c in cs:
+            inst = path if c.call_index == 1 else f"{path}@{c.call_index - 1}"
+            if inst in self.g.instance_nodes:
+                self.instance_of[c.order] = inst
+                self._map_scope(c, inst)
+                continue
+            why = "no ONNX nodes in its scope"
+            if insts:
+                why += (f" (the exported program has nodes for {len(known)} of its {len(cs)} "
+                        f"calls: this call's were merged into another's or removed by the "
+                        f"exporter's optimizer)")
+            for o in c.outputs:
+                self.reasons[(c.order, o.key)] = why
+        return True
+
+    def _split_runs(self, path: str, inst: str, calls: int) -> Tuple[List[str], str]:
+        """The nodes of a module's one dynamo scope split where nodes of other scopes come
+        between them: one instance per run when there are as many runs as calls (a module's
+        calls are contiguous in the exported program, in call order)."""
+        mine = set(self.g.instance_nodes[inst])
+        nodes = sorted(i for i in mine if i not in self.g.constant)
+        runs: List[List[int]] = []
+        for i in nodes:
+            if runs and not any(k not in mine and k not in self.g.constant
+                                for k in range(runs[-1][-1] + 1, i)):
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        if len(runs) != calls:
+            return [inst], ""
+        names = []
+        for k, run in enumerate(runs):
+            name = f"{inst}#run{k + 1}"
+            self.g.instance_nodes[name] = run
+            names.append(name)
+        return names, (f"calls told apart by graph position: the export's metadata names one "
+                       f"scope for all {calls} calls of {path}, its nodes form {calls} runs")
+
+    def _has_scope(self, c: ModuleCall) -> bool:
+        """Whether the call has ONNX nodes of its own scope."""
+        if c.order in self.instance_of:
+            return True
+        return not self.g.exact and c.path in self.g.instances
+
     def _nodes(self, inst: str) -> List[int]:
         return [i for i in self.g.instance_nodes[inst] if i not in self.g.constant]
 
-    def _map_scope(self, c: ModuleCall, inst: str) -> None:
+    def _map_scope(self, c: ModuleCall, inst: str, how: str = "") -> None:
         nodes = self._nodes(inst)
         inside = set(self.g.instance_nodes[inst])
         graph_outputs = set(self.g.outputs)
@@ -670,6 +964,16 @@ class _Mapper:
                     continue
                 if t in graph_outputs or any(j not in inside for j in self.g.consumers[t]):
                     leaving.append(t)
+        gone = ""
+        if self.g.fx_named and self.g.fx_leaving.get(inst):
+            # The exported program says which values leave the call; the exporter named the
+            # ONNX tensors after them. A leaving tensor of the scope that is none of them is
+            # something else (the optimizer merged the call's last nodes into later ones).
+            fx_out = self.g.fx_leaving[inst]
+            leaving = [t for t in fx_out if t in self.g.producer]
+            if not leaving:
+                gone = (f"its output (fx node {', '.join(fx_out)}) is not in the ONNX graph: "
+                        f"the exporter's optimizer removed or merged the nodes computing it")
         taken: set = set()
         for o in c.outputs:
             want_dtype = o.value.dtype
@@ -687,6 +991,8 @@ class _Mapper:
                           if p.value.shape == o.value.shape and p.value.dtype == want_dtype]
             if not nodes:
                 self.reasons[(c.order, o.key)] = "its scope has only constants"
+            elif gone:
+                self.reasons[(c.order, o.key)] = gone
             elif not cands:
                 self.reasons[(c.order, o.key)] = (
                     f"no tensor of shape {_shape_label(o.value.shape)} {want_dtype} leaves its "
@@ -699,7 +1005,7 @@ class _Mapper:
             else:
                 t = cands[-1]
                 taken.add(t)
-                self.mapped[(c.order, o.key)] = (t, nodes, "")
+                self.mapped[(c.order, o.key)] = (t, nodes, how)
 
     def _map_root(self) -> None:
         roots = [c for c in self.calls if c.path == ""]
@@ -728,8 +1034,8 @@ class _Mapper:
         tensor was fused by the exporter into that call's nodes (Conv + BatchNorm in eval):
         the ONNX tensor is its output, not the previous call's."""
         by_order = {c.order: c for c in self.calls}
-        for c in self.calls:
-            if c.path == "" or c.path in self.g.instances or len(c.outputs) != 1:
+        for c in ([] if self.g.dynamo else self.calls):
+            if c.path == "" or self._has_scope(c) or len(c.outputs) != 1:
                 continue
             prev = by_order.get(c.order - 1)
             if prev is None or len(prev.outputs) != 1 or len(c.inputs) < 1:
@@ -757,6 +1063,31 @@ class _Mapper:
                 t, pnodes, f"fused by the exporter into {pname} with {prev.path} "
                 f"({prev.class_name})")
             self.reasons.pop((c.order, out.key), None)
+        # The dynamo exporter fuses the other way round: the fused node (Conv + BatchNorm)
+        # carries the second module's scope, the first has no nodes.
+        for c in self.calls:
+            if c.path == "" or self._has_scope(c) or len(c.outputs) != 1:
+                continue
+            nxt = by_order.get(c.order + 1)
+            out = c.outputs[0]
+            if (nxt is None or not nxt.inputs or nxt.inputs[0].obj_id != out.obj_id
+                    or out.obj_id in {i.obj_id for i in c.inputs}
+                    or len(nxt.outputs) != 1 or (nxt.order, nxt.outputs[0].key) not in self.mapped):
+                continue
+            t, _, _ = self.mapped[(nxt.order, nxt.outputs[0].key)]
+            producer = self.g.producer.get(t)
+            if producer is None:
+                continue
+            node = self.g.nodes[producer]
+            meta = {p.key: p.value for p in getattr(node, "metadata_props", [])}
+            rules = [r.strip() for r in meta.get(_RULE_KEY, "").split(",")]
+            fusing = [r for r in dict.fromkeys(rules) if r.startswith("Fuse")]
+            if not fusing:
+                continue
+            self.reasons[(c.order, out.key)] = (
+                f"fused by the exporter ({', '.join(fusing)}) with {nxt.path} "
+                f"({nxt.class_name}) into {self.g.node_name(producer)}: its own output is not "
+                f"in the ONNX graph")
 
     def _same_objects(self) -> None:
         """A call that returned the very tensor an earlier call returned (a container ending in
@@ -767,7 +1098,7 @@ class _Mapper:
             for o in c.outputs:
                 k = (c.order, o.key)
                 if k not in self.mapped:
-                    if o.obj_id in {i.obj_id for i in c.inputs} and c.path not in self.g.instances:
+                    if o.obj_id in {i.obj_id for i in c.inputs} and not self._has_scope(c):
                         self.reasons[k] = ("returns its input unchanged (an identity at "
                                            "inference): no ONNX nodes of its own")
                     elif o.obj_id in latest:
@@ -803,10 +1134,16 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         kwargs: keyword arguments of ``forward`` (graph inputs after ``args``, in signature
             order).
         onnx_model: the export to check (path, bytes or onnx.ModelProto); None exports with
-            ``torch.onnx.export`` into memory.
+            ``torch.onnx.export`` into memory, with its default exporter (the dynamo exporter
+            from torch 2.9 on, the TorchScript exporter when torch.export fails; see the module
+            docstring). A given dynamo export has only the node metadata: the calls of a module
+            called more than once are told apart by graph position where its nodes form one
+            run per call, else not mapped.
         opset: ``opset_version`` for the export (None: the exporter's default).
         export_kwargs: more keyword arguments for ``torch.onnx.export`` (e.g. ``input_names``,
-            ``dynamic_axes``, ``do_constant_folding``).
+            ``dynamic_axes``; ``dynamo=False`` for the TorchScript exporter, ``dynamo=True``
+            for the dynamo exporter without fallback; the dynamo exporter runs with
+            ``verbose=False`` unless told).
 
     Returns:
         a :class:`TorchCapture`: the model bytes, graph inputs (numpy), calls, mapping rows and
@@ -815,7 +1152,8 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     Raises:
         onnxdbg.UsageError: ``module`` is not a torch.nn.Module, ``onnx_model`` is no model,
             or the graph's inputs do not match the tensors in ``args``/``kwargs``.
-        Whatever ``module.forward`` or ``torch.onnx.export`` raise.
+        Whatever ``module.forward`` or ``torch.onnx.export`` raise (the dynamo exporter's
+        error, chained to the TorchScript exporter's, when the fallback fails too).
     """
     if not isinstance(module, torch.nn.Module):
         raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
@@ -828,12 +1166,22 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     if onnx_model is not None and (opset is not None or export_kwargs):
         raise _usage("opset and export_kwargs are for the export; with onnx_model nothing is "
                      "exported")
-    model_bytes = (_export(module, args, kwargs, opset, export_kwargs) if onnx_model is None
-                   else _model_bytes(onnx_model))
-    proto = onnx.load_from_string(model_bytes)
-    graph = _Graph(proto, module)
+    notes: List[str] = []
+    if onnx_model is None:
+        exported = _export(module, args, kwargs, opset, export_kwargs)
+        model_bytes = exported.model
+        notes += exported.notes
+        proto = onnx.load_from_string(model_bytes)
+        graph = _Graph(proto, module, exported.fx_calls)
+        exporter: Optional[str] = exported.exporter
+    else:
+        model_bytes = _model_bytes(onnx_model)
+        proto = onnx.load_from_string(model_bytes)
+        graph = _Graph(proto, module)
+        exporter = ("dynamo" if graph.dynamo else "torchscript"
+                    if any(n.name.startswith("/") for n in graph.nodes) else None)
 
-    flat_inputs = _forward_args(module, args, kwargs)
+    flat_inputs = _forward_args(module, args, kwargs, graph.inputs)
     if len(flat_inputs) != len(graph.inputs):
         raise _usage(
             f"the ONNX graph has {len(graph.inputs)} inputs ({', '.join(graph.inputs)}) but "
@@ -855,7 +1203,6 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     mapper = _Mapper(graph, calls)
     mapper.run()
 
-    notes: List[str] = []
     rows: List[ModuleRow] = []
     golden: Dict[str, np.ndarray] = {}
     owner: Dict[str, str] = {}
@@ -901,7 +1248,8 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
             opset_version = imp.version
     return TorchCapture(model=model_bytes, inputs=inputs, calls=calls, rows=rows, golden=golden,
                         outputs=outputs, notes=notes, module_class=type(module).__name__,
-                        opset=opset_version, node_count=len(graph.nodes))
+                        opset=opset_version, node_count=len(graph.nodes), exporter=exporter,
+                        exported=onnx_model is None)
 
 
 # --- comparing -----------------------------------------------------------------------------------
@@ -921,9 +1269,12 @@ class TorchCompareResult:
             ONNX nodes, re-run alone on the framework's inputs, are outside tolerance ("" is the
             root module); None when no module is.
         first_divergent_nodes: that module's ONNX node names.
-        notes: what was skipped or approximated.
+        notes: what was skipped or approximated, and how the model was exported when that is
+            not what was asked for (see :class:`TorchCapture`).
         report: the :func:`onnxdbg.compare` result's JSON (``run --json``'s object).
         model: the ONNX model compared (bytes).
+        exporter, exported: the exporter that made the model and whether it was exported now
+            (see :class:`TorchCapture`).
     """
 
     backend: str
@@ -939,6 +1290,8 @@ class TorchCompareResult:
     module_class: str = ""
     opset: Optional[int] = None
     node_count: int = 0
+    exporter: Optional[str] = None
+    exported: bool = False
     _first: Optional[ModuleRow] = field(default=None, repr=False)
 
     @property
@@ -982,9 +1335,13 @@ class TorchCompareResult:
 
     def __str__(self) -> str:
         mapped = sum(r.mapped for r in self.modules)
+        made = {"dynamo": "dynamo exporter", "torchscript": "TorchScript exporter"}.get(
+            self.exporter or "", "exporter unknown")
+        made = (f"exported now by the {made}" if self.exported
+                else f"given, {made}" if self.exporter else "given")
         lines = [f"onnxdbg.torch: {self.module_class or 'module'} against its ONNX export "
-                 f"({self.node_count} nodes, opset {self.opset}) on {self.backend}, atol "
-                 f"{self.atol:g} rtol {self.rtol:g}",
+                 f"({made}, {self.node_count} nodes, opset {self.opset}) on {self.backend}, "
+                 f"atol {self.atol:g} rtol {self.rtol:g}",
                  f"{len(self.modules)} module outputs, {mapped} mapped to ONNX tensors", ""]
         rows = []
         for r in self.modules:
@@ -1047,6 +1404,8 @@ class TorchCompareResult:
             "atol": self.atol,
             "rtol": self.rtol,
             "opset": self.opset,
+            "exporter": self.exporter,
+            "exported": self.exported,
             "modules": modules,
             "outputs": [clean(dataclasses.asdict(o)) for o in self.outputs],
             "first_divergent_module": self.first_divergent_module,
@@ -1238,11 +1597,12 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         kwargs: keyword arguments of ``forward``.
         onnx_model: an earlier export to check (path, bytes, onnx.ModelProto); None: exported
             now with ``torch.onnx.export`` into memory.
-        opset: ``opset_version`` for the export.
+        opset: ``opset_version`` for the export (None: the exporter's default).
         backend: the onnxdbg backend that runs the ONNX model ("reference", "onnxruntime",
             with options as on the command line).
         atol, rtol: |onnx - torch| <= atol + rtol * |torch| element-wise (units of each tensor).
-        export_kwargs: more keyword arguments for ``torch.onnx.export``.
+        export_kwargs: more keyword arguments for ``torch.onnx.export`` (``dynamo=False``:
+            the TorchScript exporter; see :func:`capture`).
 
     Returns:
         a :class:`TorchCompareResult`; ``str()`` prints the tables and the verdict line.
@@ -1319,4 +1679,5 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         first_divergent_module=first.path if first is not None else None,
         first_divergent_nodes=list(first.onnx_nodes) if first is not None else [],
         notes=list(cap.notes), report=report, model=cap.model, module_class=cap.module_class,
-        opset=cap.opset, node_count=cap.node_count, _first=first)
+        opset=cap.opset, node_count=cap.node_count, exporter=cap.exporter,
+        exported=cap.exported, _first=first)
