@@ -19,7 +19,9 @@ endif()
 
 set(ONNXDBG_PYTHON_DIR "${CMAKE_BINARY_DIR}/python/onnxdbg")
 file(GLOB ONNXDBG_PYTHON_SOURCES CONFIGURE_DEPENDS python/_core/*.cpp)
-pybind11_add_module(_core MODULE ${ONNXDBG_PYTHON_SOURCES})
+# NO_EXTRAS: no link-time optimization (GCC's -fno-fat-lto-objects, which clang-tidy refuses, and
+# a serial LTO link for nothing measurable: the work is in the library).
+pybind11_add_module(_core MODULE NO_EXTRAS ${ONNXDBG_PYTHON_SOURCES})
 target_compile_options(_core PRIVATE ${ONNXDBG_WARNINGS})
 target_compile_definitions(_core PRIVATE ONNXDBG_VERSION="${PROJECT_VERSION}")
 target_link_libraries(_core PRIVATE onnxdbg_lib)

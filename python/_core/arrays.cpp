@@ -12,8 +12,12 @@ namespace {
 
 /// Releases the array an adopted Tensor buffer kept alive; the Tensor may die on any thread.
 void release_array(void* owner) noexcept {
-  py::gil_scoped_acquire gil;
-  Py_DECREF(static_cast<PyObject*>(owner));
+  try {
+    py::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(owner));
+  } catch (...) {
+    // The interpreter is gone (a tensor outlived it): nothing is left to release.
+  }
 }
 
 // The dtype's kind and size are read as Python attributes, not from numpy's C struct, whose

@@ -17,7 +17,8 @@ Tensor borrowed(const Tensor& t) {
       t.dtype(), t.shape(),
       ByteBuffer::adopt(
           const_cast<std::byte*>(t.raw()), t.nbytes(), [](void*) noexcept {}, nullptr));
-  return view ? std::move(*view) : t;
+  if (!view) return t;
+  return std::move(*view);
 }
 
 /// The given inputs, checked against the model's graph inputs, or generated ones.
