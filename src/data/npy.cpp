@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 
+#include "core/atomic_file.h"
+
 namespace onnxdbg {
 
 namespace fs = std::filesystem;
@@ -419,11 +421,7 @@ Expected<Tensor> load_npy(const fs::path& path) {
 
 Status save_npy(const fs::path& path, const Tensor& t) {
   const std::string bytes = write_npy(t);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return invalid_argument("failed writing '" + path.string() + "'");
-  return Status::ok();
+  return write_file_atomic(path, bytes);
 }
 
 }  // namespace onnxdbg

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 
+#include "core/atomic_file.h"
 #include "data/npy.h"
 
 namespace onnxdbg {
@@ -93,10 +94,7 @@ Status save_npz(const fs::path& path, const std::map<std::string, Tensor>& tenso
     // libzip deletes an archive left with no entries; numpy writes an empty zip, and so do we:
     // just the 22-byte end-of-central-directory record.
     static const char kEmptyZip[22] = {'P', 'K', 5, 6};
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(kEmptyZip, sizeof(kEmptyZip));
-    if (!out) return invalid_argument("cannot write " + file);
-    return Status::ok();
+    return write_file_atomic(path, std::string_view(kEmptyZip, sizeof(kEmptyZip)));
   }
   int err = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err));

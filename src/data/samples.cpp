@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "data/npz.h"
 #include "data/test_data.h"
 #include "model/model.h"
@@ -282,24 +283,7 @@ Status save_samples(const fs::path& path, const std::vector<Sample>& samples) {
   }
   if (ext != ".json") return invalid_argument(what + ": the output must be a .npz or .json file");
   const std::string text = polygraphy_inputs_json(samples);
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    f.close();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return invalid_argument("cannot write " + what);
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return invalid_argument("cannot write " + what + ": " + ec.message());
-  }
-  return Status::ok();
+  return write_file_atomic(path, text);
 }
 
 }  // namespace onnxdbg

@@ -9,6 +9,7 @@
 #include <limits>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "onnx/defs/schema.h"
 
 namespace onnxdbg {
@@ -144,11 +145,10 @@ Expected<LoadedModel> load_model(const fs::path& path) {
 Status save_model(const onnx::ModelProto& model, const fs::path& path) {
   if (model.ByteSizeLong() >= static_cast<size_t>(std::numeric_limits<int>::max()))
     return invalid_argument("model is over 2 GiB; it must be saved with external data");
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return invalid_argument("cannot write '" + path.string() + "'");
-  if (!model.SerializeToOstream(&out))
-    return invalid_argument("failed writing '" + path.string() + "'");
-  return Status::ok();
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    return invalid_argument("cannot serialize the model for '" + path.string() + "'");
+  return write_file_atomic(path, bytes);
 }
 
 namespace {

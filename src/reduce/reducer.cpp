@@ -6,29 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/atomic_file.h"
+
 namespace onnxdbg::reduce {
 
 namespace {
-
-// Writes bytes to `path` through a temporary file and a rename, so a failure (disk full) leaves
-// the previous file intact.
-Status write_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f.good()) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return invalid_argument("cannot write '" + path.string() + "' (disk full or no permission?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return invalid_argument("cannot write '" + path.string() + "': " + ec.message());
-  return Status::ok();
-}
 
 size_t symmetric_difference(const std::vector<int>& a, const std::vector<int>& b) {
   size_t i = 0, j = 0, d = 0;
@@ -96,7 +78,7 @@ Expected<OracleVerdict> Reducer::start() {
              (it->second ? "failed" : "passed") + " in the journal's run");
   record(b, v);
   current_built_ = std::move(b);
-  if (v.fails) ODB_RETURN_IF_ERROR(write_atomically(options_.output, current_built_.bytes));
+  if (v.fails) ODB_RETURN_IF_ERROR(write_file_atomic(options_.output, current_built_.bytes));
   report_progress();
   return v;
 }
@@ -115,7 +97,7 @@ void Reducer::record(const BuiltCandidate& b, const OracleVerdict& v) {
   if (!options_.artifacts.empty() && artifacts_ok_) {
     const auto path = options_.artifacts / (v.fails ? "bad" : "good") /
                       ("iter_" + std::to_string(oracle_calls_) + ".onnx");
-    if (Status st = write_atomically(path, b.bytes); !st) {
+    if (Status st = write_file_atomic(path, b.bytes); !st) {
       artifacts_ok_ = false;
       add_note(st.message() + "; artifacts are no longer kept (the reduction goes on)");
     }
@@ -128,7 +110,7 @@ Status Reducer::accept(const Candidate& c, BuiltCandidate b) {
   current_.nodes = b.nodes;
   current_built_ = std::move(b);
   stats_[phase_].nodes_removed += before - static_cast<int64_t>(current_built_.nodes.size());
-  return write_atomically(options_.output, current_built_.bytes);
+  return write_file_atomic(options_.output, current_built_.bytes);
 }
 
 Expected<bool> Reducer::evaluate(std::vector<Pending>& window, size_t& first_fail) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/atomic_file.h"
 #include "core/dtype.h"
 #include "inspect/inspect.h"
 #include "model/graph.h"
@@ -610,12 +611,7 @@ Status write_viewer_html(const LoadedModel& model, const ViewerOverlays& overlay
                          const std::string& path) {
   auto data = viewer_data(model, overlays);
   if (!data) return data.status();
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return invalid_argument("cannot write '" + path + "'");
-  out << render_viewer_html(*data);
-  out.close();
-  if (!out) return invalid_argument("cannot write '" + path + "'");
-  return Status::ok();
+  return write_file_atomic(path, render_viewer_html(*data));
 }
 
 }  // namespace onnxdbg::report
