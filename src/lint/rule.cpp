@@ -335,15 +335,9 @@ const InferenceRun& RuleContext::inference() {
           run.unsupported_ops.push_back(op);
       }
 
-  try {
-    // check_type off, as in onnx.checker.check_model(full_check=True): ONNX's own test models
-    // break the type constraints of old Constant versions.
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
-                                        /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    parse_inference_errors(e.what(), run);
-  }
+  // In a child process: libonnx 1.12 crashes on some hostile models (issue 17).
+  if (const std::string error = run_onnx_shape_inference(copy, /*strict=*/true); !error.empty())
+    parse_inference_errors(error, run);
   collect_inferred(copy.graph(), run);
   inference_ = std::move(run);
   return *inference_;

@@ -2,6 +2,15 @@
 // of the model, and the refreshed value_info written back.
 #include "model/shape_inference.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -9,6 +18,89 @@
 #include "onnx/shape_inference/implementation.h"
 
 namespace onnxdbg {
+
+namespace {
+
+bool write_all(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// The child's reply: [u32 error length][error][model bytes to the end].
+[[noreturn]] void infer_in_child(int fd, onnx::ModelProto& model, bool strict) {
+  std::string error;
+  try {
+    // check_type off, as in onnx.checker.check_model(full_check=True): ONNX's own test models
+    // break the type constraints of old Constant versions.
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/strict ? 1 : 0,
+                                        /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::string bytes;
+  const bool ok = model.SerializeToString(&bytes);
+  const auto len = static_cast<uint32_t>(error.size());
+  const bool sent = write_all(fd, &len, sizeof len) && write_all(fd, error.data(), error.size()) &&
+                    (!ok || write_all(fd, bytes.data(), bytes.size()));
+  _exit(sent && ok ? 0 : 3);
+}
+
+}  // namespace
+
+std::string run_onnx_shape_inference(onnx::ModelProto& model, bool strict) {
+  int fds[2];
+  // Close-on-exec: a worker another thread spawns meanwhile must not hold the write end open
+  // (the read below would never see the end).
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return std::string("shape inference could not start: ") + strerror(errno);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::string("shape inference could not start: ") + strerror(errno);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    infer_in_child(fds[1], model, strict);
+  }
+  ::close(fds[1]);
+  std::string reply;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    return "ONNX shape inference crashed with signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ") on this model; no types were inferred";
+  uint32_t len = 0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.size() < sizeof len)
+    return "ONNX shape inference failed to report back on this model; no types were inferred";
+  std::memcpy(&len, reply.data(), sizeof len);
+  if (reply.size() < sizeof len + len)
+    return "ONNX shape inference failed to report back on this model; no types were inferred";
+  std::string error = reply.substr(sizeof len, len);
+  onnx::ModelProto inferred;
+  if (!inferred.ParseFromArray(reply.data() + sizeof len + len,
+                               static_cast<int>(reply.size() - sizeof len - len)))
+    return "ONNX shape inference returned a model that cannot be read; no types were inferred";
+  model = std::move(inferred);
+  return error;
+}
 
 void add_inference_placeholders(onnx::GraphProto& g,
                                 const std::function<bool(const std::string&)>& defined_outside) {
@@ -126,13 +218,7 @@ InferredTypes infer_shapes(const onnx::ModelProto& src, bool strict, bool reinfe
   for (const auto& t : sg.initializer()) copy_initializer(t, g->add_initializer());
   std::vector<const std::unordered_set<std::string>*> outer;
   prepare(*g, outer);
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/strict ? 1 : 0,
-                                        /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    out.error = e.what();
-  }
+  out.error = run_onnx_shape_inference(copy, strict);
   for (const auto& vi : copy.graph().value_info())
     if (vi.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) out.types[vi.name()] = vi.type();
   for (const auto& vi : copy.graph().output())

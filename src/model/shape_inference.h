@@ -34,6 +34,14 @@ inline constexpr int64_t kInferenceMaxCopiedFloats = 4096;
 /// data type and dims (inference needs no values there, and copying large weights costs time).
 void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst);
 
+/// Runs onnx::shape_inference::InferShapes(model, strict_mode, data propagation, no type check)
+/// in a forked child process and takes the inferred model back, so that a crash inside Debian's
+/// libonnx 1.12 on a hostile model (Conv with strides 0 divides by zero, a function calling
+/// itself recurses without end) is an error, never the end of onnxdbg (issue 17). `model` gets
+/// what inference wrote even when it stopped at an error. Returns "" on success, ONNX's exception
+/// text, or a sentence saying that inference crashed (and with which signal).
+std::string run_onnx_shape_inference(onnx::ModelProto& model, bool strict);
+
 /// Result of infer_shapes: the main graph's types by name (value_info and graph outputs, only
 /// entries inference filled in), and the error inference stopped at ("" when none).
 struct InferredTypes {

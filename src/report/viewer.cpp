@@ -17,6 +17,7 @@
 #include "core/dtype.h"
 #include "inspect/inspect.h"
 #include "model/graph.h"
+#include "model/shape_inference.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -132,13 +133,8 @@ std::unordered_map<std::string, TypeInfo> infer_types(const LoadedModel& model) 
   collect_types(model.proto.graph(), types);
   onnx::ModelProto copy = model.proto;
   prepare(*copy.mutable_graph());
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
-                                        /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception&) {
-    return types;  // declared shapes only
-  }
+  if (!run_onnx_shape_inference(copy, /*strict=*/false).empty())
+    return types;  // declared shapes only (inference failed or crashed)
   collect_types(copy.graph(), types);
   return types;
 }
