@@ -258,7 +258,8 @@ def _backend_spec(backend: str, options: Mapping[str, Any]) -> str:
     return ":".join(parts)
 
 
-def _tolerance(name: str, value: Union[float, Mapping[str, float]]) -> list:
+def _tolerance(value: Union[float, Mapping[str, float]]) -> list:
+    """--atol/--rtol values: "1e-5" for a float, "NAME:V" per output of a dict ("" or "*": default)."""
     if isinstance(value, Mapping):
         out = []
         for k, v in value.items():
@@ -360,7 +361,7 @@ class CompareResult:
 
     def __init__(self, core_result, model: Model):
         self._r = core_result
-        self._model = model
+        self._model = model  # keeps a model given as bytes (its temporary file) alive
         self._json: Optional[dict] = None
         self.messages: list = core_result.messages()
 
@@ -457,7 +458,7 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
     golden_list, golden_path = _samples(golden)
     r = _call(progress, _core.compare, m.path, _backend_list(backends), in_list, in_path,
               golden_list, golden_path, iterations, sample, int(seed), _shapes(input_shapes),
-              _ranges(val_range), _tolerance("atol", atol), _tolerance("rtol", rtol), error_stat,
+              _ranges(val_range), _tolerance(atol), _tolerance(rtol), error_stat,
               bool(validate), bool(layerwise or isolate), bool(isolate), _memory(memory_budget),
               "-" if save_repro is None else os.fspath(save_repro), reference_accumulate,
               bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs))
@@ -608,7 +609,7 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
     fail = [fail_on] if isinstance(fail_on, str) else list(fail_on or [])
     try:
         r = _call(progress, _core.reduce, m.path, out, oracle, fail, _backend_list(backends),
-                  _tolerance("atol", atol), _tolerance("rtol", rtol), list(fail_regex), mode,
+                  _tolerance(atol), _tolerance(rtol), list(fail_regex), mode,
                   list(strategies), _path_or_empty(inputs), int(seed), _shapes(input_shapes),
                   _ranges(val_range), bool(keep_inputs), bool(keep_outputs),
                   os.path.join(owned, "reduced.journal") if owned else "", int(jobs))

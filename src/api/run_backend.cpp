@@ -33,8 +33,8 @@ Expected<TensorMap> backend_inputs(const BackendRunOptions& o, const onnx::Graph
 
 /// Every main-graph node output on the reference (one run) or on another backend (one run with
 /// them as extra outputs, typed by a reference run); graph outputs go to r.outputs.
-Status run_with_intermediates(const BackendRunOptions& o, const onnx::GraphProto& graph,
-                              BackendRunResult& r) {
+Status run_with_intermediates(const BackendRunOptions& o, const LoadedModel& model,
+                              Backend& backend, BackendRunResult& r) {
   BackendSpec ref{"reference", {}};
   if (o.backend.name == "reference") ref = o.backend;
   ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions ropt, reference_options(ref));
@@ -47,10 +47,10 @@ Status run_with_intermediates(const BackendRunOptions& o, const onnx::GraphProto
   }
   if (o.backend.name != "reference") {
     const auto t0 = std::chrono::steady_clock::now();
-    ODB_ASSIGN_OR_RETURN(*values, backend_layer_values(o.model, o.backend, r.inputs, *values));
+    ODB_ASSIGN_OR_RETURN(*values, backend_layer_values(model, backend, r.inputs, *values));
     r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  for (const auto& out : graph.output())
+  for (const auto& out : model.proto.graph().output())
     if (auto it = values->find(out.name()); it != values->end()) {
       r.outputs.insert_or_assign(out.name(), std::move(it->second));
       values->erase(it);
@@ -73,7 +73,7 @@ Expected<BackendRunResult> run_backend(const BackendRunOptions& o, const CallCon
   if (ctx.cancel.cancelled()) return cancelled("run cancelled before " + r.backend + " ran");
   if (ctx.progress) ctx.progress("running the model on " + r.backend);
   if (o.intermediates) {
-    ODB_RETURN_IF_ERROR(run_with_intermediates(o, graph, r));
+    ODB_RETURN_IF_ERROR(run_with_intermediates(o, model, *backend, r));
     return r;
   }
   ODB_ASSIGN_OR_RETURN(auto session, backend->load(o.model));

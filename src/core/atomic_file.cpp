@@ -12,6 +12,16 @@
 
 namespace onnxdbg {
 
+int write_all_fd(int fd, std::string_view bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
   auto fail = [&](int err) {
     return invalid_argument("cannot write '" + path.string() + "': " + std::strerror(err));
@@ -28,12 +38,7 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view byt
     ::unlink(tmp.c_str());
     return fail(err);
   };
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return abandon(n < 0 ? errno : ENOSPC);
-    done += static_cast<size_t>(n);
-  }
+  if (const int err = write_all_fd(fd, bytes)) return abandon(err);
   // mkstemp makes the file 0600; a written file gets the usual permissions (umask applies).
   const mode_t mask = ::umask(0);
   ::umask(mask);

@@ -16,4 +16,8 @@ namespace onnxdbg {
 /// naming the path and the system's reason ("No space left on device", "Permission denied").
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+/// Writes all of `bytes` to the file descriptor `fd`, retrying short writes and EINTR. Returns 0,
+/// or the errno of the write that failed (ENOSPC for a write that wrote nothing).
+int write_all_fd(int fd, std::string_view bytes);
+
 }  // namespace onnxdbg

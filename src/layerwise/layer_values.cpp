@@ -40,10 +40,8 @@ Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_pa
   return values;
 }
 
-Expected<TensorMap> backend_layer_values(const std::filesystem::path& model_path,
-                                         const BackendSpec& backend, const TensorMap& inputs,
-                                         const TensorMap& types) {
-  ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(model_path));
+Expected<TensorMap> backend_layer_values(const LoadedModel& model, Backend& backend,
+                                         const TensorMap& inputs, const TensorMap& types) {
   onnx::ModelProto m = model.proto;
   std::set<std::string> outputs;
   for (const auto& o : m.graph().output()) outputs.insert(o.name());
@@ -58,8 +56,7 @@ Expected<TensorMap> backend_layer_values(const std::filesystem::path& model_path
   const std::filesystem::path path = tmp.path() / "model.onnx";
   ODB_RETURN_IF_ERROR(save_model(m, path));
   m.Clear();
-  ODB_ASSIGN_OR_RETURN(auto be, create_backend(backend));
-  ODB_ASSIGN_OR_RETURN(auto session, be->load(path));
+  ODB_ASSIGN_OR_RETURN(auto session, backend.load(path));
   ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
   return std::move(r.outputs);
 }

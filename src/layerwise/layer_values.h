@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "core/status.h"
+#include "model/model.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg {
@@ -23,14 +24,13 @@ Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_pa
                                            const TensorMap& inputs, uint64_t budget_bytes,
                                            const reference::InterpreterOptions& options = {});
 
-/// Runs the model at `model_path` once on `backend` with every main-graph node output named in
-/// `types` (name -> a tensor of its dtype, e.g. reference_layer_values' result) added as a graph
-/// output, and returns them all with the graph outputs, by name: the backend's own values of
-/// every layer (ONNX Runtime's extra outputs, as the layerwise pass asks for them). The model is
-/// written to a temp folder beside the system's (external data linked, not copied).
-/// Errors: those of load_model, create_backend, the backend's load and run (kBackendError).
-Expected<TensorMap> backend_layer_values(const std::filesystem::path& model_path,
-                                         const BackendSpec& backend, const TensorMap& inputs,
-                                         const TensorMap& types);
+/// Runs `model` once on `backend` with every main-graph node output named in `types` (name -> a
+/// tensor of its dtype, e.g. reference_layer_values' result) added as a graph output, and
+/// returns them all with the graph outputs, by name: the backend's own values of every layer
+/// (ONNX Runtime's extra outputs, as the layerwise pass asks for them). The model is written to
+/// a folder in the system's temp folder (external data linked, not copied).
+/// Errors: those of writing the model, the backend's load and run (kBackendError).
+Expected<TensorMap> backend_layer_values(const LoadedModel& model, Backend& backend,
+                                         const TensorMap& inputs, const TensorMap& types);
 
 }  // namespace onnxdbg

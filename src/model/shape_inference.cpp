@@ -14,24 +14,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
 namespace onnxdbg {
 
 namespace {
-
-bool write_all(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 
 // The child's reply: [u32 error length][error][model bytes to the end].
 [[noreturn]] void infer_in_child(int fd, onnx::ModelProto& model, bool strict) {
@@ -48,8 +37,8 @@ bool write_all(int fd, const void* data, size_t n) {
   std::string bytes;
   const bool ok = model.SerializeToString(&bytes);
   const auto len = static_cast<uint32_t>(error.size());
-  const bool sent = write_all(fd, &len, sizeof len) && write_all(fd, error.data(), error.size()) &&
-                    (!ok || write_all(fd, bytes.data(), bytes.size()));
+  const bool sent = write_all_fd(fd, {reinterpret_cast<const char*>(&len), sizeof len}) == 0 &&
+                    write_all_fd(fd, error) == 0 && (!ok || write_all_fd(fd, bytes) == 0);
   _exit(sent && ok ? 0 : 3);
 }
 
