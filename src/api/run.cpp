@@ -360,7 +360,7 @@ Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& go
     if (out.layers.empty()) continue;
     ODB_ASSIGN_OR_RETURN(
         TensorMap values,
-        reference_layer_values(o.model, samples[i], o.layerwise.memory_budget, golden_options));
+        reference_layer_values(out.model, samples[i], o.layerwise.memory_budget, golden_options));
     for (auto& [name, t] : values) all[i].emplace(name, std::move(t));
   }
   return write_samples(o.save_outputs, all);

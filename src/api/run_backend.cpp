@@ -38,7 +38,7 @@ Status run_with_intermediates(const BackendRunOptions& o, const LoadedModel& mod
   BackendSpec ref{"reference", {}};
   if (o.backend.name == "reference") ref = o.backend;
   ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions ropt, reference_options(ref));
-  auto values = reference_layer_values(o.model, r.inputs, o.memory_budget, ropt);
+  auto values = reference_layer_values(model, r.inputs, o.memory_budget, ropt);
   if (!values) {
     if (o.backend.name == "reference") return values.status();
     return Status(values.status().code(),

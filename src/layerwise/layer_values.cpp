@@ -11,10 +11,9 @@
 
 namespace onnxdbg {
 
-Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_path,
-                                           const TensorMap& inputs, uint64_t budget_bytes,
+Expected<TensorMap> reference_layer_values(const LoadedModel& model, const TensorMap& inputs,
+                                           uint64_t budget_bytes,
                                            const reference::InterpreterOptions& options) {
-  ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(model_path));
   ODB_ASSIGN_OR_RETURN(auto interpreter,
                        reference::Interpreter::create(model.proto, model.base_dir, options));
   TensorMap values;

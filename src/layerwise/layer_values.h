@@ -13,15 +13,15 @@
 
 namespace onnxdbg {
 
-/// Runs the model at `model_path` once on the reference interpreter with `inputs` and returns
+/// Runs `model` once on the reference interpreter with `inputs` and returns
 /// every tensor a main-graph node produces (graph outputs included), by name; tensors of
 /// subgraphs are not included. `budget_bytes` bounds the total size held: a run whose tensors
 /// need more stops with an error before anything is returned. `options`: how the reference runs
 /// (its accumulation precision, say).
 /// Errors: kInvalidArgument "... need more than --layerwise-memory ..." over budget; those of
-/// load_model, reference::Interpreter::create and run.
-Expected<TensorMap> reference_layer_values(const std::filesystem::path& model_path,
-                                           const TensorMap& inputs, uint64_t budget_bytes,
+/// reference::Interpreter::create and run.
+Expected<TensorMap> reference_layer_values(const LoadedModel& model, const TensorMap& inputs,
+                                           uint64_t budget_bytes,
                                            const reference::InterpreterOptions& options = {});
 
 /// Runs `model` once on `backend` with every main-graph node output named in `types` (name -> a
