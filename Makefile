@@ -7,7 +7,8 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 demo bench models clean format format-check check-code
+.PHONY: all deps configure build test test-pip test-torch2 test-sanitize fuzz sanitize-build demo bench models \
+        clean format format-check check-code
 
 all: build
 
@@ -46,6 +47,32 @@ test-pip: build
 # The PyTorch bridge's tests with PyTorch 2.x from PyPI (a multi-GB download; scripts/test-torch2.sh).
 test-torch2: build
 	@bash scripts/test-torch2.sh $(BUILD)
+
+# ASan + UBSan (clang-14, Debian's libclang-rt-14-dev): the whole suite in $(SANITIZE_BUILD), with
+# libFuzzer's instrumentation too, so that `make fuzz` shares the build. Python's tests are left
+# out (the extension would need the sanitizer runtime preloaded into the interpreter).
+SANITIZE_BUILD ?= $(BUILD)/sanitize
+SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
+sanitize-build: deps
+	@command -v clang++-14 >/dev/null && [ -d /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux ] || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang-14 \
+	  libclang-rt-14-dev >/dev/null
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
+	  $(LAUNCHER) -DONNXDBG_FUZZ=ON -DONNXDBG_PYTHON=OFF >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+
+test-sanitize: sanitize-build models
+	@bash scripts/check-test-leftovers.sh snapshot $(SANITIZE_BUILD)
+	@rc=0; (cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS)) || rc=$$?; \
+	  bash scripts/check-test-leftovers.sh check $(SANITIZE_BUILD) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
+
+# libFuzzer on every target in tests/fuzz for FUZZ_SECONDS each (tests/fuzz/run.sh); FUZZ_TARGETS
+# picks some. Findings land in $(SANITIZE_BUILD)/fuzz-findings.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: sanitize-build models
+	@bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(MODELS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: build
 	@mkdir -p out

@@ -40,28 +40,13 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-}  // namespace
-
-Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
-  const std::string file = "'" + path.string() + "'";
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return not_found("file " + file + " does not exist");
-  if (fs::is_directory(path, ec))
-    return invalid_argument(file + " is a directory, not an .npz file");
-  int err = 0;
-  ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err));
-  if (!za) {
-    if (err == ZIP_ER_NOZIP)
-      return invalid_argument(file + " is not an .npz file (not a zip archive, or truncated)");
-    if (err == ZIP_ER_OPEN || err == ZIP_ER_READ || err == ZIP_ER_NOENT)
-      return not_found("cannot read " + file + ": " + zip_error_text(err));
-    return invalid_argument(file + " is a damaged .npz file: " + zip_error_text(err));
-  }
+// Every entry of an open archive; `file` names it in messages ("'a.npz'").
+Expected<std::map<std::string, Tensor>> read_entries(zip_t* za, const std::string& file) {
   std::map<std::string, Tensor> out;
-  const zip_int64_t n = zip_get_num_entries(za.get(), 0);
+  const zip_int64_t n = zip_get_num_entries(za, 0);
   for (zip_int64_t i = 0; i < n; ++i) {
     const auto index = static_cast<zip_uint64_t>(i);
-    const char* raw_name = zip_get_name(za.get(), index, 0);
+    const char* raw_name = zip_get_name(za, index, 0);
     if (!raw_name)
       return invalid_argument(file + " has an unreadable entry name at index " + std::to_string(i));
     const std::string name = raw_name;
@@ -69,8 +54,8 @@ Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
     const std::string where = file + " entry '" + name + "'";
     if (!ends_with(name, kSuffix))
       return invalid_argument(where + " is not a .npy array (an .npz holds only NAME.npy entries)");
-    ZipFilePtr zf(zip_fopen_index(za.get(), index, 0));
-    if (!zf) return invalid_argument("cannot open " + where + ": " + zip_strerror(za.get()));
+    ZipFilePtr zf(zip_fopen_index(za, index, 0));
+    if (!zf) return invalid_argument("cannot open " + where + ": " + zip_strerror(za));
     std::string bytes;
     char chunk[1 << 16];
     for (;;) {
@@ -86,6 +71,48 @@ Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
     out.emplace(std::move(key), std::move(*t));
   }
   return out;
+}
+
+Status open_error(int err, const std::string& file) {
+  if (err == ZIP_ER_NOZIP)
+    return invalid_argument(file + " is not an .npz file (not a zip archive, or truncated)");
+  if (err == ZIP_ER_OPEN || err == ZIP_ER_READ || err == ZIP_ER_NOENT)
+    return not_found("cannot read " + file + ": " + zip_error_text(err));
+  return invalid_argument(file + " is a damaged .npz file: " + zip_error_text(err));
+}
+
+}  // namespace
+
+Expected<std::map<std::string, Tensor>> load_npz(const fs::path& path) {
+  const std::string file = "'" + path.string() + "'";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return not_found("file " + file + " does not exist");
+  if (fs::is_directory(path, ec))
+    return invalid_argument(file + " is a directory, not an .npz file");
+  int err = 0;
+  ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err));
+  if (!za) return open_error(err, file);
+  return read_entries(za.get(), file);
+}
+
+Expected<std::map<std::string, Tensor>> read_npz(std::string_view bytes, const std::string& what) {
+  zip_error_t error;
+  zip_error_init(&error);
+  // An empty buffer is an empty source to libzip, which then opens an empty archive: say so here.
+  if (bytes.empty()) return invalid_argument(what + " is empty, not an .npz archive");
+  zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  if (!src) {
+    zip_error_fini(&error);
+    return invalid_argument("cannot read " + what + ": out of memory");
+  }
+  ZipPtr za(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error));
+  const int err = zip_error_code_zip(&error);
+  zip_error_fini(&error);
+  if (!za) {
+    zip_source_free(src);  // not taken over by a failed open
+    return open_error(err, what);
+  }
+  return read_entries(za.get(), what);
 }
 
 Status save_npz(const fs::path& path, const std::map<std::string, Tensor>& tensors, bool compress) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -20,6 +21,9 @@ namespace onnxdbg {
 /// an entry that fails its CRC check or is not a .npy file, an entry whose name does not end in
 /// ".npy", a .npy header that lies about its size), kUnsupported (dtypes read_npy refuses).
 Expected<std::map<std::string, Tensor>> load_npz(const std::filesystem::path& path);
+/// As load_npz, from the bytes of an archive held in memory; `what` names it in messages.
+/// Errors: kInvalidArgument as load_npz's (an empty buffer included), kUnsupported.
+Expected<std::map<std::string, Tensor>> read_npz(std::string_view bytes, const std::string& what);
 
 /// Writes `tensors` to an .npz file at `path`, replacing it: entry "<name>.npy" holds
 /// write_npy(tensor) (so bfloat16 is widened to float32, strings become '|Sn'). Entries are

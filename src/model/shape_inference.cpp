@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/numel.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -58,6 +59,9 @@ std::string run_onnx_shape_inference(onnx::ModelProto& model, bool strict) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // A crash here is the result reported below: the child dies of its signal, without the
+    // handlers a sanitizer or libFuzzer installed in the parent (which would report it as theirs).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
     infer_in_child(fds[1], model, strict);
   }
   ::close(fds[1]);
@@ -173,8 +177,7 @@ bool is_float_type(int32_t t) {
 }
 
 void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst) {
-  int64_t numel = 1;
-  for (auto d : src.dims()) numel *= d;
+  const int64_t numel = saturating_numel(src.dims());
   if (!is_float_type(src.data_type()) || numel <= kInferenceMaxCopiedFloats) {
     *dst = src;
     return;

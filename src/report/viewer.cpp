@@ -15,6 +15,7 @@
 
 #include "core/atomic_file.h"
 #include "core/dtype.h"
+#include "core/numel.h"
 #include "inspect/inspect.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
@@ -99,8 +100,7 @@ void prepare(onnx::GraphProto& g) {
   for (const auto& vi : g.value_info()) placed.insert(vi.name());
   for (const auto& t : g.initializer()) placed.insert(t.name());
   for (auto& t : *g.mutable_initializer()) {
-    int64_t numel = 1;
-    for (auto d : t.dims()) numel *= d;
+    const int64_t numel = saturating_numel(t.dims());
     const int dt = t.data_type();
     if (numel > 4096 && (dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE ||
                          dt == onnx::TensorProto::FLOAT16 || dt == onnx::TensorProto::BFLOAT16)) {

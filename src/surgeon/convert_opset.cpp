@@ -2,6 +2,7 @@
 // weights kept out of its way and its exceptions turned into one sentence.
 #include <regex>
 
+#include "core/numel.h"
 #include "model/shape_inference.h"
 #include "onnx/version_converter/convert.h"
 #include "surgeon/surgeon.h"
@@ -48,8 +49,7 @@ Status convert_opset(onnx::ModelProto& model, int64_t target) {
   std::unordered_set<std::string> temp_inputs;
   google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
   for (auto& t : *g->mutable_initializer()) {
-    int64_t numel = 1;
-    for (auto d : t.dims()) numel *= d;
+    const int64_t numel = saturating_numel(t.dims());
     if (t.data_location() != onnx::TensorProto::EXTERNAL && numel <= 1024) {
       *kept.Add() = std::move(t);
       continue;

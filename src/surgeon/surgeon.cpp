@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "core/numel.h"
 #include "lint/lint.h"
 #include "model/graph.h"
 
@@ -53,10 +54,8 @@ bool is_external(const onnx::TensorProto& t) {
 }
 
 int64_t external_bytes(const onnx::TensorProto& t) {
-  int64_t numel = 1;
-  for (auto d : t.dims()) numel *= d;
   auto dt = dtype_from_onnx(t.data_type());
-  return dt ? numel * static_cast<int64_t>(dtype_size(*dt)) : 0;
+  return dt ? saturating_mul(saturating_numel(t.dims()), static_cast<int64_t>(dtype_size(*dt))) : 0;
 }
 
 template <class Fn>

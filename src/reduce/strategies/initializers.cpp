@@ -1,6 +1,7 @@
 // Strategy initializers: set float weights to zero where the failure does not depend on their
 // values, so a reader of the reduced model sees which weights matter (shapes are kept: ONNX
 // shape inference and the op semantics depend on them).
+#include "core/numel.h"
 #include "reduce/strategies/strategies.h"
 
 namespace onnxdbg::reduce {
@@ -8,8 +9,7 @@ namespace onnxdbg::reduce {
 Status strategy_initializers(Reducer& r) {
   std::vector<std::string> items;
   for (const auto& t : r.current_built().model.graph().initializer()) {
-    int64_t numel = 1;
-    for (int64_t d : t.dims()) numel *= d;
+    const int64_t numel = saturating_numel(t.dims());
     const bool floating =
         t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE ||
         t.data_type() == onnx::TensorProto::FLOAT16 || t.data_type() == onnx::TensorProto::BFLOAT16;

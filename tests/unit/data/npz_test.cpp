@@ -303,5 +303,31 @@ TEST(Npz, NonNpyEntryIsAnError) {
       << m.status().to_string();
 }
 
+TEST(Npz, ReadsArchivesFromMemoryAsFromFiles) {
+  // read_npz (what the npz fuzz target feeds) gives what load_npz gives on the same bytes, and
+  // its errors name what the caller called the bytes.
+  for (const char* name : {"numpy_small.npz", "numpy_small_deflated.npz"}) {
+    SCOPED_TRACE(name);
+    const std::string bytes = read_bytes(kFixtures / name);
+    auto from_file = load_npz(kFixtures / name);
+    auto from_memory = read_npz(bytes, "the archive");
+    ASSERT_TRUE(from_file.has_value() && from_memory.has_value());
+    ASSERT_EQ(from_file->size(), from_memory->size());
+    for (const auto& [key, t] : *from_file) {
+      ASSERT_TRUE(from_memory->count(key)) << key;
+      expect_same(t, from_memory->at(key));
+    }
+  }
+  const std::vector<std::string> damaged = {
+      std::string(), "not a zip", read_bytes(kFixtures / "numpy_small.npz").substr(0, 60)};
+  for (const std::string& bad : damaged) {
+    auto r = read_npz(bad, "the archive");
+    ASSERT_FALSE(r.has_value()) << bad.size();
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.status().to_string().find("the archive"), std::string::npos)
+        << r.status().to_string();
+  }
+}
+
 }  // namespace
 }  // namespace onnxdbg

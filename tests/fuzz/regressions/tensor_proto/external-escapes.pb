@@ -1,0 +1,4 @@
+Bej
+location../../../etc/passwdj
+offset1e3j
+length-4p
