@@ -14,13 +14,23 @@ namespace {
 // Ops of the default domain whose `axis` indexes input 0's dims: how far past r-1 it may go
 // (Flatten splits before dim r; OneHot inserts a new axis into a rank r+1 output).
 const std::map<std::string, int>& axis_ops() {
-  static const std::map<std::string, int> kOps = {
-      {"ArgMax", 0},        {"ArgMin", 0},         {"Compress", 0},
-      {"Concat", 0},        {"Flatten", 1},        {"Gather", 0},
-      {"GatherElements", 0}, {"Hardmax", 0},       {"LayerNormalization", 0},
-      {"LogSoftmax", 0},    {"LpNormalization", 0}, {"OneHot", 1},
-      {"Scatter", 0},       {"ScatterElements", 0}, {"Softmax", 0},
-      {"Split", 0},         {"TopK", 0}};
+  static const std::map<std::string, int> kOps = {{"ArgMax", 0},
+                                                  {"ArgMin", 0},
+                                                  {"Compress", 0},
+                                                  {"Concat", 0},
+                                                  {"Flatten", 1},
+                                                  {"Gather", 0},
+                                                  {"GatherElements", 0},
+                                                  {"Hardmax", 0},
+                                                  {"LayerNormalization", 0},
+                                                  {"LogSoftmax", 0},
+                                                  {"LpNormalization", 0},
+                                                  {"OneHot", 1},
+                                                  {"Scatter", 0},
+                                                  {"ScatterElements", 0},
+                                                  {"Softmax", 0},
+                                                  {"Split", 0},
+                                                  {"TopK", 0}};
   return kOps;
 }
 

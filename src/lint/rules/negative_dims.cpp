@@ -30,7 +30,8 @@ void lint_negative_dims(RuleContext& ctx, const GraphInfo& g) {
   // Initializers: reported on their first reader, so the finding names a node.
   std::map<std::string, std::string> bad;  // name -> what, for stored tensors
   for (const auto& t : g.graph->initializer())
-    if (has_negative(t)) bad.emplace(t.name(), "initializer '" + t.name() + "' has dims " + dims_of(t));
+    if (has_negative(t))
+      bad.emplace(t.name(), "initializer '" + t.name() + "' has dims " + dims_of(t));
   for (const auto& s : g.graph->sparse_initializer()) {
     const std::string name = s.values().name();
     bool negative = has_negative(s.values()) || has_negative(s.indices());
@@ -64,7 +65,8 @@ void lint_negative_dims(RuleContext& ctx, const GraphInfo& g) {
     }
   }
   for (const auto& [name, what] : bad)  // read by no node of this graph
-    ctx.report(Severity::kError, g, -1, what + "; every dimension must be 0 or more, so fix its dims.");
+    ctx.report(Severity::kError, g, -1,
+               what + "; every dimension must be 0 or more, so fix its dims.");
 }
 
 }  // namespace onnxdbg::lint
