@@ -425,13 +425,13 @@ Status check_structure(const LoadedModel& model) {
     return f.severity == lint::Severity::kError;
   });
   if (bad == findings.end()) return Status::ok();
-  std::string where = bad->label.empty() ? "" : "node " + bad->label + " ";
-  where += bad->graph == "main" ? "" : "of graph " + bad->graph + " ";
+  std::string where = bad->label.empty() ? "" : "node " + bad->label;
+  if (bad->graph != "main") where += (where.empty() ? "graph " : " of graph ") + bad->graph;
   std::string msg = bad->message;
   if (!msg.empty() && msg.back() == '.') msg.pop_back();
   const int64_t n = lint::count_findings(findings).error;
   return model_error("the model is malformed, so no backend ran it: " + where +
-                     (where.empty() ? "" : "- ") + msg + " (" + std::to_string(n) + " error" +
+                     (where.empty() ? "" : ": ") + msg + " (" + std::to_string(n) + " error" +
                      (n == 1 ? "" : "s") + "; `onnxdbg lint` lists them)");
 }
 
