@@ -131,6 +131,19 @@ check "lint, 40 nested Ifs: exit 2" '[ $rc -eq 2 ]'
 check "... 'nests subgraphs 40 deep', not 'truncated'" \
   'grep -q "nests subgraphs (If/Loop/Scan bodies) 40 deep, deeper than the 32" <<<"$out" && ! grep -q truncated <<<"$out"'
 
+# A test-data folder whose set number overflows (was "onnxdbg: error: stol").
+cat > relu.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  node { name: "relu" op_type: "Relu" input: "x" output: "y" }
+  output { name: "y" $(vt 2) } }
+PB
+encode relu
+mkdir -p td/test_data_set_12345678901234567890 td/test_data_set_0
+od run relu.onnx --backends reference --load-inputs td
+check "--load-inputs, set number of 20 digits: exit 2, no std::stol text" \
+  '[ $rc -eq 2 ] && ! grep -q "stol" <<<"$out" && no_crash'
+
 # A run report whose fields have the wrong JSON types.
 echo '{"verdict": 3, "verdict_line": [], "comparisons": [{"output": "y", "backend": 1, "pass": "no"}],
        "layerwise": [7, {"tensor": "y", "pass": null}]}' > report.json
