@@ -77,6 +77,21 @@ check "run, undefined input: exit 2 (model error, not 'backend failed')" '[ $rc 
 check "run, undefined input: one sentence naming node and input" \
   '[ "$(wc -l <<<"$out")" -eq 1 ] && grep -q "#0 Relu .relu.: input 0 .x1. is not produced" <<<"$out"'
 
+# An initializer with negative dims: a lint error on its reader, and a model error for run.
+cat > negative.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  initializer { name: "b" dims: [-2, -3] data_type: 1 }
+  node { name: "add" op_type: "Add" input: ["x", "b"] output: "y" }
+  output { name: "y" $(vt 2) } }
+PB
+encode negative
+od lint negative.onnx
+check "lint, negative initializer dims: exit 1, named on node 'add'" \
+  '[ $rc -eq 1 ] && grep -q "Add .add.  *initializer .b. has dims \[-2, -3\]" <<<"$out"'
+od run negative.onnx --backends reference
+check "run, negative initializer dims: exit 2" '[ $rc -eq 2 ] && grep -q "has dims \[-2, -3\]" <<<"$out"'
+
 # A valid model the reference backend refuses: exit 1, in our words.
 cat > sparse.txtpb <<PB
 ir_version: 8 opset_import { domain: "" version: 13 }
