@@ -172,6 +172,12 @@ const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const st
   return nullptr;
 }
 
+std::string ints_to_string(const onnx::AttributeProto& a) {
+  std::string s = "[";
+  for (int k = 0; k < a.ints_size(); ++k) s += (k ? ", " : "") + std::to_string(a.ints(k));
+  return s + "]";
+}
+
 std::string dims_to_string(const std::vector<int64_t>& dims) {
   std::string s = "[";
   for (size_t k = 0; k < dims.size(); ++k)

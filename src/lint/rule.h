@@ -166,6 +166,8 @@ class ShapeIndex {
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;
 };
 
+/// An INTS attribute's values as written, "[2, -1]", for messages.
+std::string ints_to_string(const onnx::AttributeProto& a);
 /// "[1, 3, ?, 224]" (-1 as "?"), for messages.
 std::string dims_to_string(const std::vector<int64_t>& dims);
 

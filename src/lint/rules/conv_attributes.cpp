@@ -10,10 +10,6 @@ namespace onnxdbg::lint {
 
 namespace {
 
-std::string ints_to_string(const onnx::AttributeProto& a) {
-  return dims_to_string(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
-}
-
 // kernel_shape must list the weight's spatial dims (W is [M, C/group, k1, ..., kn]).
 void check_kernel_shape(RuleContext& ctx, const GraphInfo& g, int64_t i,
                         const onnx::AttributeProto& ks, std::optional<ShapeIndex>& shapes) {

@@ -58,7 +58,7 @@ TEST(Lint, CleanModelHasNoFindingsAboveInfo) {
 
 TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 20u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
@@ -349,6 +349,26 @@ g (float[1,1,8,8] x, float[2,1,3,3] w) => (float[1,2,6,6] y) { y = Conv<strides 
   ASSERT_EQ(c.size(), 1u);
   EXPECT_NE(c[0].message.find("strides [1, 0] has 0 on spatial axis 1"), std::string::npos)
       << c[0].message;
+}
+
+TEST(Lint, PoolWindowBelowOneNamesTheNode) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,8,8] x) => (float[1,1,4,4] y, float[1,1,4,4] z) {
+  y = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  z = AveragePool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+})");
+  EXPECT_TRUE(of_rule(lint_proto(m), "pool_attributes").empty());
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(1)->set_ints(1, 0);
+  m.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_ints(0, -1);
+  auto fs = lint_proto(m);
+  auto p = of_rule(fs, "pool_attributes");
+  ASSERT_EQ(p.size(), 2u) << dump(fs);
+  EXPECT_EQ(p[0].op_type, "MaxPool");
+  EXPECT_NE(p[0].message.find("strides [2, 0] has 0 on spatial axis 1"), std::string::npos)
+      << p[0].message;
+  EXPECT_EQ(p[1].op_type, "AveragePool");
+  EXPECT_NE(p[1].message.find("kernel_shape [-1, 2] has -1"), std::string::npos) << p[1].message;
 }
 
 TEST(Lint, AxisOutOfRangeIsAnErrorNotACrash) {
