@@ -18,8 +18,9 @@ void lint_pool_attributes(RuleContext& ctx, const GraphInfo& g) {
       for (int k = 0; k < a->ints_size(); ++k)
         if (a->ints(k) <= 0) {
           ctx.report(sev, g, i,
-                     std::string(name) + " " + ints_to_string(*a) + " has " + std::to_string(a->ints(k)) + " on spatial axis " +
-                         std::to_string(k) + "; every value must be 1 or more.");
+                     std::string(name) + " " + ints_to_string(*a) + " has " +
+                         std::to_string(a->ints(k)) + " on spatial axis " + std::to_string(k) +
+                         "; every value must be 1 or more.");
           break;
         }
     }
