@@ -138,8 +138,10 @@ struct RunResult {
 /// backends): kInvalidArgument for contradictory options (iterations with load_inputs, a sample
 /// number out of range, several samples with an .npz save path, golden outputs whose sample
 /// count differs, a layerwise pass with no backend to compare, a budget too small for the first
-/// sample); those of load_model, load_samples/check_samples, generate_inputs and the file
-/// writers; kCancelled when ctx.cancel is set (checked between samples and passes).
+/// sample); kModelError for a model that breaks the ONNX spec where no runtime can run it
+/// (lint's structural errors: an undefined input, an op or attribute that does not exist, ...,
+/// named with its node); those of load_model, load_samples/check_samples, generate_inputs and the
+/// file writers; kCancelled when ctx.cancel is set (checked between samples and passes).
 Expected<RunResult> run(const RunOptions& options, const CallContext& ctx = {});
 
 /// The JSON object `onnxdbg run --json` prints (README "run --json"): the comparison of one

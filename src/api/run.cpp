@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "backends/reference/reference_backend.h"
 #include "data/npz.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
+#include "lint/lint.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg::api {
@@ -406,6 +408,33 @@ size_t RunResult::shown_sample() const {
   return 0;
 }
 
+/// Lint rules whose errors mean no runtime can run the model as written (ONNX checker and loader
+/// territory: undefined or out-of-order inputs, ops or attributes that do not exist, stored tensors
+/// or attributes that contradict themselves). The checker's own rule stays out: it also rejects
+/// what runtimes accept (a graph output without a shape).
+Status check_structure(const LoadedModel& model) {
+  static const std::set<std::string> kStructural = {
+      "attributes",      "axis_range",           "conv_attributes",      "duplicate_output",
+      "negative_dims",   "missing_graph_output", "op_not_in_opset",      "pool_attributes",
+      "undefined_input", "unknown_op",           "use_before_definition"};
+  lint::LintOptions lo;
+  for (const auto& r : lint::rule_names())
+    if (!kStructural.count(r)) lo.disabled_rules.insert(r);
+  ODB_ASSIGN_OR_RETURN(std::vector<lint::Finding> findings, lint::lint_model(model, lo));
+  const auto bad = std::find_if(findings.begin(), findings.end(), [](const lint::Finding& f) {
+    return f.severity == lint::Severity::kError;
+  });
+  if (bad == findings.end()) return Status::ok();
+  std::string where = bad->label.empty() ? "" : "node " + bad->label;
+  if (bad->graph != "main") where += (where.empty() ? "graph " : " of graph ") + bad->graph;
+  std::string msg = bad->message;
+  if (!msg.empty() && msg.back() == '.') msg.pop_back();
+  const int64_t n = lint::count_findings(findings).error;
+  return model_error("the model is malformed, so no backend ran it: " + where +
+                     (where.empty() ? "" : ": ") + msg + " (" + std::to_string(n) + " error" +
+                     (n == 1 ? "" : "s") + "; `onnxdbg lint` lists them)");
+}
+
 Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (Status st = check_input_options(o.inputs); !st) return st;
   std::vector<BackendSpec> specs = o.backends;
@@ -423,6 +452,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   RunResult out;
   out.source = o.model;
   ODB_ASSIGN_OR_RETURN(out.model, load_model(o.model));
+  if (Status st = check_structure(out.model); !st) return st;
   for (const auto& w : out.model.warnings) add_warning(out.messages, w);
   const onnx::GraphProto& graph = out.model.proto.graph();
   ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));

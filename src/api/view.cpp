@@ -31,9 +31,10 @@ nlohmann::json one_sample(nlohmann::json j, const std::string& what, Messages& m
   const auto& samples = j["samples"];
   size_t shown = samples.size();
   for (size_t i = 0; i < samples.size() && shown == samples.size(); ++i) {
-    bool bad = samples[i].value("verdict", "agree") != "agree";
-    if (samples[i].contains("layerwise"))
-      for (const auto& e : samples[i]["layerwise"]) bad = bad || !e.value("pass", true);
+    bool bad = report::json_string(samples[i], "verdict", "agree") != "agree";
+    if (samples[i].contains("layerwise") && samples[i]["layerwise"].is_array())
+      for (const auto& e : samples[i]["layerwise"])
+        bad = bad || !report::json_bool(e, "pass", true);
     if (bad) shown = i;
   }
   const bool found = shown < samples.size();

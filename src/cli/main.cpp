@@ -63,7 +63,10 @@ int main(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "onnxdbg: error: " << e.what() << "\n";
+    // A library's text ("stol", "[json.exception...]") names nothing a user can act on: say
+    // that it is onnxdbg's bug, keeping the text for the report.
+    std::cerr << "onnxdbg: error: an unexpected error inside onnxdbg (" << e.what()
+              << ") ended the command; please report it with the command line and the files\n";
   } catch (...) {
     std::cerr << "onnxdbg: error: an unknown exception ended onnxdbg\n";
   }

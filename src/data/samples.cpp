@@ -28,7 +28,8 @@ std::vector<fs::path> test_data_sets(const fs::path& dir) {
     const std::string prefix = "test_data_set_";
     if (!e.is_directory(ec) || name.rfind(prefix, 0) != 0 || name.size() == prefix.size()) continue;
     const std::string digits = name.substr(prefix.size());
-    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
     found.emplace_back(std::stol(digits), e.path());
   }

@@ -352,6 +352,9 @@ Expected<ModelSummary> summarize_model(const LoadedModel& model, InspectOptions 
       walker.init_weights_.push_back(
           summarize_weight(init, init.name(), "initializer", model.base_dir));
   }
+  if (options.weights)
+    if (Status st = reject_sparse_initializers(m, "inspect --mode weights"); !st)
+      s.warnings.push_back(st.message() + "; the tables leave it out");
   s.node_count = g.node_size();
   walker.walk(g, s.graph, true);
   walker.finish();

@@ -166,6 +166,49 @@ std::string type_to_string(const onnx::TypeProto& t) {
   }
 }
 
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+std::string ints_to_string(const onnx::AttributeProto& a) {
+  std::string s = "[";
+  for (int k = 0; k < a.ints_size(); ++k) s += (k ? ", " : "") + std::to_string(a.ints(k));
+  return s + "]";
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t k = 0; k < dims.size(); ++k)
+    s += (k ? ", " : "") + (dims[k] < 0 ? std::string("?") : std::to_string(dims[k]));
+  return s + "]";
+}
+
+ShapeIndex::ShapeIndex(RuleContext& ctx, const GraphInfo& g) {
+  auto add_type = [&](const std::string& name, const onnx::TypeProto& t) {
+    if (!t.has_tensor_type() || !t.tensor_type().has_shape() || shapes_.count(name)) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : t.tensor_type().shape().dim())
+      dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+    shapes_.emplace(name, std::move(dims));
+  };
+  // Initializers first: their dims are the data's, whatever a declaration says.
+  for (const auto& t : g.graph->initializer())
+    shapes_.emplace(t.name(), std::vector<int64_t>(t.dims().begin(), t.dims().end()));
+  for (const auto& vi : g.graph->input()) add_type(vi.name(), vi.type());
+  for (const auto& vi : g.graph->value_info()) add_type(vi.name(), vi.type());
+  for (const auto& vi : g.graph->output()) add_type(vi.name(), vi.type());
+  const auto& inferred = ctx.inference().inferred;
+  if (static_cast<size_t>(g.index) < inferred.size())
+    for (const auto& [name, t] : inferred[static_cast<size_t>(g.index)]) add_type(name, t);
+}
+
+const std::vector<int64_t>* ShapeIndex::find(const std::string& name) const {
+  auto it = shapes_.find(name);
+  return it == shapes_.end() ? nullptr : &it->second;
+}
+
 // --- RuleContext --------------------------------------------------------------------------------
 
 RuleContext::RuleContext(const LoadedModel& model, std::vector<std::unique_ptr<GraphInfo>> graphs)

@@ -150,4 +150,25 @@ std::unordered_set<std::string> used_names(const GraphInfo& g);
 /// "tensor(float)[1,3,?,224]" for messages.
 std::string type_to_string(const onnx::TypeProto& t);
 
+/// The attribute `name` of `node`, or nullptr.
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const std::string& name);
+
+/// Tensor shapes known in one graph, from its initializers (their dims), declared types (graph
+/// inputs, value_info, outputs) and the shared shape-inference run; -1 for an unknown dim. Built
+/// once per graph by rules that need ranks or dims.
+class ShapeIndex {
+ public:
+  ShapeIndex(RuleContext& ctx, const GraphInfo& g);
+  /// The shape of `name`, nullptr when even its rank is unknown (or it is not a tensor).
+  const std::vector<int64_t>* find(const std::string& name) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<int64_t>> shapes_;
+};
+
+/// An INTS attribute's values as written, "[2, -1]", for messages.
+std::string ints_to_string(const onnx::AttributeProto& a);
+/// "[1, 3, ?, 224]" (-1 as "?"), for messages.
+std::string dims_to_string(const std::vector<int64_t>& dims);
+
 }  // namespace onnxdbg::lint

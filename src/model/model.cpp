@@ -4,12 +4,14 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <limits>
 #include <set>
 
 #include "core/atomic_file.h"
+#include "model/graph.h"
 #include "onnx/defs/schema.h"
 
 namespace onnxdbg {
@@ -54,6 +56,37 @@ void add_version_warnings(LoadedModel& m) {
 
 }  // namespace
 
+namespace {
+
+// Protobuf refuses messages nested deeper than 100 levels. Model > Graph, then Node > Attribute >
+// Graph per level of subgraph, so about 32 levels of If/Loop/Scan load.
+constexpr int kMaxSubgraphDepth = (100 - 2) / 3;
+
+int graph_depth(const onnx::GraphProto& g) {
+  int deepest = 0;
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) deepest = std::max(deepest, 1 + graph_depth(a.g()));
+      for (const auto& sg : a.graphs()) deepest = std::max(deepest, 1 + graph_depth(sg));
+    }
+  return deepest;
+}
+
+// When `bytes` failed to parse only because of protobuf's nesting limit, how deep its subgraphs
+// nest; 0 when it fails with a larger limit too (truncated or corrupted). The larger limit stays
+// small enough for the recursive parse and walk to fit the stack.
+int subgraph_depth_beyond_limit(const std::string& bytes) {
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  coded.SetRecursionLimit(1000);
+  onnx::ModelProto deep;
+  if (!deep.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return 0;
+  return graph_depth(deep.graph());
+}
+
+}  // namespace
+
 Expected<LoadedModel> parse_model(const std::string& bytes, const fs::path& base_dir,
                                   const std::string& what) {
   LoadedModel m;
@@ -62,10 +95,16 @@ Expected<LoadedModel> parse_model(const std::string& bytes, const fs::path& base
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (!m.proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+  if (!m.proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (const int depth = subgraph_depth_beyond_limit(bytes); depth > 0)
+      return model_error(what + " nests subgraphs (If/Loop/Scan bodies) " + std::to_string(depth) +
+                         " deep, deeper than the " + std::to_string(kMaxSubgraphDepth) +
+                         " that protobuf's limit of 100 nested messages allows; flatten the "
+                         "control flow");
     return model_error(what +
                        " is not a valid ONNX model (protobuf parse failed: truncated, "
                        "corrupted, or not a .onnx file)");
+  }
   if (!m.proto.has_graph() || m.proto.ir_version() == 0)
     return model_error(what +
                        " parsed as protobuf but is not an ONNX model (no graph or no IR "
@@ -140,6 +179,17 @@ Expected<LoadedModel> load_model(const fs::path& path) {
   if (Status st = check_external_data(m->proto.graph(), base); !st)
     return std::move(st).with_context("while loading '" + path.string() + "'");
   return m;
+}
+
+Status reject_sparse_initializers(const onnx::ModelProto& model, const std::string& who) {
+  std::string found;
+  walk_graphs(model.graph(), [&](const GraphVisit& v) {
+    if (found.empty() && v.graph->sparse_initializer_size() > 0)
+      found = "'" + v.graph->sparse_initializer(0).values().name() + "' of graph " + v.path;
+  });
+  if (found.empty()) return Status::ok();
+  return unsupported("sparse initializers are not supported by " + who + " (sparse initializer " +
+                     found + "); store it as a dense initializer");
 }
 
 Status save_model(const onnx::ModelProto& model, const fs::path& path) {

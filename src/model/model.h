@@ -36,6 +36,11 @@ Expected<LoadedModel> parse_model(const std::string& bytes, const std::filesyste
 /// model exceeds protobuf's 2 GiB limit.
 Status save_model(const onnx::ModelProto& model, const std::filesystem::path& path);
 
+/// Refuses a model holding sparse initializers (GraphProto.sparse_initializer, in any graph) for
+/// a part of onnxdbg that reads only dense ones. `who` completes "not supported by ...".
+/// Errors: kUnsupported naming the first one and its graph.
+Status reject_sparse_initializers(const onnx::ModelProto& model, const std::string& who);
+
 /// Opset version the model imports for `domain` ("" and "ai.onnx" are the default domain);
 /// 0 when not imported.
 int64_t model_opset(const onnx::ModelProto& model, const std::string& domain);

@@ -43,7 +43,10 @@ Expected<OracleVerdict> Reducer::start() {
     int64_t n = 0;
     while (std::getline(in, line)) {
       auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.contains("hash") || !j.contains("fails")) continue;
+      // A line of another shape (an older onnxdbg, an edit by hand) is skipped, never thrown on.
+      if (j.is_discarded() || !j.is_object() || !j.contains("hash") || !j["hash"].is_string() ||
+          !j.contains("fails") || !j["fails"].is_boolean())
+        continue;
       journal_verdicts_[j["hash"].get<std::string>()] = j["fails"].get<bool>();
       ++n;
     }

@@ -335,6 +335,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProt
     in->options_.profile = true;
   in->opsets_ = opset_map(model);
   if (!in->opsets_.count("")) in->opsets_[""] = 1;
+  ODB_RETURN_IF_ERROR(reject_sparse_initializers(model, "the reference interpreter"));
   auto missing = find_missing_kernels(in->model_);
   if (!missing.empty()) {
     std::string list;

@@ -256,9 +256,9 @@ Expected<ModelSummary> build_model(Builder& b, const LoadedModel& model) {
 }
 
 void add_report(Builder& b, const json& rep, json& data) {
-  json out{{"verdict", rep.value("verdict", "")},
-           {"verdict_line", rep.value("verdict_line", "")},
-           {"error_stat", rep.value("error_stat", "")}};
+  json out{{"verdict", json_string(rep, "verdict")},
+           {"verdict_line", json_string(rep, "verdict_line")},
+           {"error_stat", json_string(rep, "error_stat")}};
   double atol = -1, rtol = -1;
   // Per-node error: the worst over backends; own_error where the layerwise entry has one.
   struct NodeErr {
@@ -302,10 +302,10 @@ void add_report(Builder& b, const json& rep, json& data) {
                  ? finite_or(e["own_error"], inf)
                  : -1;
     ne.err = ne.own >= 0 ? ne.own : ne.abs;
-    ne.backend = e.value("backend", "");
-    ne.tensor = e.value("tensor", e.value("output", ""));
+    ne.backend = json_string(e, "backend");
+    ne.tensor = json_string(e, "tensor", json_string(e, "output"));
     if (e.contains("note") && e["note"].is_string()) ne.note = e["note"].get<std::string>();
-    ne.pass = e.value("pass", true);
+    ne.pass = json_bool(e, "pass", true);
     ne.nan = e.contains("nan_or_inf") &&
              ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
               (e["nan_or_inf"].is_number() && e["nan_or_inf"].get<double>() > 0));
@@ -567,6 +567,18 @@ Expected<json> viewer_data(const LoadedModel& model, const ViewerOverlays& overl
   data["nodes"] = std::move(b.nodes);
   data["tensors"] = std::move(b.tensors);
   return data;
+}
+
+std::string json_string(const json& j, const char* key, const std::string& fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool json_bool(const json& j, const char* key, bool fallback) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
 std::string render_viewer_html(const json& data) {

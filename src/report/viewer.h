@@ -18,6 +18,12 @@
 
 namespace onnxdbg::report {
 
+/// Fields of a run report read from a user's file: the value of `key` when `j` is an object
+/// holding it with the right type, else `fallback` (a report edited by hand or from another
+/// tool must not end in a JSON library exception).
+std::string json_string(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+bool json_bool(const nlohmann::json& j, const char* key, bool fallback);
+
 /// A set of nodes of the viewed model to point at, with a label: e.g. the nodes a reduced model
 /// kept, shown inside the original. Drawn with a violet halo, listed under `title` in the side
 /// panel (each a link that centres it), `title` and `summary` on top; the page opens centred on

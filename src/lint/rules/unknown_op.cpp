@@ -1,6 +1,7 @@
 // Rule unknown_op: an op type that does not exist in its domain, for the domains ONNX defines
 // (ai.onnx, ai.onnx.ml, ai.onnx.training, ai.onnx.preview.training), with a spelling hint. Other
-// (custom) domains cannot be checked: one info per domain says so.
+// (custom) domains cannot be checked: one info per domain says so. Nodes of model-local functions
+// are checked too: a function body calling an op that exists nowhere fails wherever it is called.
 #include <algorithm>
 #include <map>
 
@@ -46,6 +47,25 @@ void lint_unknown_op(RuleContext& ctx, const GraphInfo& main) {
         msg += hint ? "; did you mean '" + *hint + "'?" : ".";
         ctx.report(Severity::kError, *g, i, msg);
       }
+    }
+  }
+  for (const auto& f : ctx.proto().functions()) {
+    for (int k = 0; k < f.node_size(); ++k) {
+      const auto& n = f.node(k);
+      const std::string domain = canonical_domain(n.domain());
+      if (ctx.is_local_function(n) || newest_known_opset(domain) <= 0) continue;
+      auto dit = histories.find(domain);
+      if (dit != histories.end() && dit->second.count(n.op_type())) continue;
+      std::string msg = "function '" + f.name() + "' (domain '" + f.domain() + "') calls '" +
+                        n.op_type() + "' in its " + RuleContext::describe(n, k) +
+                        ", which is neither an op of " + domain_display(domain) +
+                        " nor a function of this model";
+      std::vector<std::string> names;
+      if (dit != histories.end())
+        for (const auto& [op, h] : dit->second) names.push_back(op);
+      const auto hint = closest_name(n.op_type(), names);
+      msg += hint ? "; did you mean '" + *hint + "'?" : "; define it or use an existing op.";
+      ctx.report(ctx.newer_than_known() ? Severity::kWarning : Severity::kError, main, -1, msg);
     }
   }
   for (const auto& [domain, c] : custom) {

@@ -159,6 +159,44 @@ TEST_F(ApiTest, RunRefusesContradictoryOptionsBeforeLoading) {
       << r.status().to_string();
 }
 
+// A malformed model is a model error before any backend runs (issue 17 item 13; was a
+// "backend failed" row and exit status 1); a valid one that a backend refuses stays a row.
+TEST_F(ApiTest, RunRefusesAMalformedModelBeforeAnyBackendAndNamesTheNode) {
+  RunOptions o;
+  o.model = write("undefined.onnx", R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Relu(x1)
+})");
+  o.backends = {{"reference", {}}};
+  auto r = run(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kModelError);
+  EXPECT_NE(r.status().message().find("the model is malformed, so no backend ran it: node #0 Relu"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("'x1'"), std::string::npos) << r.status().message();
+
+  auto m = parse_text_model(kRelu);
+  auto* s = m.mutable_graph()->add_sparse_initializer();
+  s->add_dims(1);
+  s->mutable_values()->set_name("unused_sparse");
+  s->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  s->mutable_values()->add_dims(0);
+  s->mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+  s->mutable_indices()->add_dims(0);
+  o.model = dir_.path() / "sparse.onnx";
+  ASSERT_TRUE(save_model(m, o.model));
+  r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kError);
+  ASSERT_EQ(r->report.samples.at(0).backends.size(), 1u);
+  EXPECT_NE(r->report.samples[0].backends[0].error.find(
+                "sparse initializers are not supported by the reference interpreter"),
+            std::string::npos)
+      << r->report.samples[0].backends[0].error;
+}
+
 TEST_F(ApiTest, RunStopsWhenCancelled) {
   RunOptions o;
   o.model = write("relu.onnx", kRelu);

@@ -58,7 +58,7 @@ TEST(Lint, CleanModelHasNoFindingsAboveInfo) {
 
 TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
-  EXPECT_EQ(names.size(), 16u);
+  EXPECT_EQ(names.size(), 20u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
@@ -303,6 +303,145 @@ g (float[1,1,4,4] x, float[1,1,3,3] w, int64[2] i) => (float[1,1,2,2] y, float[2
   EXPECT_NE(a[1].message.find("required attribute 'to'"), std::string::npos) << a[1].message;
   EXPECT_NE(a[2].message.find("'perm' is of type float but"), std::string::npos) << a[2].message;
   EXPECT_NE(a[2].message.find("expects ints"), std::string::npos) << a[2].message;
+}
+
+TEST(Lint, ConvKernelShapeContradictingWeightAndOutputPaddingAtStride) {
+  auto fs = lint_proto(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,8,8] x) => (float[1,2,6,6] y, float[1,1,16,16] z)
+  <float[2,1,3,3] w = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0},
+   float[1,1,2,2] tw = {0,0,0,0}> {
+  y = Conv<kernel_shape = [5, 5]>(x, w)
+  z = ConvTranspose<strides = [2, 2], output_padding = [2, 0]>(x, tw)
+})"));
+  auto c = of_rule(fs, "conv_attributes");
+  ASSERT_EQ(c.size(), 2u) << dump(fs);
+  EXPECT_EQ(c[0].severity, Severity::kError);
+  EXPECT_EQ(c[0].node_index, 0);
+  EXPECT_NE(c[0].message.find("kernel_shape [5, 5] contradicts weight 'w' of shape [2, 1, 3, 3]"),
+            std::string::npos)
+      << c[0].message;
+  EXPECT_NE(c[0].message.find("fix kernel_shape or remove it"), std::string::npos);
+  EXPECT_EQ(c[1].severity, Severity::kError);
+  EXPECT_EQ(c[1].op_type, "ConvTranspose");
+  EXPECT_NE(c[1].message.find("output_padding [2, 0] has 2 on spatial axis 0"), std::string::npos)
+      << c[1].message;
+  EXPECT_NE(c[1].message.find("stride (2)"), std::string::npos) << c[1].message;
+}
+
+TEST(Lint, ConvStridesZeroAndGoodConvsPass) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,8,8] x) => (float[1,2,6,6] y, float[1,1,17,17] z)
+  <float[2,1,3,3] w = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0},
+   float[1,1,2,2] tw = {0,0,0,0}> {
+  y = Conv<kernel_shape = [3, 3]>(x, w)
+  z = ConvTranspose<strides = [2, 2], output_padding = [1, 1]>(x, tw)
+})");
+  EXPECT_TRUE(of_rule(lint_proto(m), "conv_attributes").empty());
+  m.mutable_graph()->mutable_node(0)->add_attribute()->CopyFrom(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,8,8] x, float[2,1,3,3] w) => (float[1,2,6,6] y) { y = Conv<strides = [1, 0]>(x, w) })")
+                                                                    .graph()
+                                                                    .node(0)
+                                                                    .attribute(0));
+  auto c = of_rule(lint_proto(m), "conv_attributes");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NE(c[0].message.find("strides [1, 0] has 0 on spatial axis 1"), std::string::npos)
+      << c[0].message;
+}
+
+TEST(Lint, PoolWindowBelowOneNamesTheNode) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,8,8] x) => (float[1,1,4,4] y, float[1,1,4,4] z) {
+  y = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  z = AveragePool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+})");
+  EXPECT_TRUE(of_rule(lint_proto(m), "pool_attributes").empty());
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(1)->set_ints(1, 0);
+  m.mutable_graph()->mutable_node(1)->mutable_attribute(0)->set_ints(0, -1);
+  auto fs = lint_proto(m);
+  auto p = of_rule(fs, "pool_attributes");
+  ASSERT_EQ(p.size(), 2u) << dump(fs);
+  EXPECT_EQ(p[0].op_type, "MaxPool");
+  EXPECT_NE(p[0].message.find("strides [2, 0] has 0 on spatial axis 1"), std::string::npos)
+      << p[0].message;
+  EXPECT_EQ(p[1].op_type, "AveragePool");
+  EXPECT_NE(p[1].message.find("kernel_shape [-1, 2] has -1"), std::string::npos) << p[1].message;
+}
+
+TEST(Lint, AxisOutOfRangeIsAnErrorNotACrash) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x, float[3] s) => (float[2,3] y, float[2,3] z, float[6] f) {
+  y = LayerNormalization<axis = 1>(x, s)
+  z = Softmax<axis = -3>(x)
+  f = Flatten<axis = 2>(x)
+})");
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(int64_t{1} << 31);
+  auto fs = lint_proto(m);
+  auto a = of_rule(fs, "axis_range");
+  ASSERT_EQ(a.size(), 2u) << dump(fs);  // Flatten's axis may equal the rank
+  EXPECT_EQ(a[0].op_type, "LayerNormalization");
+  EXPECT_NE(a[0].message.find("axis 2147483648 is out of range for any tensor"), std::string::npos)
+      << a[0].message;
+  EXPECT_EQ(a[1].op_type, "Softmax");
+  EXPECT_NE(a[1].message.find("axis -3 is out of range for input 'x' of rank 2"), std::string::npos)
+      << a[1].message;
+  EXPECT_NE(a[1].message.find("[-2, 1]"), std::string::npos) << a[1].message;
+}
+
+TEST(Lint, ScanWithoutBodyIsAFindingNotACrash) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Relu(x)
+})");
+  auto* n = m.mutable_graph()->mutable_node(0);
+  n->set_op_type("Scan");  // an op type changed without its graph attribute
+  auto* a = n->add_attribute();
+  a->set_name("num_scan_inputs");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  auto fs = lint_proto(m);
+  auto a_fs = of_rule(fs, "attributes");
+  ASSERT_EQ(a_fs.size(), 1u) << dump(fs);
+  EXPECT_NE(a_fs[0].message.find("required attribute 'body'"), std::string::npos);
+}
+
+TEST(Lint, NegativeInitializerDimsNameTheReader) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) <float[2] b = {1.0, 2.0}> {
+  y = Add(x, b)
+})");
+  m.mutable_graph()->mutable_initializer(0)->set_dims(0, -2);
+  auto fs = lint_proto(m);
+  auto d = of_rule(fs, "negative_dims");
+  ASSERT_EQ(d.size(), 1u) << dump(fs);
+  EXPECT_EQ(d[0].severity, Severity::kError);
+  EXPECT_EQ(d[0].op_type, "Add");
+  EXPECT_NE(d[0].message.find("initializer 'b' has dims [-2]"), std::string::npos) << d[0].message;
+}
+
+TEST(Lint, FunctionCallingAnOpThatExistsNowhere) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = local.twice(x)
+}
+<domain: "local", opset_import: ["" : 13]>
+twice (a) => (b) {
+  b = Relux(a)
+})");
+  auto fs = lint_proto(m);
+  auto u = of_rule(fs, "unknown_op");
+  ASSERT_EQ(u.size(), 1u) << dump(fs);
+  EXPECT_EQ(u[0].severity, Severity::kError);
+  EXPECT_NE(u[0].message.find("function 'twice' (domain 'local') calls 'Relux'"), std::string::npos)
+      << u[0].message;
+  EXPECT_NE(u[0].message.find("did you mean 'Relu'?"), std::string::npos) << u[0].message;
 }
 
 TEST(Lint, ValueInfoMismatch) {

@@ -115,6 +115,74 @@ TEST_F(ModelLoading, ExternalDataOffsetsAndLengthsMustBeWholeNonNegativeNumbers)
   EXPECT_TRUE(load_model(external_model("w.bin", "1000", "8")).has_value());
 }
 
+// 40 nested Ifs were "truncated, corrupted" (issue 17): protobuf's nesting limit, said so.
+TEST(ModelParsing, SubgraphsNestedBeyondProtobufsLimitAreNamedAsSuch) {
+  auto leaf = [](onnx::GraphProto* g, const std::string& name) {
+    g->set_name(name);
+    auto* n = g->add_node();
+    n->set_op_type("Identity");
+    n->add_input("x");
+    n->add_output(name + "_out");
+    g->add_output()->set_name(name + "_out");
+  };
+  auto nested = [&](int depth) {
+    onnx::ModelProto m = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[1] x) => (float[1] y) { y = Identity(x) })");
+    onnx::GraphProto* g = m.mutable_graph();
+    for (int d = 0; d < depth; ++d) {
+      auto* n = g->add_node();
+      n->set_op_type("If");
+      n->add_input("c");
+      n->add_output("if" + std::to_string(d));
+      auto* then_branch = n->add_attribute();
+      then_branch->set_name("then_branch");
+      then_branch->set_type(onnx::AttributeProto::GRAPH);
+      auto* else_branch = n->add_attribute();
+      else_branch->set_name("else_branch");
+      else_branch->set_type(onnx::AttributeProto::GRAPH);
+      leaf(else_branch->mutable_g(), "e" + std::to_string(d));
+      g = then_branch->mutable_g();
+      g->set_name("t" + std::to_string(d));
+    }
+    leaf(g, "leaf");
+    std::string bytes;
+    EXPECT_TRUE(m.SerializeToString(&bytes));
+    return bytes;
+  };
+  EXPECT_TRUE(parse_model(nested(30), ".", "'m.onnx'").has_value());
+  auto deep = parse_model(nested(40), ".", "'m.onnx'");
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_EQ(deep.status().code(), ErrorCode::kModelError);
+  EXPECT_NE(deep.status().message().find("nests subgraphs (If/Loop/Scan bodies) 40 deep"),
+            std::string::npos)
+      << deep.status().message();
+  EXPECT_EQ(deep.status().message().find("truncated"), std::string::npos);
+  // Cut short, the same bytes are still called truncated.
+  std::string cut = nested(40);
+  cut.resize(cut.size() / 2);
+  auto bad = parse_model(cut, ".", "'m.onnx'");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.status().message().find("truncated"), std::string::npos);
+}
+
+TEST(ModelParsing, SparseInitializersAreRefusedByName) {
+  onnx::ModelProto m = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) { y = Identity(x) })");
+  EXPECT_TRUE(reject_sparse_initializers(m, "the reference interpreter").is_ok());
+  auto* s = m.mutable_graph()->add_sparse_initializer();
+  s->add_dims(4);
+  s->mutable_values()->set_name("b");
+  auto st = reject_sparse_initializers(m, "the reference interpreter");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(st.message().find("sparse initializers are not supported by the reference "
+                              "interpreter (sparse initializer 'b' of graph main)"),
+            std::string::npos)
+      << st.message();
+}
+
 TEST_F(ModelLoading, ExternalDataFileTooShort) {
   std::ofstream(dir_ / "short.bin", std::ios::binary) << "abc";
   auto m = load_model(external_model("short.bin"));

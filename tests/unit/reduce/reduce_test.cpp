@@ -378,6 +378,9 @@ TEST(Reduce, TheJournalLetsAResumedRunSkipTheOracle) {
 
   ro.reducer.resume = true;
   ro.reducer.artifacts.clear();
+  // Lines of another shape are skipped, never thrown on (issue 17 item 7).
+  std::ofstream(ro.reducer.journal, std::ios::app)
+      << "{\"hash\": 5, \"fails\": true}\n{\"hash\": \"h\", \"fails\": \"yes\"}\n[1, 2]\n";
   auto second = reduce_model(o, **oracle, ro);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->kept_op_types, first->kept_op_types);
