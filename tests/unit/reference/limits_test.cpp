@@ -1,7 +1,8 @@
 // Hostile models on the reference interpreter (issue 17 items 6 and 9): a Loop of 2^62 trips
-// ends at the timeout, an AveragePool whose kernel_shape makes the work absurd is refused before
-// it starts, and initializers and node outputs over the memory limit are refused by name before
-// they are allocated.
+// ends at the timeout, an AveragePool whose kernel_shape makes the work absurd and a
+// ConvTranspose whose dilations overflow the output size are refused before they start, and
+// initializers and node outputs over the memory limit are refused by name before they are
+// allocated.
 #include <chrono>
 
 #include "../test_util.h"
@@ -67,6 +68,20 @@ TEST(ReferenceLimits, AveragePoolWithAbsurdKernelIsRefusedBeforeItStarts) {
     EXPECT_NE(err.find("[2, 4611686018427387904]"), std::string::npos) << err;
     EXPECT_EQ(err.find("timed out"), std::string::npos) << err;
   }
+}
+
+TEST(ReferenceLimits, ConvTransposeWithOverflowingDilationsIsRefused) {
+  auto m = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[1,1,N,M] y) {
+      y = ConvTranspose<dilations = [1, 4611686018427387904]>(x, w)
+    })");
+  const std::string err = run_error(
+      m, {},
+      {{"x", Tensor(DType::kFloat, {1, 1, 4, 4})}, {"w", Tensor(DType::kFloat, {1, 1, 2, 2})}});
+  EXPECT_NE(err.find("ConvTranspose"), std::string::npos) << err;
+  EXPECT_NE(err.find("dilations [1, 4611686018427387904]"), std::string::npos) << err;
+  EXPECT_NE(err.find("refused before running"), std::string::npos) << err;
 }
 
 TEST(ReferenceLimits, NodeOutputOverTheLimitIsRefusedByNode) {
