@@ -73,12 +73,12 @@ TEST(ReferenceLimits, AveragePoolWithAbsurdKernelIsRefusedBeforeItStarts) {
 TEST(ReferenceLimits, ConvTransposeWithOverflowingDilationsIsRefused) {
   auto m = parse_text_model(R"(
     <ir_version: 8, opset_import: ["" : 13]>
-    g (float[1,1,4,4] x, float[1,1,2,2] w) => (float[1,1,N,M] y) {
+    g (float[1,1,4,4] x, float[1,1,3,3] w) => (float[1,1,N,M] y) {
       y = ConvTranspose<dilations = [1, 4611686018427387904]>(x, w)
     })");
   const std::string err = run_error(
       m, {},
-      {{"x", Tensor(DType::kFloat, {1, 1, 4, 4})}, {"w", Tensor(DType::kFloat, {1, 1, 2, 2})}});
+      {{"x", Tensor(DType::kFloat, {1, 1, 4, 4})}, {"w", Tensor(DType::kFloat, {1, 1, 3, 3})}});
   EXPECT_NE(err.find("ConvTranspose"), std::string::npos) << err;
   EXPECT_NE(err.find("dilations [1, 4611686018427387904]"), std::string::npos) << err;
   EXPECT_NE(err.find("refused before running"), std::string::npos) << err;
