@@ -36,7 +36,8 @@ std::string tensor_type_string(DType dtype, const Shape& shape);
 uint64_t default_memory_limit();
 
 /// Refuses a tensor before it is allocated: OK when a `dtype` tensor of `shape` fits in `limit`
-/// bytes (0: default_memory_limit()), else kInvalidArgument in one sentence naming `what`,
+/// bytes (0: default_memory_limit(), read only for tensors of 64 MiB and more, smaller ones always
+/// fit), else kInvalidArgument in one sentence naming `what`,
 /// e.g. "input 'x' float32[100000,100000,100] needs 3.64 TiB, more than the memory limit of
 /// 12.4 GiB (--max-memory)". `what` is how the tensor is known ("input 'x'", "initializer 'w'").
 /// Errors also: those of tensor_bytes, with `what` in front.
@@ -44,10 +45,12 @@ Status check_tensor_memory(const std::string& what, DType dtype, const Shape& sh
                            uint64_t limit);
 
 /// What a run of the reference interpreter may use: a memory limit per tensor and a deadline.
-/// Installed for a thread with ScopedRunLimits; Tensor::make/make_uninitialized consult the
-/// memory limit for tensors of 64 MiB and more, long loops poll run_should_stop().
+/// Installed for a thread with ScopedRunLimits; Tensor::make/make_uninitialized check every
+/// tensor against its memory limit (check_tensor_memory, also with no limits installed: then the
+/// default), long loops poll run_should_stop().
 struct RunLimits {
-  /// Bytes one tensor may take; 0: default_memory_limit(), read when a large tensor is made.
+  /// Bytes one tensor may take; 0: default_memory_limit(), read when a tensor of 64 MiB or more
+  /// is made.
   uint64_t max_memory = 0;
   /// Seconds the run may take from the moment the limits were installed; 0: no deadline.
   double timeout_seconds = 0;
