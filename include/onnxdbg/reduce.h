@@ -48,6 +48,15 @@ struct ReduceOptions {
   OracleFn oracle;
   std::string oracle_description = "callable";  ///< `oracle`'s line in the summary
   int jobs = 1;  ///< candidates tested at once (check commands, built-in oracle runs)
+  /// Seconds a backend run of the built-in oracle may take (--timeout; timeout= on every backend
+  /// of builtin.backends that sets none; a run past it is an error, "timed out after N s"), and
+  /// the golden values' reference runs on the original (all samples together). 0: the backends'
+  /// own (reference: none). --check commands have check.timeout_seconds instead.
+  double timeout_seconds = 0;
+  /// Bytes one tensor may take (--max-memory): generated inputs, initializers and node outputs of
+  /// the reference runs (max_memory= on the built-in oracle's reference backends). 0: 80% of the
+  /// memory available (core/run_limits.h).
+  uint64_t max_memory = 0;
 
   /// Input samples: values from a file (.npz may also hold intermediate tensors, used as golden
   /// values; .pb, .npy, a test-data folder), else `iterations` generated samples (seeds seed,

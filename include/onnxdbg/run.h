@@ -84,6 +84,17 @@ struct RunOptions {
   /// A backend not running on the execution providers it asked for is an error (the result's
   /// provider_problem), not a warning.
   bool strict_providers = false;
+  /// Seconds each backend run may take (--timeout): timeout= on every backend of `backends`
+  /// that sets none (the reference then fails a run with "timed out after N s", checked between
+  /// nodes, in every Loop/Scan iteration and inside long kernels; the isolated backends kill
+  /// their worker), and the golden reference run of the layerwise pass. 0: the backends' own
+  /// (reference: none; onnxruntime, opencv: 300 s).
+  double timeout_seconds = 0;
+  /// Bytes one tensor may take (--max-memory): each generated input (InputGenOptions::max_memory
+  /// when that is 0), and on the reference backends (max_memory= where they set none) each
+  /// initializer and node output, checked before it is allocated; a larger one is refused in one
+  /// sentence naming it. 0: 80% of the memory available (core/run_limits.h).
+  uint64_t max_memory = 0;
   InputOptions inputs;
   ComparisonOptions comparison;
   LayerwiseRunOptions layerwise;

@@ -428,7 +428,8 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
             val_range=None, error_stat: str = "elemwise", validate: bool = False,
             memory_budget: Union[int, str] = "2GiB", save_repro=None,
             reference_accumulate: str = "", strict_providers: bool = False, save_inputs=None,
-            save_outputs=None, progress=True) -> CompareResult:
+            save_outputs=None, timeout: Optional[float] = None,
+            max_memory: Union[int, str, None] = None, progress=True) -> CompareResult:
     """Runs ``model`` on several backends with the same inputs and compares their outputs
     (``onnxdbg run``): with the first backend's, or with ``golden`` values.
 
@@ -448,6 +449,11 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
         memory_budget: bytes of intermediate tensors held at once.
         save_repro: folder for the first divergent node as an ONNX test case (None: none).
         save_inputs, save_outputs: files (.npz / .json) to write the inputs and outputs to.
+        timeout: seconds each backend's load and run may take (``--timeout``); a backend past it
+            is a failed row, "timed out after N s" (None: the backends' own limits).
+        max_memory: bytes (or a size such as ``"4GB"``) one tensor may take (``--max-memory``):
+            a larger generated input is an error, a larger initializer or intermediate tensor of
+            the reference a failed row (None: 80% of the memory available).
 
     Raises:
         UsageError for contradictory options or data that does not fit the model, NotFoundError,
@@ -461,7 +467,8 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
               _ranges(val_range), _tolerance(atol), _tolerance(rtol), error_stat,
               bool(validate), bool(layerwise or isolate), bool(isolate), _memory(memory_budget),
               "-" if save_repro is None else os.fspath(save_repro), reference_accumulate,
-              bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs))
+              bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs),
+              float(timeout or 0), 0 if max_memory is None else _memory(max_memory))
     result = CompareResult(r, m)
     _warn(result.messages)
     return result

@@ -3,6 +3,8 @@
 // (include/onnxdbg/reduce.h).
 #include "onnxdbg/reduce.h"
 
+#include "backends/backend_limits.h"
+#include "core/run_limits.h"
 #include "core/temp_dir.h"
 #include "data/npz.h"
 #include "data/test_data.h"
@@ -91,6 +93,7 @@ Status load_input_values(const ReduceOptions& o, reduce::Original& original) {
 Status generate_input_values(const ReduceOptions& o, reduce::Original& original,
                              Messages& messages) {
   InputGenOptions gen = o.generate;
+  if (gen.max_memory == 0) gen.max_memory = o.max_memory;
   for (int i = 0; i < o.iterations; ++i) {
     gen.seed = o.generate.seed + static_cast<uint64_t>(i);
     auto t = generate_inputs(original.model.graph(), gen);
@@ -125,7 +128,14 @@ Expected<reduce::Original> prepare(const ReduceOptions& o, const CallContext& ct
                                     : load_input_values(o, original);
   if (!st) return st;
   if (ctx.progress) ctx.progress("computing golden values on the reference");
-  if (Status p = prepare_original(original); !p) return p;
+  {
+    RunLimits golden_limits;  // for the reference runs on every sample, together
+    golden_limits.timeout_seconds = o.timeout_seconds;
+    golden_limits.max_memory = o.max_memory;
+    golden_limits.cancel = ctx.cancel.flag();
+    ScopedRunLimits limits(golden_limits);
+    if (Status p = prepare_original(original); !p) return p;
+  }
   if (!original.golden_error.empty())
     add_warning(messages,
                 "the reference cannot run the model, so candidates get no golden values (only "
@@ -157,6 +167,7 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     if (bo.backends.empty()) {
       ODB_ASSIGN_OR_RETURN(bo.backends, parse_backend_list("reference,onnxruntime"));
     }
+    apply_backend_limits(bo.backends, o.timeout_seconds, o.max_memory);
     bo.tolerance = o.builtin.tolerance;
     bo.error_stat = o.builtin.error_stat;
     bo.fail_regex = o.builtin.fail_regex;

@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "backends/backend_limits.h"
 #include "backends/reference/reference_backend.h"
+#include "core/run_limits.h"
 #include "data/npz.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
@@ -120,8 +122,8 @@ Status check_input_options(const InputOptions& in) {
 
 /// The generated samples: sample i from seed + i (as `reduce --iterations`); only `only` when
 /// given.
-Status generate_samples(const onnx::GraphProto& graph, const InputOptions& in, RunResult& out,
-                        std::vector<TensorMap>& samples) {
+Status generate_samples(const onnx::GraphProto& graph, const InputOptions& in, uint64_t max_memory,
+                        RunResult& out, std::vector<TensorMap>& samples) {
   const size_t total = static_cast<size_t>(in.iterations.value_or(1));
   out.total_samples = total;
   if (in.sample && *in.sample >= total)
@@ -130,6 +132,7 @@ Status generate_samples(const onnx::GraphProto& graph, const InputOptions& in, R
                             " sample(s), 0 to " + std::to_string(total - 1) +
                             " (--iterations N generates N)");
   InputGenOptions gen = in.generate;
+  if (gen.max_memory == 0) gen.max_memory = max_memory;
   for (size_t i = 0; i < total; ++i) {
     if (in.sample && i != *in.sample) continue;
     gen.seed = in.generate.seed + i;
@@ -173,8 +176,8 @@ Expected<std::vector<TensorMap>> input_samples(const onnx::GraphProto& graph, co
   const InputOptions& in = o.inputs;
   const bool given = !in.samples.empty() || !in.load_inputs.empty();
   std::vector<TensorMap> samples;
-  Status st =
-      given ? given_samples(graph, in, out, samples) : generate_samples(graph, in, out, samples);
+  Status st = given ? given_samples(graph, in, out, samples)
+                    : generate_samples(graph, in, o.max_memory, out, samples);
   if (!st) return st;
   out.seed = in.generate.seed;
   if (in.sample && out.total_samples > 1)
@@ -441,8 +444,18 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (specs.empty()) {
     ODB_ASSIGN_OR_RETURN(specs, parse_backend_list("reference,onnxruntime"));
   }
+  apply_backend_limits(specs, o.timeout_seconds, o.max_memory);
   ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions golden_options,
                        apply_reference_accumulate(o.reference_accumulate, specs));
+  // The golden reference run of the layerwise pass has the limits too (when --backends holds no
+  // reference backend, its options are the defaults).
+  if (o.timeout_seconds > 0 && golden_options.timeout_seconds == 0)
+    golden_options.timeout_seconds = o.timeout_seconds;
+  if (o.max_memory > 0 && golden_options.max_memory == 0) golden_options.max_memory = o.max_memory;
+  // Ctrl-C (ctx.cancel) stops the in-process reference inside a node too, not only between runs.
+  RunLimits call_limits;
+  call_limits.cancel = ctx.cancel.flag();
+  ScopedRunLimits limits(call_limits);
   const bool layerwise = o.layerwise.enabled || o.layerwise.isolate;
   std::vector<BackendSpec> layer_specs;
   if (layerwise) {

@@ -2,6 +2,10 @@
 // parsing, for every command that takes it.
 #include "cli/options.h"
 
+#include <cmath>
+
+#include "core/run_limits.h"
+
 namespace onnxdbg::cli {
 
 void InputArgs::add_to(CLI::App* cmd, const Config& config) {
@@ -91,6 +95,28 @@ void BackendArgs::add_to(CLI::App* cmd, const std::string& role) {
       "\nA comma after providers=... continues the provider list "
       "(reference,onnxruntime:providers=cuda,cpu); '+' works too (providers=cuda+cpu).";
   cmd->add_option("--backends", list_, help)->capture_default_str();
+}
+
+void LimitArgs::add_to(CLI::App* cmd, const std::string& timeout_help) {
+  cmd->add_option("--timeout", timeout_, timeout_help);
+  cmd->add_option("--max-memory", max_memory_,
+                  "Memory one tensor may take (e.g. 4GB, 512MiB): a generated input, an "
+                  "initializer or an intermediate tensor of the reference that needs more is "
+                  "refused before it is allocated, in one sentence naming it (default 80% of the "
+                  "memory available; sets reference:max_memory=)");
+}
+
+Expected<double> LimitArgs::timeout_seconds() const {
+  if (timeout_ < 0 || !std::isfinite(timeout_))
+    return invalid_argument("--timeout must be a positive number of seconds");
+  return timeout_;
+}
+
+Expected<uint64_t> LimitArgs::max_memory() const {
+  if (max_memory_.empty()) return uint64_t{0};
+  auto b = parse_memory_size(max_memory_);
+  if (!b) return Status(b.status().code(), "--max-memory: " + b.status().message());
+  return *b;
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& values) {

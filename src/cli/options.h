@@ -1,8 +1,9 @@
 // The CLI's option groups, declared once and shared by every command that takes them (as
 // Polygraphy's argument groups): inputs (--input-shapes --val-range --seed --iterations
 // --load-inputs --sample), comparison (--atol --rtol --check-error-stat --validate
-// --load-outputs) and backends (--backends). Each group adds its options to a command and turns
-// what was parsed into the public API's options (include/onnxdbg/run.h).
+// --load-outputs), backends (--backends) and limits (--timeout --max-memory). Each group adds its
+// options to a command and turns what was parsed into the public API's options
+// (include/onnxdbg/run.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -77,6 +78,23 @@ class BackendArgs {
 
  private:
   std::string list_ = "reference,onnxruntime";
+};
+
+/// --timeout SECONDS and --max-memory SIZE (run, reduce): what keeps a hostile model from
+/// hanging onnxdbg or exhausting its memory (api::RunOptions::timeout_seconds, max_memory).
+class LimitArgs {
+ public:
+  /// `timeout_help` says what the timeout covers in this command.
+  void add_to(CLI::App* cmd, const std::string& timeout_help);
+  /// Seconds (0: not given). Errors: kInvalidArgument for a negative value.
+  Expected<double> timeout_seconds() const;
+  /// Bytes (0: not given, the default share of the memory available). Errors: kInvalidArgument
+  /// for a malformed size, named.
+  Expected<uint64_t> max_memory() const;
+
+ private:
+  double timeout_ = 0;
+  std::string max_memory_;
 };
 
 /// The items of comma-separated list options, repeated options joined: "a,b" "c" -> a, b, c.

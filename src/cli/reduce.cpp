@@ -34,6 +34,7 @@ struct ReduceArgs {
   BackendArgs backends;
   ComparisonArgs comparison;
   InputArgs inputs;
+  LimitArgs limits;
   std::vector<std::string> model_input_shapes;
   std::string mode = "full";
   std::vector<std::string> strategies;
@@ -87,6 +88,8 @@ Expected<api::ReduceOptions> reduce_options(const ReduceArgs& a) {
   if (Status st = check_options(a, o.check); !st) return st;
   if (Status st = builtin_options(a, o.builtin); !st) return st;
   o.jobs = a.jobs;
+  ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
+  ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
   o.load_inputs = a.inputs.load_inputs();
   ODB_ASSIGN_OR_RETURN(o.generate, a.inputs.generate());
   o.iterations = a.inputs.iterations();
@@ -191,6 +194,11 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
                   "disagree), error (a backend refuses or crashes), nan (NaN/Inf from finite "
                   "inputs); comma-separated or repeated");
   args->backends.add_to(cmd, "Backends of the built-in oracle; the first gives the golden values");
+  args->limits.add_to(cmd,
+                      "Seconds each backend run of the built-in oracle may take (a run past it "
+                      "is an error, \"timed out after N s\"; sets timeout= on every backend), "
+                      "and the golden values' reference runs of the original together "
+                      "(--check commands have --check-timeout)");
   ComparisonArgs::Config comparison;
   comparison.validate = false;
   comparison.load_outputs = false;

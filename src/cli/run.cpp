@@ -20,6 +20,7 @@ struct RunArgs {
   BackendArgs backends;
   InputArgs inputs;
   ComparisonArgs comparison;
+  LimitArgs limits;
   std::string save_inputs, save_outputs;
   bool json = false;
   bool layerwise = false;
@@ -39,6 +40,8 @@ Expected<api::RunOptions> run_options(const RunArgs& a) {
   ODB_ASSIGN_OR_RETURN(o.backends, a.backends.to_specs());
   ODB_ASSIGN_OR_RETURN(o.comparison, a.comparison.to_options());
   o.reference_accumulate = a.reference_accumulate;
+  ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
+  ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
   o.strict_providers = a.strict_providers;
   o.layerwise.enabled = a.layerwise;
   o.layerwise.isolate = a.isolate;
@@ -121,6 +124,13 @@ void add_backend_options(CLI::App* cmd, RunArgs& a) {
                   "and the golden reference of --layerwise; double is a stricter golden run "
                   "(default float; same as reference:accumulate=double)")
       ->check(CLI::IsMember({"float", "double"}));
+  a.limits.add_to(cmd,
+                  "Seconds each backend may take to run a sample, onnxruntime and opencv to load "
+                  "the model too (default: none for the reference, 300 for the others): the "
+                  "reference is stopped between nodes, in Loop/Scan iterations and inside long "
+                  "kernels, the others' worker is killed; that backend's row fails (\"timed out "
+                  "after N s\"); also the golden reference run of --layerwise (sets timeout= on "
+                  "every backend)");
   cmd->add_flag("--strict-providers", a.strict_providers,
                 "Fail (exit status 2) when a backend does not run on the execution providers it "
                 "asked for: one missing from ONNX Runtime, refused, or nodes placed on a provider "

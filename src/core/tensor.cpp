@@ -9,6 +9,8 @@
 #include <new>
 #include <sstream>
 
+#include "core/run_limits.h"
+
 namespace onnxdbg {
 
 Expected<int64_t> shape_numel(const Shape& shape) {
@@ -77,15 +79,24 @@ Status check_allocatable(DType dtype, const Shape& shape) {
   return Status::ok();
 }
 
+// check_allocatable and, for a tensor about to be allocated, the run's memory limit
+// (core/run_limits.h): a hostile model's intermediate tensor is refused here, before the
+// allocator is asked for it. Small tensors skip the limit (it may read /proc/meminfo).
+Status check_allocation(DType dtype, const Shape& shape) {
+  ODB_RETURN_IF_ERROR(check_allocatable(dtype, shape));
+  const RunLimits* limits = current_run_limits();
+  return check_tensor_memory("a tensor", dtype, shape, limits ? limits->max_memory : 0);
+}
+
 }  // namespace
 
 Expected<Tensor> Tensor::make(DType dtype, Shape shape) {
-  ODB_RETURN_IF_ERROR(check_allocatable(dtype, shape));
+  ODB_RETURN_IF_ERROR(check_allocation(dtype, shape));
   return Tensor(dtype, std::move(shape));
 }
 
 Expected<Tensor> Tensor::make_uninitialized(DType dtype, Shape shape) {
-  ODB_RETURN_IF_ERROR(check_allocatable(dtype, shape));
+  ODB_RETURN_IF_ERROR(check_allocation(dtype, shape));
   return Tensor(dtype, std::move(shape), Uninitialized{});
 }
 

@@ -17,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
+#include "core/run_limits.h"  // parse_memory_size, memory_size_string (--layerwise-memory)
 #include "core/status.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
@@ -172,13 +173,6 @@ struct LayerwiseReport {
   /// them (save_layerwise_repro then needs no extra reference run).
   TensorMap first_node_values;
 };
-
-/// Parses a memory size: "2GiB", "512MiB", "1.5GB", "65536" (bytes), "64k". Binary and decimal
-/// units (KiB/MiB/GiB/TiB = 2^10.., KB/MB/GB/TB and k/M/G/T = 10^3..), case-insensitive.
-/// Errors: kInvalidArgument for anything else, zero, or more than 2^60 bytes.
-Expected<uint64_t> parse_memory_size(const std::string& text);
-/// "2 GiB", "512 MiB", "1.5 KiB", "12 B".
-std::string memory_size_string(uint64_t bytes);
 
 /// Runs the layerwise comparison of `model` on `backends` (not including the reference, which
 /// gives the golden values, unless options.golden does) with `inputs` (every graph input without

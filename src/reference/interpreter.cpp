@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/run_limits.h"
 #include "model/model.h"
 #include "reference/kernel.h"
 
@@ -36,6 +37,15 @@ Expected<Accumulate> parse_accumulate(const std::string& name) {
 }
 
 namespace {
+
+// The limits a run installs for its thread (and the pool's, reference/parallel.cpp); creation
+// needs the memory limit alone.
+RunLimits run_limits(const InterpreterOptions& o, bool with_timeout) {
+  RunLimits l;
+  l.max_memory = o.max_memory;
+  if (with_timeout) l.timeout_seconds = o.timeout_seconds;
+  return l;
+}
 
 std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
 
@@ -342,6 +352,7 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProt
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m.to_string();
     return unsupported("the reference interpreter has no kernel or function body for " + list);
   }
+  ScopedRunLimits limits(run_limits(in->options_, false));
   auto inits = in->initializers_of(in->model_.graph());
   if (!inits) return std::move(inits).status();
   return in;
@@ -352,13 +363,22 @@ Expected<const std::map<std::string, Value>*> Interpreter::initializers_of(
   if (auto it = initializers_.find(&graph); it != initializers_.end()) return &it->second;
   std::map<std::string, Value> m;
   for (const auto& init : graph.initializer()) {
-    auto t = tensor_from_proto(init, base_dir_);
-    if (!t) {
-      const bool main = &graph == &model_.graph();
-      return std::move(t).status().with_context(main ? "while reading initializers"
-                                                     : "while reading initializers of graph '" +
-                                                           graph.name() + "'");
+    const bool main = &graph == &model_.graph();
+    auto where = [&] {
+      return main ? "while reading initializers"
+                  : "while reading initializers of graph '" + graph.name() + "'";
+    };
+    // Refused by its declared dims before any byte is read or allocated.
+    if (auto dt = dtype_from_onnx(init.data_type()); dt && *dt != DType::kUndefined) {
+      const Shape dims(init.dims().begin(), init.dims().end());
+      const RunLimits* limits = current_run_limits();  // create's or a run's, maybe a caller's
+      if (Status st = check_tensor_memory("initializer '" + init.name() + "'", *dt, dims,
+                                          limits ? limits->max_memory : options_.max_memory);
+          !st)
+        return std::move(st).with_context(where());
     }
+    auto t = tensor_from_proto(init, base_dir_);
+    if (!t) return std::move(t).status().with_context(where());
     m.emplace(init.name(), std::move(*t));
   }
   return &(initializers_[&graph] = std::move(m));
@@ -436,6 +456,7 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
       return invalid_argument("'" + name + "' is not an input of the model");
   random_.run_seed = options_.random_seed;
   random_.draws.clear();
+  ScopedRunLimits limits(run_limits(options_, true));
   ScopedThreadPool threads(pool_.get());
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
@@ -506,6 +527,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     };
     const int64_t opset = plan.opsets[i];
     const KernelDef* def = plan.kernels[i];
+    if (Status st = check_run_limits(); !st) return std::move(st).with_context(context());
 
     // Inputs a kernel computes in another type: float16/bfloat16 in float32 (HalfMode), and
     // float32/float16/bfloat16 in float64 for accumulating ops in Accumulate::kDouble. Outputs of
@@ -574,6 +596,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         value_runner = [this, &scope, &opsets, depth](
                            const onnx::GraphProto& sub,
                            std::vector<Value> in) -> Expected<std::vector<Value>> {
+          // Every Loop/Scan iteration passes here, bodies without nodes too.
+          ODB_RETURN_IF_ERROR(check_run_limits());
           if (static_cast<int>(in.size()) > sub.input_size())
             return model_error("subgraph '" + sub.name() + "' takes " +
                                std::to_string(sub.input_size()) + " inputs, given " +
@@ -617,6 +641,9 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       } catch (const std::length_error&) {
         st = invalid_argument("out of memory: an output of this node is too large to allocate");
       }
+      // A long kernel that saw the deadline pass stopped early (run_should_stop) and left its
+      // outputs unfinished: the run ends here.
+      if (st.is_ok()) st = check_run_limits();
       if (!st.is_ok()) return std::move(st).with_context(context());
       for (size_t k = 0; k < static_cast<size_t>(node.output_size()); ++k)
         outs.push_back(ctx.take_output(k));

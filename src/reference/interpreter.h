@@ -75,6 +75,18 @@ struct InterpreterOptions {
   /// included; values below 1 count as 1. Kernels cut their work into chunks fixed by the shapes
   /// alone (reference/parallel.h), so outputs are the same bit for bit for every thread count.
   int threads = 1;
+  /// Seconds one run (run, run_values, run_prefix) may take (`reference:timeout=SECONDS`,
+  /// `onnxdbg run --timeout`); 0: no limit. Checked between nodes, before every subgraph run
+  /// (each Loop/Scan iteration, If branch) and inside long kernels (pooling and convolution
+  /// windows, once per row of output positions); a run past it fails with kBackendError
+  /// "timed out after N s" naming the node. A cancel flag installed by the caller
+  /// (ScopedRunLimits, core/run_limits.h; api::run installs its CancelToken's) stops it too.
+  double timeout_seconds = 0;
+  /// Bytes one tensor may take (`reference:max_memory=SIZE`, `--max-memory`): initializers are
+  /// checked by create(), tensors the kernels make before they are allocated (Tensor::make);
+  /// 0: core's default_memory_limit() (80% of the memory available). A larger one fails with
+  /// kInvalidArgument naming the tensor, its type and its size.
+  uint64_t max_memory = 0;
 };
 
 /// Time spent in one op type during profiled runs.

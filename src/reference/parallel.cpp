@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "core/run_limits.h"
+
 namespace onnxdbg::reference {
 
 // One parallel loop. Workers hold it by shared_ptr: a worker that wakes after every chunk is done
@@ -19,6 +21,7 @@ struct ThreadPool::Loop {
   std::atomic<bool> failed{false};
   std::mutex error_mu;
   std::exception_ptr error;
+  const RunLimits* limits = nullptr;  // the caller's, for Tensor::make and run_should_stop
 };
 
 namespace {
@@ -70,7 +73,10 @@ void ThreadPool::worker_main() {
     std::shared_ptr<Loop> loop = loop_;
     if (!loop) continue;  // woke after the loop ended: nothing left to do
     lock.unlock();
-    work(*loop);
+    {
+      ScopedRunLimits limits(loop->limits);
+      work(*loop);
+    }
     loop.reset();
     lock.lock();
   }
@@ -87,6 +93,7 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& fn) {
   loop->pool = this;
   loop->fn = &fn;
   loop->n = n;
+  loop->limits = current_run_limits();
   {
     std::lock_guard<std::mutex> lock(mu_);
     loop_ = loop;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/run_limits.h"
+
 namespace onnxdbg {
 
 namespace {
@@ -171,6 +173,8 @@ Expected<TensorMap> generate_inputs(const onnx::GraphProto& graph, const InputGe
                          std::string(dtype_name(sig.dtype)) +
                          ", which cannot be generated (use --load-inputs)");
     ODB_ASSIGN_OR_RETURN(Shape shape, resolve_input_shape(sig, options));
+    ODB_RETURN_IF_ERROR(
+        check_tensor_memory("input '" + sig.name + "'", sig.dtype, shape, options.max_memory));
     auto made = Tensor::make(sig.dtype, shape);
     if (!made) return std::move(made).status().with_context("input '" + sig.name + "'");
     Tensor t = std::move(*made);

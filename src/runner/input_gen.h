@@ -25,6 +25,9 @@ struct InputGenOptions {
   ValueRange default_range;                  ///< for inputs without their own range
   std::map<std::string, ValueRange> ranges;  ///< by input name
   std::map<std::string, Shape> shapes;       ///< overrides by input name (--input-shapes)
+  /// Bytes one generated input may take (--max-memory); 0: default_memory_limit() (80% of the
+  /// memory available, core/run_limits.h). Checked before the input is allocated.
+  uint64_t max_memory = 0;
 };
 
 /// Parses --input-shapes values "name:1x3x224x224" or Polygraphy's "name:[1,3,224,224]"
@@ -45,7 +48,8 @@ Expected<Shape> resolve_input_shape(const ValueSignature& sig, const InputGenOpt
 /// Generates every graph input (that has no initializer) of `graph`. Each input gets its own
 /// stream derived from the seed and its name, so adding an input does not change the others.
 /// Errors: as resolve_input_shape; kUnsupported for string or non-tensor inputs; kInvalidArgument
-/// for --input-shapes/--val-range names that are not inputs of the model.
+/// for --input-shapes/--val-range names that are not inputs of the model, or for an input larger
+/// than options.max_memory (one sentence naming it, its type and size; nothing is allocated).
 Expected<TensorMap> generate_inputs(const onnx::GraphProto& graph, const InputGenOptions& options);
 
 }  // namespace onnxdbg

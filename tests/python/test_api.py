@@ -177,6 +177,40 @@ def test_compare_html(mlp, tmp_path):
     assert "matmul" in page.read_text()
 
 
+def test_compare_limits(mlp, tmp_path):
+    """timeout= and max_memory= are --timeout and --max-memory (issue 17): an input over the
+    limit is a UsageError naming it; a Loop of 2^62 trips is a failed row "timed out after 1 s"."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    path, _, _ = mlp
+    with pytest.raises(onnxdbg.UsageError,
+                       match=r"input 'x' float32\[2,4\] needs 32 B, more than the memory limit"):
+        onnxdbg.compare(path, input_shapes={"x": (2, 4)}, max_memory=16, progress=False)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Identity", ["a_in"], ["a_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_out", TensorProto.FLOAT, [1])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "x"], ["y"], name="loop", body=body)],
+        "spin",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        [numpy_helper.from_array(np.array(2**62, dtype=np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "cond")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    spin = tmp_path / "spin.onnx"
+    onnx.save(model, str(spin))
+    r = onnxdbg.compare(str(spin), backends="reference", timeout=1, progress=False)
+    assert r.verdict == "error"
+    assert "timed out after 1 s" in str(r)
+
+
 # --- lint, inspect, diff, extract, view -----------------------------------------------------------
 
 

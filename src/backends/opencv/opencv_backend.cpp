@@ -166,7 +166,7 @@ class CvSession : public Session {
       float_inputs.reserve(inputs.size());
       for (const auto& [name, t] : inputs) {
         auto sig = std::find_if(inputs_.begin(), inputs_.end(),
-                                [&](const auto& s) { return s.name == name; });
+                                [&name = name](const auto& s) { return s.name == name; });
         if (sig == inputs_.end()) {
           return invalid_argument(fmt::format("opencv: '{}' is not an input of the model", name));
         }

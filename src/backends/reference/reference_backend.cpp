@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/run_limits.h"
 #include "model/model.h"
 
 namespace onnxdbg {
@@ -120,6 +121,19 @@ Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spe
             "reference: threads must be an integer from 1 to 256 or auto, not '" + threads + "'");
       options.threads = static_cast<int>(n);
     }
+  }
+  if (const std::string t = spec.option("timeout", ""); !t.empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(t.c_str(), &end);
+    if (*end || !(s > 0) || s > 1e9)
+      return invalid_argument("reference: timeout must be a positive number of seconds, not '" + t +
+                              "'");
+    options.timeout_seconds = s;
+  }
+  if (const std::string m = spec.option("max_memory", ""); !m.empty()) {
+    auto bytes = parse_memory_size(m);
+    if (!bytes) return invalid_argument("reference: max_memory: " + bytes.status().message());
+    options.max_memory = *bytes;
   }
   return options;
 }

@@ -24,7 +24,14 @@ BackendDoc reference_backend_doc() {
        {"threads", "N|auto",
         "threads the kernels split their work over (default 1; auto: the machine's, at most "
         "16); pays on large models (PP-OCRv4 det at 640x640: 123 -> 102 ms on 2 cores); work "
-        "is cut into chunks fixed by the shapes, so every thread count gives the same bits"}}};
+        "is cut into chunks fixed by the shapes, so every thread count gives the same bits"},
+       {"timeout", "SECONDS",
+        "a run that takes longer fails with \"timed out after N s\" (checked between nodes, in "
+        "every Loop/Scan iteration and inside long kernels; default none; --timeout sets it)"},
+       {"max_memory", "SIZE",
+        "bytes one tensor (initializer or node output) may take, e.g. 4GB, 512MiB; a larger one "
+        "fails the run before it is allocated (default 80% of the memory available; "
+        "--max-memory sets it)"}}};
 }
 
 }  // namespace onnxdbg

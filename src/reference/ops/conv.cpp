@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/run_limits.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 #include "reference/ops/blas.h"
@@ -64,6 +65,7 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
       const T* wc = w + co * kh * kw;
       T* yc = y + (b * c * mg + co) * oh * ow;
       for (int64_t r = 0; r < oh; ++r) {
+        if (run_should_stop()) return;  // the interpreter fails the node
         T* yrow = yc + r * ow;
         std::fill(yrow, yrow + ow, T(0));
         for (int64_t i = 0; i < kh; ++i) {
@@ -204,6 +206,7 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
       T* yg = py + (b * m + gi * mg) * p;
       if (!pointwise && bands > 1) {
         ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t bi) {
+          ODB_RETURN_IF_ERROR(check_run_limits());
           const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
           const int64_t cols = (o1 - o0) * out_last;
           T* col = col_scratch<T>(static_cast<size_t>(k * band * out_last));
@@ -219,6 +222,7 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
         src = col;
       }
       ODB_RETURN_IF_ERROR(parallel_for_status(col_tiles * row_tiles, [&](int64_t t) {
+        ODB_RETURN_IF_ERROR(check_run_limits());
         const int64_t c0 = (t / row_tiles) * kConvBandColumns, r0 = (t % row_tiles) * tile_rows;
         return tile(wg, src + c0, p, yg, bg, r0, std::min(tile_rows, mg - r0), c0,
                     std::min(kConvBandColumns, p - c0));

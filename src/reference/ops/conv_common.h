@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,30 @@ inline Expected<std::string> read_auto_pad(const KernelContext& ctx) {
   return ap;
 }
 
+/// Window steps (output positions times window positions, per plane) above which a window op is
+/// refused before it starts: 2^40, hours of work for one plane, never a real model's.
+inline constexpr double kMaxWindowSteps = 0x1p40;
+
+/// Refuses geometry whose work is absurd: more than kMaxWindowSteps output positions times
+/// window positions (counted in double, so no product overflows). Errors: kModelError naming the
+/// node, kernel_shape and the step count.
+inline Status check_window_work(const KernelContext& ctx, const SpatialGeometry& g) {
+  double outs = 1, window = 1, sides = 0;
+  for (size_t d = 0; d < g.kernel.size(); ++d) {
+    outs *= static_cast<double>(g.out[d]);
+    window *= static_cast<double>(g.kernel[d]);
+    sides += static_cast<double>(g.kernel[d]);
+  }
+  const double steps = outs * std::max(window, sides);
+  if (steps <= kMaxWindowSteps) return Status::ok();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g window steps per plane (limit %.3g)", steps,
+                kMaxWindowSteps);
+  return model_error(ctx.describe() + ": kernel_shape " + ints_to_string(g.kernel) +
+                     " over output positions " + ints_to_string(g.out) + " means " + buf +
+                     "; refused before running");
+}
+
 /// Geometry of a forward window op (Conv, MaxPool, AveragePool, LpPool) over `in_spatial` with
 /// `kernel`: reads strides, dilations, pads and auto_pad, and computes the output size (ONNX
 /// Conv/MaxPool spec: explicit pads give floor((in + pads - ((k-1)*d+1)) / s) + 1, ceil with
@@ -103,8 +128,29 @@ inline Expected<SpatialGeometry> forward_geometry(const KernelContext& ctx, cons
     g.pads_end.assign(nd, 0);
   }
   g.out.resize(nd);
+  // Attribute values whose arithmetic overflows int64 are refused by name (a hostile model's
+  // kernel_shape [2, 2^62] would otherwise slide its window forever, issue 17).
+  auto overflow = [&](const char* what) {
+    return model_error(ctx.describe() + ": kernel_shape " + ints_to_string(kernel) +
+                       " with strides " + ints_to_string(g.strides) + ", dilations " +
+                       ints_to_string(g.dilations) + " and pads " + ints_to_string(g.pads_begin) +
+                       " + " + ints_to_string(g.pads_end) + " overflows 64-bit integers in " +
+                       what + "; refused before running");
+  };
   for (size_t d = 0; d < nd; ++d) {
-    const int64_t ext = (kernel[d] - 1) * g.dilations[d] + 1, s = g.strides[d];
+    int64_t ext = 0, sum = 0, span_bound = 0;
+    if (__builtin_mul_overflow(kernel[d] - 1, g.dilations[d], &ext) ||
+        __builtin_add_overflow(ext, 1, &ext))
+      return overflow("the window's extent");
+    const int64_t s = g.strides[d];
+    // Bounds of every sum below: in + s (SAME's output size), in + ext (SAME's padding), in +
+    // pads - ext (explicit padding).
+    if (__builtin_add_overflow(in_spatial[d], s, &sum) ||
+        __builtin_add_overflow(in_spatial[d], ext, &sum) ||
+        __builtin_add_overflow(in_spatial[d], g.pads_begin[d], &sum) ||
+        __builtin_add_overflow(sum, g.pads_end[d], &sum) ||
+        __builtin_sub_overflow(sum, ext, &span_bound))
+      return overflow("the padded input's size");
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       g.out[d] = (in_spatial[d] + s - 1) / s;
       const int64_t total = std::max<int64_t>(0, (g.out[d] - 1) * s + ext - in_spatial[d]);
@@ -122,6 +168,7 @@ inline Expected<SpatialGeometry> forward_geometry(const KernelContext& ctx, cons
     g.out[d] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
     if (ceil_mode && (g.out[d] - 1) * s >= in_spatial[d] + g.pads_begin[d]) --g.out[d];
   }
+  ODB_RETURN_IF_ERROR(check_window_work(ctx, g));
   return g;
 }
 

@@ -46,8 +46,21 @@ Expected<SpatialGeometry> transpose_geometry(const KernelContext& ctx, const Sha
   }
   g.in.resize(nd);
   for (size_t d = 0; d < nd; ++d) {
-    const int64_t ext = (kernel[d] - 1) * g.dilations[d] + 1;
-    const int64_t full = g.strides[d] * (x_spatial[d] - 1) + output_padding[d] + ext;
+    // Attribute values whose arithmetic overflows int64 are refused by name (issue 17); an
+    // output size that fits is checked against the memory limit when Y is made.
+    int64_t ext = 0, full = 0, span = 0;
+    if (__builtin_mul_overflow(kernel[d] - 1, g.dilations[d], &ext) ||
+        __builtin_add_overflow(ext, 1, &ext) ||
+        __builtin_mul_overflow(g.strides[d], x_spatial[d] - 1, &full) ||
+        __builtin_add_overflow(full, output_padding[d], &full) ||
+        __builtin_add_overflow(full, ext, &full) ||
+        __builtin_sub_overflow(full, g.pads_begin[d], &span) ||
+        __builtin_sub_overflow(span, g.pads_end[d], &span))
+      return model_error(ctx.describe() + ": kernel " + ints_to_string(kernel) + " with strides " +
+                         ints_to_string(g.strides) + ", dilations " + ints_to_string(g.dilations) +
+                         ", output_padding " + ints_to_string(output_padding) + " and pads " +
+                         ints_to_string(g.pads_begin) + " + " + ints_to_string(g.pads_end) +
+                         " overflows 64-bit integers in the output size; refused before running");
     if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       g.in[d] = output_shape.empty() ? x_spatial[d] * g.strides[d] : output_shape[d];
       const int64_t total = full - g.in[d];

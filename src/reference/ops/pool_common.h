@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/run_limits.h"
 #include "reference/ops/conv_common.h"
 
 namespace onnxdbg::reference {
@@ -20,6 +21,8 @@ struct WindowChunk {
 };
 
 /// Calls f(const WindowChunk&) for consecutive chunks covering every output position of `g`.
+/// Stops early, leaving positions out, when the run must stop (run_should_stop, polled once per
+/// 256 positions); the interpreter then fails the node.
 template <class F>
 void for_each_window_chunk(const SpatialGeometry& g, F&& f) {
   const size_t nd = g.in.size();
@@ -35,6 +38,7 @@ void for_each_window_chunk(const SpatialGeometry& g, F&& f) {
     wc.offsets.clear();
     wc.padded_count.clear();
     for (int64_t o = o0; o < wc.end; ++o) {
+      if ((o & 255) == 0 && run_should_stop()) return;
       int64_t padded = 1;
       bool any = true;
       for (size_t d = 0; d < nd; ++d) {
@@ -128,11 +132,13 @@ struct PoolWindow {
 
 /// Calls f(const PoolWindow&) for every output position of every plane of `ps`, planes inner
 /// (the window offsets are computed once per chunk of positions and reused for each plane).
+/// Stops early as for_each_window_chunk does (polled once per plane of a chunk).
 template <class F>
 void for_each_pool_window(const PoolSetup& ps, F&& f) {
   for_each_window_chunk(ps.g, [&](const WindowChunk& wc) {
     PoolWindow w;
     for (int64_t pl = 0; pl < ps.planes; ++pl) {
+      if (run_should_stop()) return;
       w.in_base = pl * ps.in_size;
       for (int64_t o = wc.begin; o < wc.end; ++o) {
         const auto j = static_cast<size_t>(o - wc.begin);

@@ -1,5 +1,5 @@
-// Memory sizes for --layerwise-memory (see layerwise.h): "2GiB", "512MiB", "1.5GB" parsed into
-// bytes, and bytes written back for people ("2 GiB").
+// Memory sizes for --layerwise-memory and --max-memory (core/run_limits.h): "2GiB", "512MiB",
+// "1.5GB" parsed into bytes, and bytes written back for people ("2 GiB").
 #include <fmt/format.h>
 
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "layerwise/layerwise.h"
+#include "core/run_limits.h"
 
 namespace onnxdbg {
 
@@ -49,10 +49,10 @@ Expected<uint64_t> parse_memory_size(const std::string& text) {
 }
 
 std::string memory_size_string(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = static_cast<double>(bytes);
   int u = 0;
-  while (v >= 1024 && u < 5) {
+  while (v >= 1024 && u < 6) {
     v /= 1024;
     ++u;
   }
