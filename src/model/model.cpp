@@ -277,7 +277,26 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     if (!numel) return std::move(numel).status().with_context("tensor '" + p.name() + "'");
     int64_t stored = -1;
     if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-      stored = -1;  // checked against the file below
+      // The file must hold the bytes the dims claim before they are allocated.
+      if (dtype == DType::kString)
+        return model_error("tensor '" + p.name() + "': string tensors cannot be external");
+      ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
+      const auto es = static_cast<int64_t>(dtype_size(dtype));
+      if (*numel > std::numeric_limits<int64_t>::max() / es)
+        return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
+                           " has too many bytes to be stored anywhere");
+      const int64_t want = *numel * es;
+      std::error_code ec;
+      const uintmax_t size = fs::file_size(ext.file, ec);
+      if (ec)
+        return model_error("tensor '" + p.name() + "': cannot read external data file '" +
+                           ext.location + "': " + ec.message());
+      if (static_cast<uintmax_t>(ext.offset) > size ||
+          static_cast<uintmax_t>(want) > size - static_cast<uintmax_t>(ext.offset))
+        return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
+                           " needs " + std::to_string(want) + " bytes at offset " +
+                           std::to_string(ext.offset) + " of '" + ext.location +
+                           "', which has only " + std::to_string(size) + " bytes");
     } else if (p.has_raw_data() && dtype != DType::kString) {
       const size_t es = dtype_size(dtype);
       if (es == 0 || p.raw_data().size() != static_cast<size_t>(*numel) * es ||

@@ -5,10 +5,12 @@
 #     the reference);
 #   tensor_proto: the conformance cases' input and output .pb files (at most 64 KB);
 #   npz, npy, polygraphy_json: inputs and outputs onnxdbg itself saved (`run --save-inputs/outputs`)
-#     for a few conformance models, and the .npy entries of those archives.
+#     for a few conformance models, and the .npy entries of those archives;
+#   every target: its regression inputs (tests/fuzz/regressions/<target>/).
 # Kept between runs (libFuzzer adds what it finds); remade when OUT/.complete is missing.
 set -euo pipefail
 build=$1 models=$2 out=$3
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 [ -f "$out/.complete" ] && exit 0
 rm -rf "$out"
 mkdir -p "$out"/{model,reference,tensor_proto,npz,npy,polygraphy_json}
@@ -20,18 +22,22 @@ while IFS= read -r f; do
   [ "$size" -le 262144 ] && cp "$f" "$out/model/c$i.onnx"
   [ "$size" -le 65536 ] && cp "$f" "$out/reference/c$i.onnx"
 done < <(find "$data" -name model.onnx | sort)
-find "$data" -path '*test_data_set_0/*.pb' -size -64k | sort | head -2000 | \
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+find "$data" -path '*test_data_set_0/*.pb' -size -64k | sort >"$tmp/pb.txt"
+sed -n 1,2000p "$tmp/pb.txt" | \
   while IFS= read -r f; do cp "$f" "$out/tensor_proto/$(echo "$f" | md5sum | cut -c1-16).pb"; done
 if [ -d "$models" ]; then
   find "$models" -name '*.onnx' -size -256k | while IFS= read -r f; do
     cp "$f" "$out/model/public-$(basename "$f")"; done
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if "$build/make-broken-models" "$tmp/broken" >/dev/null 2>&1; then
+for m in "$models"/*.onnx; do
+  [ -f "$m" ] || continue
+  "$build/make-broken-models" "$m" "$tmp/broken" >/dev/null 2>&1 || continue
   find "$tmp/broken" -name '*.onnx' -size -256k | while IFS= read -r f; do
-    cp "$f" "$out/model/broken-$(basename "$f")"; done
-fi
+    cp "$f" "$out/model/broken-$(basename "$m" .onnx)-$(basename "$f")"; done
+  rm -rf "$tmp/broken"
+done
 n=0
 for t in test_add test_matmul_2d test_cast_FLOAT_to_STRING test_gather_0 test_equal test_argmax_default_axis_example \
          test_slice test_reshape_extended_dims test_sequence_insert_at_back test_identity_opt; do
@@ -51,7 +57,9 @@ for z in "$out"/npz/*.npz; do
 done
 find "$tmp" -path '*/x-*' -name '*.npy' | while IFS= read -r f; do
   cp "$f" "$out/npy/$(echo "$f" | md5sum | cut -c1-16).npy"; done
+here=$(cd "$(dirname "$0")" && pwd)
 for t in model reference tensor_proto npz npy polygraphy_json; do
+  cp "$here/regressions/$t"/* "$out/$t/" 2>/dev/null || true
   echo "corpus $t: $(find "$out/$t" -type f | wc -l) seeds"
 done
 touch "$out/.complete"

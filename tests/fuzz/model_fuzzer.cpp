@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz_limits.h"
 #include "inspect/inspect.h"
 #include "lint/lint.h"
 #include "model/model.h"
@@ -15,6 +16,7 @@
 using namespace onnxdbg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScopedRunLimits limits(fuzz_limits());
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   // External data resolves in a folder that does not exist: every location is an error to report.
   auto model = parse_model(bytes, "/nonexistent/onnxdbg-fuzz", "fuzz input");

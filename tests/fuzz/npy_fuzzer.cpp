@@ -6,10 +6,12 @@
 #include <string_view>
 
 #include "data/npy.h"
+#include "fuzz_limits.h"
 
 using namespace onnxdbg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScopedRunLimits limits(fuzz_limits());
   auto t = read_npy(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
   if (!t) return 0;
   // bfloat16 is written widened to float32 (write_npy); every other type round-trips.

@@ -5,10 +5,12 @@
 #include <string_view>
 
 #include "data/npz.h"
+#include "fuzz_limits.h"
 
 using namespace onnxdbg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScopedRunLimits limits(fuzz_limits());
   (void)read_npz(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz_limits.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
 #include "runner/input_gen.h"
@@ -12,6 +13,7 @@
 using namespace onnxdbg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScopedRunLimits limits(fuzz_limits());
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   auto model = parse_model(bytes, "/nonexistent/onnxdbg-fuzz", "fuzz input");
   if (!model) return 0;

@@ -6,7 +6,7 @@
 # `fuzz-<target> -minimize_crash=1`, into tests/fuzz/regressions/<target>/ once it is fixed). Prints
 # the executions of each target and their total.
 set -euo pipefail
-build=$1 models=$2 seconds=$3
+build=$(cd "$1" && pwd) models=$2 seconds=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
@@ -35,15 +35,14 @@ for t in "${targets[@]}"; do
       -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=2048 \
       -max_len=262144 -artifact_prefix="$findings/" -print_final_stats=1 \
       "$build/fuzz-corpus/$t" >"$logs/fuzz.log" 2>&1) || true
-  execs=$(grep -o 'exec/s: [0-9]*\|execs: [0-9]*' "$logs/fuzz.log" | tail -1 | grep -o '[0-9]*$' || echo 0)
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$logs"/*.log 2>/dev/null | \
-         grep -o '[0-9]*$' | paste -sd+ | bc 2>/dev/null || echo 0)
-  [ -n "$runs" ] && [ "$runs" != 0 ] || runs=$(grep -o '#[0-9]*' "$logs/fuzz.log" | tail -1 | tr -d '#' || echo 0)
+  # The parent's status lines read "#EXECUTIONS: cov: .. oom/timeout/crash: O/T/C time: ..".
+  last=$(grep -E '^#[0-9]+: cov:' "$logs/fuzz.log" | tail -1 || true)
+  runs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+  runs=${runs:-0}
   found=$(find "$findings" -type f | wc -l)
-  echo "fuzz $t: ${runs:-0} executions in ${seconds} s, $found finding(s) in $findings"
-  total=$((total + ${runs:-0}))
+  echo "fuzz $t: $runs executions in $seconds s ($(echo "$last" | grep -o 'oom/timeout/crash: [0-9/]*' || echo 'no status line')), $found finding(s) in $findings"
+  total=$((total + runs))
   [ "$found" -eq 0 ] || status=1
-  : "$execs"
 done
 echo "fuzz: $total executions in total"
 exit $status

@@ -3,11 +3,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fuzz_limits.h"
 #include "model/model.h"
 
 using namespace onnxdbg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ScopedRunLimits limits(fuzz_limits());
   onnx::TensorProto proto;
   if (size > static_cast<size_t>(INT32_MAX) || !proto.ParseFromArray(data, static_cast<int>(size)))
     return 0;
