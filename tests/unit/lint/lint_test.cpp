@@ -58,7 +58,7 @@ TEST(Lint, CleanModelHasNoFindingsAboveInfo) {
 
 TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
-  EXPECT_EQ(names.size(), 21u);
+  EXPECT_EQ(names.size(), 22u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
@@ -459,6 +459,24 @@ g (float[2] x) => (float[2] y) <float[2] b = {1.0, 2.0}> {
 })")),
                       "tensor_data")
                   .empty());
+}
+
+TEST(Lint, UnnamedGraphInputsAndOutputsAreErrors) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y) {
+  y = Relu(x)
+})");
+  m.mutable_graph()->mutable_input(0)->set_name("");
+  m.mutable_graph()->mutable_output(0)->set_name("");
+  m.mutable_graph()->mutable_node(0)->set_input(0, "");
+  m.mutable_graph()->mutable_node(0)->set_output(0, "");
+  auto fs = lint_proto(m);
+  auto u = of_rule(fs, "unnamed_value");
+  ASSERT_EQ(u.size(), 2u) << dump(fs);
+  EXPECT_EQ(u[0].severity, Severity::kError);
+  EXPECT_NE(u[0].message.find("graph input #0 has an empty name"), std::string::npos);
+  EXPECT_NE(u[1].message.find("graph output #0 has an empty name"), std::string::npos);
 }
 
 TEST(Lint, FunctionCallingAnOpThatExistsNowhere) {
