@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "lint/rule.h"
+#include "lint/rules/window_attributes.h"
 
 namespace onnxdbg::lint {
 
@@ -48,18 +49,7 @@ void lint_conv_attributes(RuleContext& ctx, const GraphInfo& g) {
     const bool transpose = n.op_type() == "ConvTranspose";
     if ((n.op_type() != "Conv" && !transpose) || !canonical_domain(n.domain()).empty()) continue;
     const Severity sev = ctx.newer_than_known() ? Severity::kWarning : Severity::kError;
-    for (const char* name : {"strides", "dilations"}) {
-      const auto* a = find_attribute(n, name);
-      if (!a) continue;
-      for (int k = 0; k < a->ints_size(); ++k)
-        if (a->ints(k) <= 0) {
-          ctx.report(sev, g, i,
-                     std::string(name) + " " + ints_to_string(*a) + " has " +
-                         std::to_string(a->ints(k)) + " on spatial axis " + std::to_string(k) +
-                         "; every value must be 1 or more.");
-          break;
-        }
-    }
+    report_windows_below_one(ctx, g, i, sev, {"strides", "dilations"});
     if (const auto* ks = find_attribute(n, "kernel_shape")) {
       bool positive = true;
       for (int k = 0; k < ks->ints_size(); ++k) positive = positive && ks->ints(k) > 0;
