@@ -264,6 +264,15 @@ void copy_field(const Field& field, Tensor& t) {
   for (int i = 0; i < field.size(); ++i) t.data<T>()[i] = static_cast<T>(field.Get(i));
 }
 
+// Bytes copied into a bool tensor may hold values other than 0 and 1 (a hostile or careless
+// writer); loading such a byte as bool is undefined behaviour, so they are read as truthiness, as
+// numpy and ONNX Runtime do.
+void normalize_bools(Tensor& t) {
+  if (t.dtype() != DType::kBool) return;
+  auto* b = reinterpret_cast<unsigned char*>(t.raw());
+  for (size_t i = 0; i < t.nbytes(); ++i) b[i] = b[i] != 0 ? 1 : 0;
+}
+
 }  // namespace
 
 Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& base_dir) {
@@ -340,6 +349,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     if (!in || in.gcount() != want)
       return model_error(label + ": external data file '" + file.string() + "' is too short for " +
                          std::to_string(want) + " bytes at offset " + std::to_string(offset));
+    normalize_bools(t);
     return t;
   }
 
@@ -349,6 +359,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
                          " bytes, expected " + std::to_string(t.nbytes()) + " for shape " +
                          shape_to_string(shape));
     if (t.nbytes()) std::memcpy(t.raw(), p.raw_data().data(), t.nbytes());
+    normalize_bools(t);
     return t;
   }
   switch (dtype) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,12 @@ inline std::string ints_to_string(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+/// The product of v's values, saturating at INT64_MAX.
 inline int64_t product(const std::vector<int64_t>& v) {
+  // kernel_shape is the model's: its product may overflow, and then saturates.
   int64_t p = 1;
-  for (int64_t d : v) p *= d;
+  for (int64_t d : v)
+    if (__builtin_mul_overflow(p, d, &p)) return std::numeric_limits<int64_t>::max();
   return p;
 }
 

@@ -5,6 +5,7 @@
 // normalisation). Follows ONNX's reference, which matches ONNX Runtime.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "reference/ops/data_movement.h"
 
@@ -102,6 +103,16 @@ Status grid_sample(KernelContext& ctx) {
         for (int64_t ox = 0; ox < wo; ++ox) {
           const int64_t g = ((b * ho + oy) * wo + ox) * 2;
           double gx = denorm(grid->get_as_double(g), w), gy = denorm(grid->get_as_double(g + 1), h);
+          const int64_t out_index = ((b * c + ch) * ho + oy) * wo + ox;
+          if (std::isnan(gx) || std::isnan(gy)) {  // no pixel to sample: NaN, as arithmetic gives
+            y.set_from_double(out_index, std::numeric_limits<double>::quiet_NaN());
+            continue;
+          }
+          // Far outside the image every padding mode gives what it gives at 1e15 (zero, the edge,
+          // or a reflection whose phase double precision no longer resolves); clamping there
+          // keeps the conversions to int64 below defined for infinite and huge coordinates.
+          gx = std::clamp(gx, -1e15, 1e15);
+          gy = std::clamp(gy, -1e15, 1e15);
           if (mode == "nearest") {
             gx = std::nearbyint(gx);
             gy = std::nearbyint(gy);
@@ -137,7 +148,7 @@ Status grid_sample(KernelContext& ctx) {
               v += cy[r] * row;
             }
           }
-          y.set_from_double(((b * c + ch) * ho + oy) * wo + ox, v);
+          y.set_from_double(out_index, v);
         }
     }
   ctx.set_output(0, std::move(y));

@@ -34,7 +34,11 @@ Status range(KernelContext& ctx) {
     } else {
       const auto diff = static_cast<long double>(limit) - static_cast<long double>(start);
       const auto d = static_cast<long double>(delta);
-      if ((diff > 0 && d > 0) || (diff < 0 && d < 0)) n = static_cast<int64_t>(std::ceil(diff / d));
+      if ((diff > 0 && d > 0) || (diff < 0 && d < 0)) {
+        const long double c = std::ceil(diff / d);
+        if (c > 1e12L) return model_error(ctx.describe() + ": the range has no reasonable length");
+        n = static_cast<int64_t>(c);
+      }
     }
     ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, start_t->dtype(), {n}));
     T* o = out.data<T>();
@@ -43,7 +47,11 @@ Status range(KernelContext& ctx) {
         o[i] = static_cast<T>(static_cast<double>(start) +
                               static_cast<double>(i) * static_cast<double>(delta));
       else
-        o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+        // In uint64 arithmetic, whose wrap-around is defined: start + i * delta can leave T's
+        // range at the last element (start = INT64_MIN, delta = 2^62) where the spec's formula
+        // wraps the same way.
+        o[i] = static_cast<T>(static_cast<uint64_t>(start) +
+                              static_cast<uint64_t>(i) * static_cast<uint64_t>(delta));
     }
     ctx.set_output(0, std::move(out));
     return Status::ok();
