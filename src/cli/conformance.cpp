@@ -41,7 +41,7 @@ int conformance_command(const ConformanceArgs& a) {
   line.clear();
   if (!result) return report_error(result.status());
   if (a.json)
-    std::cout << api::json_text(api::to_json(*result)) << "\n";
+    print_json(api::to_json(*result));
   else
     api::print_text(*result, std::cout, report::use_color(1), a.failures_only);
   return result->any_failed() ? kExitMismatch : kExitOk;

@@ -29,7 +29,7 @@ int diff_command(const DiffArgs& args) {
       !st)
     return report_error(st);
   if (args.json)
-    std::cout << api::json_text(api::to_json(*result)) << "\n";
+    print_json(api::to_json(*result));
   else
     api::print_text(*result, std::cout);
   return result->diff.identical() ? kExitOk : kExitMismatch;

@@ -23,7 +23,7 @@ int run_inspect(const InspectArgs& args) {
   auto result = api::inspect({args.model, args.mode});
   if (!result) return report_error(result.status());
   if (args.json)
-    std::cout << api::json_text(api::to_json(*result)) << "\n";
+    print_json(api::to_json(*result));
   else
     api::print_text(*result, std::cout);
   std::cout.flush();

@@ -31,7 +31,7 @@ int lint_command(const LintArgs& a) {
   auto result = api::lint(opt);
   if (!result) return report_error(result.status());
   if (a.json)
-    std::cout << api::json_text(api::to_json(*result)) << "\n";
+    print_json(api::to_json(*result));
   else
     api::print_text(*result, std::cout, report::use_color(1));
   report::ViewerOverlays ov;

@@ -7,11 +7,38 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 
 namespace onnxdbg::cli {
 
+namespace {
+const char* error_code_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kModelError:
+      return "model_error";
+    case ErrorCode::kBackendError:
+      return "backend_error";
+    case ErrorCode::kInternal:
+      return "internal";
+    case ErrorCode::kCancelled:
+      return "cancelled";
+  }
+  return "internal";
+}
+}  // namespace
+
 int report_error(const Status& st) {
   std::cerr << "onnxdbg: error: " << st.to_string() << "\n";
+  if (json_requested() && !json_printed())
+    print_json({{"error", {{"code", error_code_name(st.code())}, {"message", st.to_string()}}}});
   return kExitUsage;
 }
 
@@ -65,8 +92,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // A library's text ("stol", "[json.exception...]") names nothing a user can act on: say
     // that it is onnxdbg's bug, keeping the text for the report.
-    std::cerr << "onnxdbg: error: an unexpected error inside onnxdbg (" << e.what()
-              << ") ended the command; please report it with the command line and the files\n";
+    onnxdbg::cli::report_error(onnxdbg::Status(
+        onnxdbg::ErrorCode::kInternal,
+        std::string("an unexpected error inside onnxdbg (") + e.what() +
+            ") ended the command; please report it with the command line and the files"));
   } catch (...) {
     std::cerr << "onnxdbg: error: an unknown exception ended onnxdbg\n";
   }

@@ -2,7 +2,9 @@
 // parsing, for every command that takes it.
 #include "cli/options.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 
 #include "core/run_limits.h"
 
@@ -139,8 +141,31 @@ std::vector<std::string> split_list(const std::vector<std::string>& values) {
   return out;
 }
 
+namespace {
+// The --json flags of every command (one process runs one command) and whether the command's
+// object went out; report_error reads both.
+std::vector<const bool*>& json_flags() {
+  static std::vector<const bool*> flags;
+  return flags;
+}
+bool g_json_printed = false;
+}  // namespace
+
 void add_json_flag(CLI::App* cmd, bool& json, const std::string& help) {
+  json_flags().push_back(&json);
   cmd->add_flag("--json", json, help);
 }
+
+bool json_requested() {
+  return std::any_of(json_flags().begin(), json_flags().end(), [](const bool* f) { return *f; });
+}
+
+void print_json(const nlohmann::json& j) {
+  std::cout << api::json_text(j) << "\n";
+  std::cout.flush();
+  g_json_printed = true;
+}
+
+bool json_printed() { return g_json_printed; }
 
 }  // namespace onnxdbg::cli

@@ -103,7 +103,19 @@ class LimitArgs {
 std::vector<std::string> split_list(const std::vector<std::string>& values);
 
 /// Adds `--json` to `cmd` with `help` (default: "Print one JSON object instead of tables").
+/// A command that fails after `--json` was given prints {"error": {"code", "message"}} on
+/// stdout (report_error), so that a program reading stdout always gets one JSON object.
 void add_json_flag(CLI::App* cmd, bool& json,
                    const std::string& help = "Print one JSON object instead of tables");
+
+/// Whether the command being run was given `--json`.
+bool json_requested();
+
+/// Prints `j` on stdout as the command's one JSON object (api::json_text: invalid UTF-8
+/// replaced) and remembers it was printed, so that a later report_error adds no second object.
+void print_json(const nlohmann::json& j);
+
+/// Whether print_json has printed the command's JSON object.
+bool json_printed();
 
 }  // namespace onnxdbg::cli

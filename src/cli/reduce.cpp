@@ -134,7 +134,7 @@ int reduce_command(const ReduceArgs& a) {
     return report_error(r.stopped);
   }
   if (a.json)
-    std::cout << api::json_text(api::to_json(r)) << "\n";
+    print_json(api::to_json(r));
   else
     api::print_text(r, std::cout);
   write_reduce_html(a, r);

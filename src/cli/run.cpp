@@ -78,7 +78,7 @@ int run_command(const RunArgs& a) {
   const api::RunResult& r = *result;
   api::print_messages(r.messages, std::cerr, !a.json);
   if (a.json)
-    std::cout << api::json_text(api::to_json(r)) << "\n";
+    print_json(api::to_json(r));
   else
     api::print_text(r, std::cout, report::use_color(1));
   if (!a.html.path.empty())

@@ -36,7 +36,7 @@ int run_surgeon(const CommonArgs& a, api::SurgeonOptions::Operation op) {
     std::cerr << "onnxdbg: WARNING: --force: writing " << a.output << " although "
               << r->check.summary() << "; runtimes may refuse to load it\n";
   if (a.json)
-    std::cout << api::json_text(api::to_json(*r)) << "\n";
+    print_json(api::to_json(*r));
   else
     api::print_text(*r, std::cout);
   if (!r->refused) return report_error(r->refused);

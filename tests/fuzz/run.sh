@@ -19,7 +19,7 @@ bash "$here/make_corpus.sh" "$build" "$models" "$build/fuzz-corpus"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp}
-jobs=$(nproc)
+jobs=${FUZZ_JOBS:-$(nproc)}  # FUZZ_JOBS: fewer, to leave cores to other work
 status=0
 total=0
 for t in "${targets[@]}"; do

@@ -102,6 +102,28 @@ TEST_F(CliErrors, TruncatedModel) {
   expect_one_error_line(r, "not a valid ONNX model");
 }
 
+// With --json, a command that fails prints one JSON object naming the error on stdout (and the
+// sentence on stderr), so that a program reading stdout never gets nothing (issue 17).
+TEST_F(CliErrors, AFailureWithJsonIsOneJsonObjectOnStdout) {
+  const fs::path bad = dir_ / "notes.onnx";
+  std::ofstream(bad) << "this is not a model\n";
+  const std::vector<std::string> cmds = {"lint --json ", "inspect --json ", "run --json ",
+                                         "diff --json " + bad.string() + " "};
+  for (const std::string& cmd : cmds) {
+    auto r = testing::run_cli(cmd + bad.string(), {}, /*merge_stderr=*/false);
+    EXPECT_EQ(r.exit_code, 2) << cmd << r.out;
+    auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(j.is_discarded()) << cmd << r.out;
+    EXPECT_EQ(j["error"]["code"], "model_error") << cmd << r.out;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("not a valid ONNX model"),
+              std::string::npos)
+        << cmd << r.out;
+    EXPECT_NE(r.err.find("onnxdbg: error: "), std::string::npos) << cmd << r.err;
+  }
+  auto missing = testing::run_cli("lint --json " + (dir_ / "nope.onnx").string(), {}, false);
+  EXPECT_EQ(nlohmann::json::parse(missing.out)["error"]["code"], "not_found") << missing.out;
+}
+
 TEST_F(CliErrors, TextFileNamedOnnx) {
   const fs::path bad = dir_ / "notes.onnx";
   std::ofstream(bad) << "this is not a model\nreally not\n";

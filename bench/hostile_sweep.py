@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""hostile_sweep.py ONNXDBG MODELS OUT [COUNT] [SEED]: random mutations of real models, each run
+through `inspect`, `lint --json`, `view` and `run`, counting what must never happen.
+
+Issue 17's acceptance check, as a benchmark (`make hostile-sweep`; Debian's /usr/bin/python3 with
+python3-onnx and numpy). For COUNT mutants of the models in MODELS (the public third-party models
+and onnxdbg's demo model), written under OUT, it prints:
+  crashes      a command killed by a signal (a segfault, an abort, a sanitizer report);
+  hangs        a command still running after 120 s;
+  bad exits    an exit status other than 0, 1 or 2;
+  bad JSON     `lint --json` printing something `json.loads` refuses;
+  no cause     a failing command (exit 1 or 2) whose stderr's last line is empty or is not one
+               sentence from onnxdbg ("onnxdbg: error: ..." or a verdict line);
+and the mutants and commands behind each, so that each can be replayed. Exit status 1 when any
+count but "no cause" is above 0.
+
+Mutations are those the issue lists: bytes flipped or cut; an attribute set to 0, -1, 2^31, 2^62
+or -2^63; a dim made negative or huge; a name emptied; an op type changed (to Scan without its
+body, to an op of no domain); a node deleted or moved first; an initializer's data cut or its
+data type changed; an external-data location pointing outside the folder.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+
+import onnx
+from onnx import TensorProto
+
+EXTREMES = [0, -1, 2**31, 2**62, -(2**63)]
+COMMANDS = [
+    ["inspect"],
+    ["lint", "--json"],
+    ["view", "-o", "{out}/page.html"],
+    ["run", "--backends", "reference,onnxruntime", "--timeout", "60", "--max-memory", "2GiB"],
+]
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    b = bytearray(data)
+    kind = rng.choice(["flip", "cut", "insert"])
+    if kind == "cut":
+        return bytes(b[: rng.randrange(1, len(b))])
+    if kind == "insert":
+        at = rng.randrange(len(b))
+        return bytes(b[:at] + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 16))) + b[at:])
+    for _ in range(rng.randrange(1, 32)):
+        b[rng.randrange(len(b))] = rng.randrange(256)
+    return bytes(b)
+
+
+def mutate_model(m: onnx.ModelProto, rng: random.Random) -> str:
+    """Applies one structural mutation in place; returns its description."""
+    g = m.graph
+    nodes = list(g.node)
+    kind = rng.choice(["attr", "dim", "name", "op", "delete", "move", "init_cut", "init_type",
+                       "external"])
+    if kind == "attr":
+        with_ints = [n for n in nodes for a in n.attribute if a.type in (2, 7)]
+        if with_ints:
+            n = rng.choice(with_ints)
+            a = rng.choice([a for a in n.attribute if a.type in (2, 7)])
+            v = rng.choice(EXTREMES)
+            if a.type == 2:
+                a.i = v
+            elif a.ints:
+                a.ints[rng.randrange(len(a.ints))] = v
+            return f"attribute {a.name} of {n.name or n.op_type} set to {v}"
+    if kind == "dim":
+        vis = [vi for vi in list(g.input) + list(g.output) + list(g.value_info)
+               if vi.type.tensor_type.shape.dim]
+        if vis:
+            vi = rng.choice(vis)
+            d = rng.choice(vi.type.tensor_type.shape.dim)
+            d.dim_value = rng.choice([-1, -(2**40), 2**40, 2**62])
+            return f"a dim of {vi.name} set to {d.dim_value}"
+    if kind == "name":
+        vis = list(g.input) + list(g.output)
+        vi = rng.choice(vis)
+        old = vi.name
+        vi.name = ""
+        return f"name of {old} emptied"
+    if kind == "op" and nodes:
+        n = rng.choice(nodes)
+        old = n.op_type
+        n.op_type = rng.choice(["Scan", "Loop", "If", "Conv", "Reshape", "NoSuchOp"])
+        return f"{n.name or old} changed from {old} to {n.op_type}"
+    if kind == "delete" and nodes:
+        i = rng.randrange(len(nodes))
+        del g.node[i]
+        return f"node {i} deleted"
+    if kind == "move" and len(nodes) > 1:
+        i = rng.randrange(1, len(nodes))
+        n = onnx.NodeProto()
+        n.CopyFrom(g.node[i])
+        del g.node[i]
+        g.node.insert(0, n)
+        return f"node {i} moved first"
+    inits = [t for t in g.initializer if t.raw_data]
+    if kind == "init_cut" and inits:
+        t = rng.choice(inits)
+        t.raw_data = t.raw_data[: len(t.raw_data) // 2]
+        return f"raw_data of {t.name} cut in half"
+    if kind == "init_type" and g.initializer:
+        t = rng.choice(list(g.initializer))
+        t.data_type = rng.choice([0, 8, 9, 17, 23, 99])
+        return f"data type of {t.name} set to {t.data_type}"
+    if kind == "external" and g.initializer:
+        t = rng.choice(list(g.initializer))
+        t.ClearField("raw_data")
+        t.data_location = TensorProto.EXTERNAL
+        del t.external_data[:]
+        loc = rng.choice(["../../../etc/passwd", "/etc/passwd", "passwd-link", "missing.bin"])
+        e = t.external_data.add()
+        e.key, e.value = "location", loc
+        if rng.random() < 0.5:
+            e = t.external_data.add()
+            e.key, e.value = "offset", rng.choice(["1e3", "-8", "99999999999999999999"])
+        return f"{t.name} made external at {loc}"
+    return "unchanged"
+
+
+def last_line(text: str) -> str:
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[-1] if lines else ""
+
+
+def main() -> int:
+    onnxdbg, models_dir, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    rng = random.Random(int(sys.argv[5]) if len(sys.argv) > 5 else 17)
+    os.makedirs(out, exist_ok=True)
+    link = os.path.join(out, "passwd-link")
+    if not os.path.lexists(link):
+        os.symlink("/etc/passwd", link)
+    sources = sorted(os.path.join(models_dir, f) for f in os.listdir(models_dir)
+                     if f.endswith(".onnx"))
+    originals = {s: open(s, "rb").read() for s in sources}
+    counts = {"runs": 0, "crashes": 0, "hangs": 0, "bad exits": 0, "bad JSON": 0, "no cause": 0}
+    examples = {k: [] for k in counts}
+    for i in range(count):
+        src = rng.choice(sources)
+        path = os.path.join(out, f"mutant{i:04d}.onnx")
+        if rng.random() < 0.3:
+            data, what = mutate_bytes(originals[src], rng), "bytes"
+        else:
+            m = onnx.load_from_string(originals[src])
+            what = "; ".join(mutate_model(m, rng) for _ in range(rng.randrange(1, 3)))
+            data = m.SerializeToString()
+        with open(path, "wb") as f:
+            f.write(data)
+        for cmd in COMMANDS:
+            args = [onnxdbg] + [a.format(out=out) for a in cmd] + [path]
+            counts["runs"] += 1
+            label = f"{os.path.basename(path)} ({os.path.basename(src)}: {what}): {' '.join(cmd)}"
+            try:
+                p = subprocess.run(args, capture_output=True, text=True, errors="replace",
+                                   timeout=120)
+            except subprocess.TimeoutExpired:
+                counts["hangs"] += 1
+                examples["hangs"].append(label)
+                continue
+            if p.returncode < 0:
+                counts["crashes"] += 1
+                examples["crashes"].append(f"{label}: signal {-p.returncode}")
+            elif p.returncode not in (0, 1, 2):
+                counts["bad exits"] += 1
+                examples["bad exits"].append(f"{label}: exit {p.returncode}")
+            if "runtime error:" in p.stderr or "AddressSanitizer" in p.stderr:
+                counts["crashes"] += 1
+                examples["crashes"].append(f"{label}: sanitizer report")
+            if cmd[0] == "lint" and p.returncode in (0, 1, 2):
+                try:
+                    json.loads(p.stdout)
+                except ValueError:
+                    counts["bad JSON"] += 1
+                    examples["bad JSON"].append(label)
+            if p.returncode in (1, 2) and cmd[0] != "lint":
+                tail = last_line(p.stderr) or last_line(p.stdout)
+                if not tail or "what():" in tail or "terminate called" in tail:
+                    counts["no cause"] += 1
+                    examples["no cause"].append(f"{label}: {tail!r}")
+    print(f"hostile sweep: {count} mutants, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    for k, ex in examples.items():
+        for e in ex[:10]:
+            print(f"  {k}: {e}")
+    return 1 if any(counts[k] for k in ("crashes", "hangs", "bad exits", "bad JSON")) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
