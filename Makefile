@@ -7,7 +7,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-sanitize fuzz sanitize-build demo bench models \
+.PHONY: all deps configure build test test-pip test-torch2 test-sanitize fuzz hostile-sweep sanitize-build demo bench models \
         clean format format-check check-code
 
 all: build
@@ -73,6 +73,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 fuzz: sanitize-build models
 	@bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(MODELS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Issue 17's acceptance check: HOSTILE_COUNT random mutations of the public models and the demo
+# model through inspect, lint --json, view and run (bench/hostile_sweep.py, Debian's python3 with
+# python3-onnx); fails on any crash, hang, exit status above 2 or invalid JSON.
+HOSTILE_COUNT ?= 200
+hostile-sweep: build models
+	@rm -rf $(BUILD)/hostile && mkdir -p $(BUILD)/hostile/models
+	@cp $(MODELS)/*.onnx $(BUILD)/hostile/models/ && $(BUILD)/make-demo-model $(BUILD)/hostile/models/demo.onnx
+	@$(PYTHON) bench/hostile_sweep.py $(BUILD)/onnxdbg $(BUILD)/hostile/models $(BUILD)/hostile/out $(HOSTILE_COUNT)
 
 demo: build
 	@mkdir -p out

@@ -39,7 +39,10 @@ void copy_initializer(const onnx::TensorProto& src, onnx::TensorProto* dst);
 /// libonnx 1.12 on a hostile model (Conv with strides 0 divides by zero, a function calling
 /// itself recurses without end) is an error, never the end of onnxdbg (issue 17). `model` gets
 /// what inference wrote even when it stopped at an error. Returns "" on success, ONNX's exception
-/// text, or a sentence saying that inference crashed (and with which signal).
+/// text, or a sentence saying that inference crashed (and with which signal) or stopped making
+/// progress: a child that uses no CPU for 3 s without replying (a lock another thread held at the
+/// fork) is killed and run once more. Test hook: ONNXDBG_DEBUG_SHAPE_INFERENCE_STALL=first|all
+/// makes the first or every child block.
 std::string run_onnx_shape_inference(onnx::ModelProto& model, bool strict);
 
 /// Result of infer_shapes: the main graph's types by name (value_info and graph outputs, only
