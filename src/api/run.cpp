@@ -417,10 +417,10 @@ size_t RunResult::shown_sample() const {
 /// what runtimes accept (a graph output without a shape).
 Status check_structure(const LoadedModel& model) {
   static const std::set<std::string> kStructural = {
-      "attributes",           "axis_range",           "conv_attributes", "duplicate_output",
-      "negative_dims",        "missing_graph_output", "op_not_in_opset", "pool_attributes",
-      "tensor_data",          "undefined_input",      "unknown_op",      "unnamed_value",
-      "use_before_definition"};
+      "attribute_values", "attributes",           "axis_range",           "conv_attributes",
+      "duplicate_output", "negative_dims",        "missing_graph_output", "op_not_in_opset",
+      "pool_attributes",  "tensor_data",          "undefined_input",      "unknown_op",
+      "unnamed_value",    "use_before_definition"};
   lint::LintOptions lo;
   for (const auto& r : lint::rule_names())
     if (!kStructural.count(r)) lo.disabled_rules.insert(r);

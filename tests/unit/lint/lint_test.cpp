@@ -58,7 +58,7 @@ TEST(Lint, CleanModelHasNoFindingsAboveInfo) {
 
 TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
-  EXPECT_EQ(names.size(), 22u);
+  EXPECT_EQ(names.size(), 23u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
@@ -369,6 +369,42 @@ g (float[1,1,8,8] x) => (float[1,1,4,4] y, float[1,1,4,4] z) {
       << p[0].message;
   EXPECT_EQ(p[1].op_type, "AveragePool");
   EXPECT_NE(p[1].message.find("kernel_shape [-1, 2] has -1"), std::string::npos) << p[1].message;
+}
+
+// Attribute values no backend can use (issue 17 item 13: `run` exited 1 with two failed rows):
+// each is an error naming the attribute, and `run` refuses the model with exit status 2.
+TEST(Lint, AttributeValuesNoRunCanUseAreErrors) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4,2,2] x) => (float[1,4,2,2] a, float[1,4,2,2] b, float[1,4,2,2] c, float[1,1,4,4] d,
+                         float[1,4,2,2] e) {
+  a = Transpose<perm = [0, 1, 2, 3]>(x)
+  b = Transpose<perm = [0, 1, 3, 2]>(x)
+  c = Cast<to = 1>(x)
+  d = DepthToSpace<blocksize = 2>(x)
+  e = LRN<size = 3>(x)
+})");
+  EXPECT_TRUE(of_rule(lint_proto(m), "attribute_values").empty()) << dump(lint_proto(m));
+  auto* g = m.mutable_graph();
+  g->mutable_node(0)->mutable_attribute(0)->set_ints(1, 0);  // [0, 0, 2, 3]
+  g->mutable_node(1)->mutable_attribute(0)->add_ints(4);     // 5 values for rank 4
+  g->mutable_node(2)->mutable_attribute(0)->set_i(99);
+  g->mutable_node(3)->mutable_attribute(0)->set_i(0);
+  g->mutable_node(4)->mutable_attribute(0)->set_i(-3);
+  auto fs = lint_proto(m);
+  auto v = of_rule(fs, "attribute_values");
+  ASSERT_EQ(v.size(), 5u) << dump(fs);
+  EXPECT_NE(v[0].message.find("'perm' [0, 0, 2, 3] holds 0 twice"), std::string::npos)
+      << v[0].message;
+  EXPECT_NE(v[1].message.find("has 5 values but the input has rank 4"), std::string::npos)
+      << v[1].message;
+  EXPECT_NE(v[2].message.find("'to' 99 is not an ONNX data type"), std::string::npos)
+      << v[2].message;
+  EXPECT_NE(v[3].message.find("'blocksize' 0 must be 1 or more for DepthToSpace"),
+            std::string::npos)
+      << v[3].message;
+  EXPECT_NE(v[4].message.find("'size' -3 must be 1 or more for LRN"), std::string::npos)
+      << v[4].message;
 }
 
 TEST(Lint, AxisOutOfRangeIsAnErrorNotACrash) {
