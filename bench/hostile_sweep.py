@@ -139,6 +139,7 @@ def main() -> int:
     originals = {s: open(s, "rb").read() for s in sources}
     counts = {"runs": 0, "crashes": 0, "hangs": 0, "bad exits": 0, "bad JSON": 0, "no cause": 0}
     examples = {k: [] for k in counts}
+    exits = {c[0]: {} for c in COMMANDS}
     for i in range(count):
         src = rng.choice(sources)
         path = os.path.join(out, f"mutant{i:04d}.onnx")
@@ -161,6 +162,7 @@ def main() -> int:
                 counts["hangs"] += 1
                 examples["hangs"].append(label)
                 continue
+            exits[cmd[0]][p.returncode] = exits[cmd[0]].get(p.returncode, 0) + 1
             if p.returncode < 0:
                 counts["crashes"] += 1
                 examples["crashes"].append(f"{label}: signal {-p.returncode}")
@@ -182,6 +184,8 @@ def main() -> int:
                     counts["no cause"] += 1
                     examples["no cause"].append(f"{label}: {tail!r}")
     print(f"hostile sweep: {count} mutants, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    for c, by_code in exits.items():
+        print(f"  {c}: " + ", ".join(f"exit {k}: {v}" for k, v in sorted(by_code.items())))
     for k, ex in examples.items():
         for e in ex[:10]:
             print(f"  {k}: {e}")
