@@ -48,7 +48,9 @@ void expect_same(const Tensor& a, const Tensor& b) {
     EXPECT_EQ(a.strings(), b.strings());
   } else {
     ASSERT_EQ(a.nbytes(), b.nbytes());
-    if (a.nbytes()) EXPECT_EQ(0, std::memcmp(a.raw(), b.raw(), a.nbytes()));
+    if (a.nbytes()) {
+      EXPECT_EQ(0, std::memcmp(a.raw(), b.raw(), a.nbytes()));
+    }
   }
 }
 
