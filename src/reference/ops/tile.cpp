@@ -28,7 +28,10 @@ Status tile(KernelContext& ctx) {
     if (repeats[i] < 0)
       return model_error(ctx.describe() + ": repeats " + list_to_string(repeats) +
                          " has a negative entry");
-    out_shape[i] *= repeats[i];
+    if (__builtin_mul_overflow(out_shape[i], repeats[i], &out_shape[i]))
+      return model_error(ctx.describe() + ": repeats " + list_to_string(repeats) + " make dim " +
+                         std::to_string(i) + " of the input of shape " +
+                         shape_to_string(x->shape()) + " larger than any tensor");
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, x->dtype(), out_shape));
   const auto in_strides = strides_of(x->shape());
