@@ -203,6 +203,7 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
   ro.reducer.resume = o.resume;
   ro.reducer.artifacts = o.artifacts;
   ro.reducer.progress = ctx.progress;
+  ro.reducer.any_failure = o.any_failure;
   ro.min_good = o.min_good;
   out.nodes = original.model.graph().node_size();
   out.oracle = oracle->describe();

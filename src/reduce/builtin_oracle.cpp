@@ -55,8 +55,8 @@ class BuiltinOracle : public Oracle {
     std::vector<std::vector<TensorMap>> outputs(backends_.size());
     std::filesystem::path candidate_file;  // written once, for the first backend that loads it
     for (size_t b = 0; b < backends_.size(); ++b) {
-      std::string error;
-      auto st = run_backend(b, c, slot, candidate_file, outputs[b], error);
+      std::string error, stage;
+      auto st = run_backend(b, c, slot, candidate_file, outputs[b], error, stage);
       if (!st) return st;
       if (!error.empty()) {
         OracleVerdict v;
@@ -66,6 +66,11 @@ class BuiltinOracle : public Oracle {
                                                              });
         v.fails = o_.fail_on.count(FailOn::kError) && matches;
         v.detail = o_.backends[b].to_string() + " failed: " + first_line(error);
+        // A crashed worker's stderr tail (log lines of earlier sessions, timestamps) is context,
+        // not the failure.
+        std::string what = first_line(error);
+        if (size_t p = what.find("; its stderr ended with"); p != std::string::npos) what.resize(p);
+        v.signature = "error|" + o_.backends[b].to_string() + "|" + stage + "|" + what;
         return v;
       }
     }
@@ -80,6 +85,7 @@ class BuiltinOracle : public Oracle {
           for (const auto& [name, t] : outputs[b][s])
             if (int64_t k = count_nan_or_inf(t); k > 0) {
               v.fails = true;
+              v.signature = "nan|" + o_.backends[b].to_string();
               v.detail = o_.backends[b].to_string() + ": output '" + name + "' has " +
                          std::to_string(k) + " NaN/Inf of " + std::to_string(t.numel()) +
                          " from finite inputs";
@@ -97,6 +103,10 @@ class BuiltinOracle : public Oracle {
                 compare_tensors(it->second, golden, o_.tolerance.for_output(name), o_.error_stat);
             if (!cmp.pass) {
               v.fails = true;
+              // A disagreement in shape is another failure than one in values.
+              v.signature = "mismatch|" + o_.backends[b].to_string() + " vs " +
+                            o_.backends[0].to_string() + "|" +
+                            (it->second.shape() == golden.shape() ? "values" : "shape");
               v.detail = o_.backends[b].to_string() + " vs " + o_.backends[0].to_string() +
                          ", output '" + name + "': " + cmp.reason;
               return v;
@@ -115,9 +125,11 @@ class BuiltinOracle : public Oracle {
 
   // Runs every sample of `c` on backend b (from job `slot`); `file` is where the candidate was
   // written for an earlier backend of this test, empty until then. A backend failure goes to
-  // `error` (a verdict); only trouble of our own (cannot write the candidate) is a Status.
+  // `error` (a verdict) and `stage` ("load" or "run"); only trouble of our own (cannot write
+  // the candidate) is a Status.
   Status run_backend(size_t b, const BuiltCandidate& c, int slot, std::filesystem::path& file,
-                     std::vector<TensorMap>& out, std::string& error) {
+                     std::vector<TensorMap>& out, std::string& error, std::string& stage) {
+    stage = "load";
     const size_t samples = std::max<size_t>(1, c.feeds.size());
     out.assign(samples, {});
     const TensorMap empty;
@@ -134,6 +146,7 @@ class BuiltinOracle : public Oracle {
         error = interp.status().to_string();
         return Status::ok();
       }
+      stage = "run";
       for (size_t s = 0; s < samples; ++s) {
         auto r = (*interp)->run(feed(s));
         if (!r) {
@@ -164,6 +177,7 @@ class BuiltinOracle : public Oracle {
       error = session.status().to_string();
       return Status::ok();
     }
+    stage = "run";
     for (size_t s = 0; s < samples; ++s) {
       auto r = (*session)->run(feed(s));
       if (!r) {

@@ -23,6 +23,15 @@ struct OracleVerdict {
   bool fails = false;      ///< the candidate still shows the failure ("bad" in Polygraphy's terms)
   std::string detail;      ///< one line: "exit code 1", "output y: 3 of 10 elements differ ..."
   bool timed_out = false;  ///< the check ran past its timeout (fails as --timeout-means says)
+  /// How the candidate fails, so that a failure of another kind can be told from the original's:
+  /// "error|<backend>|load|<message>", "error|<backend>|run|<message>", "mismatch|<backend> vs
+  /// <golden backend>|values" (or "|shape"), "nan|<backend>". The reducer masks numbers and the
+  /// model's names in it before comparing. Empty when the oracle does not tell failures apart (a
+  /// --check command, a caller's function): any failure then counts.
+  std::string signature;
+  /// Set by the reducer: the candidate failed, but not as the original did (another signature),
+  /// so the verdict was turned into a pass (`fails` false; see ReducerOptions::any_failure).
+  bool failed_differently = false;
 };
 
 class Oracle {
