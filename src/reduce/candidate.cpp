@@ -199,12 +199,18 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
   for (int i : b.nodes)
     for (const auto& out : g.node(i).output())
       if (!out.empty()) defined.insert(out);
+  // A constant a kept node reads whose producer was removed is no new graph input: it is
+  // repaired into an initializer holding its value (as Polygraphy's cuts never make a constant
+  // an input), so a runtime sees the constant the original gave it.
+  std::vector<std::string> constant_inits;
   std::unordered_set<std::string> added;
   for (int i : b.nodes)
     for (const auto& r : reads[static_cast<size_t>(i)]) {
       if (defined.count(r) || !added.insert(r).second) continue;
       if (ix.initializers.count(r))
         used_inits.push_back(r);
+      else if (ix.constant_values.count(r) && !o.golden.empty() && o.golden[0].count(r))
+        constant_inits.push_back(r);
       else
         boundary.push_back(r);
     }
@@ -218,6 +224,15 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
       *t = tensor_to_proto(z, name);
     } else {
       *t = src;
+    }
+  }
+  for (const auto& name : constant_inits) {
+    const Tensor& v = o.golden[0].at(name);
+    if (c.zeroed_initializers.count(name)) {
+      ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(v.dtype(), v.shape()));
+      *mg->add_initializer() = tensor_to_proto(z, name);
+    } else {
+      *mg->add_initializer() = tensor_to_proto(v, name);
     }
   }
   if (o.keep_inputs) {
@@ -349,8 +364,8 @@ Status prepare_original(Original& o) {
     const bool constant =
         std::none_of(r.begin(), r.end(), [&](const std::string& v) { return varying.count(v); });
     o.index.constant.push_back(constant ? 1 : 0);
-    if (!constant)
-      for (const auto& out : g.node(i).output()) varying.insert(out);
+    for (const auto& out : g.node(i).output())
+      if (!out.empty()) (constant ? o.index.constant_values : varying).insert(out);
   }
 
   o.golden.clear();

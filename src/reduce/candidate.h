@@ -68,6 +68,9 @@ struct Original {
     /// initializers and outputs of such nodes). Such a value is never made a frontier output: a
     /// constant the failure needs is kept through the node that reads it.
     std::vector<char> constant;
+    /// The outputs of those nodes: read by a candidate without their producer, they become
+    /// initializers holding their golden value, never graph inputs.
+    std::unordered_set<std::string> constant_values;
   } index;
 };
 
@@ -101,8 +104,9 @@ struct BuiltCandidate {
 };
 
 /// Makes `c` a model: kept nodes in original order; every value they read that no kept node
-/// produces and that is not an initializer becomes a graph input (or, if frozen, an initializer
-/// holding its sample-0 golden value); every value a kept node produces that the original graph
+/// produces and that is not an initializer becomes a graph input (or, if frozen or the value of a
+/// constant node with a golden value, an initializer holding its sample-0 golden value); every
+/// value a kept node produces that the original graph
 /// outputs or a removed node reads becomes a graph output, minus `dropped_outputs`, except the
 /// value of a constant node (Original::GraphIndex::constant) that only removed nodes read; nodes
 /// whose outputs then reach no graph output are removed (so no Constant or initializer is kept

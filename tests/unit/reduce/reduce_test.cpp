@@ -596,9 +596,9 @@ TEST(Candidate, AConstantWhoseReadersWereRemovedIsNeitherAnOutputNorKept) {
 }
 
 TEST(Reduce, BisectAndLinearEndWithOneOutputAndNoDeadNode) {
-  // The det model's ConvTranspose case in miniature: with --no-reduce-inputs only the output
-  // side is cut, so the result is the prefix cone of the Sin with one output (Polygraphy's
-  // bisect marks one), not the prefix with every constant and side value as extra outputs.
+  // The det model's ConvTranspose case in miniature: with --no-reduce-inputs no new graph input
+  // is made, so the result is the prefix cone of the Sin with one output (Polygraphy's bisect
+  // marks one), not the prefix with every constant and side value as extra outputs.
   const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
   Original o = prepared(parse_text_model(kConstantsAndASideBranch));
   o.keep_inputs = true;
@@ -610,12 +610,16 @@ TEST(Reduce, BisectAndLinearEndWithOneOutputAndNoDeadNode) {
     ro.reducer.output = tmp.path() / "r.onnx";
     auto rep = reduce_model(o, oracle, ro);
     ASSERT_TRUE(rep) << rep.status().to_string();
-    EXPECT_EQ(rep->kept_op_types, (std::vector<std::string>{"Constant", "Relu", "Mul", "Sin"}));
+    EXPECT_EQ(rep->kept_op_types, (std::vector<std::string>{"Relu", "Mul", "Sin"}));
     EXPECT_EQ(rep->outputs, std::vector<std::string>{"c"});
     EXPECT_EQ(rep->inputs, std::vector<std::string>{"x"});
     auto written = load_model(tmp.path() / "r.onnx");
     ASSERT_TRUE(written);
     EXPECT_EQ(written->proto.graph().output_size(), 1);
+    // The input-side search removed the Constant: its value, read by the Mul, is an initializer
+    // (a constant never becomes a graph input).
+    ASSERT_EQ(written->proto.graph().initializer_size(), 1);
+    EXPECT_EQ(written->proto.graph().initializer(0).name(), "k1");
     EXPECT_TRUE(no_dead_node(written->proto));
     // Suffixes that would make new inputs were dropped before the oracle, and counted.
     EXPECT_GT(rep->invalid_reasons["--no-reduce-inputs"], 0);
