@@ -49,6 +49,9 @@ class CancellableOracle : public reduce::Oracle {
     if (token_.cancelled()) return cancelled("reduction cancelled");
     return inner_->test(candidate, slot);
   }
+  void anchor(const reduce::BuiltCandidate& original, reduce::OracleVerdict& verdict) override {
+    if (!token_.cancelled()) inner_->anchor(original, verdict);
+  }
 
  private:
   std::unique_ptr<reduce::Oracle> inner_;

@@ -2,7 +2,11 @@
 // its golden input values and decide without a subprocess per check. The reference's outputs of
 // a value-preserving candidate are the golden values already computed, so it never runs again.
 #include <regex>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "layerwise/layerwise.h"
+#include "model/graph.h"
 #include "reduce/oracle.h"
 #include "reference/interpreter.h"
 #include "runner/precision.h"
@@ -47,6 +51,38 @@ class BuiltinOracle : public Oracle {
   }
 
   int max_parallel() const override { return std::max(1, o_.jobs); }
+
+  // A disagreement of the original: the layerwise comparison of the disagreeing backend against
+  // the reference (the golden backend) names the first divergent node; its op type becomes part
+  // of the signature. When the golden backend is not the plain reference, or the comparison
+  // finds nothing, the signature stays without it.
+  void anchor(const BuiltCandidate& original, OracleVerdict& verdict) override {
+    const std::string prefix = "mismatch|";
+    if (verdict.signature.rfind(prefix, 0) != 0 || original.feeds.empty()) return;
+    if (o_.backends[0].name != "reference" || !o_.backends[0].options.empty()) return;
+    if (o_.work_dir.empty()) return;  // no folder of our own for the comparison's models
+    const size_t vs = verdict.signature.find(" vs ");
+    const std::string which = verdict.signature.substr(prefix.size(), vs - prefix.size());
+    std::vector<BackendSpec> specs;
+    for (size_t b = 1; b < o_.backends.size(); ++b)
+      if (o_.backends[b].to_string() == which) specs.push_back(o_.backends[b]);
+    if (specs.size() != 1) return;
+    LoadedModel m;
+    m.proto = original.model;
+    m.path = o_.work_dir / "original.onnx";
+    m.base_dir = o_.work_dir;
+    if (!write_candidate(original, m.path)) return;
+    LayerwiseOptions lo;
+    lo.tolerance = o_.tolerance;
+    lo.error_stat = o_.error_stat;
+    lo.temp_dir = o_.work_dir;
+    auto rep = run_layerwise(m, specs, original.feeds[0], lo);
+    std::error_code ec;
+    std::filesystem::remove(m.path, ec);
+    if (!rep || !rep->first) return;
+    anchor_op_ = rep->tensors[rep->first->tensor].op_type;
+    verdict.signature += "|first divergent " + anchor_op_;
+  }
 
   Expected<OracleVerdict> test(const BuiltCandidate& c, int slot) override {
     if (c.feeds.empty() && !c.inputs.empty())
@@ -107,6 +143,10 @@ class BuiltinOracle : public Oracle {
               v.signature = "mismatch|" + o_.backends[b].to_string() + " vs " +
                             o_.backends[0].to_string() + "|" +
                             (it->second.shape() == golden.shape() ? "values" : "shape");
+              if (!anchor_op_.empty())
+                v.signature += feeds_from(c.model, name, anchor_op_)
+                                   ? "|first divergent " + anchor_op_
+                                   : "|first divergent elsewhere";
               v.detail = o_.backends[b].to_string() + " vs " + o_.backends[0].to_string() +
                          ", output '" + name + "': " + cmp.reason;
               return v;
@@ -189,7 +229,28 @@ class BuiltinOracle : public Oracle {
     return Status::ok();
   }
 
+  // Whether a node of type `op` computes `value` or feeds it, in `m`'s main graph.
+  static bool feeds_from(const onnx::ModelProto& m, const std::string& value,
+                         const std::string& op) {
+    const auto& g = m.graph();
+    std::unordered_map<std::string, int> producer;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& out : g.node(i).output()) producer.emplace(out, i);
+    std::vector<std::string> work{value};
+    std::unordered_set<int> seen;
+    while (!work.empty()) {
+      auto it = producer.find(work.back());
+      work.pop_back();
+      if (it == producer.end() || !seen.insert(it->second).second) continue;
+      const auto& node = g.node(it->second);
+      if (node.op_type() == op) return true;
+      for (const auto& r : node_reads(node)) work.push_back(r);
+    }
+    return false;
+  }
+
   BuiltinOptions o_;
+  std::string anchor_op_;  // op type of the original's first divergent node, "" when unknown
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::regex> regexes_;
 };

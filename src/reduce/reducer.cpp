@@ -139,6 +139,7 @@ Expected<OracleVerdict> Reducer::start() {
   ODB_ASSIGN_OR_RETURN(BuiltCandidate b, build_candidate(original_, current_));
   ++oracle_calls_;
   ODB_ASSIGN_OR_RETURN(OracleVerdict v, oracle_.test(b, 0));
+  if (v.fails && !options_.any_failure) oracle_.anchor(b, v);
   judge(v);
   if (v.fails) signature_ = v.signature;
   if (v.timed_out) ++timeouts_;

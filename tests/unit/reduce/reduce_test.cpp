@@ -480,6 +480,9 @@ g (float[1,3] x) => (float[1,3] y)
     ASSERT_EQ(rep->kept_op_types.size(), 1u);
     EXPECT_TRUE(rep->kept_op_types[0] == "Mul" || rep->kept_op_types[0] == "Div")
         << rep->kept_op_types[0];
+    // The signature names the first divergent node of the original, the one kept.
+    EXPECT_NE(rep->signature.find("|first divergent " + rep->kept_op_types[0]), std::string::npos)
+        << rep->signature;
   }
   BuiltinOptions bad;
   bad.fail_on = {FailOn::kMismatch};
@@ -679,6 +682,52 @@ TEST(Reducer, SignaturesMaskNumbersAndTheModelsNames) {
             "error|opencv|load|Node [Clip]:(onnx_node!pNo.Clip.N) is N");
   // A name inside a longer word is left alone.
   EXPECT_EQ(mask_signature("conv_outer 'conv_out'", names), "conv_outer '<name>'");
+}
+
+TEST(Reducer, AMismatchOracleRejectsADisagreementThatStartsElsewhere) {
+  // On a float16 reference, x * 1000 * 1000 overflows in the second Mul (the original's first
+  // divergent node). The Relu alone, fed that Mul's float32 golden value, disagrees too, but
+  // only because the value overflows when converted to float16 on the way in: not the
+  // original's failure.
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  Original o = prepared(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,3] x) => (float[1,3] y)
+<float k = {1000.0}>
+{
+  big = Mul(x, k)
+  huge = Mul(big, k)
+  y = Relu(huge)
+})"));
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kMismatch};
+  bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("reference:precision=fp16")};
+  bo.tolerance.default_tol = {1e-2, 1e-2};
+  bo.work_dir = tmp.path();
+  Candidate relu_alone;
+  relu_alone.nodes = {2};
+  for (bool any_failure : {false, true}) {
+    SCOPED_TRACE(any_failure ? "--any-failure" : "signature");
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle) << oracle.status().to_string();
+    ReducerOptions ro;
+    ro.output = tmp.path() / "r.onnx";
+    ro.any_failure = any_failure;
+    Reducer r(o, **oracle, ro);
+    auto first = r.start();
+    ASSERT_TRUE(first) << first.status().to_string();
+    ASSERT_TRUE(first->fails) << first->detail;
+    auto idx = r.try_batch({relu_alone});
+    ASSERT_TRUE(idx) << idx.status().to_string();
+    if (any_failure) {
+      EXPECT_EQ(*idx, 0);  // any disagreement is accepted
+      continue;
+    }
+    EXPECT_EQ(r.signature(),
+              "mismatch|reference:precision=fpN vs reference|values|first divergent Mul");
+    EXPECT_EQ(*idx, -1);
+    EXPECT_EQ(r.failed_differently(), 1);
+  }
 }
 
 // OpenCV 4.6 refuses a Clip with three inputs when it loads the model, and a model of one
