@@ -198,8 +198,9 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--any-failure", args->any_failure,
                 "With --fail-on: accept a candidate that fails in any way. By default it must fail "
                 "as the original does (same backend, load or run, and error message with numbers "
-                "and names masked; or the same backends disagreeing, in values or in shape); one "
-                "that fails otherwise counts as a pass, with a note in the journal");
+                "and names masked; or the same backends disagreeing, in values or in shape, on an "
+                "output fed by the original's first divergent op type); one that fails otherwise "
+                "counts as a pass, with a note in the journal");
   args->backends.add_to(cmd, "Backends of the built-in oracle; the first gives the golden values");
   args->limits.add_to(cmd,
                       "Seconds each backend run of the built-in oracle may take (a run past it "
