@@ -76,6 +76,13 @@ struct ReduceOptions {
   bool fallback_shapes = false;         ///< --force-fallback-shape-inference
   bool keep_inputs = false;             ///< --no-reduce-inputs
   bool keep_outputs = false;            ///< --no-reduce-outputs
+  /// --any-failure: accept a candidate that fails in any way. By default the built-in oracle's
+  /// verdicts carry a signature (backend, load or run, and the error message with numbers and
+  /// names masked; or the backends that disagree, in values or in shape, and the original's
+  /// first divergent op type from one layerwise comparison) and a candidate that
+  /// fails with another signature than the original counts as a pass, with a note. A check
+  /// command or a caller's function gives no signature: any failure counts there.
+  bool any_failure = false;
 };
 
 struct ReduceResult {

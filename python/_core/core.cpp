@@ -202,7 +202,7 @@ api::ReduceResult reduce_model(
     const std::vector<std::string>& fail_regex, const std::string& mode,
     const std::vector<std::string>& strategies, const std::string& load_inputs, uint64_t seed,
     const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
-    bool keep_inputs, bool keep_outputs, const std::string& journal, int jobs,
+    bool keep_inputs, bool keep_outputs, bool any_failure, const std::string& journal, int jobs,
     const py::object& progress) {
   api::ReduceOptions o;
   o.model = model;
@@ -216,6 +216,7 @@ api::ReduceResult reduce_model(
   if (Status st = parse_input_shapes(shapes, o.model_input_shapes); !st) raise_status(st);
   o.keep_inputs = keep_inputs;
   o.keep_outputs = keep_outputs;
+  o.any_failure = any_failure;
   o.journal = journal;
   o.jobs = jobs;
   if (!oracle.is_none()) {

@@ -579,8 +579,8 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
            rtol: Union[float, Mapping[str, float]] = 1e-5, fail_regex: Sequence[str] = (),
            strategies: Sequence[str] = (), inputs=None, seed: int = 1,
            input_shapes: Optional[Mapping[str, Sequence[int]]] = None, val_range=None,
-           keep_inputs: bool = False, keep_outputs: bool = False, output=None, jobs: int = 1,
-           progress=True) -> ReducedModel:
+           keep_inputs: bool = False, keep_outputs: bool = False, any_failure: bool = False,
+           output=None, jobs: int = 1, progress=True) -> ReducedModel:
     """Reduces a failing model to a minimal one that still fails (``onnxdbg reduce``).
 
     Args:
@@ -595,6 +595,10 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
         input_shapes: sizes of the model's dynamic input dims, fixed before reducing
             (``--model-input-shapes``): candidates then get values and static shapes.
         keep_inputs, keep_outputs: do not remove graph inputs / outputs.
+        any_failure: with ``fail_on``, accept a candidate that fails in any way; by default it
+            must fail as the original does (the same backend, load or run, and error message
+            with numbers and names masked; or the same backends disagreeing), and one that
+            fails otherwise counts as a pass (``--any-failure``).
         output: where the reduced model is written (after every success, so a Ctrl-C keeps the
             best so far); None: a temporary file owned by the result.
 
@@ -618,7 +622,7 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
         r = _call(progress, _core.reduce, m.path, out, oracle, fail, _backend_list(backends),
                   _tolerance(atol), _tolerance(rtol), list(fail_regex), mode,
                   list(strategies), _path_or_empty(inputs), int(seed), _shapes(input_shapes),
-                  _ranges(val_range), bool(keep_inputs), bool(keep_outputs),
+                  _ranges(val_range), bool(keep_inputs), bool(keep_outputs), bool(any_failure),
                   os.path.join(owned, "reduced.journal") if owned else "", int(jobs))
         if r.stopped() and not r.best_so_far():
             r.raise_stopped()  # nothing was written: the oracle failed, say, on the original

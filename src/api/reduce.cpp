@@ -49,6 +49,9 @@ class CancellableOracle : public reduce::Oracle {
     if (token_.cancelled()) return cancelled("reduction cancelled");
     return inner_->test(candidate, slot);
   }
+  void anchor(const reduce::BuiltCandidate& original, reduce::OracleVerdict& verdict) override {
+    if (!token_.cancelled()) inner_->anchor(original, verdict);
+  }
 
  private:
   std::unique_ptr<reduce::Oracle> inner_;
@@ -203,6 +206,7 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
   ro.reducer.resume = o.resume;
   ro.reducer.artifacts = o.artifacts;
   ro.reducer.progress = ctx.progress;
+  ro.reducer.any_failure = o.any_failure;
   ro.min_good = o.min_good;
   out.nodes = original.model.graph().node_size();
   out.oracle = oracle->describe();

@@ -25,14 +25,23 @@ void print_kept(const reduce::ReduceReport& rep, std::ostream& os) {
      << (rep.nodes_after == 1 ? " node" : " nodes") << " in " << rep.passes
      << (rep.passes == 1 ? " pass" : " passes") << ": " << kept << "\n";
   os << "  inputs: " << join(rep.inputs) << "; outputs: " << join(rep.outputs) << "\n";
-  char line[256];
-  std::snprintf(
-      line, sizeof line,
-      "  %lld oracle calls, %lld cache hits, %lld invalid candidates skipped, %lld timeouts, "
-      "%.2f s\n",
-      static_cast<long long>(rep.oracle_calls), static_cast<long long>(rep.cache_hits),
-      static_cast<long long>(rep.invalid_skipped), static_cast<long long>(rep.timeouts),
-      rep.seconds);
+  // Where the oracle calls went: the original, valid candidates, the confirmation; and what
+  // never reached the oracle (cache hits, invalid candidates with their reasons).
+  std::string reasons;
+  for (const auto& [reason, n] : rep.invalid_reasons)
+    reasons += (reasons.empty() ? " (" : ", ") + reason + " " + std::to_string(n);
+  if (!reasons.empty()) reasons += ")";
+  int64_t tested = 0;
+  for (const auto& st : rep.strategies) tested += st.oracle_calls;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "  %lld oracle calls (%lld candidates, the original and the confirmation), %lld "
+                "cache hits, %lld invalid candidates skipped%s, %lld failed differently, %lld "
+                "timeouts, %.2f s\n",
+                static_cast<long long>(rep.oracle_calls), static_cast<long long>(tested),
+                static_cast<long long>(rep.cache_hits), static_cast<long long>(rep.invalid_skipped),
+                reasons.c_str(), static_cast<long long>(rep.failed_differently),
+                static_cast<long long>(rep.timeouts), rep.seconds);
   os << line;
 }
 

@@ -44,6 +44,7 @@ struct ReduceArgs {
   bool json = false;
   bool fallback_shapes = false;
   bool no_reduce_inputs = false, no_reduce_outputs = false;
+  bool any_failure = false;
   HtmlOutput html;
 };
 
@@ -104,6 +105,7 @@ Expected<api::ReduceOptions> reduce_options(const ReduceArgs& a) {
   o.fallback_shapes = a.fallback_shapes;
   o.keep_inputs = a.no_reduce_inputs;
   o.keep_outputs = a.no_reduce_outputs;
+  o.any_failure = a.any_failure;
   return o;
 }
 
@@ -193,6 +195,12 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
                   "Built-in oracle, no subprocess per check: mismatch (outputs of --backends "
                   "disagree), error (a backend refuses or crashes), nan (NaN/Inf from finite "
                   "inputs); comma-separated or repeated");
+  cmd->add_flag("--any-failure", args->any_failure,
+                "With --fail-on: accept a candidate that fails in any way. By default it must fail "
+                "as the original does (same backend, load or run, and error message with numbers "
+                "and names masked; or the same backends disagreeing, in values or in shape, on an "
+                "output fed by the original's first divergent op type); one that fails otherwise "
+                "counts as a pass, with a note in the journal");
   args->backends.add_to(cmd, "Backends of the built-in oracle; the first gives the golden values");
   args->limits.add_to(cmd,
                       "Seconds each backend run of the built-in oracle may take (a run past it "

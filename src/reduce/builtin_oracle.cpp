@@ -2,7 +2,11 @@
 // its golden input values and decide without a subprocess per check. The reference's outputs of
 // a value-preserving candidate are the golden values already computed, so it never runs again.
 #include <regex>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "layerwise/layerwise.h"
+#include "model/graph.h"
 #include "reduce/oracle.h"
 #include "reference/interpreter.h"
 #include "runner/precision.h"
@@ -48,6 +52,38 @@ class BuiltinOracle : public Oracle {
 
   int max_parallel() const override { return std::max(1, o_.jobs); }
 
+  // A disagreement of the original: the layerwise comparison of the disagreeing backend against
+  // the reference (the golden backend) names the first divergent node; its op type becomes part
+  // of the signature. When the golden backend is not the plain reference, or the comparison
+  // finds nothing, the signature stays without it.
+  void anchor(const BuiltCandidate& original, OracleVerdict& verdict) override {
+    const std::string prefix = "mismatch|";
+    if (verdict.signature.rfind(prefix, 0) != 0 || original.feeds.empty()) return;
+    if (o_.backends[0].name != "reference" || !o_.backends[0].options.empty()) return;
+    if (o_.work_dir.empty()) return;  // no folder of our own for the comparison's models
+    const size_t vs = verdict.signature.find(" vs ");
+    const std::string which = verdict.signature.substr(prefix.size(), vs - prefix.size());
+    std::vector<BackendSpec> specs;
+    for (size_t b = 1; b < o_.backends.size(); ++b)
+      if (o_.backends[b].to_string() == which) specs.push_back(o_.backends[b]);
+    if (specs.size() != 1) return;
+    LoadedModel m;
+    m.proto = original.model;
+    m.path = o_.work_dir / "original.onnx";
+    m.base_dir = o_.work_dir;
+    if (!write_candidate(original, m.path)) return;
+    LayerwiseOptions lo;
+    lo.tolerance = o_.tolerance;
+    lo.error_stat = o_.error_stat;
+    lo.temp_dir = o_.work_dir;
+    auto rep = run_layerwise(m, specs, original.feeds[0], lo);
+    std::error_code ec;
+    std::filesystem::remove(m.path, ec);
+    if (!rep || !rep->first) return;
+    anchor_op_ = rep->tensors[rep->first->tensor].op_type;
+    verdict.signature += "|first divergent " + anchor_op_;
+  }
+
   Expected<OracleVerdict> test(const BuiltCandidate& c, int slot) override {
     if (c.feeds.empty() && !c.inputs.empty())
       return internal_error("candidate without input values reached the built-in oracle");
@@ -55,8 +91,8 @@ class BuiltinOracle : public Oracle {
     std::vector<std::vector<TensorMap>> outputs(backends_.size());
     std::filesystem::path candidate_file;  // written once, for the first backend that loads it
     for (size_t b = 0; b < backends_.size(); ++b) {
-      std::string error;
-      auto st = run_backend(b, c, slot, candidate_file, outputs[b], error);
+      std::string error, stage;
+      auto st = run_backend(b, c, slot, candidate_file, outputs[b], error, stage);
       if (!st) return st;
       if (!error.empty()) {
         OracleVerdict v;
@@ -66,6 +102,11 @@ class BuiltinOracle : public Oracle {
                                                              });
         v.fails = o_.fail_on.count(FailOn::kError) && matches;
         v.detail = o_.backends[b].to_string() + " failed: " + first_line(error);
+        // A crashed worker's stderr tail (log lines of earlier sessions, timestamps) is context,
+        // not the failure.
+        std::string what = first_line(error);
+        if (size_t p = what.find("; its stderr ended with"); p != std::string::npos) what.resize(p);
+        v.signature = "error|" + o_.backends[b].to_string() + "|" + stage + "|" + what;
         return v;
       }
     }
@@ -80,6 +121,7 @@ class BuiltinOracle : public Oracle {
           for (const auto& [name, t] : outputs[b][s])
             if (int64_t k = count_nan_or_inf(t); k > 0) {
               v.fails = true;
+              v.signature = "nan|" + o_.backends[b].to_string();
               v.detail = o_.backends[b].to_string() + ": output '" + name + "' has " +
                          std::to_string(k) + " NaN/Inf of " + std::to_string(t.numel()) +
                          " from finite inputs";
@@ -97,6 +139,14 @@ class BuiltinOracle : public Oracle {
                 compare_tensors(it->second, golden, o_.tolerance.for_output(name), o_.error_stat);
             if (!cmp.pass) {
               v.fails = true;
+              // A disagreement in shape is another failure than one in values.
+              v.signature = "mismatch|" + o_.backends[b].to_string() + " vs " +
+                            o_.backends[0].to_string() + "|" +
+                            (it->second.shape() == golden.shape() ? "values" : "shape");
+              if (!anchor_op_.empty())
+                v.signature += feeds_from(c.model, name, anchor_op_)
+                                   ? "|first divergent " + anchor_op_
+                                   : "|first divergent elsewhere";
               v.detail = o_.backends[b].to_string() + " vs " + o_.backends[0].to_string() +
                          ", output '" + name + "': " + cmp.reason;
               return v;
@@ -115,9 +165,11 @@ class BuiltinOracle : public Oracle {
 
   // Runs every sample of `c` on backend b (from job `slot`); `file` is where the candidate was
   // written for an earlier backend of this test, empty until then. A backend failure goes to
-  // `error` (a verdict); only trouble of our own (cannot write the candidate) is a Status.
+  // `error` (a verdict) and `stage` ("load" or "run"); only trouble of our own (cannot write
+  // the candidate) is a Status.
   Status run_backend(size_t b, const BuiltCandidate& c, int slot, std::filesystem::path& file,
-                     std::vector<TensorMap>& out, std::string& error) {
+                     std::vector<TensorMap>& out, std::string& error, std::string& stage) {
+    stage = "load";
     const size_t samples = std::max<size_t>(1, c.feeds.size());
     out.assign(samples, {});
     const TensorMap empty;
@@ -134,6 +186,7 @@ class BuiltinOracle : public Oracle {
         error = interp.status().to_string();
         return Status::ok();
       }
+      stage = "run";
       for (size_t s = 0; s < samples; ++s) {
         auto r = (*interp)->run(feed(s));
         if (!r) {
@@ -164,6 +217,7 @@ class BuiltinOracle : public Oracle {
       error = session.status().to_string();
       return Status::ok();
     }
+    stage = "run";
     for (size_t s = 0; s < samples; ++s) {
       auto r = (*session)->run(feed(s));
       if (!r) {
@@ -175,7 +229,28 @@ class BuiltinOracle : public Oracle {
     return Status::ok();
   }
 
+  // Whether a node of type `op` computes `value` or feeds it, in `m`'s main graph.
+  static bool feeds_from(const onnx::ModelProto& m, const std::string& value,
+                         const std::string& op) {
+    const auto& g = m.graph();
+    std::unordered_map<std::string, int> producer;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& out : g.node(i).output()) producer.emplace(out, i);
+    std::vector<std::string> work{value};
+    std::unordered_set<int> seen;
+    while (!work.empty()) {
+      auto it = producer.find(work.back());
+      work.pop_back();
+      if (it == producer.end() || !seen.insert(it->second).second) continue;
+      const auto& node = g.node(it->second);
+      if (node.op_type() == op) return true;
+      for (const auto& r : node_reads(node)) work.push_back(r);
+    }
+    return false;
+  }
+
   BuiltinOptions o_;
+  std::string anchor_op_;  // op type of the original's first divergent node, "" when unknown
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::regex> regexes_;
 };

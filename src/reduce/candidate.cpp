@@ -123,14 +123,18 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
     return false;
   };
 
-  // Frontier outputs: values kept nodes produce that the original still needed elsewhere.
+  // Frontier outputs: values kept nodes produce that the original still needed elsewhere. A
+  // constant (a Constant node, or a node computing from constants only) whose readers were all
+  // removed is not one: it carries no part of the failure, and as an output it would keep a dead
+  // node and add a graph output the failure does not need.
   std::vector<std::string> outputs;
   std::unordered_map<std::string, int> producer;
   for (int i : c.nodes)
     for (const auto& out : g.node(i).output()) {
       if (out.empty()) continue;
       producer.emplace(out, i);
-      if ((graph_outputs.count(out) || read_by_removed(out)) && !c.dropped_outputs.count(out))
+      const bool frontier = !ix.constant[static_cast<size_t>(i)] && read_by_removed(out);
+      if ((graph_outputs.count(out) || frontier) && !c.dropped_outputs.count(out))
         outputs.push_back(out);
     }
   // Keep the original graph outputs first, in their order, then the frontier in node order.
@@ -138,10 +142,15 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
     return graph_outputs.count(a) > graph_outputs.count(b);
   });
   if (outputs.empty()) return invalid_argument("the candidate has no outputs");
-  if (o.keep_outputs)
+  if (o.keep_outputs) {
     for (const auto& out : outputs)
       if (!graph_outputs.count(out))
         return invalid_argument("--no-reduce-outputs: '" + out + "' is not a graph output");
+    for (const auto& vi : g.output())
+      if (!ix.graph_inputs.count(vi.name()) && !ix.initializers.count(vi.name()) &&
+          std::find(outputs.begin(), outputs.end(), vi.name()) == outputs.end())
+        return invalid_argument("--no-reduce-outputs: graph output '" + vi.name() + "' is missing");
+  }
 
   // Live nodes: those some output depends on.
   std::vector<char> live(static_cast<size_t>(n), 0);
@@ -190,12 +199,18 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
   for (int i : b.nodes)
     for (const auto& out : g.node(i).output())
       if (!out.empty()) defined.insert(out);
+  // A constant a kept node reads whose producer was removed is no new graph input: it is
+  // repaired into an initializer holding its value (as Polygraphy's cuts never make a constant
+  // an input), so a runtime sees the constant the original gave it.
+  std::vector<std::string> constant_inits;
   std::unordered_set<std::string> added;
   for (int i : b.nodes)
     for (const auto& r : reads[static_cast<size_t>(i)]) {
       if (defined.count(r) || !added.insert(r).second) continue;
       if (ix.initializers.count(r))
         used_inits.push_back(r);
+      else if (ix.constant_values.count(r) && !o.golden.empty() && o.golden[0].count(r))
+        constant_inits.push_back(r);
       else
         boundary.push_back(r);
     }
@@ -211,11 +226,30 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
       *t = src;
     }
   }
-  for (const auto& name : boundary) {
-    if (o.keep_inputs) {
+  for (const auto& name : constant_inits) {
+    const Tensor& v = o.golden[0].at(name);
+    if (c.zeroed_initializers.count(name)) {
+      ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(v.dtype(), v.shape()));
+      *mg->add_initializer() = tensor_to_proto(z, name);
+    } else {
+      *mg->add_initializer() = tensor_to_proto(v, name);
+    }
+  }
+  if (o.keep_inputs) {
+    // Only the output side is cut: the candidate reads graph inputs of the original and nothing
+    // else (a model of constants alone is not such a cut), and declares all of them, read or not,
+    // as Polygraphy's --no-reduce-inputs keeps the model's inputs.
+    for (const auto& name : boundary)
       if (!ix.graph_inputs.count(name) || c.frozen_inputs.count(name))
         return invalid_argument("--no-reduce-inputs: '" + name + "' is not a graph input");
-    }
+    for (const auto& name : ix.fed_inputs)
+      if (c.frozen_inputs.count(name))
+        return invalid_argument("--no-reduce-inputs: graph input '" + name + "' is frozen");
+    if (boundary.empty() && !ix.fed_inputs.empty())
+      return invalid_argument("--no-reduce-inputs: the candidate reads no graph input");
+    boundary = ix.fed_inputs;
+  }
+  for (const auto& name : boundary) {
     if (c.frozen_inputs.count(name)) {
       if (o.golden.empty() || !o.golden[0].count(name))
         return invalid_argument("no golden value to freeze '" + name + "'");
@@ -320,6 +354,19 @@ Status prepare_original(Original& o) {
     o.index.initializers.emplace(g.initializer(i).name(), i);
   o.index.graph_inputs = graph_input_names(g);
   o.index.graph_outputs = graph_output_names(g);
+  for (const auto& vi : g.input())
+    if (!o.index.initializers.count(vi.name())) o.index.fed_inputs.push_back(vi.name());
+  // Nodes are in topological order (candidates keep the original order): one sweep marks every
+  // node whose value depends on a graph input.
+  std::unordered_set<std::string> varying(o.index.fed_inputs.begin(), o.index.fed_inputs.end());
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& r = o.index.reads[static_cast<size_t>(i)];
+    const bool constant =
+        std::none_of(r.begin(), r.end(), [&](const std::string& v) { return varying.count(v); });
+    o.index.constant.push_back(constant ? 1 : 0);
+    for (const auto& out : g.node(i).output())
+      if (!out.empty()) (constant ? o.index.constant_values : varying).insert(out);
+  }
 
   o.golden.clear();
   o.golden_error.clear();

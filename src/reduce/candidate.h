@@ -48,9 +48,9 @@ struct Original {
   /// Whether strict ONNX shape inference accepts the original (then edited candidates must pass
   /// it too; value-preserving subsets keep the original's types and skip it).
   bool infer_candidates = true;
-  /// --no-reduce-inputs: a candidate may not read values the original does not take as graph
-  /// inputs (only the output side is cut). --no-reduce-outputs: its outputs must be graph
-  /// outputs of the original (only the input side is cut).
+  /// --no-reduce-inputs: a candidate reads graph inputs of the original and nothing else, and
+  /// declares all of them (only the output side is cut). --no-reduce-outputs: its outputs are
+  /// the graph outputs of the original, all of them (only the input side is cut).
   bool keep_inputs = false;
   bool keep_outputs = false;
 
@@ -61,6 +61,16 @@ struct Original {
     std::unordered_map<std::string, std::vector<int>> consumers;  ///< consumers (model/graph.h)
     std::unordered_map<std::string, int> initializers;            ///< name -> index
     std::unordered_set<std::string> graph_inputs, graph_outputs;
+    /// Graph inputs that are not initializers, in the graph's order: what --no-reduce-inputs
+    /// keeps.
+    std::vector<std::string> fed_inputs;
+    /// Per node: 1 when its value depends on no graph input (a Constant, or a node reading only
+    /// initializers and outputs of such nodes). Such a value is never made a frontier output: a
+    /// constant the failure needs is kept through the node that reads it.
+    std::vector<char> constant;
+    /// The outputs of those nodes: read by a candidate without their producer, they become
+    /// initializers holding their golden value, never graph inputs.
+    std::unordered_set<std::string> constant_values;
   } index;
 };
 
@@ -94,14 +104,20 @@ struct BuiltCandidate {
 };
 
 /// Makes `c` a model: kept nodes in original order; every value they read that no kept node
-/// produces and that is not an initializer becomes a graph input (or, if frozen, an initializer
-/// holding its sample-0 golden value); every value a kept node produces that the original graph
-/// outputs or a removed node reads becomes a graph output, minus `dropped_outputs`; nodes whose
-/// outputs then reach no graph output are removed. Types come from the golden values (concrete
-/// shapes) or from shape inference. Initializers no kept node reads are left out.
+/// produces and that is not an initializer becomes a graph input (or, if frozen or the value of a
+/// constant node with a golden value, an initializer holding its sample-0 golden value); every
+/// value a kept node produces that the original graph
+/// outputs or a removed node reads becomes a graph output, minus `dropped_outputs`, except the
+/// value of a constant node (Original::GraphIndex::constant) that only removed nodes read; nodes
+/// whose outputs then reach no graph output are removed (so no Constant or initializer is kept
+/// that nothing reads). With keep_inputs the graph inputs are exactly the original's fed inputs
+/// (all of them, read or not) and at least one is read; with keep_outputs the graph outputs are
+/// exactly the original's. Types come from the golden values (concrete shapes) or from shape
+/// inference. Initializers no kept node reads are left out.
 /// Errors: kInvalidArgument (the candidate is not a model: no nodes, no outputs, a boundary
-/// value whose type is unknown, a frozen value without golden data) — the reducer counts these
-/// as invalid candidates and never shows them to the oracle.
+/// value whose type is unknown, a frozen value without golden data, a cut that keep_inputs or
+/// keep_outputs forbids) — the reducer counts these as invalid candidates (by reason) and never
+/// shows them to the oracle.
 Expected<BuiltCandidate> build_candidate(const Original& original, const Candidate& c);
 
 /// Writes `c.bytes` (the candidate's model) to `path` for an oracle that loads it from a file,

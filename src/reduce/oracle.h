@@ -23,6 +23,16 @@ struct OracleVerdict {
   bool fails = false;      ///< the candidate still shows the failure ("bad" in Polygraphy's terms)
   std::string detail;      ///< one line: "exit code 1", "output y: 3 of 10 elements differ ..."
   bool timed_out = false;  ///< the check ran past its timeout (fails as --timeout-means says)
+  /// How the candidate fails, so that a failure of another kind can be told from the original's:
+  /// "error|<backend>|load|<message>", "error|<backend>|run|<message>", "mismatch|<backend> vs
+  /// <golden backend>|values" (or "|shape", then "|first divergent <op type>" once the oracle is
+  /// anchored, see Oracle::anchor), "nan|<backend>". The reducer masks numbers and the
+  /// model's names in it before comparing. Empty when the oracle does not tell failures apart (a
+  /// --check command, a caller's function): any failure then counts.
+  std::string signature;
+  /// Set by the reducer: the candidate failed, but not as the original did (another signature),
+  /// so the verdict was turned into a pass (`fails` false; see ReducerOptions::any_failure).
+  bool failed_differently = false;
 };
 
 class Oracle {
@@ -39,6 +49,15 @@ class Oracle {
   /// has its own files). Errors: only when the oracle itself cannot work (the check command does
   /// not exist, a backend cannot be created); a failing candidate is a verdict, not an error.
   virtual Expected<OracleVerdict> test(const BuiltCandidate& candidate, int slot) = 0;
+  /// Called once by the reducer with the original model and its failing verdict, before any
+  /// candidate: an oracle may localize the failure and add to `verdict.signature`, then sign later
+  /// verdicts the same way (the built-in mismatch oracle finds the first divergent node's op type
+  /// with a layerwise comparison, and signs a candidate's disagreement with that op type when a
+  /// node of it feeds the disagreeing output). Default: nothing.
+  virtual void anchor(const BuiltCandidate& original, OracleVerdict& verdict) {
+    (void)original;
+    (void)verdict;
+  }
 };
 
 /// --check CMD...: runs a command on the candidate written to --iter-artifact.

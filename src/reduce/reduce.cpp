@@ -96,6 +96,13 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
   rep.oracle_calls = r.oracle_calls();
   rep.cache_hits = r.cache_hits();
   rep.invalid_skipped = r.invalid();
+  rep.invalid_reasons = r.invalid_reasons();
+  rep.signature = r.signature();
+  rep.failed_differently = r.failed_differently();
+  if (rep.failed_differently > 0)
+    r.add_note(std::to_string(rep.failed_differently) +
+               " candidates failed, but not as the original did (" + rep.signature +
+               "), so they counted as passes (the journal has each; --any-failure accepts them)");
   rep.timeouts = r.timeouts();
   rep.seconds = r.elapsed_seconds();
   for (const auto& name : order) rep.strategies.push_back(r.stats()[name]);
@@ -118,6 +125,9 @@ nlohmann::json report_json(const ReduceReport& rep) {
   j["oracle_calls"] = rep.oracle_calls;
   j["cache_hits"] = rep.cache_hits;
   j["invalid_skipped"] = rep.invalid_skipped;
+  j["invalid_reasons"] = rep.invalid_reasons;
+  j["signature"] = rep.signature.empty() ? nlohmann::json(nullptr) : nlohmann::json(rep.signature);
+  j["failed_differently"] = rep.failed_differently;
   j["timeouts"] = rep.timeouts;
   j["seconds"] = rep.seconds;
   j["strategies"] = nlohmann::json::array();

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -36,7 +37,15 @@ struct ReduceReport {
   std::vector<std::string> kept_op_types;    ///< op type of each kept node
   std::vector<std::string> inputs, outputs;  ///< of the reduced model
   int64_t passes = 0;
+  /// oracle_calls: the original, each candidate tested and the confirmation; cache_hits:
+  /// candidates answered from the cache; invalid_skipped: candidates dropped before the oracle
+  /// (invalid_reasons: how many for each reason).
   int64_t oracle_calls = 0, cache_hits = 0, invalid_skipped = 0, timeouts = 0;
+  std::map<std::string, int64_t> invalid_reasons;
+  /// The original's failure signature (masked; "" when the oracle gives none) and how many
+  /// candidates failed otherwise, counted as passes (never with ReducerOptions::any_failure).
+  std::string signature;
+  int64_t failed_differently = 0;
   double seconds = 0;
   std::vector<StrategyStats> strategies;  ///< in the order they first ran
   std::string output;                     ///< the reduced model's path
@@ -58,7 +67,8 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
 
 /// The report as JSON (--json): original_fails, oracle, nodes_before, nodes_after,
 /// kept_nodes, kept_op_types, inputs, outputs, passes, oracle_calls, cache_hits,
-/// invalid_skipped, timeouts, seconds, strategies[] {name, runs, oracle_calls, nodes_removed,
+/// invalid_skipped, invalid_reasons {reason: count}, signature (null when none),
+/// failed_differently, timeouts, seconds, strategies[] {name, runs, oracle_calls, nodes_removed,
 /// seconds}, output, min_good, notes, flaky.
 nlohmann::json report_json(const ReduceReport& report);
 

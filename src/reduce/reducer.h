@@ -34,7 +34,16 @@ struct ReducerOptions {
   std::filesystem::path artifacts;  ///< --artifacts: good/ and bad/ iter_<N>.onnx; empty: none
   /// Called with a status line after every batch ("iteration 12, 35 of 70 nodes, ...").
   std::function<void(const std::string&)> progress;
+  /// --any-failure: a candidate that fails in any way is accepted. By default a failure whose
+  /// signature (OracleVerdict::signature, masked) differs from the original's counts as a pass,
+  /// with a note in the journal.
+  bool any_failure = false;
 };
+
+/// `raw` (an OracleVerdict::signature) with the parts that change from candidate to candidate
+/// masked: each of `names` (longest first, where it stands as a whole word) becomes "<name>" and
+/// every run of digits "N". `names` are the model's node and value names.
+std::string mask_signature(const std::string& raw, const std::vector<std::string>& names);
 
 class Reducer {
  public:
@@ -72,6 +81,12 @@ class Reducer {
   int64_t oracle_calls() const { return oracle_calls_; }
   int64_t cache_hits() const { return cache_hits_; }
   int64_t invalid() const { return invalid_; }
+  /// Invalid candidates by reason ("no outputs", "ONNX checker", "--no-reduce-inputs", ...).
+  const std::map<std::string, int64_t>& invalid_reasons() const { return invalid_reasons_; }
+  /// Candidates that failed, but not as the original did, and so counted as passes.
+  int64_t failed_differently() const { return different_; }
+  /// The original's failure signature (masked), "" when the oracle gives none.
+  const std::string& signature() const { return signature_; }
   int64_t timeouts() const { return timeouts_; }
   double elapsed_seconds() const;
   std::vector<std::string> notes() const { return notes_; }
@@ -87,6 +102,7 @@ class Reducer {
   };
   Expected<bool> evaluate(std::vector<Pending>& window, size_t& first_fail);
   void record(const BuiltCandidate& b, const OracleVerdict& v);
+  void judge(OracleVerdict& v);
   Status accept(const Candidate& c, BuiltCandidate b);
   void report_progress();
 
@@ -103,7 +119,10 @@ class Reducer {
   std::map<std::string, StrategyStats> stats_;
   std::vector<std::string> notes_;
   bool artifacts_ok_ = true;
-  int64_t oracle_calls_ = 0, cache_hits_ = 0, invalid_ = 0, timeouts_ = 0;
+  int64_t oracle_calls_ = 0, cache_hits_ = 0, invalid_ = 0, timeouts_ = 0, different_ = 0;
+  std::map<std::string, int64_t> invalid_reasons_;
+  std::vector<std::string> names_;  // the model's names, longest first (mask_signature)
+  std::string signature_;
   std::chrono::steady_clock::time_point start_time_;
 };
 

@@ -301,6 +301,19 @@ def test_reduce_det_model_conv_transpose_to_one_node(models_dir):
     assert [n.op_type for n in r.nodes] == ["ConvTranspose"], str(r)
 
 
+def test_reduce_det_model_to_the_clip_opencv_refuses(models_dir):
+    # OpenCV 4.6 refuses the det model's 3-input Clip; the built-in oracle keeps that failure
+    # (its signature) in every mode, with and without any_failure.
+    det = os.path.join(models_dir, "ch_PP-OCRv4_det_infer.onnx")
+    if not os.path.isfile(det):
+        pytest.skip("ch_PP-OCRv4_det_infer.onnx not fetched")
+    for mode, any_failure in (("full", False), ("bisect", False), ("full", True)):
+        r = onnxdbg.reduce(det, fail_on="error", backends=("reference", "opencv"), mode=mode,
+                           any_failure=any_failure, input_shapes={"x": (1, 3, 320, 320)},
+                           progress=False)
+        assert [n.op_type for n in r.nodes] == ["Clip"], (mode, str(r))
+
+
 # --- Ctrl-C ---------------------------------------------------------------------------------------
 
 

@@ -1,6 +1,8 @@
 // Strategy bisect (Polygraphy's `debug reduce --mode bisect`): binary search for the shortest
 // prefix of the topological order that still fails (cutting the output side), then the shortest
-// suffix of that (cutting the input side). With -j N, N lengths are probed per round.
+// suffix of that (cutting the input side). Between the two, the prefix's graph outputs the failure
+// does not need are dropped (as the branches strategy does), so the result ends with the outputs
+// the failure needs, as Polygraphy's bisect marks one. With -j N, N lengths are probed per round.
 #include "reduce/reducer.h"
 #include "reduce/strategies/strategies.h"
 
@@ -33,6 +35,7 @@ Status strategy_bisect(Reducer& r) {
         lo = lengths.back() + 1;
       }
     }
+    if (side == 0) ODB_RETURN_IF_ERROR(strategy_branches(r));
   }
   return Status::ok();
 }

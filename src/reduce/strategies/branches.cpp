@@ -6,7 +6,7 @@ namespace onnxdbg::reduce {
 
 Status strategy_branches(Reducer& r) {
   const std::vector<std::string> outputs = r.current_built().outputs;
-  if (outputs.size() < 2) return Status::ok();
+  if (outputs.size() < 2 || r.original().keep_outputs) return Status::ok();
   return ddmin_edits<std::string>(
       r, outputs, [&](Candidate& c, const std::string& item) { c.dropped_outputs.insert(item); },
       /*try_empty=*/false);

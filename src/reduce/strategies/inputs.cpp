@@ -7,7 +7,8 @@ namespace onnxdbg::reduce {
 
 Status strategy_inputs(Reducer& r) {
   const std::vector<std::string> inputs = r.current_built().inputs;
-  if (inputs.empty() || r.original().golden.empty()) return Status::ok();
+  if (inputs.empty() || r.original().golden.empty() || r.original().keep_inputs)
+    return Status::ok();
   return ddmin_edits<std::string>(
       r, inputs, [&](Candidate& c, const std::string& item) { c.frozen_inputs.insert(item); },
       /*try_empty=*/true);

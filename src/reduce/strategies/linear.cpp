@@ -1,5 +1,6 @@
 // Strategy linear (Polygraphy's `debug reduce --mode linear`): remove nodes one at a time from
-// the end of the topological order while the model still fails, then from the start. With -j N,
+// the end of the topological order while the model still fails, then (after dropping the graph
+// outputs the failure does not need, as the branches strategy does) from the start. With -j N,
 // removing N, N-1, ..., 1 nodes is tried at once and the largest removal that fails wins.
 #include "reduce/reducer.h"
 #include "reduce/strategies/strategies.h"
@@ -23,6 +24,7 @@ Status strategy_linear(Reducer& r) {
       ODB_ASSIGN_OR_RETURN(int idx, r.try_batch(batch));
       if (idx < 0) break;
     }
+    if (side == 0) ODB_RETURN_IF_ERROR(strategy_branches(r));
   }
   return Status::ok();
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "model/model.h"
 #include "reduce/ddmin.h"
@@ -479,6 +480,9 @@ g (float[1,3] x) => (float[1,3] y)
     ASSERT_EQ(rep->kept_op_types.size(), 1u);
     EXPECT_TRUE(rep->kept_op_types[0] == "Mul" || rep->kept_op_types[0] == "Div")
         << rep->kept_op_types[0];
+    // The signature names the first divergent node of the original, the one kept.
+    EXPECT_NE(rep->signature.find("|first divergent " + rep->kept_op_types[0]), std::string::npos)
+        << rep->signature;
   }
   BuiltinOptions bad;
   bad.fail_on = {FailOn::kMismatch};
@@ -523,6 +527,257 @@ TEST(Reduce, LayerwiseValuesTheUserBringsAreTheGoldenValues) {
   Status st = prepare_original(o);
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("'nope' is not a tensor of the model"), std::string::npos);
+}
+
+// An oracle deciding on the candidate's model alone, as a --check script would (no signature).
+class PredicateOracle : public Oracle {
+ public:
+  explicit PredicateOracle(std::function<bool(const onnx::ModelProto&)> fails)
+      : fails_(std::move(fails)) {}
+  std::string describe() const override { return "predicate"; }
+  bool needs_values() const override { return false; }
+  Expected<OracleVerdict> test(const BuiltCandidate& c, int) override {
+    OracleVerdict v;
+    v.fails = fails_(c.model);
+    return v;
+  }
+
+ private:
+  std::function<bool(const onnx::ModelProto&)> fails_;
+};
+
+std::function<bool(const onnx::ModelProto&)> has_op(const std::string& op) {
+  return [op](const onnx::ModelProto& m) {
+    for (const auto& n : m.graph().node())
+      if (n.op_type() == op) return true;
+    return false;
+  };
+}
+
+// Every node of `m` has an output that a node reads or the graph outputs (no dead node).
+bool no_dead_node(const onnx::ModelProto& m) {
+  std::set<std::string> read;
+  for (const auto& n : m.graph().node())
+    for (const auto& i : n.input()) read.insert(i);
+  for (const auto& o : m.graph().output()) read.insert(o.name());
+  for (const auto& n : m.graph().node())
+    if (std::none_of(n.output().begin(), n.output().end(),
+                     [&](const std::string& o) { return read.count(o) > 0; }))
+      return false;
+  return true;
+}
+
+// Constants read only after the cut, and a side branch (s) read only after it too.
+const char* kConstantsAndASideBranch = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  k1 = Constant <value = float[1] {2.0}> ()
+  k2 = Constant <value = float[1] {3.0}> ()
+  a = Relu(x)
+  s = Cos(a)
+  b = Mul(a, k1)
+  c = Sin(b)
+  d = Add(c, k2)
+  e = Add(d, s)
+  y = Tanh(e)
+}
+)ONNX";
+
+TEST(Candidate, AConstantWhoseReadersWereRemovedIsNeitherAnOutputNorKept) {
+  Original o = prepared(parse_text_model(kConstantsAndASideBranch));
+  Candidate c;
+  c.nodes = {0, 1, 2, 3, 4, 5};  // the prefix up to Sin: k2's only reader (d) is cut off
+  auto b = build_candidate(o, c);
+  ASSERT_TRUE(b) << b.status().to_string();
+  // Before issue 18, k2 was a graph output and its Constant was kept.
+  EXPECT_EQ(b->outputs, (std::vector<std::string>{"s", "c"}));
+  EXPECT_EQ(b->nodes, (std::vector<int>{0, 2, 3, 4, 5}));
+  EXPECT_TRUE(no_dead_node(b->model));
+  // A candidate of constants alone has nothing to output.
+  c.nodes = {0, 1};
+  EXPECT_FALSE(build_candidate(o, c));
+}
+
+TEST(Reduce, BisectAndLinearEndWithOneOutputAndNoDeadNode) {
+  // The det model's ConvTranspose case in miniature: with --no-reduce-inputs no new graph input
+  // is made, so the result is the prefix cone of the Sin with one output (Polygraphy's bisect
+  // marks one), not the prefix with every constant and side value as extra outputs.
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  Original o = prepared(parse_text_model(kConstantsAndASideBranch));
+  o.keep_inputs = true;
+  for (const char* mode : {"bisect", "linear"}) {
+    SCOPED_TRACE(mode);
+    PredicateOracle oracle(has_op("Sin"));
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode(mode);
+    ro.reducer.output = tmp.path() / "r.onnx";
+    auto rep = reduce_model(o, oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    EXPECT_EQ(rep->kept_op_types, (std::vector<std::string>{"Relu", "Mul", "Sin"}));
+    EXPECT_EQ(rep->outputs, std::vector<std::string>{"c"});
+    EXPECT_EQ(rep->inputs, std::vector<std::string>{"x"});
+    auto written = load_model(tmp.path() / "r.onnx");
+    ASSERT_TRUE(written);
+    EXPECT_EQ(written->proto.graph().output_size(), 1);
+    // The input-side search removed the Constant: its value, read by the Mul, is an initializer
+    // (a constant never becomes a graph input).
+    ASSERT_EQ(written->proto.graph().initializer_size(), 1);
+    EXPECT_EQ(written->proto.graph().initializer(0).name(), "k1");
+    EXPECT_TRUE(no_dead_node(written->proto));
+    // Suffixes that would make new inputs were dropped before the oracle, and counted.
+    EXPECT_GT(rep->invalid_reasons["--no-reduce-inputs"], 0);
+  }
+  o.keep_inputs = false;  // the input side may be cut too: the Sin alone, fed b
+  PredicateOracle oracle(has_op("Sin"));
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("bisect");
+  ro.reducer.output = tmp.path() / "r.onnx";
+  auto rep = reduce_model(o, oracle, ro);
+  ASSERT_TRUE(rep);
+  EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Sin"});
+  EXPECT_EQ(rep->outputs, std::vector<std::string>{"c"});
+}
+
+TEST(Reduce, NoReduceInputsAndOutputsAreHonouredOnAModelWithConstants) {
+  // The Mul reads two Constants only: without the switches' checks a model of the three
+  // constant nodes alone, with no graph input, was a valid candidate.
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  Original o = prepared(parse_text_model(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
+  k1 = Constant <value = float[1] {2.0}> ()
+  k2 = Constant <value = float[1] {3.0}> ()
+  m = Mul(k1, k2)
+  a = Relu(x)
+  y = Add(a, m)
+  z = Neg(a)
+}
+)ONNX"));
+  for (const char* mode : {"full", "bisect", "linear"}) {
+    SCOPED_TRACE(mode);
+    o.keep_inputs = true;
+    o.keep_outputs = false;
+    PredicateOracle oracle(has_op("Mul"));
+    ReduceOptions ro;
+    ro.strategies = *strategies_for_mode(mode);
+    ro.reducer.output = tmp.path() / "r.onnx";
+    auto rep = reduce_model(o, oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    EXPECT_EQ(rep->inputs, std::vector<std::string>{"x"});
+    EXPECT_EQ(rep->outputs, std::vector<std::string>{"y"});
+    // --no-reduce-outputs: the model's outputs stay, all of them.
+    o.keep_inputs = false;
+    o.keep_outputs = true;
+    rep = reduce_model(o, oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    EXPECT_EQ(rep->outputs, (std::vector<std::string>{"y", "z"}));
+  }
+}
+
+TEST(Reducer, SignaturesMaskNumbersAndTheModelsNames) {
+  const std::vector<std::string> names = {"p2o.Clip.12", "conv_out"};
+  EXPECT_EQ(mask_signature("error|opencv|load|Node [Clip]:(onnx_node!p2o.Clip.12) is 3", names),
+            "error|opencv|load|Node [Clip]:(onnx_node!<name>) is N");
+  EXPECT_EQ(mask_signature("error|opencv|load|Node [Clip]:(onnx_node!p2o.Clip.0) is 3", names),
+            "error|opencv|load|Node [Clip]:(onnx_node!pNo.Clip.N) is N");
+  // A name inside a longer word is left alone.
+  EXPECT_EQ(mask_signature("conv_outer 'conv_out'", names), "conv_outer '<name>'");
+}
+
+TEST(Reducer, AMismatchOracleRejectsADisagreementThatStartsElsewhere) {
+  // On a float16 reference, x * 1000 * 1000 overflows in the second Mul (the original's first
+  // divergent node). The Relu alone, fed that Mul's float32 golden value, disagrees too, but
+  // only because the value overflows when converted to float16 on the way in: not the
+  // original's failure.
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  Original o = prepared(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,3] x) => (float[1,3] y)
+<float k = {1000.0}>
+{
+  big = Mul(x, k)
+  huge = Mul(big, k)
+  y = Relu(huge)
+})"));
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kMismatch};
+  bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("reference:precision=fp16")};
+  bo.tolerance.default_tol = {1e-2, 1e-2};
+  bo.work_dir = tmp.path();
+  Candidate relu_alone;
+  relu_alone.nodes = {2};
+  for (bool any_failure : {false, true}) {
+    SCOPED_TRACE(any_failure ? "--any-failure" : "signature");
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle) << oracle.status().to_string();
+    ReducerOptions ro;
+    ro.output = tmp.path() / "r.onnx";
+    ro.any_failure = any_failure;
+    Reducer r(o, **oracle, ro);
+    auto first = r.start();
+    ASSERT_TRUE(first) << first.status().to_string();
+    ASSERT_TRUE(first->fails) << first->detail;
+    auto idx = r.try_batch({relu_alone});
+    ASSERT_TRUE(idx) << idx.status().to_string();
+    if (any_failure) {
+      EXPECT_EQ(*idx, 0);  // any disagreement is accepted
+      continue;
+    }
+    EXPECT_EQ(r.signature(),
+              "mismatch|reference:precision=fpN vs reference|values|first divergent Mul");
+    EXPECT_EQ(*idx, -1);
+    EXPECT_EQ(r.failed_differently(), 1);
+  }
+}
+
+// OpenCV 4.6 refuses a Clip with three inputs when it loads the model, and a model of one
+// Constant (an output of the original) when it runs it: two failures of different kinds.
+const char* kClipAndAConstantOutput = R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x) => (float[2] k, float[1,4] y) <float lo = {0.0}, float hi = {6.0}> {
+  k = Constant <value = float[2] {1.0, 2.0}> ()
+  y = Clip(x, lo, hi)
+}
+)ONNX";
+
+TEST(Reduce, TheErrorOracleRejectsACandidateThatFailsDifferently) {
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  Original o = prepared(parse_text_model(kClipAndAConstantOutput));
+  ASSERT_TRUE(o.golden_error.empty()) << o.golden_error;
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kError};
+  bo.backends = {*BackendSpec::parse("reference"), *BackendSpec::parse("opencv")};
+  bo.work_dir = tmp.path();
+  for (bool any_failure : {false, true}) {
+    SCOPED_TRACE(any_failure ? "--any-failure" : "signature");
+    auto oracle = make_builtin_oracle(bo);
+    ASSERT_TRUE(oracle) << oracle.status().to_string();
+    ReduceOptions ro;
+    ro.strategies = {"nodes"};
+    ro.reducer.output = tmp.path() / "r.onnx";
+    ro.reducer.journal = tmp.path() / "r.journal";
+    ro.reducer.any_failure = any_failure;
+    auto rep = reduce_model(o, **oracle, ro);
+    ASSERT_TRUE(rep) << rep.status().to_string();
+    ASSERT_TRUE(rep->original_fails) << rep->original_detail;
+    EXPECT_NE(rep->signature.find("error|opencv|load|"), std::string::npos) << rep->signature;
+    if (any_failure) {
+      // Today's behaviour: the lone Constant "fails" (OpenCV cannot run it) and is accepted.
+      EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Constant"});
+      EXPECT_EQ(rep->failed_differently, 0);
+      continue;
+    }
+    EXPECT_EQ(rep->kept_op_types, std::vector<std::string>{"Clip"});
+    EXPECT_EQ(rep->outputs, std::vector<std::string>{"y"});
+    EXPECT_EQ(rep->failed_differently, 1);
+    std::ifstream journal(tmp.path() / "r.journal");
+    std::string text((std::istreambuf_iterator<char>(journal)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\"failed_differently\":true"), std::string::npos) << text;
+    EXPECT_NE(text.find("fails differently from the original"), std::string::npos) << text;
+    bool noted = false;
+    for (const auto& n : rep->notes) noted |= n.find("--any-failure") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
 }
 
 TEST(Ddmin, NarrowFindsOneBadItemInAboutLogRounds) {
