@@ -169,8 +169,9 @@ struct RunResult {
 /// (lint's structural errors: an undefined input, an op or attribute that does not exist, ...,
 /// named with its node; nodes forming a cycle); nodes merely listed before their inputs'
 /// producers run (the reference sorts them) with a note in `messages`; a model every backend
-/// fails on as invalid is a result with RunResult::model_problem, not an error; those of load_model, load_samples/check_samples, generate_inputs and the
-/// file writers; kCancelled when ctx.cancel is set (checked between samples and passes).
+/// fails on as invalid is a result with RunResult::model_problem, not an error; those of
+/// load_model, load_samples/check_samples, generate_inputs and the file writers; kCancelled when
+/// ctx.cancel is set (checked between samples and passes).
 Expected<RunResult> run(const RunOptions& options, const CallContext& ctx = {});
 
 /// The JSON object `onnxdbg run --json` prints (README "run --json"): the comparison of one

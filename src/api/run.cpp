@@ -514,7 +514,8 @@ std::string RunResult::verdict_line() const {
     if (auto v = layers_verdict(layers[i]))
       return (layers.size() > 1 ? "sample " + std::to_string(i) + ": " : std::string()) +
              "the outputs agree (" + report.verdict_line + "), but " + v->second;
-  if (!layers.empty()) return report.verdict_line + "; every intermediate tensor agrees (layerwise)";
+  if (!layers.empty())
+    return report.verdict_line + "; every intermediate tensor agrees (layerwise)";
   return report.verdict_line;
 }
 

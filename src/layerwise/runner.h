@@ -142,8 +142,8 @@ class Runner {
   std::vector<bool> fp16_;                         // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model
   std::vector<std::filesystem::path> load_paths_;  // per backend: the whole model it loads
-  bool sorted_ = false;                             // see the constructor
-  std::filesystem::path whole_path_;                // the whole model as backends load it
+  bool sorted_ = false;                            // see the constructor
+  std::filesystem::path whole_path_;               // the whole model as backends load it
 };
 
 }  // namespace onnxdbg::layerwise_detail
