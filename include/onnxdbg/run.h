@@ -134,11 +134,11 @@ struct RunResult {
   std::optional<size_t> repro_sample;
   /// With strict_providers: the sentence naming the backend that ran elsewhere, else "".
   std::string provider_problem;
-  /// When every backend failed on every sample and one of them found the model itself invalid
-  /// (BackendRun::error_code kModelError: the reference's undefined tensor, a node's impossible
-  /// shapes): the sentence saying so with each backend's reason, else "". The verdict is then
-  /// kError, `onnxdbg run` exits 2 (a bad model, not a backend's failure), and no layerwise pass
-  /// runs.
+  /// When every backend (two at least) failed on every sample and one of them found the model
+  /// itself invalid (BackendRun::error_code kModelError: the reference's undefined tensor, a
+  /// node's impossible shapes): the sentence saying so with each backend's reason, else "". The
+  /// verdict is then kError, `onnxdbg run` exits 2 (a bad model, not a backend's failure), and
+  /// no layerwise pass runs.
   std::string model_problem;
   Messages messages;
 

@@ -423,9 +423,12 @@ std::string first_model_error(const CompareRunReport& rep) {
 }
 
 /// A model every backend failed on, on every sample, one of them because the model itself is
-/// invalid (kModelError): a bad model (exit status 2), not a backend's failure.
+/// invalid (kModelError): a bad model (exit status 2), not a backend's failure. It takes two
+/// backends at least: the reference alone refusing a model (a window too large to compute, say)
+/// is its row's failure, as before.
 void find_model_problem(RunResult& out) {
-  if (out.report.verdict != Verdict::kError) return;
+  if (out.report.verdict != Verdict::kError || out.report.samples.front().backends.size() < 2)
+    return;
   bool model_error = false;
   for (const auto& s : out.report.samples)
     for (const auto& b : s.backends) {
