@@ -7,7 +7,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-sanitize fuzz hostile-sweep sanitize-build demo bench models \
+.PHONY: all deps configure build test test-pip test-torch2 test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models \
         clean format format-check check-code
 
 all: build
@@ -47,6 +47,10 @@ test-pip: build
 # The PyTorch bridge's tests with PyTorch 2.x from PyPI (a multi-GB download; scripts/test-torch2.sh).
 test-torch2: build
 	@bash scripts/test-torch2.sh $(BUILD)
+
+# onnxdbg's Polygraphy JSON files against Polygraphy itself (PyPI; scripts/test-polygraphy.sh).
+test-polygraphy: build
+	@bash scripts/test-polygraphy.sh $(BUILD)
 
 # ASan + UBSan (clang-14, Debian's libclang-rt-14-dev): the whole suite in $(SANITIZE_BUILD), with
 # libFuzzer's instrumentation too, so that `make fuzz` shares the build. Python's tests are left

@@ -101,7 +101,11 @@ struct RunOptions {
   /// Files written when the comparison is done (each left untouched when empty): the inputs
   /// used, and every backend's outputs (golden ones under their names, the others as
   /// BACKEND/NAME; with the layerwise pass also every intermediate tensor's reference value).
-  /// A .json path writes Polygraphy's format (required for several samples), else .npz.
+  /// A .json path writes Polygraphy's formats (required for several samples), else .npz: the
+  /// inputs as its input list (a list of {name: array}, one per sample), the outputs as its
+  /// RunResults (one runner per backend that ran every sample, named by its spec, one
+  /// IterationResult per sample; the first runner's also hold the intermediate values), which
+  /// `polygraphy run --load-outputs` and RunResults.load read.
   std::filesystem::path save_inputs;
   std::filesystem::path save_outputs;
 };
@@ -130,11 +134,23 @@ struct RunResult {
   std::optional<size_t> repro_sample;
   /// With strict_providers: the sentence naming the backend that ran elsewhere, else "".
   std::string provider_problem;
+  /// When every backend (two at least) failed on every sample and one of them found the model
+  /// itself invalid (BackendRun::error_code kModelError: the reference's undefined tensor, a
+  /// node's impossible shapes): the sentence saying so with each backend's reason, else "". The
+  /// verdict is then kError, `onnxdbg run` exits 2 (a bad model, not a backend's failure), and
+  /// no layerwise pass runs.
+  std::string model_problem;
   Messages messages;
 
   /// The overall verdict: kAgree only when every sample's outputs and layers agree and no
-  /// provider problem was found.
+  /// provider problem was found; kError when a provider problem or a model problem was found, a
+  /// backend failed, or the layerwise pass could not run on a backend; else kDisagree.
   Verdict verdict() const;
+  /// The sentence behind verdict(), printed last by print_text and given as "verdict_line" by
+  /// to_json: the outputs' verdict line (over all samples), unless the outputs agree and the
+  /// layerwise pass does not; then what the pass found (the first divergent node and how many
+  /// tensors are outside tolerance, or why it could not compare a backend).
+  std::string verdict_line() const;
   /// Whether sample i's outputs or layers disagree (or a backend failed on it).
   bool sample_disagrees(size_t i) const;
   /// The sample the HTML page shows: the first that disagrees, else 0.
@@ -151,8 +167,11 @@ struct RunResult {
 /// count differs, a layerwise pass with no backend to compare, a budget too small for the first
 /// sample); kModelError for a model that breaks the ONNX spec where no runtime can run it
 /// (lint's structural errors: an undefined input, an op or attribute that does not exist, ...,
-/// named with its node); those of load_model, load_samples/check_samples, generate_inputs and the
-/// file writers; kCancelled when ctx.cancel is set (checked between samples and passes).
+/// named with its node; nodes forming a cycle); nodes merely listed before their inputs'
+/// producers run (the reference sorts them) with a note in `messages`; a model every backend
+/// fails on as invalid is a result with RunResult::model_problem, not an error; those of
+/// load_model, load_samples/check_samples, generate_inputs and the file writers; kCancelled when
+/// ctx.cancel is set (checked between samples and passes).
 Expected<RunResult> run(const RunOptions& options, const CallContext& ctx = {});
 
 /// The JSON object `onnxdbg run --json` prints (README "run --json"): the comparison of one

@@ -10,11 +10,14 @@
 
 #include "backends/backend_limits.h"
 #include "backends/reference/reference_backend.h"
+#include "core/atomic_file.h"
 #include "core/run_limits.h"
 #include "data/npz.h"
+#include "data/polygraphy_json.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
 #include "lint/lint.h"
+#include "model/graph.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg::api {
@@ -157,7 +160,9 @@ Status given_samples(const onnx::GraphProto& graph, const InputOptions& in, RunR
   } else {
     out.inputs_source = "<given>";
   }
-  if (Status st = check_samples(all, graph, DataRole::kInputs, what); !st) return st;
+  std::string ignored;
+  if (Status st = check_samples(all, graph, DataRole::kInputs, what, &ignored); !st) return st;
+  if (!ignored.empty()) add_note(out.messages, ignored);
   out.total_samples = all.size();
   if (in.sample && *in.sample >= all.size())
     return invalid_argument("--sample " + std::to_string(*in.sample) + ": " + what + " holds " +
@@ -348,11 +353,54 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
 }
 
 /// --save-outputs: per sample, the golden (first) backend's outputs under their own names, the
-/// others as BACKEND/NAME, and with the layerwise pass every intermediate tensor's reference
-/// value; all computed before anything is written.
+/// others as BACKEND/NAME (.npz), or as Polygraphy's RunResults with one runner per backend
+/// (.json); with the layerwise pass also every intermediate tensor's reference value; all
+/// computed before anything is written.
 Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& golden_options,
-                    const std::vector<TensorMap>& samples, const RunResult& out) {
+                    const std::vector<TensorMap>& samples, RunResult& out) {
   const size_t n = samples.size();
+  std::vector<TensorMap> layer_values(n);
+  if (!out.layers.empty())
+    for (size_t i = 0; i < n; ++i) {
+      ODB_ASSIGN_OR_RETURN(
+          layer_values[i],
+          reference_layer_values(out.model, samples[i], o.layerwise.memory_budget, golden_options));
+    }
+  if (is_json_path(o.save_outputs)) {
+    // One runner per backend that ran every sample, in --backends order; the first one's
+    // iterations also hold the layerwise values, as the golden values --load-outputs reads.
+    std::vector<std::pair<std::string, std::vector<Sample>>> runs;
+    std::vector<std::string> left_out;
+    const auto& first = out.report.samples.front().backends;
+    for (size_t k = 0; k < first.size(); ++k) {
+      const std::string runner = first[k].spec.to_string();
+      std::vector<Sample> iterations;
+      for (size_t i = 0; i < n; ++i) {
+        const auto& backends = out.report.samples[i].backends;
+        if (k >= backends.size() || !backends[k].ok) break;
+        iterations.push_back(backends[k].outputs);
+      }
+      if (iterations.size() != n) {
+        left_out.push_back(runner);
+        continue;
+      }
+      if (runs.empty())
+        for (size_t i = 0; i < n; ++i)
+          for (auto& [name, t] : layer_values[i]) iterations[i].emplace(name, std::move(t));
+      runs.emplace_back(runner, std::move(iterations));
+    }
+    if (!left_out.empty()) {
+      std::string names;
+      for (const auto& r : left_out) names += (names.empty() ? "" : ", ") + r;
+      add_note(out.messages, "--save-outputs '" + o.save_outputs.string() + "' leaves out " +
+                                 names + " (failed on a sample); its RunResults hold the " +
+                                 "backends that ran every sample");
+    }
+    if (runs.empty())
+      return invalid_argument("--save-outputs '" + o.save_outputs.string() +
+                              "': no backend ran, so there are no outputs to write");
+    return write_file_atomic(o.save_outputs, polygraphy_run_results_json(runs));
+  }
   std::vector<TensorMap> all(n);
   for (size_t i = 0; i < n; ++i) {
     bool first = true;
@@ -362,13 +410,39 @@ Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& go
         all[i][first ? name : b.spec.to_string() + "/" + name] = t;
       first = false;
     }
-    if (out.layers.empty()) continue;
-    ODB_ASSIGN_OR_RETURN(
-        TensorMap values,
-        reference_layer_values(out.model, samples[i], o.layerwise.memory_budget, golden_options));
-    for (auto& [name, t] : values) all[i].emplace(name, std::move(t));
+    for (auto& [name, t] : layer_values[i]) all[i].emplace(name, std::move(t));
   }
   return write_samples(o.save_outputs, all);
+}
+
+/// The first backend of `rep` that failed with a model error.
+std::string first_model_error(const CompareRunReport& rep) {
+  for (const auto& b : rep.backends)
+    if (b.error_code == ErrorCode::kModelError) return b.spec.to_string();
+  return "a backend";
+}
+
+/// A model every backend failed on, on every sample, one of them because the model itself is
+/// invalid (kModelError): a bad model (exit status 2), not a backend's failure. It takes two
+/// backends at least: the reference alone refusing a model (a window too large to compute, say)
+/// is its row's failure, as before.
+void find_model_problem(RunResult& out) {
+  if (out.report.verdict != Verdict::kError || out.report.samples.front().backends.size() < 2)
+    return;
+  bool model_error = false;
+  for (const auto& s : out.report.samples)
+    for (const auto& b : s.backends) {
+      if (b.ok) return;
+      model_error = model_error || b.error_code == ErrorCode::kModelError;
+    }
+  if (!model_error) return;
+  const CompareRunReport& first = out.report.samples.front();
+  std::string reasons;
+  for (const auto& b : first.backends)
+    reasons += (reasons.empty() ? "" : "; ") + b.spec.to_string() + " (" + b.failed_stage +
+               "): " + b.error;
+  out.model_problem = "every backend failed on the model, which " + first_model_error(first) +
+                      " found invalid: " + reasons;
 }
 
 /// With strict_providers: the first sample's provider problem becomes the verdict.
@@ -386,6 +460,40 @@ void apply_strict_providers(RunResult& out) {
 
 }  // namespace
 
+namespace {
+
+/// The layerwise pass's verdict on one sample, with its sentence; nullopt when it agrees.
+std::optional<std::pair<Verdict, std::string>> layers_verdict(const SampleLayers& l) {
+  if (!l.report) {
+    if (l.error.empty()) return std::nullopt;
+    return std::pair{Verdict::kError, "the layerwise pass could not run: " + l.error};
+  }
+  const LayerwiseReport& r = *l.report;
+  for (const auto& b : r.backends)
+    if (!b.ok)
+      return std::pair{Verdict::kError,
+                       "the layerwise pass could not compare " + b.backend + ": " + b.error};
+  for (const auto& b : r.backends) {
+    if (b.failed == 0) continue;
+    std::string line = std::to_string(b.failed) + " of " + std::to_string(b.observed) +
+                       " intermediate tensors on " + b.backend +
+                       " are outside tolerance (layerwise)";
+    if (b.first) {
+      const LayerTensor& t = r.tensors[b.first->tensor];
+      line += "; first divergent node " +
+              node_label(t.node, t.op_type, static_cast<int64_t>(t.node_index)) + ", tensor '" +
+              t.name + "'" +
+              (b.first->basis == "own" ? " (its own error)" : " (the first outside tolerance)");
+    } else {
+      line += "; no node is outside tolerance on its own";
+    }
+    return std::pair{Verdict::kDisagree, line};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool SampleLayers::agree() const {
   if (!report) return error.empty();
   for (const auto& b : report->backends)
@@ -394,11 +502,24 @@ bool SampleLayers::agree() const {
 }
 
 Verdict RunResult::verdict() const {
-  if (!provider_problem.empty()) return Verdict::kError;
+  if (!provider_problem.empty() || !model_problem.empty()) return Verdict::kError;
   if (report.verdict != Verdict::kAgree) return report.verdict;
   for (const auto& l : layers)
-    if (!l.agree()) return Verdict::kDisagree;
+    if (auto v = layers_verdict(l)) return v->first;
   return Verdict::kAgree;
+}
+
+std::string RunResult::verdict_line() const {
+  if (!provider_problem.empty()) return provider_problem;
+  if (!model_problem.empty()) return model_problem;
+  if (report.verdict != Verdict::kAgree) return report.verdict_line;
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (auto v = layers_verdict(layers[i]))
+      return (layers.size() > 1 ? "sample " + std::to_string(i) + ": " : std::string()) +
+             "the outputs agree (" + report.verdict_line + "), but " + v->second;
+  if (!layers.empty())
+    return report.verdict_line + "; every intermediate tensor agrees (layerwise)";
+  return report.verdict_line;
 }
 
 bool RunResult::sample_disagrees(size_t i) const {
@@ -412,15 +533,15 @@ size_t RunResult::shown_sample() const {
 }
 
 /// Lint rules whose errors mean no runtime can run the model as written (ONNX checker and loader
-/// territory: undefined or out-of-order inputs, ops or attributes that do not exist, stored tensors
+/// territory: undefined inputs, ops or attributes that do not exist, stored tensors
 /// or attributes that contradict themselves). The checker's own rule stays out: it also rejects
 /// what runtimes accept (a graph output without a shape).
 Status check_structure(const LoadedModel& model) {
   static const std::set<std::string> kStructural = {
-      "attribute_values", "attributes",           "axis_range",           "conv_attributes",
-      "duplicate_output", "negative_dims",        "missing_graph_output", "op_not_in_opset",
-      "pool_attributes",  "tensor_data",          "undefined_input",      "unknown_op",
-      "unnamed_value",    "use_before_definition"};
+      "attribute_values", "attributes",    "axis_range",           "conv_attributes",
+      "duplicate_output", "negative_dims", "missing_graph_output", "op_not_in_opset",
+      "pool_attributes",  "tensor_data",   "undefined_input",      "unknown_op",
+      "unnamed_value"};
   lint::LintOptions lo;
   for (const auto& r : lint::rule_names())
     if (!kStructural.count(r)) lo.disabled_rules.insert(r);
@@ -437,6 +558,44 @@ Status check_structure(const LoadedModel& model) {
   return model_error("the model is malformed, so no backend ran it: " + where +
                      (where.empty() ? "" : ": ") + msg + " (" + std::to_string(n) + " error" +
                      (n == 1 ? "" : "s") + "; `onnxdbg lint` lists them)");
+}
+
+/// Nodes listed before the producers of what they read break the ONNX IR spec ("Graphs": nodes
+/// in topological order), yet ONNX Runtime sorts them and runs such models, and so does the
+/// reference (interpreter.h): a note names how many and the fix, with lint's rule finding them
+/// one by one. Nodes forming a cycle leave no order at all: a model error, as lint's structural
+/// findings.
+Status check_node_order(const LoadedModel& model, bool layerwise, Messages& messages) {
+  int64_t early = 0;
+  Status cycle;
+  walk_graphs(model.proto.graph(), [&](const GraphVisit& v) {
+    const onnx::GraphProto& g = *v.graph;
+    const std::vector<std::string> free = free_names(g);
+    if (auto order = topological_order(g, NameSet(free.begin(), free.end())); !order) {
+      if (cycle.is_ok())
+        cycle = model_error("the model is malformed, so no backend ran it: graph " + v.path + ": " +
+                            order.status().message());
+      return;
+    }
+    const auto prod = producers(g);
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto reads = node_reads(g.node(i));
+      early += std::any_of(reads.begin(), reads.end(), [&](const std::string& r) {
+        auto it = prod.find(r);
+        return it != prod.end() && it->second > i;
+      });
+    }
+  });
+  if (!cycle.is_ok()) return cycle;
+  if (early == 0) return Status::ok();
+  add_note(messages,
+           std::to_string(early) + " node" + (early == 1 ? " is" : "s are") +
+               " listed before the nodes producing " + (early == 1 ? "its" : "their") +
+               " inputs, which ONNX forbids (`onnxdbg lint` lists them); the reference runs the "
+               "nodes in a topological order, as ONNX Runtime does, and `onnxdbg surgeon "
+               "sanitize --toposort` writes the model sorted" +
+               (layerwise ? "; --layerwise numbers the nodes (#N) in that order" : ""));
+  return Status::ok();
 }
 
 Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
@@ -467,6 +626,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   out.source = o.model;
   ODB_ASSIGN_OR_RETURN(out.model, load_model(o.model));
   if (Status st = check_structure(out.model); !st) return st;
+  if (Status st = check_node_order(out.model, layerwise, out.messages); !st) return st;
   for (const auto& w : out.model.warnings) add_warning(out.messages, w);
   const onnx::GraphProto& graph = out.model.proto.graph();
   ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));
@@ -489,7 +649,8 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
   out.report = run_and_compare_samples(o.model, specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
-  if (layerwise)
+  find_model_problem(out);
+  if (layerwise && out.model_problem.empty())
     if (Status st = run_layers(o, layer_specs, golden_options, samples, goldens, ctx, out); !st)
       return st;
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");

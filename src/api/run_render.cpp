@@ -65,24 +65,37 @@ void print_samples_text(const RunResult& r, std::ostream& os, bool color) {
   if (r.repro_sample)
     os << "first divergent node: on sample " << *r.repro_sample
        << " (repro: " << r.layers[*r.repro_sample].report->repro_dir.string() << ")\n";
-  report::print_verdict(r.report.verdict, r.report.verdict_line, os, color);
+  report::print_verdict(r.verdict(), r.verdict_line(), os, color);
 }
 
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
-  if (r.report.samples.size() != 1) return samples_json(r);
-  nlohmann::json j = report::run_samples_json(r.report);
-  if (!r.layers.empty() && r.layers.front().report)
-    report::add_layerwise_json(*r.layers.front().report, j);
+  nlohmann::json j;
+  if (r.report.samples.size() != 1) {
+    j = samples_json(r);
+  } else {
+    j = report::run_samples_json(r.report);
+    if (!r.layers.empty() && r.layers.front().report)
+      report::add_layerwise_json(*r.layers.front().report, j);
+  }
+  // The verdict of the whole run (the layerwise pass's and a model problem included), as the
+  // text's last line.
+  j["verdict"] = verdict_name(r.verdict());
+  j["verdict_line"] = r.verdict_line();
   return j;
 }
 
 void print_text(const RunResult& r, std::ostream& os, bool color) {
   if (r.report.samples.size() != 1) return print_samples_text(r, os, color);
-  report::print_run_report(r.report.samples.front(), os, color);
+  const CompareRunReport& rep = r.report.samples.front();
+  os << "model: " << rep.model << "\n";
+  report::print_run_tables(rep, os, color);
   if (!r.layers.empty() && r.layers.front().report)
     report::print_layerwise_report(*r.layers.front().report, os, color);
+  else if (!r.layers.empty() && !r.layers.front().error.empty())
+    os << "\nlayerwise: could not run: " << r.layers.front().error << "\n";
+  report::print_verdict(r.verdict(), r.verdict_line(), os, color);
 }
 
 report::ViewerOverlays run_overlays(const RunResult& r) {

@@ -4,6 +4,8 @@
 
 #include <sys/resource.h>
 
+#include <string_view>
+
 #include "backends/isolated.h"
 #include "backends/reference/reference_backend.h"
 
@@ -63,6 +65,17 @@ Expected<RunResult> Session::run_each(const TensorMap& inputs,
     sink(node.key(), std::move(node.mapped()));
   }
   return r;
+}
+
+Status deferred_load_failure(Status st, const std::string& detail) {
+  return std::move(st).with_context(kDeferredLoadContext + detail);
+}
+
+bool is_deferred_load_failure(const Status& st) {
+  const std::string_view mark = kDeferredLoadContext;
+  for (const auto& line : st.context())
+    if (line.compare(0, mark.size(), mark) == 0) return true;
+  return false;
 }
 
 std::string BackendSpec::to_string() const {

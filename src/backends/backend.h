@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,21 @@ struct RunResult {
   int64_t peak_rss_bytes = 0;
   /// run_observing only: requested tensors the backend could not give, with the reason.
   std::map<std::string, std::string> not_observed;
+  /// Seconds this run spent loading the model, for a session that loads it at its first run
+  /// (OpenCV imports a model with symbolic input dims only once the inputs fix them); the
+  /// runner adds them to the session's load time. nullopt when the run loaded nothing.
+  std::optional<double> load_seconds;
 };
+
+/// The context line that marks a failure of a load a session put off to its first run (see
+/// RunResult::load_seconds): the runner reports it as a failed load with the backend's reason,
+/// not a failed run.
+inline constexpr const char* kDeferredLoadContext = "while loading the model at its first run";
+/// `st` marked as the failure of a deferred load; `detail` completes the context line (" with
+/// input shapes x=1x3").
+Status deferred_load_failure(Status st, const std::string& detail);
+/// Whether `st` (also after crossing the worker protocol) is a deferred load's failure.
+bool is_deferred_load_failure(const Status& st);
 
 /// Receives one output tensor of a streamed run (Session::run_each) as soon as it is available;
 /// `value` is the caller's to keep or drop (dropping it at once keeps one output in memory).

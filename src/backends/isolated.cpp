@@ -385,6 +385,8 @@ class IsolatedSession : public Session {
     RunResult result;
     result.outputs = std::move(reply.tensors);
     result.run_seconds = reply.header.value("run_seconds", 0.0);
+    if (reply.header.contains("load_seconds"))
+      result.load_seconds = reply.header.value("load_seconds", 0.0);
     result.peak_rss_bytes = reply.header.value("peak_rss_bytes", int64_t{0});
     result.not_observed = reply.header.value("not_observed", std::map<std::string, std::string>{});
     return result;

@@ -14,7 +14,7 @@
 //   Runtime 1.29.0 (CPU)"}
 //   {"type":"load","backend":B,"options":{..},"model":P} -> {"ok":true,"info":{SessionInfo}}
 //   {"type":"run","observe":[N..]} + input tensors     ->
-//   {"ok":true,"run_seconds":S,"warnings":[..]}
+//   {"ok":true,"run_seconds":S,"warnings":[..]} (+ "load_seconds":L when the run loaded the model)
 //                                                         + output tensors
 // "observe" (optional) names intermediate tensors to read too (Session::run_observing); the reply
 // then carries "not_observed": {NAME: REASON} for those the backend could not give.

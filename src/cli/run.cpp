@@ -84,6 +84,9 @@ int run_command(const RunArgs& a) {
   if (!a.html.path.empty())
     if (Status st = write_run_html(a, r); !st) return report_error(st);
   if (!r.provider_problem.empty()) return report_error(invalid_argument(r.provider_problem));
+  // The last line printed (r.verdict_line()) names the cause of each status: 2 for a bad model
+  // (model_problem), 1 for a disagreement or a backend failing on a valid model.
+  if (!r.model_problem.empty()) return kExitUsage;
   return r.verdict() == Verdict::kAgree ? kExitOk : kExitMismatch;
 }
 
@@ -166,9 +169,11 @@ void add_run_command(CLI::App& app, CommandContext& ctx) {
                   "the first divergent node centred; with several samples, those of the first "
                   "sample that disagrees (sample 0 when all agree)");
   cmd->footer(
-      "Exit status: 0 when all backends agree (on every sample), 1 when they disagree or a "
-      "backend fails (on any sample), 2 on a usage or model error, or with --strict-providers "
-      "when a provider was missing or replaced.");
+      "Exit status: 0 when all backends agree (on every sample, and every intermediate tensor "
+      "with --layerwise), 1 when they disagree or a backend fails on a valid model (on any "
+      "sample), 2 on a usage or model error (also when every backend failed and one found the "
+      "model invalid), or with --strict-providers when a provider was missing or replaced. The "
+      "last line states the verdict and its cause.");
   cmd->callback([args, &ctx] { ctx.exit_code = run_command(*args); });
 }
 

@@ -186,7 +186,7 @@ Expected<LoadedSamples> load_samples(const fs::path& path, const onnx::GraphProt
 }
 
 Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph, DataRole role,
-                     const std::string& what) {
+                     const std::string& what, std::string* note) {
   const auto ins = model_inputs(graph);
   const auto outs = model_outputs(graph);
   std::set<std::string> values;
@@ -199,18 +199,31 @@ Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph
     auto it = std::find_if(sigs.begin(), sigs.end(), [&](const auto& s) { return s.name == name; });
     return it == sigs.end() ? nullptr : &*it;
   };
+  std::vector<std::string> extra;  // kInputs: names dropped, in order of first appearance
   for (size_t k = 0; k < samples.size(); ++k) {
     Sample& s = samples[k];
     const std::string where = samples.size() > 1 ? fmt::format("{} sample {}", what, k) : what;
     if (role == DataRole::kInputs) {
-      for (const auto& [name, t] : s) {
-        const ValueSignature* sig = find(ins, name);
+      // Names that are not inputs (a file merged from inputs and layerwise outputs, say) are
+      // dropped as Polygraphy drops them, once every input is there; with an input missing the
+      // first such name is the likelier clue: the data of another model.
+      const bool complete = std::all_of(
+          ins.begin(), ins.end(), [&](const ValueSignature& sig) { return s.count(sig.name); });
+      for (auto it = s.begin(); it != s.end();) {
+        const ValueSignature* sig = find(ins, it->first);
+        if (!sig && complete) {
+          if (std::find(extra.begin(), extra.end(), it->first) == extra.end())
+            extra.push_back(it->first);
+          it = s.erase(it);
+          continue;
+        }
         if (!sig)
           return invalid_argument(fmt::format(
               "{} holds '{}', which is not an input of the model (its inputs: {}); was it saved "
               "from another model?",
-              where, name, names_of(ins)));
-        ODB_RETURN_IF_ERROR(check_signature(t, *sig, where, "input"));
+              where, it->first, names_of(ins)));
+        ODB_RETURN_IF_ERROR(check_signature(it->second, *sig, where, "input"));
+        ++it;
       }
       for (const auto& sig : ins)
         if (!s.count(sig.name))
@@ -247,6 +260,17 @@ Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph
     if (graph_outputs == 0)
       return invalid_argument(
           fmt::format("{} holds none of the model's outputs ({})", where, names_of(outs)));
+  }
+  if (note && !extra.empty()) {
+    constexpr size_t kShown = 8;
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < extra.size() && i < kShown; ++i) shown.push_back("'" + extra[i] + "'");
+    *note = fmt::format(
+        "{} also holds {} tensor{} that {} not {} of the model: {}{}; ignored, as "
+        "Polygraphy ignores them",
+        what, extra.size(), extra.size() == 1 ? "" : "s", extra.size() == 1 ? "is" : "are",
+        extra.size() == 1 ? "an input" : "inputs", fmt::join(shown, ", "),
+        extra.size() > kShown ? fmt::format(" and {} more", extra.size() - kShown) : std::string());
   }
   return Status::ok();
 }

@@ -44,16 +44,19 @@ Expected<LoadedSamples> load_samples(const std::filesystem::path& path,
                                      const onnx::GraphProto& graph, DataRole role);
 
 /// Checks `samples` (read from `what`) against `graph` so that data of another model is refused
-/// before anything runs. kInputs: every name is a graph input without initializer and every such
-/// input is present in every sample. kOutputs: every name is a value of the main graph (graph
-/// input, initializer, node output); entries named "BACKEND/NAME" where NAME is a graph output
-/// (other backends' outputs, as `onnxdbg run --save-outputs` writes them) are dropped; each
-/// sample must hold at least one graph output. Both: a tensor of a graph input/output must have
-/// its declared element type and static dimensions.
-/// Errors: kInvalidArgument with one sentence naming the file, the tensor and the model's names
+/// before anything runs. kInputs: every graph input without initializer is present in every
+/// sample; other names (intermediate tensors of a file merged by `polygraphy data to-input`, say)
+/// are dropped from a sample holding every input, as Polygraphy ignores them, and `note` (when
+/// given) says so, naming them (the first 8); a sample lacking an input and holding such a name
+/// is refused naming that name (the data of another model). kOutputs: every name is a value of the
+/// main graph (graph input, initializer, node output); entries named "BACKEND/NAME" where NAME is a
+/// graph output (other backends' outputs, as `onnxdbg run --save-outputs` writes them) are dropped;
+/// each sample must hold at least one graph output. Both: a tensor of a graph input/output must
+/// have its declared element type and static dimensions. Errors: kInvalidArgument with one sentence
+/// naming the file, the tensor and the model's names
 /// ("... was it saved from another model?").
 Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph, DataRole role,
-                     const std::string& what);
+                     const std::string& what, std::string* note = nullptr);
 
 /// Merges data files like `polygraphy data to-input`: sample k of the result holds the tensors
 /// of sample k of every file, later files overwriting earlier ones on equal names; every

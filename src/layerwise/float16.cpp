@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 Status Runner::prepare_fp16(const std::vector<BackendSpec>& specs) {
   fp16_.assign(specs.size(), false);
   plain_casts_.assign(specs.size(), 0);
-  load_paths_.assign(specs.size(), model_.path);
+  load_paths_.assign(specs.size(), whole_path_);
   std::optional<Expected<int64_t>> converted;
   const fs::path path = tmp_ / "model_fp16.onnx";
   for (size_t k = 0; k < specs.size(); ++k) {

@@ -79,8 +79,11 @@ std::string golden_label(const std::string& golden_source);
 /// LayerwiseOptions::golden).
 struct LayerTensor {
   std::string name;
-  size_t node_index = 0;  ///< position of the producing node in the main graph (topological)
-  std::string node;       ///< the producing node's name ("" when unnamed)
+  /// Position of the producing node in the main graph in the order the reference runs it: its
+  /// index in the file, unless the file lists nodes before the producers of their inputs; then
+  /// its position in the topological order the reference computes (layerwise_detail::in_run_order).
+  size_t node_index = 0;
+  std::string node;  ///< the producing node's name ("" when unnamed)
   std::string op_type;
   DType dtype = DType::kUndefined;
   Shape shape;

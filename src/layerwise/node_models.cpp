@@ -12,6 +12,26 @@ namespace onnxdbg {
 namespace layerwise_detail {
 namespace fs = std::filesystem;
 
+const LoadedModel& in_run_order(const LoadedModel& model, std::optional<LoadedModel>& sorted) {
+  const auto& g = model.proto.graph();
+  const std::vector<std::string> free = free_names(g);
+  auto order = topological_order(g, NameSet(free.begin(), free.end()));
+  if (!order) return model;
+  bool in_order = true;
+  for (size_t i = 0; i < order->size() && in_order; ++i)
+    in_order = (*order)[i] == static_cast<int>(i);
+  if (in_order) return model;
+  sorted.emplace();
+  sorted->path = model.path;
+  sorted->base_dir = model.base_dir;
+  sorted->warnings = model.warnings;
+  sorted->proto = model.proto;
+  auto* nodes = sorted->proto.mutable_graph()->mutable_node();
+  nodes->Clear();
+  for (int i : *order) *nodes->Add() = g.node(i);
+  return *sorted;
+}
+
 std::set<std::string> constant_node_outputs(const onnx::GraphProto& g) {
   std::set<std::string> out;
   for (const auto& n : g.node())

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@
 #include "onnx/onnx_pb.h"
 
 namespace onnxdbg::layerwise_detail {
+
+/// `model` with its main graph's nodes in the order the reference interpreter runs them (a
+/// topological order, model/graph.h's topological_order): `model` itself when its file order is
+/// one already, or when the nodes form a cycle (the reference then reports it); else a copy
+/// sorted into `sorted`. The layerwise pass and its repro work on it, so node indices, the order
+/// of the tensors and the prefixes the reference runs agree with one another.
+const LoadedModel& in_run_order(const LoadedModel& model, std::optional<LoadedModel>& sorted);
 
 /// Outputs of the Constant nodes (default domain) of `g`: model data, not compared, and given to
 /// isolated nodes as initializers.

@@ -65,10 +65,13 @@ Status write_repro_folder(const onnx::ModelProto& m, const TensorMap& in, const 
 
 }  // namespace
 
-Status save_layerwise_repro(const LoadedModel& model, const TensorMap& inputs,
+Status save_layerwise_repro(const LoadedModel& file_model, const TensorMap& inputs,
                             LayerwiseReport& report, const fs::path& dir,
                             const reference::InterpreterOptions& options, const TensorMap* loaded) {
   if (!report.first) return invalid_argument("no divergent node to write a repro for");
+  // The report's node indices are those of the model in run order (as run_layerwise used it).
+  std::optional<LoadedModel> sorted;
+  const LoadedModel& model = layerwise_detail::in_run_order(file_model, sorted);
   const LayerTensor& t = report.tensors[report.first->tensor];
   const auto& g = model.proto.graph();
   const auto& node = g.node(static_cast<int>(t.node_index));

@@ -44,6 +44,12 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
   ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
   tmp_ = tmp.path();
+  whole_path_ = model_.path;
+  if (sorted_) {
+    // The file lists nodes before their inputs' producers; OpenCV's importer refuses that.
+    whole_path_ = tmp_ / "model_sorted.onnx";
+    ODB_RETURN_IF_ERROR(save_model(model_.proto, whole_path_));
+  }
   ODB_ASSIGN_OR_RETURN(GoldenSource src,
                        GoldenSource::create(model_, inputs_, opt_.reference, opt_.golden));
   src_ = &src;
@@ -206,7 +212,9 @@ Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
                                         const TensorMap& inputs, const LayerwiseOptions& options) {
   LayerwiseReport rep;
-  layerwise_detail::Runner runner(model, inputs, options, rep);
+  std::optional<LoadedModel> sorted;
+  const LoadedModel& in_order = layerwise_detail::in_run_order(model, sorted);
+  layerwise_detail::Runner runner(in_order, inputs, options, rep, sorted.has_value());
   ODB_RETURN_IF_ERROR(runner.run(backends));
   return rep;
 }

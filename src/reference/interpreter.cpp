@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "core/run_limits.h"
+#include "model/graph.h"
 #include "model/model.h"
 #include "reference/kernel.h"
 
@@ -278,6 +279,12 @@ std::vector<OpProfile> Interpreter::profile() const {
 }
 
 struct Interpreter::GraphPlan {
+  // The order the nodes run in: a topological order (model/graph.h's topological_order, the file
+  // order wherever that is valid). ONNX requires nodes sorted, but published models are not
+  // always (ONNX Runtime sorts them itself), so the interpreter does not rely on the file's order.
+  std::vector<size_t> order;
+  Status order_error;  // a cycle: no order exists
+  // The rest is indexed by node (file order).
   std::vector<const KernelDef*> kernels;             // nullptr: runs a function body
   std::vector<std::vector<std::string>> free_after;  // values no later node of the graph reads
   // Per node and input: this node is the input's last reader in the graph, reads it once and
@@ -295,35 +302,49 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
   if (slot) return *slot;
   auto plan = std::make_unique<GraphPlan>();
   const size_t n = static_cast<size_t>(graph.node_size());
-  // Last node index that reads each name; graph outputs are kept to the end.
+  // Names the graph reads but does not define come from enclosing scopes (or are undefined,
+  // which the run reports at the node reading them): only a cycle leaves no order.
+  const std::vector<std::string> free = free_names(graph);
+  auto order = topological_order(graph, NameSet(free.begin(), free.end()));
+  if (order) {
+    for (int i : *order) plan->order.push_back(static_cast<size_t>(i));
+  } else {
+    plan->order_error = std::move(order).status();
+    for (size_t i = 0; i < n; ++i) plan->order.push_back(i);
+  }
+  // Position in the run order of the last node that reads each name; graph outputs are kept to
+  // the end.
   std::map<std::string, size_t> last_use;
   std::vector<std::set<std::string>> reads(n);
   for (size_t i = 0; i < n; ++i) {
     const auto& node = graph.node(static_cast<int>(i));
     collect_reads(node, reads[i]);
-    for (const auto& r : reads[i]) last_use[r] = i;
     const std::string domain = canonical_domain(node.domain());
     plan->opsets.push_back(opset_of(opsets, domain));
     plan->kernels.push_back(
         KernelRegistry::global().find(domain, node.op_type(), plan->opsets.back()));
   }
+  for (size_t pos = 0; pos < n; ++pos)
+    for (const auto& r : reads[plan->order[pos]]) last_use[r] = pos;
   std::set<std::string> keep;
   for (const auto& o : graph.output()) keep.insert(o.name());
   plan->free_after.resize(n);
   plan->last_read.resize(n);
-  for (size_t i = 0; i < n; ++i) {
+  plan->has_subgraph.resize(n);
+  for (size_t pos = 0; pos < n; ++pos) {
+    const size_t i = plan->order[pos];
     const auto& node = graph.node(static_cast<int>(i));
     for (const auto& r : reads[i])
-      if (last_use.at(r) == i && !keep.count(r)) plan->free_after[i].push_back(r);
+      if (last_use.at(r) == pos && !keep.count(r)) plan->free_after[i].push_back(r);
     for (const auto& o : node.output())
       if (!o.empty() && !last_use.count(o) && !keep.count(o)) plan->free_after[i].push_back(o);
     bool has_subgraph = false;
     for (const auto& a : node.attribute())
       has_subgraph = has_subgraph || a.has_g() || a.graphs_size();
-    plan->has_subgraph.push_back(has_subgraph);
+    plan->has_subgraph[i] = has_subgraph;
     for (const auto& in : node.input()) {
       const bool once = std::count(node.input().begin(), node.input().end(), in) == 1;
-      plan->last_read[i].push_back(!in.empty() && !has_subgraph && once && last_use.at(in) == i &&
+      plan->last_read[i].push_back(!in.empty() && !has_subgraph && once && last_use.at(in) == pos &&
                                    !keep.count(in));
     }
   }
@@ -519,7 +540,11 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   const size_t n_nodes = main_graph ? std::min(all_nodes, main_end_node_) : all_nodes;
 
   const std::string graph_label = graph.name().empty() ? "main" : graph.name();
-  for (size_t i = 0; i < n_nodes; ++i) {
+  if (!plan.order_error.is_ok())
+    return Status(plan.order_error)
+        .with_context("while ordering the nodes of graph '" + graph_label + "'");
+  for (size_t pos = 0; pos < n_nodes; ++pos) {
+    const size_t i = plan.order[pos];
     const auto& node = graph.node(static_cast<int>(i));
     auto context = [&] {
       return "while running node " + std::to_string(i) + " '" + node.name() + "' (" +

@@ -21,10 +21,11 @@
 
 namespace onnxdbg::reference {
 
-/// Called once per output tensor of every top-level node, right after the node runs (outputs that
-/// are sequences or optionals are not reported; nodes run through a function body report their
-/// own outputs, not the body's). `value` is only valid during the call (the interpreter frees
-/// tensors after their last use); copy what you keep.
+/// Called once per output tensor of every top-level node, right after the node runs, so in the
+/// order the nodes run (see Interpreter::run); `node_index` is the node's index in the main
+/// graph's node list (outputs that are sequences or optionals are not reported; nodes run through a
+/// function body report their own outputs, not the body's). `value` is only valid during the call
+/// (the interpreter frees tensors after their last use); copy what you keep.
 using NodeHook = std::function<void(const onnx::NodeProto& node, size_t node_index,
                                     const std::string& tensor_name, const Tensor& value)>;
 
@@ -112,12 +113,15 @@ class Interpreter {
                                                        const InterpreterOptions& options = {});
   ~Interpreter();
 
-  /// Runs the main graph. `inputs` maps graph input names to tensors; every graph input without
-  /// an initializer must be given, and dtypes must match the declared ones. Returns the graph
-  /// outputs by name. Errors: kInvalidArgument (missing/unknown/mistyped input), kModelError
-  /// (undefined tensor, shape error inside a node), each with the failing node as context.
-  /// Errors also with kUnsupported when a graph output is a sequence or an optional (use
-  /// run_values).
+  /// Runs the main graph. Every graph (subgraphs and function bodies too) runs its nodes in a
+  /// topological order (model/graph.h's topological_order: the file order wherever that is
+  /// valid), so nodes listed before the nodes producing their inputs, which the ONNX IR spec
+  /// forbids but ONNX Runtime runs, run too. `inputs` maps graph input names to tensors; every
+  /// graph input without an initializer must be given, and dtypes must match the declared ones.
+  /// Returns the graph outputs by name. Errors: kInvalidArgument (missing/unknown/mistyped input),
+  /// kModelError (undefined tensor, nodes forming a cycle, shape error inside a node), each with
+  /// the failing node or graph as context. Errors also with kUnsupported when a graph output is a
+  /// sequence or an optional (use run_values).
   Expected<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs,
                                               const NodeHook& hook = {});
 
@@ -127,7 +131,8 @@ class Interpreter {
   Expected<std::map<std::string, Value>> run_values(const std::map<std::string, Value>& inputs,
                                                     const NodeHook& hook = {});
 
-  /// As run, but stops after the first `end_node` nodes of the main graph (all of them when
+  /// As run, but stops after the first `end_node` nodes of the main graph in the order they run
+  /// (the file order for a graph already sorted topologically; all of them when
   /// `end_node` is at least the node count), calling `hook` for each of their tensor outputs, and
   /// returns no graph outputs. For callers that need the values up to one point of the graph
   /// only (the layerwise pass: a batch of tensors ends well before the last node). Errors: as

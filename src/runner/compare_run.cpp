@@ -130,11 +130,23 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
                        std::to_string(v.count) + " NaN/Inf values (--validate)";
   } else if (failed_backends > 0 || ok_backends == 0) {
     rep.verdict = Verdict::kError;
-    std::string names;
+    // The line names every failed backend with its stage, then why each failed: the cause is
+    // the last line a reader sees.
+    std::string names, reasons;
+    int failed = 0;
     for (const auto& b : rep.backends)
-      if (!b.ok)
+      if (!b.ok) {
         names += (names.empty() ? "" : ", ") + b.spec.to_string() + " (" + b.failed_stage + ")";
-    rep.verdict_line = "could not run on " + names;
+        reasons += (reasons.empty() ? "" : "; ") + b.spec.to_string() + ": " + b.error;
+        ++failed;
+      }
+    rep.verdict_line = "could not run on " + names + ": ";
+    if (failed == 1) {
+      for (const auto& b : rep.backends)
+        if (!b.ok) rep.verdict_line += b.error;
+    } else {
+      rep.verdict_line += reasons;
+    }
     if (ok_backends > 1)
       rep.verdict_line += "; the other " + std::to_string(ok_backends) + " backends agree";
     else if (ok_backends == 1)
@@ -247,6 +259,15 @@ void warn_float32_outputs(const BackendSpec& spec, BackendRun& br) {
           float32_compute_reason(spec.name));
 }
 
+/// A backend's error as one line: runtimes end some messages with a newline or nest them on
+/// several lines, and the verdict line quotes them.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 /// One backend on every sample: created and loaded once, run on sample 0, 1, ...; a failure
 /// before any run is its result on every sample left, a failed run that sample's only (the
 /// next sample gets a fresh load: its worker may have crashed with it).
@@ -262,7 +283,8 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
   failed.spec = spec;
   auto fail_from = [&](size_t first, const std::string& stage, const Status& st) {
     failed.failed_stage = stage;
-    failed.error = st.to_string();
+    failed.error = one_line(st.to_string());
+    failed.error_code = st.code();
     for (size_t i = first; i < n; ++i) out.samples[i].backends.push_back(failed);
   };
   const bool is_fp16 = spec.option("precision") == "fp16";
@@ -287,11 +309,17 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
     progress("running " + spec.to_string() +
              (n > 1 ? " on sample " + std::to_string(i) + " of " + std::to_string(n) : ""));
     auto run = session->run(samples[i]);
+    // Warnings of the run (a backend's note on what it did with the inputs) join the load's.
+    br.info.warnings = session->info().warnings;
     if (!run) {
-      br.failed_stage = "run";
-      br.error = run.status().to_string();
+      // A load the session put off to this run (OpenCV with symbolic input dims) failed: the
+      // model was never loaded, so it is a failed load with the backend's reason.
+      br.failed_stage = is_deferred_load_failure(run.status()) ? "load" : "run";
+      br.error = one_line(run.status().to_string());
+      br.error_code = run.status().code();
       session.reset();
     } else {
+      if (run->load_seconds) br.info.load_seconds += *run->load_seconds;
       br.ok = true;
       br.run_seconds = run->run_seconds;
       br.outputs = std::move(run->outputs);

@@ -23,8 +23,11 @@ struct BackendRun {
   bool ok = false;
   std::string error;         ///< one sentence when !ok
   std::string failed_stage;  ///< "create", "load" or "run" when !ok
-  SessionInfo info;          ///< load_seconds, providers, warnings
-  double run_seconds = 0;    ///< inference wall time, seconds
+  /// The failure's code when !ok: kModelError when the backend found the model itself invalid
+  /// (the reference: an undefined tensor, a cycle, shapes a node cannot take).
+  ErrorCode error_code = ErrorCode::kOk;
+  SessionInfo info;        ///< load_seconds, providers, warnings
+  double run_seconds = 0;  ///< inference wall time, seconds
   /// With several samples: this run used the session loaded for an earlier sample (info and its
   /// load_seconds are that load's).
   bool session_reused = false;

@@ -158,7 +158,8 @@ class CvSession : public Session {
         return invalid_argument(fmt::format("opencv: missing input '{}'", sig.name));
       }
     }
-    if (deferred_) ODB_RETURN_IF_ERROR(import_for(inputs));
+    std::optional<double> load_seconds;
+    if (deferred_) ODB_RETURN_IF_ERROR(import_for(inputs, &load_seconds));
     std::vector<std::string> warnings;
     try {
       // Blobs must stay alive until forward(): setInput keeps a shallow reference.
@@ -194,6 +195,7 @@ class CvSession : public Session {
       std::vector<ValueSignature> sigs = outputs_;
       for (const auto& o : outputs_) names.push_back(o.name);
       RunResult result;
+      result.load_seconds = load_seconds;
       std::vector<std::string> observed;  // tensor names of the layers appended to `names`
       for (const auto& tensor : observe) {
         std::string layer;
@@ -248,8 +250,9 @@ class CvSession : public Session {
 
  private:
   /// (Re)imports the deferred model with its input dims fixed to those of `inputs`, unless the
-  /// net already has exactly these shapes.
-  Status import_for(const TensorMap& inputs) {
+  /// net already has exactly these shapes; `*seconds` is the import's time when it ran. Its
+  /// failure is a failed load (deferred_load_failure) with OpenCV's reason.
+  Status import_for(const TensorMap& inputs, std::optional<double>* seconds) {
     std::map<std::string, Shape> shapes;
     for (const auto& [name, t] : inputs) shapes[name] = t.shape();
     if (!net_.empty() && shapes == pinned_) return Status::ok();
@@ -266,14 +269,17 @@ class CvSession : public Session {
     std::string bytes;
     if (!fixed.SerializeToString(&bytes))
       return internal_error("opencv: cannot serialize the model");
+    const auto t0 = Clock::now();
     try {
       net_ = import_net(bytes);
     } catch (const cv::Exception& e) {
       net_ = cv::dnn::Net();
-      Status st = cv_error(e);
-      return backend_error(fmt::format("{} (importing the model with input shapes {})",
-                                       st.message(), fmt::join(described, ", ")));
+      return deferred_load_failure(
+          cv_error(e), fmt::format(" with input shapes {} (OpenCV cannot import its symbolic "
+                                   "input dims, so it is imported once the inputs fix them)",
+                                   fmt::join(described, ", ")));
     }
+    *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     pinned_ = std::move(shapes);
     return Status::ok();
   }
@@ -346,14 +352,15 @@ class CvBackend : public Backend {
     cv::dnn::Net net;
     bool deferred = false;
     Status import_error;
+    const auto t0 = Clock::now();
     try {
-      const auto t0 = Clock::now();
       net = cv::dnn::readNetFromONNX(model_path.string());
       net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
       net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
       info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     } catch (const cv::Exception& e) {
       import_error = cv_error(e);
+      info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
     // OpenCV does not expose the graph's signature; read it from the model ourselves.
     auto model = load_model(model_path);

@@ -76,7 +76,9 @@ class ReferenceBackend : public Backend {
     if (!interp) return std::move(interp).status();
     SessionInfo info;
     info.providers = {"reference"};
-    info.warnings = m.warnings;
+    // The model's own warnings (an IR or opset newer than the linked ONNX knows) are not the
+    // backend's: whoever loaded the model reports them once (api::run among its messages);
+    // repeated here they printed twice.
     for (const auto& o : m.proto.graph().output()) info.output_names.push_back(o.name());
     info.load_seconds = seconds_since(t0);
     return std::unique_ptr<Session>(new ReferenceSession(std::move(*interp), std::move(info)));

@@ -141,6 +141,7 @@ struct Worker {
       if (!result.not_observed.empty()) (*reply)["not_observed"] = result.not_observed;
       const auto& warnings = session->info().warnings;
       (*reply)["run_seconds"] = result.run_seconds;
+      if (result.load_seconds) (*reply)["load_seconds"] = *result.load_seconds;
       (*reply)["peak_rss_bytes"] = peak_rss_since_load();
       (*reply)["warnings"] = std::vector<std::string>(
           warnings.begin() +

@@ -17,7 +17,8 @@ void lint_use_before_definition(RuleContext& ctx, const GraphInfo& g) {
         msg += "which the node itself produces (a cycle).";
       else
         msg += "which " + RuleContext::describe(g.node(p), p) +
-               " produces later: the nodes are not in topological order.";
+               " produces later: the nodes are not in topological order (ONNX Runtime and the "
+               "reference sort them; `onnxdbg surgeon sanitize --toposort` writes them sorted).";
       ctx.report(Severity::kError, g, i, msg);
     };
     for (const auto& in : n.input())

@@ -113,13 +113,17 @@ TEST_F(CliIterations, EachGeneratedSampleIsRunAndReportedApart) {
   ASSERT_TRUE(third_in.has_value());
   EXPECT_EQ(values_of(third_in->at("x")), values_of(in[2].at("x")));
 
-  // The saved outputs: one map per sample, golden under its name, the other backend's as
-  // BACKEND/NAME; they load back as golden outputs, sample i against sample i.
-  const auto out = load_json("out.json");
-  ASSERT_EQ(out.size(), 3u);
-  for (const auto& s : out) {
-    EXPECT_TRUE(s.count("y"));
-    EXPECT_TRUE(s.count("onnxruntime/y"));
+  // The saved outputs: Polygraphy's RunResults, one runner per backend with one iteration per
+  // sample; they load back as golden outputs (the first runner's), sample i against sample i.
+  auto saved = load_polygraphy_json(dir_ / "out.json");
+  ASSERT_TRUE(saved.has_value()) << saved.status().to_string();
+  EXPECT_EQ(saved->kind, PolygraphyData::Kind::kRunResults);
+  ASSERT_EQ(saved->runs.size(), 2u);
+  EXPECT_EQ(saved->runs[0].first, "reference");
+  EXPECT_EQ(saved->runs[1].first, "onnxruntime");
+  for (const auto& [runner, iterations] : saved->runs) {
+    ASSERT_EQ(iterations.size(), 3u) << runner;
+    for (const auto& s : iterations) EXPECT_TRUE(s.count("y")) << runner;
   }
   auto again = run_cli(
       "run log.onnx --backends onnxruntime --load-inputs in.json --load-outputs out.json --json",

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -125,6 +126,46 @@ TEST_F(Layerwise, DemoSoftmaxIsTheFirstDivergentNodeOnOpenCV) {
   // A folder that is not an earlier repro is never replaced.
   fs::create_directories(dir_ / "mine");
   EXPECT_FALSE(save_layerwise_repro(m, in, *r, dir_ / "mine").is_ok());
+}
+
+// A model listing its nodes backwards (as some published models list many of theirs): the pass
+// runs them in a topological order, reports the tensors in that order and numbers nodes by it,
+// and the repro still holds the right node.
+TEST_F(Layerwise, NodesListedBeforeTheirInputsAreComparedInRunOrder) {
+  onnx::ModelProto proto = testing::parse_text_model(kDemo);
+  auto* nodes = proto.mutable_graph()->mutable_node();
+  std::reverse(nodes->begin(), nodes->end());
+  ASSERT_TRUE(save_model(proto, dir_ / "backwards.onnx").is_ok());
+  auto loaded = load_model(dir_ / "backwards.onnx");
+  ASSERT_TRUE(loaded.has_value());
+  const LoadedModel& m = *loaded;
+  const TensorMap in = inputs(m);
+  LayerwiseOptions opt;
+  opt.isolate = true;
+  opt.memory_budget = 256;  // a batch per tensor: prefixes of the run order
+  auto r = run_layerwise(m, {{"opencv", {}}, {"onnxruntime", {}}}, in, opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->tensors.size(), 4u);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < r->tensors.size(); ++i) {
+    names.push_back(r->tensors[i].name);
+    if (i) {
+      EXPECT_GT(r->tensors[i].node_index, r->tensors[i - 1].node_index);
+    }
+  }
+  // Stable Kahn: the lowest file index among the ready nodes first (Mul is #0 in the file).
+  EXPECT_EQ(names, (std::vector<std::string>{"proj", "act", "scaled", "probs"}));
+  EXPECT_EQ(r->backends[1].failed, 0) << r->backends[1].error;
+  EXPECT_EQ(r->backends[1].observed, 4);
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->tensors[r->first->tensor].name, "probs");
+  EXPECT_EQ(r->first->basis, "own");
+  const fs::path repro = dir_ / "repro";
+  ASSERT_TRUE(save_layerwise_repro(m, in, *r, repro).is_ok());
+  auto rm = load_model(repro / "model.onnx");
+  ASSERT_TRUE(rm.has_value());
+  ASSERT_EQ(rm->proto.graph().node_size(), 1);
+  EXPECT_EQ(rm->proto.graph().node(0).op_type(), "Softmax");
 }
 
 TEST_F(Layerwise, WithoutIsolationTheFirstFailingTensorIsNamed) {
