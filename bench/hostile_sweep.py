@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """hostile_sweep.py ONNXDBG MODELS OUT [COUNT] [SEED]: random mutations of real models, each run
-through `inspect`, `lint --json`, `view` and `run`, counting what must never happen.
+through `inspect`, `lint --json`, `view` and `run` (with tests/public_models.txt's input shapes), counting what must never happen.
 
 Issue 17's acceptance check, as a benchmark (`make hostile-sweep`; Debian's /usr/bin/python3 with
 python3-onnx and numpy). For COUNT mutants of the models in MODELS (the public third-party models
@@ -35,6 +35,19 @@ COMMANDS = [
     ["view", "-o", "{out}/page.html"],
     ["run", "--backends", "reference,onnxruntime", "--timeout", "60", "--max-memory", "2GiB"],
 ]
+
+
+def run_arguments(models_dir: str) -> dict:
+    """tests/public_models.txt's `onnxdbg run` arguments per model file (concrete input shapes)."""
+    table = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                         "public_models.txt")
+    args = {}
+    if os.path.exists(table):
+        for line in open(table):
+            if line.strip() and not line.startswith("#"):
+                parts = line.split()
+                args[parts[0]] = parts[1:]
+    return args
 
 
 def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
@@ -137,6 +150,7 @@ def main() -> int:
     sources = sorted(os.path.join(models_dir, f) for f in os.listdir(models_dir)
                      if f.endswith(".onnx"))
     originals = {s: open(s, "rb").read() for s in sources}
+    extra = run_arguments(models_dir)
     counts = {"runs": 0, "crashes": 0, "hangs": 0, "bad exits": 0, "bad JSON": 0, "no cause": 0}
     examples = {k: [] for k in counts}
     exits = {c[0]: {} for c in COMMANDS}
@@ -153,6 +167,8 @@ def main() -> int:
             f.write(data)
         for cmd in COMMANDS:
             args = [onnxdbg] + [a.format(out=out) for a in cmd] + [path]
+            if cmd[0] == "run":
+                args += extra.get(os.path.basename(src), [])
             counts["runs"] += 1
             label = f"{os.path.basename(path)} ({os.path.basename(src)}: {what}): {' '.join(cmd)}"
             try:
