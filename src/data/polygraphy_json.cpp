@@ -134,8 +134,10 @@ Expected<std::string> base64_decode(std::string_view text) {
   out.reserve(text.size() / 4 * 3);
   uint32_t acc = 0;
   int have = 0, pad = 0;
+  bool padded = false;  // a padded quantum ended the data
   for (const char c : text) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (padded) return invalid_argument("invalid base64: data after the padding");
     if (c == '=') {
       ++pad;
       ++have;
@@ -154,10 +156,9 @@ Expected<std::string> base64_decode(std::string_view text) {
       if (pad > 2) return invalid_argument("invalid base64: too much padding");
       acc = 0;
       have = 0;
-      if (pad) pad = -100;  // nothing may follow the padding
+      padded = pad > 0;  // nothing may follow the padding
     }
   }
-  if (pad < 0 && have) return invalid_argument("invalid base64: data after the padding");
   if (have) return invalid_argument("invalid base64: length is not a multiple of 4");
   return out;
 }

@@ -39,6 +39,12 @@ TEST(Base64, Rfc4648Vectors) {
   EXPECT_EQ(*base64_decode("Zm9v\nYmFy"), "foobar");
   EXPECT_FALSE(base64_decode("Zm9").has_value());
   EXPECT_FALSE(base64_decode("Zm9v!").has_value());
+  // Padding ends the data; '=' after it shifted by a negative count (fuzz-polygraphy_json).
+  EXPECT_EQ(*base64_decode("Zm8="), "fo");
+  for (const char* bad : {"Zm8=Zm8=", "Zm8=====", "Zg==\n=", "====", "Zg=a"}) {
+    auto r = base64_decode(bad);
+    EXPECT_FALSE(r.has_value()) << bad;
+  }
   EXPECT_FALSE(base64_decode("Zg==Zg==").has_value());
 }
 
