@@ -86,7 +86,8 @@ Expected<Sample> decode_sample(const json& j, const std::string& where) {
   Sample s;
   for (const auto& [name, value] : j.items()) {
     if (name == kMarker || name.rfind(kLegacyPrefix, 0) == 0) continue;
-    ODB_ASSIGN_OR_RETURN(Tensor tensor, decode_array(value, where + " tensor '" + name + "'"));
+    ODB_ASSIGN_OR_RETURN(Tensor tensor,
+                         decode_array(value, fmt::format("{} tensor '{}'", where, name)));
     s.emplace(name, std::move(tensor));
   }
   return s;

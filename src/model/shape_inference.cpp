@@ -97,7 +97,8 @@ ChildEnd infer_in_forked_child(onnx::ModelProto& model, bool strict, bool stall,
     // A crash here is the result reported below: the child dies of its signal, without the
     // handlers a sanitizer or libFuzzer installed in the parent (which would report it as theirs).
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
-    while (stall) ::pause();
+    if (stall)
+      for (;;) ::pause();
     infer_in_child(fds[1], model, strict);
   }
   ::close(fds[1]);

@@ -3,6 +3,8 @@
 // Cast's `to` and the random ops' `dtype` a TensorProto data type, block sizes, LRN's `size`,
 // `hidden_size` and group counts 1 or more. Each breaks every backend, most of them with a message
 // that names no attribute.
+#include <fmt/format.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -81,8 +83,8 @@ void lint_attribute_values(RuleContext& ctx, const GraphInfo& g) {
         const std::string why = permutation_problem(*a, dims);
         if (!why.empty())
           ctx.report(Severity::kError, g, i,
-                     name + ints_to_string(*a) + " " + why + "; " + n.op_type() +
-                         " needs each axis of its input exactly once.");
+                     fmt::format("{}{} {}; {} needs each axis of its input exactly once.", name,
+                                 ints_to_string(*a), why, n.op_type()));
       } else if (a->type() == onnx::AttributeProto::INT) {
         const int64_t v = a->i();
         if (c.must == Must::kDataType && (v < 1 || v > kLastDataType))
