@@ -70,8 +70,14 @@ namespace {
 // abort.
 Status check_allocatable(DType dtype, const Shape& shape) {
   if (dtype == DType::kUndefined) return unsupported("tensor with undefined element type");
-  ODB_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
   const size_t esize = dtype == DType::kString ? sizeof(std::string) : dtype_size(dtype);
+  // An element type onnxdbg has no size for (float8, int4 and the like, or a number ONNX does not
+  // define) would get no buffer, and every kernel would read through a null pointer.
+  if (esize == 0)
+    return unsupported("tensors of element type " + std::to_string(static_cast<int>(dtype)) +
+                       " (ONNX TensorProto.DataType; float8, int4, float4 and int2 among them) " +
+                       "are not supported by onnxdbg");
+  ODB_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
   if (esize != 0 && n > kMaxBytes / static_cast<int64_t>(esize))
     return invalid_argument("tensor of shape " + shape_to_string(shape) + " and type " +

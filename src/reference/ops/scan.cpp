@@ -98,8 +98,16 @@ Status scan(KernelContext& ctx) {
   for (const Tensor* t : scan_in) {
     if (t->rank() < 2)
       return model_error(ctx.describe() + ": Scan-8 inputs need a batch and a scan axis");
+    if (batch >= 0 && t->dim(0) != batch)
+      return model_error(ctx.describe() + ": Scan-8 inputs disagree on the batch size (axis 0: " +
+                         std::to_string(batch) + " and " + std::to_string(t->dim(0)) + ")");
     batch = t->dim(0);
   }
+  for (const Tensor& s : states)
+    if (s.rank() < 1 || s.dim(0) != batch)
+      return model_error(ctx.describe() + ": Scan-8 state of shape " + shape_to_string(s.shape()) +
+                         " has not the batch size " + std::to_string(batch) +
+                         " of the scan inputs on axis 0");
   if (const Tensor* sl = ctx.input(0)) {
     ODB_ASSIGN_OR_RETURN(auto lens, ints_of_input(ctx, 0, "sequence_lens"));
     for (int64_t v : lens)
