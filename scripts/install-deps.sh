@@ -2,7 +2,8 @@
 # install-deps.sh: installs everything onnxdbg needs on a fresh Debian 12 machine, idempotently.
 # Debian packages come from apt-get; ONNX Runtime comes from npm packages (fetched with
 # `npm pack NAME@VERSION`, checked against a recorded sha256, extracted into third_party/, which
-# git ignores). Nothing downloaded here is ever committed.
+# git ignores); the ONNX C++ library is built from the onnx source distribution on PyPI (below).
+# Nothing downloaded here is ever committed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TP="$ROOT/third_party"
@@ -10,7 +11,7 @@ CACHE="$TP/cache"
 
 APT_PACKAGES=(
   cmake g++ make pkg-config
-  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libonnx-testdata libprotobuf-dev protobuf-compiler ccache
   libopencv-dnn-dev libopencv-core-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
   libopenblas-dev libzip-dev zlib1g-dev
@@ -104,4 +105,74 @@ if [ ! -f "$PW_DIR/.complete" ]; then
   tar -xzf "$CACHE/playwright-core-1.65.1.tgz" -C "$PW_DIR" --strip-components=1
   touch "$PW_DIR/.complete"
 fi
+
+# pip_fetch SPEC SHA256 FILE [pip download options...]: `pip download` into the cache once, then
+# check the sha256.
+pip_fetch() {
+  local spec=$1 sha=$2 name=$3 file="$CACHE/$3"; shift 3
+  mkdir -p "$CACHE"
+  if [ ! -f "$file" ]; then
+    echo "install-deps: pip download $spec"
+    local tmp; tmp=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps --dest "$tmp" "$@" "$spec" >&2
+    mv "$tmp/$name" "$file"; rm -rf "$tmp"
+  fi
+  local got; got=$(sha256sum "$file" | cut -d' ' -f1)
+  if [ "$got" != "$sha" ]; then
+    echo "install-deps: sha256 mismatch for $spec: got $got, expected $sha" >&2
+    rm -f "$file"; exit 1
+  fi
+}
+
+# ONNX (Apache-2.0): the C++ library onnxdbg links for the model format, checker, shape
+# inference, op schemas, function bodies and the version converter, at the newest release
+# (opsets up to 28, IR up to 13; Debian 12 has 1.12). Built from the `onnx` source distribution
+# on PyPI against Debian's protobuf, with ONNX_NAMESPACE=onnx_onnxdbg: its classes and .proto file
+# names then cannot collide with another ONNX in the same process (PyTorch loads Debian's
+# libonnx 1.12). Its CMakeLists asks for CMake >= 3.26, which comes from PyPI's `cmake` wheel.
+# The built library is cached outside the tree (ONNXDBG_CACHE, default ~/.cache/onnxdbg), keyed
+# by version, compiler and protobuf, so a fresh clone on the same machine links it at once;
+# third_party/onnx points at it.
+ONNX_VERSION=1.23.0
+ONNX_SHA256=3f4b7323ea3397c63aa6ff5d43abe16013ffefc0a96cb8a0be6527ff1e1add40
+CMAKE_WHEEL=cmake-4.4.5-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+CMAKE_WHEEL_SHA256=85625a9b6d5e88ff99c7eb79123d85570844e77ac076366cf75c609cc0b1b579
+ONNX_CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DONNX_ML=ON -DONNX_NAMESPACE=onnx_onnxdbg
+  -DONNX_USE_PROTOBUF_SHARED_LIBS=ON -DONNX_BUILD_TESTS=OFF -DONNX_BUILD_PYTHON=OFF
+  -DONNX_GEN_PB_TYPE_STUBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
+ONNX_KEY=$( (echo "$ONNX_VERSION ${ONNX_CMAKE_FLAGS[*]}"; c++ --version | head -1; protoc --version) |
+  sha256sum | cut -c1-12)
+ONNX_CACHE="${ONNXDBG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/onnxdbg}"
+ONNX_PREFIX="$ONNX_CACHE/onnx-$ONNX_VERSION-$ONNX_KEY"
+if [ ! -f "$ONNX_PREFIX/.complete" ]; then
+  pip_fetch "onnx==$ONNX_VERSION" "$ONNX_SHA256" "onnx-$ONNX_VERSION.tar.gz" --no-binary onnx
+  CMAKE_BIN=cmake
+  if ! cmake --version | head -1 | awk '{split($3, v, "."); exit !(v[1] > 3 || (v[1] == 3 && v[2] >= 26))}'; then
+    pip_fetch "cmake==4.4.5" "$CMAKE_WHEEL_SHA256" "$CMAKE_WHEEL" --only-binary :all:
+    if [ ! -x "$TP/cmake/data/bin/cmake" ]; then
+      rm -rf "$TP/cmake.tmp"
+      python3 -m zipfile -e "$CACHE/$CMAKE_WHEEL" "$TP/cmake.tmp"
+      chmod +x "$TP/cmake.tmp/cmake/data/bin/"*
+      rm -rf "$TP/cmake"; mv "$TP/cmake.tmp/cmake" "$TP/cmake"; rm -rf "$TP/cmake.tmp"
+    fi
+    CMAKE_BIN="$TP/cmake/data/bin/cmake"
+  fi
+  echo "install-deps: building ONNX $ONNX_VERSION's C++ library (a few minutes, once per machine)"
+  mkdir -p "$ONNX_CACHE"
+  work=$(mktemp -d "$ONNX_CACHE/build.XXXXXX")
+  tar -xzf "$CACHE/onnx-$ONNX_VERSION.tar.gz" -C "$work"
+  launcher=(); command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # ccache (where installed) sees paths relative to the build folder, whose name is random.
+  CCACHE_BASEDIR="$work" "$CMAKE_BIN" -S "$work/onnx-$ONNX_VERSION" -B "$work/build" "${ONNX_CMAKE_FLAGS[@]}" "${launcher[@]}" \
+    -DCMAKE_INSTALL_PREFIX="$work/prefix" > "$work/configure.log" 2>&1 ||
+    { echo "install-deps: configuring ONNX failed; see $work/configure.log" >&2; exit 1; }
+  CCACHE_BASEDIR="$work" "$CMAKE_BIN" --build "$work/build" -j "$(nproc)" > "$work/build.log" 2>&1 ||
+    { echo "install-deps: building ONNX failed; see $work/build.log" >&2; exit 1; }
+  "$CMAKE_BIN" --install "$work/build" > "$work/install.log" 2>&1 ||
+    { echo "install-deps: installing ONNX failed; see $work/install.log" >&2; exit 1; }
+  cp "$work/onnx-$ONNX_VERSION/LICENSE" "$work/prefix/"
+  touch "$work/prefix/.complete"
+  rm -rf "$ONNX_PREFIX"; mv "$work/prefix" "$ONNX_PREFIX"; rm -rf "$work"
+fi
+[ "$(readlink "$TP/onnx" 2>/dev/null)" = "$ONNX_PREFIX" ] || { rm -rf "$TP/onnx"; ln -s "$ONNX_PREFIX" "$TP/onnx"; }
 echo "install-deps: all dependencies present"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/onnx.h"
 #include "model/model.h"
 #include "onnx/defs/schema.h"
 

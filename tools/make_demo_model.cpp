@@ -4,6 +4,7 @@
 // really disagree on it.
 #include <iostream>
 
+#include "core/onnx.h"
 #include "demo_model.h"
 #include "model/model.h"
 #include "onnx/defs/parser.h"

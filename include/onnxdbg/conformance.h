@@ -33,6 +33,9 @@ struct BackendTally {
 
 struct ConformanceResult {
   std::vector<std::filesystem::path> cases;
+  /// Each case's default-domain opset (conformance::case_opset; 0 when none or unreadable), in
+  /// the order of `cases`.
+  std::vector<int64_t> opsets;
   std::vector<BackendTally> tallies;  ///< one per backend, in the options' order
   Messages messages;
   bool any_failed() const;  ///< a case failed on some backend (unsupported ones do not count)
@@ -48,12 +51,13 @@ Expected<ConformanceResult> conformance(const ConformanceOptions& options,
                                         const CallContext& ctx = {});
 
 /// The JSON of `conformance --json`: the first backend's tally at the top level (backend,
-/// passed, failed, unsupported, total, cases [{case, status, reason}]) and every backend's in
-/// "backends".
+/// passed, failed, unsupported, total, cases [{case, opset, status, reason}], by_opset
+/// {"N": {passed, failed, unsupported}}) and every backend's in "backends".
 nlohmann::json to_json(const ConformanceResult& result);
 
 /// The table `onnxdbg conformance` prints (only cases that did not pass everywhere when
-/// `failures_only`), the failure reasons and one summary line per backend.
+/// `failures_only`), the failure reasons, one summary line per backend, and a table of passed
+/// cases per opset and backend ("passed/cases" of that opset).
 void print_text(const ConformanceResult& result, std::ostream& os, bool color, bool failures_only);
 
 }  // namespace onnxdbg::api

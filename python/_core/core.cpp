@@ -112,8 +112,9 @@ py::dict model_info(const std::string& path) {
     nd["domain"] = n.domain();
     nd["inputs"] = std::vector<std::string>(n.input().begin(), n.input().end());
     nd["outputs"] = std::vector<std::string>(n.output().begin(), n.output().end());
-    // NodeProto.metadata_props (ONNX 1.16+) is not in the linked libonnx 1.12's schema.
-    nd["metadata"] = py::dict();
+    py::dict metadata;  // NodeProto.metadata_props (IR 10, ONNX 1.16+)
+    for (const auto& kv : n.metadata_props()) metadata[py::str(kv.key())] = kv.value();
+    nd["metadata"] = metadata;
     nodes.append(nd);
   }
   py::dict opsets;

@@ -2,6 +2,8 @@
 // and its renderings.
 #include "onnxdbg/conformance.h"
 
+#include <map>
+
 #include "report/table.h"
 
 namespace onnxdbg::api {
@@ -27,7 +29,7 @@ Expected<std::vector<std::filesystem::path>> find_all_cases(const ConformanceOpt
   return cases;
 }
 
-nlohmann::json tally_json(const BackendTally& t) {
+nlohmann::json tally_json(const BackendTally& t, const std::vector<int64_t>& opsets) {
   nlohmann::json j;
   j["backend"] = t.spec.to_string();
   j["passed"] = t.passed;
@@ -35,10 +37,48 @@ nlohmann::json tally_json(const BackendTally& t) {
   j["unsupported"] = t.unsupported;
   j["total"] = t.results.size();
   j["cases"] = nlohmann::json::array();
-  for (const auto& r : t.results)
-    j["cases"].push_back(
-        {{"case", r.name}, {"status", case_status_name(r.status)}, {"reason", r.reason}});
+  nlohmann::json by_opset = nlohmann::json::object();
+  for (size_t i = 0; i < t.results.size(); ++i) {
+    const auto& r = t.results[i];
+    const int64_t opset = i < opsets.size() ? opsets[i] : 0;
+    j["cases"].push_back({{"case", r.name},
+                          {"opset", opset},
+                          {"status", case_status_name(r.status)},
+                          {"reason", r.reason}});
+    const char* counter = r.status == conformance::CaseStatus::kPassed   ? "passed"
+                          : r.status == conformance::CaseStatus::kFailed ? "failed"
+                                                                         : "unsupported";
+    auto& o = by_opset[std::to_string(opset)];
+    if (o.is_null()) o = {{"passed", 0}, {"failed", 0}, {"unsupported", 0}};
+    o[counter] = o[counter].get<int>() + 1;
+  }
+  j["by_opset"] = by_opset;
   return j;
+}
+
+// "opset | cases | <backend> passed..." for every opset the cases use, lowest first.
+void print_opset_table(const ConformanceResult& result, std::ostream& os) {
+  std::map<int64_t, std::vector<int>> passed;  // opset -> [cases, passed per backend...]
+  for (size_t i = 0; i < result.cases.size(); ++i) {
+    const int64_t opset = i < result.opsets.size() ? result.opsets[i] : 0;
+    auto& row = passed[opset];
+    row.resize(1 + result.tallies.size(), 0);
+    ++row[0];
+    for (size_t b = 0; b < result.tallies.size(); ++b)
+      if (result.tallies[b].results[i].status == conformance::CaseStatus::kPassed) ++row[1 + b];
+  }
+  std::vector<std::string> headers{"opset", "cases"};
+  for (const auto& t : result.tallies) headers.push_back(t.spec.to_string() + " passed");
+  report::Table table(headers);
+  for (const auto& [opset, row] : passed) {
+    std::vector<std::string> cells{opset == 0 ? "none" : std::to_string(opset),
+                                   std::to_string(row[0])};
+    for (size_t b = 0; b < result.tallies.size(); ++b)
+      cells.push_back(std::to_string(row[1 + b]) + "/" + std::to_string(row[0]));
+    table.add_row(cells);
+  }
+  os << "\nby opset (the model's ai.onnx opset):\n";
+  table.print(os, 0);
 }
 
 }  // namespace
@@ -72,6 +112,10 @@ Expected<ConformanceResult> conformance(const ConformanceOptions& o, const CallC
     backends.push_back(std::move(b));
   }
   ODB_ASSIGN_OR_RETURN(out.cases, find_all_cases(o));
+  for (const auto& c : out.cases) {
+    auto opset = conformance::case_opset(c);
+    out.opsets.push_back(opset ? *opset : 0);
+  }
   const conformance::ConformanceOptions opt{o.rtol, o.atol};
   for (size_t i = 0; i < out.cases.size(); ++i) {
     if (ctx.cancel.cancelled())
@@ -92,9 +136,9 @@ Expected<ConformanceResult> conformance(const ConformanceOptions& o, const CallC
 }
 
 nlohmann::json to_json(const ConformanceResult& result) {
-  nlohmann::json j = tally_json(result.tallies.front());
+  nlohmann::json j = tally_json(result.tallies.front(), result.opsets);
   j["backends"] = nlohmann::json::array();
-  for (const auto& t : result.tallies) j["backends"].push_back(tally_json(t));
+  for (const auto& t : result.tallies) j["backends"].push_back(tally_json(t, result.opsets));
   return j;
 }
 
@@ -133,6 +177,7 @@ void print_text(const ConformanceResult& result, std::ostream& os, bool color, b
   for (const auto& t : tallies)
     os << t.spec.to_string() << ": " << t.passed << " passed, " << t.failed << " failed, "
        << t.unsupported << " unsupported of " << t.results.size() << " cases\n";
+  print_opset_table(result, os);
 }
 
 }  // namespace onnxdbg::api

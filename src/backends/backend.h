@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "backends/providers.h"
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 

@@ -51,6 +51,13 @@ Expected<std::vector<std::string>> case_op_types(const fs::path& case_dir) {
   return std::vector<std::string>(ops.begin(), ops.end());
 }
 
+Expected<int64_t> case_opset(const fs::path& case_dir) {
+  ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(case_dir / "model.onnx"));
+  for (const auto& o : m.proto.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  return int64_t{0};
+}
+
 namespace {
 
 // Whether two numeric tensors of one dtype and shape differ in any byte.

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/onnx.h"
 #include "core/status.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::conformance {
 
@@ -33,6 +33,10 @@ std::vector<std::filesystem::path> find_cases(const std::vector<std::filesystem:
 /// Op types (domain-qualified as "domain:Op" for non-default domains) used by a case's model,
 /// subgraphs included. Errors: kModelError when the model cannot be read.
 Expected<std::vector<std::string>> case_op_types(const std::filesystem::path& case_dir);
+
+/// The default-domain (ai.onnx) opset a case's model imports; 0 when it imports none.
+/// Errors: kModelError when the model cannot be read.
+Expected<int64_t> case_opset(const std::filesystem::path& case_dir);
 
 /// Runs every test_data_set_N of one case on `backend` (Session::run_values, so sequence and
 /// optional inputs and outputs are read and compared) and compares each output element-wise:

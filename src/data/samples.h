@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx.h"
 #include "core/status.h"
 #include "data/polygraphy_json.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "core/onnx.h"
 #include "data/npy.h"
 #include "data/npz.h"
 #include "model/model.h"

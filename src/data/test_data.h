@@ -8,10 +8,10 @@
 #include <map>
 #include <string>
 
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "model/graph.h"
 #include "model/model.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::layerwise_detail {
 

@@ -56,7 +56,7 @@ std::vector<std::string> rule_names();
 /// Runs every enabled rule over `model` (main graph and all subgraphs, each with its outer scope).
 /// Findings are sorted by graph (main first, then subgraphs in discovery order), then node index
 /// (model-level findings, index -1, first), then severity (errors first). The model is never
-/// modified. Models whose IR or opset is newer than the linked ONNX (1.12) are checked against the
+/// modified. Models whose IR or opset is newer than the linked ONNX (1.23) are checked against the
 /// newest known schemas and what cannot be verified is reported as warnings, never errors. Errors:
 /// kInvalidArgument for an unknown rule name in `options`. A model with problems is not an error:
 /// its problems are the findings.

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "core/onnx.h"
 #include "model/model.h"
 #include "model/shape_inference.h"
 #include "onnx/shape_inference/implementation.h"

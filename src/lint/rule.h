@@ -11,10 +11,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/onnx.h"
 #include "lint/lint.h"
 #include "model/graph.h"
 #include "onnx/defs/schema.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::lint {
 

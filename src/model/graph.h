@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/onnx.h"
 #include "core/status.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 

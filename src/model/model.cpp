@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/atomic_file.h"
+#include "core/onnx.h"
 #include "model/graph.h"
 #include "onnx/defs/schema.h"
 

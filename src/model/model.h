@@ -1,14 +1,14 @@
-// Loading and saving ONNX models (protobuf via Debian's libonnx), external data, and conversion
-// between onnx::TensorProto and Tensor. Nothing here runs a model.
+// Loading and saving ONNX models (protobuf via the linked ONNX library, src/core/onnx.h), external
+// data, and conversion between onnx::TensorProto and Tensor. Nothing here runs a model.
 #pragma once
 
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 
@@ -20,7 +20,7 @@ struct LoadedModel {
   std::vector<std::string> warnings;  ///< e.g. IR or opset newer than the linked ONNX knows
 };
 
-/// Highest IR version and default-domain opset the linked ONNX (Debian's libonnx 1.12) knows.
+/// Highest IR version and default-domain opset the linked ONNX (1.23: IR 14, opset 28) knows.
 int64_t max_known_ir_version();
 int64_t max_known_opset(const std::string& domain);
 

@@ -20,6 +20,7 @@
 
 #include "core/atomic_file.h"
 #include "core/numel.h"
+#include "core/onnx.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 

@@ -1,4 +1,4 @@
-// ONNX shape inference (Debian's libonnx 1.12) made safe to call on any model: the crash
+// ONNX shape inference (the linked ONNX library) made safe to call on any model: the crash
 // workaround (placeholder types) shared by lint and surgeon, and a light copy that skips large
 // weights. Nothing here runs a model.
 #pragma once
@@ -8,8 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/onnx.h"
 #include "core/status.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg {
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <unordered_set>
 
+#include "core/onnx.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "model/shape_inference.h"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/onnx.h"
 #include "core/status.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::reduce {
 

@@ -1,5 +1,5 @@
 // op_support (kernel, else the schema's function body) and building one node's function body as
-// a graph. Bodies are looked up in Debian's libonnx 1.12 schemas, the same ONNX the rest of
+// a graph. Bodies are looked up in the linked ONNX's schemas, the same ONNX the rest of
 // onnxdbg links, so "the op's semantics at opset N" has one source.
 #include "reference/function_body.h"
 
@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/onnx.h"
 #include "onnx/defs/schema.h"
 #include "reference/kernel.h"
 

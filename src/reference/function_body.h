@@ -1,5 +1,5 @@
 // Function bodies of ONNX ops (ONNX IR spec "Functions"; OpSchema::GetFunction and
-// BuildContextDependentFunction of Debian's libonnx 1.12): an op without a reference kernel but
+// BuildContextDependentFunction of the linked ONNX 1.23): an op without a reference kernel but
 // with a body in its schema runs that body. This header decides, in one place, whether the
 // reference can run an op at all (op_support), and turns one node into its function body.
 #pragma once
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx.h"
 #include "core/status.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::reference {
 

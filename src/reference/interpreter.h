@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
-#include "onnx/onnx_pb.h"
 #include "reference/function_body.h"
 #include "reference/kernel.h"
 #include "reference/parallel.h"

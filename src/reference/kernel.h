@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
-#include "onnx/onnx_pb.h"
 
 namespace onnxdbg::reference {
 

@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/dtype.h"
 #include "core/numel.h"
+#include "core/onnx.h"
 #include "inspect/inspect.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"

@@ -1,8 +1,9 @@
-// `surgeon convert-opset`: ONNX's version converter (libonnx 1.12), with large and external
+// `surgeon convert-opset`: ONNX's version converter (the linked ONNX 1.23), with large and external
 // weights kept out of its way and its exceptions turned into one sentence.
 #include <regex>
 
 #include "core/numel.h"
+#include "core/onnx.h"
 #include "model/shape_inference.h"
 #include "onnx/version_converter/convert.h"
 #include "surgeon/surgeon.h"
@@ -31,8 +32,9 @@ std::string first_line(std::string s) {
 Status convert_opset(onnx::ModelProto& model, int64_t target) {
   const int64_t known = max_known_opset("");
   if (target < 1 || target > known)
-    return invalid_argument("--opset " + std::to_string(target) + " is outside what ONNX " +
-                            "1.12's version converter knows (1 to " + std::to_string(known) + ")");
+    return invalid_argument("--opset " + std::to_string(target) +
+                            " is outside what ONNX's version converter knows (1 to " +
+                            std::to_string(known) + ")");
   const int64_t from = model_opset(model, "");
   if (from == 0) return invalid_argument("the model imports no default-domain (ai.onnx) opset");
   if (from == target) return Status::ok();

@@ -139,10 +139,10 @@ Status extract(onnx::ModelProto& model, const std::vector<ExtractTensor>& inputs
 // --- opset and precision
 // ---------------------------------------------------------------------------
 
-/// Converts the default-domain opset to `target` with ONNX's version converter (Debian's libonnx
-/// 1.12: opsets 1..17). Large and external initializers bypass the converter (it would copy or
+/// Converts the default-domain opset to `target` with ONNX's version converter (the linked ONNX
+/// 1.23: opsets 1..28). Large and external initializers bypass the converter (it would copy or
 /// drop them) and are restored afterwards. Errors: kUnsupported with one sentence naming the op
-/// the converter cannot convert; kInvalidArgument for a target outside what ONNX 1.12 knows.
+/// the converter cannot convert; kInvalidArgument for a target outside what the linked ONNX knows.
 Status convert_opset(onnx::ModelProto& model, int64_t target);
 
 struct Fp16Options {

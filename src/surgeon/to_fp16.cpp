@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/onnx.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "onnx/defs/schema.h"

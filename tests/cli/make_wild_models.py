@@ -5,7 +5,8 @@ failures met in published models. make_wild_models.py OUT_DIR writes:
   reshape_mismatch.onnx   a Reshape whose target cannot hold its input: every backend fails
   dynamic_no_shape.onnx   a symbolic batch dim and an output without a shape (OpenCV's importer
                           refuses it)
-  ir10.onnx               IR version 10 (newer than the linked ONNX knows)
+  ir10.onnx               IR version 10 (which the linked ONNX 1.23 knows)
+  ir15.onnx               IR version 15 (newer than the linked ONNX 1.23 knows)
   mul.onnx                y = x * 2 over float32[1, 4], and t = Relu(x) on the way
 """
 import sys
@@ -59,6 +60,8 @@ g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "ir10",
                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
 save(g, "ir10.onnx", ir=10)
+g.name = "ir15"
+save(g, "ir15.onnx", ir=15)
 
 two = numpy_helper.from_array(np.array([2.0], dtype=np.float32), "two")
 g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"]),

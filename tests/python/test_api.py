@@ -42,6 +42,21 @@ def test_load_from_path_bytes_and_proto(mlp):
         assert onnx.load_from_string(m.to_bytes()) == onnx.load(path)
 
 
+@pytest.mark.parametrize("order", ["onnx, torch, onnxdbg", "onnxdbg, torch, onnx"])
+def test_debians_onnx_and_torch_live_beside_onnxdbg(mlp, order):
+    """onnxdbg links ONNX 1.23 under the namespace onnx_onnxdbg, so Debian's onnx 1.12 (which
+    PyTorch loads too) registers its own onnx-ml.proto beside it: either import order works, and
+    both read the same model in one process."""
+    path, _, _ = mlp
+    code = (f"import sys; import {order}; m = onnxdbg.load(sys.argv[1]); "
+            "onnx.checker.check_model(onnx.load(sys.argv[1])); "
+            "print(len(m.nodes), len(onnx.load(sys.argv[1]).graph.node))")
+    done = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "3"]
+
+
 def test_model_from_bytes_leaves_no_file(mlp):
     path, _, _ = mlp
     m = onnxdbg.load(open(path, "rb").read())

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../../tools/demo_model.h"
+#include "core/onnx.h"
 #include "core/temp_dir.h"
 #include "core/tensor.h"
 #include "core/value.h"

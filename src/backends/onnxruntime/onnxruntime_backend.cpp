@@ -9,6 +9,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <regex>
 #include <set>
 
 #include "onnxruntime_cxx_api.h"
@@ -55,7 +56,30 @@ bool supported_element_type(int32_t t) {
   }
 }
 
+/// ORT's refusal of a model newer than it supports, said in one sentence: an opset ("Opset 28 is
+/// under development ... Current official support for domain ai.onnx is till opset 26.") or an IR
+/// version ("Unsupported model IR version: 15, max supported IR version: 13"); "" for any other
+/// message.
+std::string version_refusal(const std::string& what) {
+  static const std::regex opset(
+      R"(Opset (\d+) is under development[\s\S]*domain (\S+) is till opset (\d+))");
+  static const std::regex ir(
+      R"(Unsupported model IR version: (\d+), max supported IR version: (\d+))");
+  std::smatch m;
+  if (std::regex_search(what, m, opset))
+    return fmt::format(
+        "ONNX Runtime {} runs domain {} up to opset {} only, and this model imports opset {}",
+        OrtGetApiBase()->GetVersionString(), m[2].str(), m[3].str(), m[1].str());
+  if (std::regex_search(what, m, ir))
+    return fmt::format(
+        "ONNX Runtime {} reads models up to IR version {} only, and this model has IR version {}",
+        OrtGetApiBase()->GetVersionString(), m[2].str(), m[1].str());
+  return "";
+}
+
 Status ort_error(const Ort::Exception& e, bool running) {
+  if (std::string refusal = version_refusal(e.what()); !refusal.empty())
+    return unsupported(std::move(refusal));
   std::string msg = std::string("ONNX Runtime: ") + e.what();
   if (running && e.GetOrtErrorCode() == ORT_INVALID_ARGUMENT)
     return invalid_argument(std::move(msg));

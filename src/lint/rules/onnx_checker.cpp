@@ -3,6 +3,7 @@
 // rest. Run with the model's folder so external data is checked where it really lives.
 #include <map>
 
+#include "core/onnx.h"
 #include "lint/rule.h"
 #include "model/model.h"
 #include "onnx/checker.h"

@@ -1,4 +1,4 @@
-// Rule version: IR version or opsets newer than the linked ONNX (1.12) knows. The model may be
+// Rule version: IR version or opsets newer than the linked ONNX (1.23) knows. The model may be
 // fine; lint then checks against the newest schemas it knows and reports what it cannot verify as
 // warnings. Also flags an opset import that names a version 0 or below.
 #include "lint/rule.h"

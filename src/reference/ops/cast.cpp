@@ -1,7 +1,7 @@
 // Cast: converts input 0 to the element type named by attribute `to` (Cast-1/6/9/13). Cast-1 names
 // the type as a string ("FLOAT", "INT64"); from Cast-6 it is a TensorProto.DataType number.
 // Handles float16/bfloat16 natively, so a cast to or from them rounds exactly once.
-#include "onnx/onnx_pb.h"
+#include "core/onnx.h"
 #include "reference/ops/cast_common.h"
 
 namespace onnxdbg::reference {

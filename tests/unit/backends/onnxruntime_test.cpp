@@ -243,5 +243,32 @@ TEST(OnnxRuntime, UnknownOptionIsAWarning) {
   EXPECT_NE((*session)->info().warnings[0].find("colour"), std::string::npos);
 }
 
+TEST(OnnxRuntime, AnOpsetOrIrNewerThanItSupportsIsUnsupportedInOneSentence) {
+  ModelDir dir;
+  auto session = isolated("onnxruntime")->load(dir.write_model(R"(
+<ir_version: 10, opset_import: ["" : 28]>
+g (float[2] x) => (float[2] y) { y = Relu(x) }
+)"));
+  ASSERT_FALSE(session.has_value());
+  EXPECT_EQ(session.status().code(), ErrorCode::kUnsupported);
+  const std::string msg = session.status().message();
+  // ONNX Runtime 1.29 runs ai.onnx up to opset 26.
+  EXPECT_NE(msg.find("runs domain ai.onnx up to opset "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(" only, and this model imports opset 28"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+
+  auto newer_ir = isolated("onnxruntime")
+                      ->load(dir.write_model(R"(
+<ir_version: 15, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) { y = Relu(x) }
+)",
+                                             "ir15.onnx"));
+  ASSERT_FALSE(newer_ir.has_value());
+  EXPECT_EQ(newer_ir.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(newer_ir.status().message().find(" only, and this model has IR version 15"),
+            std::string::npos)
+      << newer_ir.status().message();
+}
+
 }  // namespace
 }  // namespace onnxdbg

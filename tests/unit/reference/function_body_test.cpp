@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../test_util.h"
+#include "core/onnx.h"
 #include "onnx/defs/parser.h"
 #include "onnx/defs/schema.h"
 
