@@ -316,7 +316,9 @@ TEST(DeformConv, OffsetsMaskAndBias) {
                        {"mask", testing::f32({1, 4, 2, 2}, std::vector<float>(16, 0.5f))}});
   testing::expect_tensor_near(masked, {1, 1, 2, 2}, {7, 9, 13, 15});
   auto err = testing::run_op_error(
-      m, {{"x", x}, {"w", w}, {"off", testing::f32({1, 4, 2, 2}, std::vector<float>(16, 0))}});
+      R"(<ir_version: 8, opset_import: ["" : 19]>
+    g (float[1,1,3,3] x, float[1,1,2,2] w, float[1,4,2,2] off) => (float[1,1,2,2] z) { z = DeformConv(x, w, off) })",
+      {{"x", x}, {"w", w}, {"off", testing::f32({1, 4, 2, 2}, std::vector<float>(16, 0))}});
   EXPECT_NE(err.find("offset has shape 1x4x2x2, expected 1x8x2x2"), std::string::npos) << err;
 }
 

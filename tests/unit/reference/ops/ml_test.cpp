@@ -609,12 +609,12 @@ TEST(MlLabelEncoder, Version4TensorAttributes) {
 )";
   auto a = run_op(h + R"(g (int64[3] x) => (float[3] y) {
   y = ai.onnx.ml.LabelEncoder<keys_tensor = int64[2] {1, 2}, values_tensor = float[2] {0.5, 1.5}, default_tensor = float[1] {9.0}>(x) })",
-                  {{"x", tensor<int64_t>({3}, {2, 3, 1})}});
+                  {{"x", tensor<int64_t>({3}, {2, 3, 1})}}, "y");
   expect_tensor_near(a, {3}, {1.5, 9, 0.5});
   // Without default_tensor an integer value type defaults to -1.
   auto b = run_op(h + R"(g (string[2] x) => (int32[2] y) {
   y = ai.onnx.ml.LabelEncoder<keys_strings = ["a"], values_tensor = int32[1] {7}>(x) })",
-                  {{"x", tensor<std::string>({2}, {"a", "b"})}});
+                  {{"x", tensor<std::string>({2}, {"a", "b"})}}, "y");
   ASSERT_EQ(b.dtype(), DType::kInt32);
   EXPECT_EQ(values(b), (std::vector<double>{7, -1}));
   auto err = run_op_error(h + R"(g (int64[1] x) => (y) {
@@ -634,7 +634,7 @@ g (float[4,1] x) => (float[4,2] y) {
   y = ai.onnx.ml.TreeEnsemble<n_targets = 2, aggregate_function = )" +
             std::to_string(aggregate) +
             R"(, tree_roots = [0], nodes_featureids = [0, 0], nodes_modes = uint8[2] {0, 6}, nodes_splits = float[2] {0.5, 0.0}, nodes_truenodeids = [0, 1], nodes_trueleafs = [1, 1], nodes_falsenodeids = [1, 2], nodes_falseleafs = [0, 1], membership_values = float[2] {2.0, 3.0}, leaf_targetids = [0, 1, 1], leaf_weights = float[3] {1.0, 10.0, 100.0}>(x) })",
-        {{"x", f32({4, 1}, {0, 2, 5, std::nanf("")})}});
+        {{"x", f32({4, 1}, {0, 2, 5, std::nanf("")})}}, "y");
   };
   expect_tensor_near(run(1), {4, 2}, {1, 0, 0, 10, 0, 100, 0, 100});
   // MIN: targets no leaf reaches keep the largest float.
