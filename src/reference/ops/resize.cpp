@@ -141,10 +141,14 @@ Status resize(KernelContext& ctx) {
         scale = policy == "not_larger" ? std::min(scale, si) : std::max(scale, si);
       }
       for (int64_t a : axes) {
-        const int64_t in = x->shape()[static_cast<size_t>(a)];
+        const double out =
+            std::round(scale * static_cast<double>(x->shape()[static_cast<size_t>(a)]));
+        if (!(out < 0x1p62))
+          return model_error(ctx.describe() + ": keep_aspect_ratio_policy '" + policy +
+                             "' with sizes " + list_to_string(sizes) + " gives axis " +
+                             std::to_string(a) + " a size too large to index");
         p.scales[static_cast<size_t>(a)] = scale;
-        p.out_shape[static_cast<size_t>(a)] =
-            static_cast<int64_t>(std::round(scale * static_cast<double>(in)));
+        p.out_shape[static_cast<size_t>(a)] = static_cast<int64_t>(out);
       }
     }
   } else {

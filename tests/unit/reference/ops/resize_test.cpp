@@ -199,6 +199,15 @@ TEST(Resize, KeepAspectRatioPolicy) {
   // Rows: x_original = 0.17, 1.5 -> 0, 1; columns 0.17, 1.5, 2.83 -> 0, 1, 3.
   expect_tensor_near(run("not_larger"), {1, 1, 2, 3}, {1, 2, 4, 5, 6, 8});
   EXPECT_EQ(shape_to_string(run("not_smaller").shape()), "1x1x3x6");
+  // A common scale whose sizes cannot be indexed is refused before anything is allocated.
+  auto huge = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,4] x) => (float[1,1,N,M] y) {
+      sizes = Constant<value = int64[2] {4611686018427387904, 1}>()
+      y = Resize<mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_smaller">(x, , , sizes)
+    })");
+  auto err = run_reference_error(huge, {{"x", iota({1, 1, 2, 4})}});
+  EXPECT_NE(err.find("a size too large to index"), std::string::npos) << err;
 }
 
 TEST(Resize, AntialiasStretchesTheFilterWhenDownscaling) {

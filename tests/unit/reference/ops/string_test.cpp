@@ -124,6 +124,11 @@ TEST(RegexFullMatch, MatchesWholeStrings) {
   EXPECT_NE(err.find("is not a regular expression std::regex (ECMAScript) accepts"),
             std::string::npos)
       << err;
+  // A string long enough to overflow the stack of std::regex's recursive matcher is refused.
+  auto long_err =
+      run_op_error(m, {{"x", tensor<std::string>({3}, S{"a", std::string(5000, 'a'), ""})}});
+  EXPECT_NE(long_err.find("element 1 has 5000 bytes, more than the 1024"), std::string::npos)
+      << long_err;
 }
 
 }  // namespace
