@@ -42,8 +42,9 @@ Status deform_conv_kernel(KernelContext& ctx) {
   const int64_t n = x->dim(0), c = x->dim(1), h = x->dim(2), wd = x->dim(3);
   const int64_t oc = w->dim(0), kh = w->dim(2), kw = w->dim(3);
   const int64_t group = ctx.attr_int("group", 1), offset_group = ctx.attr_int("offset_group", 1);
-  if (group < 1 || offset_group < 1 || c % group != 0 || oc % group != 0 || c % offset_group != 0 ||
-      w->dim(1) * group != c)
+  // group and offset_group divide c >= 1, so they are at most c and no product below overflows.
+  if (c < 1 || group < 1 || offset_group < 1 || c % group != 0 || oc % group != 0 ||
+      c % offset_group != 0 || c / group != w->dim(1))
     return model_error(ctx.describe() + ": group " + std::to_string(group) + " and offset_group " +
                        std::to_string(offset_group) + " must divide the " + std::to_string(c) +
                        " input channels (and group the " + std::to_string(oc) +

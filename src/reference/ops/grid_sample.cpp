@@ -39,6 +39,9 @@ double reflect(double x, double lo, double hi) {
 
 enum class Mode { kLinear, kNearest, kCubic };
 
+// The most spatial dims sampled: linear mode weighs 2^dims neighbours per output element.
+constexpr int64_t kMaxSpatialRank = 10;
+
 // One channel of one image, its values in double, with the padding rule for reads outside it.
 struct Volume {
   const double* v;
@@ -141,6 +144,10 @@ Status grid_sample(KernelContext& ctx) {
     mode = Mode::kCubic;
   else
     return model_error(ctx.describe() + ": unknown mode '" + mode_s + "'");
+  if (r > kMaxSpatialRank)
+    return unsupported(ctx.describe() + ": " + std::to_string(r) +
+                       " spatial dims are more than the " + std::to_string(kMaxSpatialRank) +
+                       " implemented (linear mode reads 2^dims neighbours)");
   if (mode == Mode::kCubic && r != 2)
     return unsupported(ctx.describe() + ": mode '" + mode_s +
                        "' is implemented for 4-D X [N, C, H, W] only, got shape " +

@@ -77,7 +77,7 @@ struct QuantLayout {
   int64_t count = 1;                ///< per-axis slices (1 per tensor)
   size_t at(int64_t i) const {
     if (block > 0) {
-      const int64_t blocks = (len + block - 1) / block;
+      const int64_t blocks = len / block + (len % block != 0);
       const int64_t o = i / (len * inner), a = (i / inner) % len, in = i % inner;
       return static_cast<size_t>((o * blocks + a / block) * inner + in);
     }
@@ -123,7 +123,7 @@ inline Expected<QuantLayout> read_quant_layout(const KernelContext& ctx, const T
   ODB_ASSIGN_OR_RETURN(const int64_t axis,
                        normalize_axis_of(ctx, ctx.attr_int("axis", 1), x.rank()));
   Shape expected = x.shape();
-  expected[static_cast<size_t>(axis)] = (x.dim(axis) + block - 1) / block;
+  expected[static_cast<size_t>(axis)] = x.dim(axis) / block + (x.dim(axis) % block != 0);
   if (scale.shape() != expected)
     return model_error(ctx.describe() + ": with block_size " + std::to_string(block) +
                        " along axis " + std::to_string(axis) + ", " + scale_name +

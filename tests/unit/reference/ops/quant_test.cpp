@@ -124,6 +124,12 @@ g (float[2,4] x, float[2,2] s) => (uint8[2,4] z) { z = QuantizeLinear <axis = 1,
              {{"x", f32({2, 4}, {0, 2, 4, 6, 8, 10, 12, 14})}, {"s", f32({2, 2}, {1, 2, 4, 8})}});
   ASSERT_EQ(b.dtype(), DType::kUint8);
   EXPECT_EQ(values(b), (std::vector<double>{0, 2, 2, 3, 2, 2, 2, 2}));
+  // One block covers the whole axis, whatever block_size's size (no overflow rounding it up).
+  auto whole =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[2,4] x, float[2,1] s) => (uint8[2,4] z) { z = QuantizeLinear <axis = 1, block_size = 9223372036854775807> (x, s) })",
+             {{"x", f32({2, 4}, {0, 2, 4, 6, 8, 10, 12, 14})}, {"s", f32({2, 1}, {1, 2})}});
+  EXPECT_EQ(values(whole), (std::vector<double>{0, 2, 4, 6, 4, 5, 6, 7}));
   auto i16 = run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
 g (float[3] x, float s, int16 zp) => (int16[3] z) { z = QuantizeLinear(x, s, zp) })",
                     {{"x", f32({3}, {-70000, 1.5f, 70000})},
