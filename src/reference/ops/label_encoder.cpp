@@ -108,13 +108,16 @@ Status label_encoder_2(KernelContext& ctx) {
   return encode(ctx, *x, keys, values, def);
 }
 
+Status both_forms_error(const KernelContext& ctx, const std::string& prefix, const char* kind) {
+  return model_error(ctx.describe() + " has both " + prefix + "_tensor and " + prefix + kind);
+}
+
 // keys_tensor / values_tensor (LabelEncoder-4) or else the <prefix>_* lists. Errors: kModelError
 // when both forms, or none, are given.
 Expected<Tensor> keys_or_values(const KernelContext& ctx, const std::string& prefix) {
   if (!ctx.has_attr(prefix + "_tensor")) return list_attr(ctx, prefix);
   for (const char* kind : {"_floats", "_int64s", "_strings"})
-    if (ctx.has_attr(prefix + kind))
-      return model_error(ctx.describe() + " has both " + prefix + "_tensor and " + prefix + kind);
+    if (ctx.has_attr(prefix + kind)) return both_forms_error(ctx, prefix, kind);
   ODB_ASSIGN_OR_RETURN(Tensor t, ctx.attr_tensor(prefix + "_tensor"));
   if (t.rank() != 1)
     return model_error(ctx.describe() + ": " + prefix + "_tensor must be 1-D, got shape " +
