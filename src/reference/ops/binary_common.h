@@ -191,6 +191,21 @@ struct VisitNumericOrBool {
     return visit_numeric_or_bool(t, op, std::forward<F>(f));
   }
 };
+/// The signed and unsigned integer types (bitwise ops); kModelError naming `op` otherwise.
+struct VisitInteger {
+  template <class F>
+  Status operator()(DType t, const std::string& op, F&& f) const {
+    if (!is_integer(t))
+      return model_error(op + " takes integer inputs, not " + std::string(dtype_name(t)));
+    return visit_numeric(t, op, [&](auto tag) -> Status {
+      if constexpr (std::is_integral_v<decltype(tag)>) {
+        return f(tag);
+      } else {
+        return Status::ok();  // unreachable: is_integer excludes the float types
+      }
+    });
+  }
+};
 struct VisitBool {
   template <class F>
   Status operator()(DType t, const std::string& op, F&& f) const {

@@ -2,7 +2,10 @@
 // classes_strings (default_string when out of range) and string to int64 by position in it
 // (default_int64 when absent). Version 2 maps each element through the parallel lists keys_* and
 // values_* (float, int64 or string; one of each), default_* of the value type when absent; keys
-// match bit for bit, so a NaN key matches NaN. Output: X's shape.
+// match bit for bit, so a NaN key matches NaN. Version 4 also takes keys_tensor, values_tensor and
+// default_tensor (1-D tensors of any one element type; a one-element default) in place of the
+// lists, the default of a value type without default_* being -1 for integers, -0.0 for floats
+// and "_Unused" for strings. Output: X's shape.
 #include <unordered_map>
 
 #include "reference/ops/ml_common.h"
@@ -105,11 +108,60 @@ Status label_encoder_2(KernelContext& ctx) {
   return encode(ctx, *x, keys, values, def);
 }
 
+Status both_forms_error(const KernelContext& ctx, const std::string& prefix, const char* kind) {
+  return model_error(ctx.describe() + " has both " + prefix + "_tensor and " + prefix + kind);
+}
+
+// keys_tensor / values_tensor (LabelEncoder-4) or else the <prefix>_* lists. Errors: kModelError
+// when both forms, or none, are given.
+Expected<Tensor> keys_or_values(const KernelContext& ctx, const std::string& prefix) {
+  if (!ctx.has_attr(prefix + "_tensor")) return list_attr(ctx, prefix);
+  for (const char* kind : {"_floats", "_int64s", "_strings"})
+    if (ctx.has_attr(prefix + kind)) return both_forms_error(ctx, prefix, kind);
+  ODB_ASSIGN_OR_RETURN(Tensor t, ctx.attr_tensor(prefix + "_tensor"));
+  if (t.rank() != 1)
+    return model_error(ctx.describe() + ": " + prefix + "_tensor must be 1-D, got shape " +
+                       shape_to_string(t.shape()));
+  return t;
+}
+
+Status label_encoder_4(KernelContext& ctx) {
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  ODB_ASSIGN_OR_RETURN(Tensor keys, keys_or_values(ctx, "keys"));
+  ODB_ASSIGN_OR_RETURN(Tensor values, keys_or_values(ctx, "values"));
+  if (keys.numel() != values.numel())
+    return model_error(ctx.describe() + " has " + std::to_string(keys.numel()) + " keys but " +
+                       std::to_string(values.numel()) + " values");
+  if (x->dtype() != keys.dtype())
+    return model_error(ctx.describe() + " has " + std::string(dtype_name(keys.dtype())) +
+                       " keys but a " + std::string(dtype_name(x->dtype())) + " input");
+  Tensor def;
+  if (ctx.has_attr("default_tensor")) {
+    ODB_ASSIGN_OR_RETURN(def, ctx.attr_tensor("default_tensor"));
+    if (def.numel() != 1 || def.dtype() != values.dtype())
+      return model_error(ctx.describe() + ": default_tensor must hold one " +
+                         std::string(dtype_name(values.dtype())) + " value, got " +
+                         std::string(dtype_name(def.dtype())) + " of shape " +
+                         shape_to_string(def.shape()));
+  } else if (values.dtype() == DType::kString) {
+    def = Tensor::scalar<std::string>(ctx.attr_string("default_string", "_Unused"));
+  } else if (values.dtype() == DType::kFloat) {
+    def = Tensor::scalar<float>(ctx.attr_float("default_float", -0.0f));
+  } else if (values.dtype() == DType::kInt64) {
+    def = Tensor::scalar<int64_t>(ctx.attr_int("default_int64", -1));
+  } else {
+    ODB_ASSIGN_OR_RETURN(def, Tensor::make(values.dtype(), {}));
+    def.set_from_double(0, is_floating(values.dtype()) ? -0.0 : -1.0);
+  }
+  return encode(ctx, *x, keys, values, def);
+}
+
 }  // namespace
 
 void register_label_encoder(KernelRegistry& r) {
   r.add("LabelEncoder", 1, label_encoder_1, HalfMode::kNative, kMlDomain);
   r.add("LabelEncoder", 2, label_encoder_2, HalfMode::kNative, kMlDomain);
+  r.add("LabelEncoder", 4, label_encoder_4, HalfMode::kNative, kMlDomain);
 }
 
 }  // namespace onnxdbg::reference

@@ -66,6 +66,87 @@ inline Expected<std::vector<double>> per_slice_values(const KernelContext& ctx, 
   return v;
 }
 
+/// How QuantizeLinear/DequantizeLinear-21 (and later) spread scale and zero point over x:
+/// per tensor (a scalar or one value), per axis (a 1-D tensor of x.dim(axis) values) or blocked
+/// (block_size > 0: the scale has x's rank and shape except ceil(x.dim(axis) / block_size) along
+/// `axis`; element i of x uses the value of its block).
+struct QuantLayout {
+  std::vector<double> scale, zero;  ///< one value per scale element
+  int64_t len = 1, inner = 1;       ///< x.dim(axis) and the elements after axis
+  int64_t block = 0;                ///< block_size, 0 unless blocked
+  int64_t count = 1;                ///< per-axis slices (1 per tensor)
+  size_t at(int64_t i) const {
+    if (block > 0) {
+      const int64_t blocks = len / block + (len % block != 0);
+      const int64_t o = i / (len * inner), a = (i / inner) % len, in = i % inner;
+      return static_cast<size_t>((o * blocks + a / block) * inner + in);
+    }
+    return static_cast<size_t>(count > 1 ? (i / inner) % count : 0);
+  }
+};
+
+/// Reads scale (`scale_name`) and optional zero point (`zero_name`) for x with attributes axis
+/// (default 1) and block_size (default 0). Errors: kModelError naming the node for a negative
+/// block_size, a scale whose shape fits none of the three layouts, or a zero point whose shape is
+/// not the scale's.
+inline Expected<QuantLayout> read_quant_layout(const KernelContext& ctx, const Tensor& x,
+                                               const Tensor& scale, const Tensor* zp,
+                                               const std::string& scale_name,
+                                               const std::string& zero_name) {
+  QuantLayout q;
+  const int64_t block = ctx.attr_int("block_size", 0);
+  if (block < 0)
+    return model_error(ctx.describe() + ": attribute block_size must be >= 0, got " +
+                       std::to_string(block));
+  if (zp && zp->numel() > 0 && zp->shape() != scale.shape())
+    return model_error(ctx.describe() + ": " + zero_name + " has shape " +
+                       shape_to_string(zp->shape()) + " but " + scale_name + " has shape " +
+                       shape_to_string(scale.shape()));
+  if (block == 0) {
+    int64_t axis = 0;
+    if (scale.numel() > 1 || scale.rank() == 1) {
+      if (x.rank() == 0)
+        return model_error(ctx.describe() + ": a per-axis scale needs a non-scalar x");
+      ODB_ASSIGN_OR_RETURN(axis, normalize_axis_of(ctx, ctx.attr_int("axis", 1), x.rank()));
+      q.count = x.dim(axis);
+      q.inner = dims_product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
+    }
+    ODB_ASSIGN_OR_RETURN(q.scale, per_slice_values(ctx, &scale, q.count, scale_name, 1.0));
+    ODB_ASSIGN_OR_RETURN(q.zero, per_slice_values(ctx, zp, q.count, zero_name));
+    return q;
+  }
+  if (x.rank() == 0 || scale.rank() != x.rank())
+    return model_error(ctx.describe() + ": blocked quantization (block_size " +
+                       std::to_string(block) + ") needs " + scale_name + " of x's rank, got " +
+                       shape_to_string(scale.shape()) + " for x of shape " +
+                       shape_to_string(x.shape()));
+  ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                       normalize_axis_of(ctx, ctx.attr_int("axis", 1), x.rank()));
+  Shape expected = x.shape();
+  expected[static_cast<size_t>(axis)] = x.dim(axis) / block + (x.dim(axis) % block != 0);
+  if (scale.shape() != expected)
+    return model_error(ctx.describe() + ": with block_size " + std::to_string(block) +
+                       " along axis " + std::to_string(axis) + ", " + scale_name +
+                       " must have shape " + shape_to_string(expected) + ", got " +
+                       shape_to_string(scale.shape()));
+  q.block = block;
+  q.len = x.dim(axis);
+  q.inner = dims_product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
+  q.scale.resize(static_cast<size_t>(scale.numel()));
+  q.zero.assign(static_cast<size_t>(scale.numel()), 0.0);
+  for (int64_t i = 0; i < scale.numel(); ++i) {
+    q.scale[static_cast<size_t>(i)] = scale.get_as_double(i);
+    if (zp && zp->numel() > 0) q.zero[static_cast<size_t>(i)] = zp->get_as_double(i);
+  }
+  return q;
+}
+
+/// The integer types QuantizeLinear/DequantizeLinear-21 and later take (int4 and the float8
+/// types are not implemented).
+inline bool is_quant_int(DType t) {
+  return t == DType::kUint8 || t == DType::kInt8 || t == DType::kUint16 || t == DType::kInt16;
+}
+
 /// True for the 8-bit integer types the quantized kernels take.
 inline bool is_8bit(DType t) { return t == DType::kUint8 || t == DType::kInt8; }
 

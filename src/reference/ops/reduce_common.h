@@ -155,8 +155,7 @@ struct ReduceOp {
 /// noop_with_empty_axes=1, which returns the input unchanged. Errors: kModelError for bad axes,
 /// kUnsupported for non-numeric inputs.
 template <ReduceKind K, AxesFrom kAxes>
-Status reduce_kernel(KernelContext& ctx) {
-  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+Status reduce_tensor(KernelContext& ctx, const Tensor* x) {
   std::vector<int64_t> axes;
   if constexpr (kAxes == AxesFrom::kAttribute) {
     axes = ctx.attr_ints("axes");
@@ -213,6 +212,33 @@ Status reduce_kernel(KernelContext& ctx) {
     ctx.set_output(0, std::move(out));
     return Status::ok();
   });
+}
+
+template <ReduceKind K, AxesFrom kAxes>
+Status reduce_kernel(KernelContext& ctx) {
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  return reduce_tensor<K, kAxes>(ctx, x);
+}
+
+/// ReduceMax-20/ReduceMin-20: as reduce_kernel, also for bool inputs (max is "any", min is "all";
+/// an empty group gives false for max and true for min), reduced as uint8 0/1.
+template <ReduceKind K>
+Status reduce_kernel_with_bool(KernelContext& ctx) {
+  static_assert(K == ReduceKind::kMax || K == ReduceKind::kMin);
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  if (x->dtype() != DType::kBool) return reduce_tensor<K, AxesFrom::kInput>(ctx, x);
+  ODB_ASSIGN_OR_RETURN(Tensor bytes, Tensor::make_uninitialized(DType::kUint8, x->shape()));
+  const bool* pb = x->data<bool>();
+  uint8_t* pu = bytes.data<uint8_t>();
+  for (int64_t i = 0; i < x->numel(); ++i) pu[i] = pb[i] ? 1 : 0;
+  ODB_RETURN_IF_ERROR((reduce_tensor<K, AxesFrom::kInput>(ctx, &bytes)));
+  Tensor& out = ctx.outputs()[0];
+  ODB_ASSIGN_OR_RETURN(Tensor result, Tensor::make_uninitialized(DType::kBool, out.shape()));
+  const uint8_t* po = out.data<uint8_t>();
+  bool* pr = result.data<bool>();
+  for (int64_t i = 0; i < out.numel(); ++i) pr[i] = po[i] != 0;
+  ctx.set_output(0, std::move(result));
+  return Status::ok();
 }
 
 /// ArgMax (kMax) or ArgMin: int64 index of the first (or, with select_last_index=1, last) extreme

@@ -1,5 +1,5 @@
 // ReduceMax: maximum (NaN propagates; -inf for an empty group) over the given axes
-// (ReduceMax-1/11/12/13, axes attribute; 18, axes input 1).
+// (ReduceMax-1/11/12/13, axes attribute; 18, axes input 1; 20, also bool).
 // Accumulates in double for floats (halves via float32) and in 64-bit integers for integers.
 #include "reference/ops/reduce_common.h"
 
@@ -8,6 +8,7 @@ namespace onnxdbg::reference {
 void register_reduce_max(KernelRegistry& r) {
   r.add("ReduceMax", 1, reduce_kernel<ReduceKind::kMax, AxesFrom::kAttribute>);
   r.add("ReduceMax", 18, reduce_kernel<ReduceKind::kMax, AxesFrom::kInput>);
+  r.add("ReduceMax", 20, reduce_kernel_with_bool<ReduceKind::kMax>);
 }
 
 }  // namespace onnxdbg::reference

@@ -1,7 +1,13 @@
-// Resize (ONNX Resize-10/11/13): nearest, linear (n-D multilinear) and cubic resampling. Opset 10
-// takes scales only and uses asymmetric coordinates; from 11 the output is given by scales or
-// sizes, with roi for tf_crop_and_resize. Opset 18's antialias/axes/keep_aspect_ratio_policy are
-// reported as unsupported.
+// Resize (ONNX Resize-10/11/13/18/19): nearest, linear (n-D multilinear) and cubic resampling.
+// Opset 10 takes scales only and uses asymmetric coordinates; from 11 the output is given by
+// scales or sizes, with roi for tf_crop_and_resize. From 18: `axes` (scales, sizes and roi then
+// cover only those axes), keep_aspect_ratio_policy for sizes (not_larger / not_smaller: one scale
+// for every listed axis, sizes round(scale * in), half away from zero) and antialias (linear and
+// cubic filters stretched when downscaling). 19 adds coordinate mode half_pixel_symmetric.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "reference/ops/resize_util.h"
 
 namespace onnxdbg::reference {
@@ -31,6 +37,22 @@ Status resize(KernelContext& ctx) {
   else
     return model_error(ctx.describe() + ": unknown mode '" + mode + "'");
 
+  // The axes scales, sizes and roi cover (Resize-18 attribute `axes`; all axes by default).
+  std::vector<int64_t> axes;
+  if (ctx.opset() >= 18 && ctx.has_attr("axes")) {
+    axes = ctx.attr_ints("axes");
+    std::vector<bool> seen(rank);
+    for (int64_t& a : axes) {
+      ODB_ASSIGN_OR_RETURN(a, normalize_axis(a, static_cast<int64_t>(rank), "axes"));
+      if (seen[static_cast<size_t>(a)])
+        return model_error(ctx.describe() + ": attribute axes " +
+                           list_to_string(ctx.attr_ints("axes")) + " repeats axis " +
+                           std::to_string(a));
+      seen[static_cast<size_t>(a)] = true;
+    }
+  } else {
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  }
   const Tensor* scales_t = nullptr;
   const Tensor* sizes_t = nullptr;
   if (ctx.opset() < 11) {
@@ -38,11 +60,13 @@ Status resize(KernelContext& ctx) {
     p.nearest_mode = "legacy";
     ODB_ASSIGN_OR_RETURN(scales_t, ctx.required_input(1));
   } else {
-    if (ctx.attr_int("antialias", 0) != 0 || ctx.has_attr("axes") ||
-        ctx.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-      return unsupported(ctx.describe() +
-                         ": antialias, axes and keep_aspect_ratio_policy (opset 18) "
-                         "are not supported by the reference interpreter");
+    if (ctx.opset() < 18 && (ctx.attr_int("antialias", 0) != 0 || ctx.has_attr("axes") ||
+                             ctx.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch"))
+      return model_error(ctx.describe() +
+                         ": antialias, axes and keep_aspect_ratio_policy need opset 18, the "
+                         "model has " +
+                         std::to_string(ctx.opset()));
+    p.antialias = ctx.attr_int("antialias", 0) != 0;
     p.coordinate_mode = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
     static const char* const kModes[] = {
         "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
@@ -63,43 +87,87 @@ Status resize(KernelContext& ctx) {
     if (sizes_t && sizes_t->numel() == 0) sizes_t = nullptr;
     if (p.coordinate_mode == "tf_crop_and_resize") {
       const Tensor* roi = ctx.input(1);
-      if (!roi || roi->numel() != static_cast<int64_t>(2 * rank))
+      const size_t na = axes.size();
+      if (!roi || roi->numel() != static_cast<int64_t>(2 * na))
         return model_error(ctx.describe() + ": tf_crop_and_resize needs an roi of " +
-                           std::to_string(2 * rank) + " values for an input of shape " +
-                           shape_to_string(x->shape()));
-      ODB_ASSIGN_OR_RETURN(p.roi, float_values(ctx, *roi, "roi"));
+                           std::to_string(2 * na) + " values for an input of shape " +
+                           shape_to_string(x->shape()) + (na == rank ? "" : " and its axes"));
+      ODB_ASSIGN_OR_RETURN(auto roi_v, float_values(ctx, *roi, "roi"));
+      p.roi.assign(rank, 0.0);
+      p.roi.resize(2 * rank, 1.0);
+      for (size_t i = 0; i < na; ++i) {
+        p.roi[static_cast<size_t>(axes[i])] = roi_v[i];
+        p.roi[static_cast<size_t>(axes[i]) + rank] = roi_v[i + na];
+      }
     }
   }
   if (scales_t && sizes_t)
     return model_error(ctx.describe() + ": only one of scales and sizes may be given");
   if (!scales_t && !sizes_t)
     return model_error(ctx.describe() + ": neither scales nor sizes is given");
+  const std::string policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return model_error(ctx.describe() + ": unknown keep_aspect_ratio_policy '" + policy + "'");
+  p.scales.assign(rank, 1.0);
+  p.out_shape = x->shape();
   if (sizes_t) {
     ODB_ASSIGN_OR_RETURN(auto sizes, ints_of_input(ctx, 3, "sizes"));
-    if (sizes.size() != rank)
-      return model_error(ctx.describe() + ": sizes " + list_to_string(sizes) +
-                         " needs one entry per dimension of the input of shape " +
-                         shape_to_string(x->shape()));
-    for (size_t d = 0; d < rank; ++d) {
-      if (sizes[d] < 0)
+    if (sizes.size() != axes.size())
+      return model_error(
+          ctx.describe() + ": sizes " + list_to_string(sizes) + " needs one entry per " +
+          (axes.size() == rank ? "dimension of the input of shape " + shape_to_string(x->shape())
+                               : "axis of " + list_to_string(axes)));
+    for (int64_t v : sizes)
+      if (v < 0)
         return model_error(ctx.describe() + ": sizes " + list_to_string(sizes) +
                            " has a negative entry");
-      p.scales.push_back(x->shape()[d] == 0
-                             ? 1.0
-                             : static_cast<double>(sizes[d]) / static_cast<double>(x->shape()[d]));
+    if (policy == "stretch") {
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t in = x->shape()[static_cast<size_t>(axes[i])];
+        p.scales[static_cast<size_t>(axes[i])] =
+            in == 0 ? 1.0 : static_cast<double>(sizes[i]) / static_cast<double>(in);
+        p.out_shape[static_cast<size_t>(axes[i])] = sizes[i];
+      }
+    } else {
+      // One scale for all listed axes: the largest that fits inside sizes (not_larger) or the
+      // smallest that covers it (not_smaller).
+      double scale = policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t in = x->shape()[static_cast<size_t>(axes[i])];
+        if (in == 0)
+          return model_error(ctx.describe() + ": keep_aspect_ratio_policy '" + policy +
+                             "' cannot scale the empty axis " + std::to_string(axes[i]));
+        const double si = static_cast<double>(sizes[i]) / static_cast<double>(in);
+        scale = policy == "not_larger" ? std::min(scale, si) : std::max(scale, si);
+      }
+      for (int64_t a : axes) {
+        const double out =
+            std::round(scale * static_cast<double>(x->shape()[static_cast<size_t>(a)]));
+        if (!(out < 0x1p62))
+          return model_error(ctx.describe() + ": keep_aspect_ratio_policy '" + policy +
+                             "' with sizes " + list_to_string(sizes) + " gives axis " +
+                             std::to_string(a) + " a size too large to index");
+        p.scales[static_cast<size_t>(a)] = scale;
+        p.out_shape[static_cast<size_t>(a)] = static_cast<int64_t>(out);
+      }
     }
-    p.out_shape = sizes;
   } else {
-    ODB_ASSIGN_OR_RETURN(p.scales, float_values(ctx, *scales_t, "scales"));
-    if (p.scales.size() != rank)
-      return model_error(ctx.describe() + ": scales has " + std::to_string(p.scales.size()) +
-                         " entries for an input of shape " + shape_to_string(x->shape()));
-    for (size_t d = 0; d < rank; ++d) {
-      if (!(p.scales[d] > 0) || !std::isfinite(p.scales[d]))
-        return model_error(ctx.describe() + ": scale " + std::to_string(p.scales[d]) + " of axis " +
+    ODB_ASSIGN_OR_RETURN(auto scales, float_values(ctx, *scales_t, "scales"));
+    if (scales.size() != axes.size())
+      return model_error(ctx.describe() + ": scales has " + std::to_string(scales.size()) +
+                         " entries for an input of shape " + shape_to_string(x->shape()) +
+                         (axes.size() == rank ? "" : " and axes " + list_to_string(axes)));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const auto d = static_cast<size_t>(axes[i]);
+      if (!(scales[i] > 0) || !std::isfinite(scales[i]))
+        return model_error(ctx.describe() + ": scale " + std::to_string(scales[i]) + " of axis " +
                            std::to_string(d) + " must be positive");
-      p.out_shape.push_back(
-          static_cast<int64_t>(std::floor(p.scales[d] * static_cast<double>(x->shape()[d]))));
+      const double out = std::floor(scales[i] * static_cast<double>(x->shape()[d]));
+      if (!(out < 0x1p62))
+        return model_error(ctx.describe() + ": scale " + std::to_string(scales[i]) + " of axis " +
+                           std::to_string(d) + " gives an output too large to index");
+      p.scales[d] = scales[i];
+      p.out_shape[d] = static_cast<int64_t>(out);
     }
   }
   ODB_ASSIGN_OR_RETURN(Tensor out, resize_tensor(ctx, *x, p));
@@ -113,6 +181,8 @@ void register_resize(KernelRegistry& r) {
   r.add("Resize", 10, resize, HalfMode::kNative);
   r.add("Resize", 11, resize, HalfMode::kNative);  // roi, sizes, coordinate modes, cubic
   r.add("Resize", 13, resize, HalfMode::kNative);  // optional roi/scales
+  r.add("Resize", 18, resize, HalfMode::kNative);  // antialias, axes, keep_aspect_ratio_policy
+  r.add("Resize", 19, resize, HalfMode::kNative);  // half_pixel_symmetric
 }
 
 }  // namespace onnxdbg::reference

@@ -4,6 +4,7 @@
 // computed in double and rounded once to the output dtype.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -26,6 +27,8 @@ struct ResizeParams {
   double cubic_a = -0.75;
   bool exclude_outside = false;
   double extrapolation_value = 0.0;
+  /// Resize-18 antialias: linear and cubic filters stretched by 1 / scale when downscaling.
+  bool antialias = false;
   std::vector<double> scales;  ///< one per axis
   Shape out_shape;
   std::vector<double> roi;  ///< [starts..., ends...] for tf_crop_and_resize, else empty
@@ -98,6 +101,36 @@ inline std::vector<std::vector<ResizeTap>> resize_axis_taps(const ResizeParams& 
         i = r > 0.5 ? f + 1 : f;
       }
       t.push_back({clamp(i), 1.0});
+    } else if (p.antialias) {
+      // The filter stretched by 1 / scale (scale capped at 1) over the 2 - 2 * start samples
+      // nearest xo, weights normalised to sum 1, as ONNX's reference computes them. On a sample
+      // (r == 0) the window is that of r = 1 from the sample before, which gives the same taps
+      // as the reference's choice of nearest samples (ties to the lower index).
+      const double s = std::min(p.scales[axis], 1.0);
+      const double ratio = r == 0.0 ? 1.0 : r;
+      const int64_t base = r == 0.0 ? f - 1 : f;
+      const double support = p.mode == ResizeMode::kLinear ? 1.0 : 2.0;
+      const auto start = static_cast<int64_t>(std::floor(-support / s)) + 1;
+      const int64_t n = 2 - 2 * start;
+      double sum = 0;
+      const size_t first = t.size();
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = start + k;
+        const double arg = std::abs(s * (static_cast<double>(i) - ratio));
+        double w = 0;
+        if (p.mode == ResizeMode::kLinear) {
+          w = std::max(0.0, 1 - arg);
+        } else {
+          const double a = p.cubic_a;
+          w = arg <= 1  ? ((a + 2) * arg - (a + 3)) * arg * arg + 1
+              : arg < 2 ? ((a * arg - 5 * a) * arg + 8 * a) * arg - 4 * a
+                        : 0.0;
+        }
+        if (p.exclude_outside && (base + i < 0 || base + i >= in_len)) w = 0;
+        sum += w;
+        t.push_back({clamp(base + i), w});
+      }
+      for (size_t k = first; k < t.size(); ++k) t[k].weight /= sum;
     } else if (r == 0.0) {
       t.push_back({clamp(f), 1.0});  // exactly on a sample
     } else if (p.mode == ResizeMode::kLinear) {

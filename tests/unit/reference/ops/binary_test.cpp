@@ -1,5 +1,6 @@
 // Tests of the binary and variadic elementwise kernels: arithmetic, Pow, Mod, BitShift,
-// comparisons, logic, Where, Max/Min/Sum/Mean; numpy and legacy (opset < 7) broadcasting.
+// Bitwise*, comparisons (Equal on strings), logic, Where, Max/Min/Sum/Mean; numpy and legacy
+// (opset < 7) broadcasting.
 #include <cmath>
 #include <limits>
 
@@ -227,6 +228,47 @@ TEST(BinaryOps, Float16Add) {
                f16({2}, {0.25f, 1}));
   ASSERT_EQ(z.dtype(), DType::kFloat16);
   expect_tensor_near(z, {2}, {1.75, 2048}, 0, 0);  // 2049 rounds to even in float16
+}
+
+TEST(BinaryOps, BitwiseAndOrXorNot) {
+  const Tensor a = tensor<int32_t>({2}, {12, -1}), b = tensor<int32_t>({2}, {10, 5});
+  EXPECT_EQ(values(bin("BitwiseAnd", "int32[2]", "int32[2]", "int32[2]", a, b, 18)),
+            (std::vector<double>{8, 5}));
+  EXPECT_EQ(values(bin("BitwiseOr", "int32[2]", "int32[2]", "int32[2]", a, b, 18)),
+            (std::vector<double>{14, -1}));
+  EXPECT_EQ(values(bin("BitwiseXor", "int32[2]", "int32[2]", "int32[2]", a, b, 18)),
+            (std::vector<double>{6, -6}));
+  // A [1] operand broadcasts over the [2, 2] one.
+  auto masked = bin("BitwiseAnd", "uint8[2,2]", "uint8[1]", "uint8[2,2]",
+                    tensor<uint8_t>({2, 2}, {1, 2, 0x33, 255}), tensor<uint8_t>({1}, {0x0F}), 18);
+  ASSERT_EQ(masked.dtype(), DType::kUint8);
+  EXPECT_EQ(values(masked), (std::vector<double>{1, 2, 3, 15}));
+  auto n = run_op(R"(<ir_version: 8, opset_import: ["" : 18]>
+    g (int16[3] x) => (int16[3] z) { z = BitwiseNot(x) })",
+                  {{"x", tensor<int16_t>({3}, {0, -1, 5})}});
+  EXPECT_EQ(values(n), (std::vector<double>{-1, 0, -6}));
+  auto u = run_op(R"(<ir_version: 8, opset_import: ["" : 18]>
+    g (uint8[2] x) => (uint8[2] z) { z = BitwiseNot(x) })",
+                  {{"x", tensor<uint8_t>({2}, {0, 0x0F})}});
+  EXPECT_EQ(values(u), (std::vector<double>{255, 240}));
+  auto err = run_op_error(R"(<ir_version: 8, opset_import: ["" : 18]>
+    g (float[1] a, float[1] b) => (float[1] z) { z = BitwiseOr(a, b) })",
+                          {{"a", f32({1}, {1})}, {"b", f32({1}, {2})}});
+  EXPECT_NE(err.find("takes integer inputs, not float32"), std::string::npos) << err;
+}
+
+TEST(BinaryOps, EqualOnStringsFromOpset19) {
+  const std::string m = R"(<ir_version: 8, opset_import: ["" : 19]>
+    g (string[3] a, string[1] b) => (bool[3] z) { z = Equal(a, b) })";
+  auto z = run_op(
+      m, {{"a", tensor<std::string>({3}, {"a", "b", ""})}, {"b", tensor<std::string>({1}, {"b"})}});
+  ASSERT_EQ(z.dtype(), DType::kBool);
+  EXPECT_EQ(values(z), (std::vector<double>{0, 1, 0}));
+  auto err = run_op_error(
+      R"(<ir_version: 8, opset_import: ["" : 19]>
+    g (string[3] a, int64[1] b) => (bool[3] z) { z = Equal(a, b) })",
+      {{"a", tensor<std::string>({3}, {"a", "b", ""})}, {"b", tensor<int64_t>({1}, {1})}});
+  EXPECT_NE(err.find("different element types: string and int64"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Tests of Cast and CastLike: numeric conversions, float16/bfloat16, bool, strings, and Cast-1's
-// string-valued 'to' attribute.
+// Tests of Cast, CastLike and BitCast: numeric conversions, float16/bfloat16, bool, strings,
+// Cast-1's string-valued 'to' attribute, and BitCast's reinterpreted bits.
 #include <cmath>
 
 #include "op_test_util.h"
@@ -84,6 +84,25 @@ TEST(CastOps, CastLikeTakesTheSecondInputsType) {
     g (double[2] x, uint8[1] like) => (uint8[2] z) { z = CastLike(x, like) })",
                   {{"x", tensor<double>({2}, {200.9, 3.1})}, {"like", tensor<uint8_t>({1}, {0})}});
   EXPECT_EQ(values(u), (std::vector<double>{200, 3}));
+}
+
+TEST(BitCast, KeepsTheBits) {
+  auto i = run_op(R"(<ir_version: 8, opset_import: ["" : 26]>
+    g (float[2] x) => (int32[2] z) { z = BitCast <to = 6> (x) })",
+                  {{"x", f32({2}, {1.0f, -2.0f})}});
+  ASSERT_EQ(i.dtype(), DType::kInt32);
+  // 1.0f is 0x3F800000, -2.0f is 0xC0000000.
+  EXPECT_EQ(values(i), (std::vector<double>{1065353216, -1073741824}));
+  auto u = run_op(R"(<ir_version: 8, opset_import: ["" : 26]>
+    g (int8[2] x) => (uint8[2] z) { z = BitCast <to = 2> (x) })",
+                  {{"x", tensor<int8_t>({2}, {-1, 127})}});
+  EXPECT_EQ(values(u), (std::vector<double>{255, 127}));
+  auto err = run_op_error(R"(<ir_version: 8, opset_import: ["" : 26]>
+    g (float[2] x) => (int64[2] z) { z = BitCast <to = 7> (x) })",
+                          {{"x", f32({2}, {1, 2})}});
+  EXPECT_NE(err.find("cannot bit-cast float32 to int64: their bit widths differ"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // Conv and ConvTranspose against naive loop implementations written here: groups, depthwise,
 // dilations, strides, asymmetric pads, auto_pad, 1-D, banded im2col, output_padding and
-// output_shape, and the errors for inconsistent shapes.
+// output_shape, and the errors for inconsistent shapes; Col2Im and DeformConv against
+// hand-computed values.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -259,6 +261,65 @@ g (float[1,2,3,3] x, float[3,1,3,3] w) => (float[1,1,5,5] y) { y = ConvTranspose
   auto msg = run_reference_error(model, {{"x", Tensor(DType::kFloat, {1, 2, 3, 3})},
                                          {"w", Tensor(DType::kFloat, {3, 1, 3, 3})}});
   EXPECT_NE(msg.find("W's first dim must equal X's channels"), std::string::npos) << msg;
+}
+
+TEST(Col2Im, AddsOverlappingBlocks) {
+  // 2x2 blocks at the 4 positions of a 3x3 image; block position l holds l + 1 in every entry,
+  // so each pixel sums the positions of the blocks that cover it.
+  std::vector<float> cols;
+  for (int k = 0; k < 4; ++k)
+    for (int l = 0; l < 4; ++l) cols.push_back(static_cast<float>(l + 1));
+  const std::string m = R"(<ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,4,4] x, int64[2] img, int64[2] blk) => (float[1,1,3,3] z) { z = Col2Im(x, img, blk) })";
+  auto z = testing::run_op(m, {{"x", testing::f32({1, 4, 4}, cols)},
+                               {"img", testing::tensor<int64_t>({2}, {3, 3})},
+                               {"blk", testing::tensor<int64_t>({2}, {2, 2})}});
+  testing::expect_tensor_near(z, {1, 1, 3, 3}, {1, 3, 2, 4, 10, 6, 3, 7, 4});
+  // Strides 2 and pads 1 around a 2x2 image: each 2x2 block keeps only its inner pixel.
+  auto s = testing::run_op(R"(<ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,4,4] x, int64[2] img, int64[2] blk) => (float[1,1,2,2] z) { z = Col2Im <strides = [2, 2], pads = [1, 1, 1, 1]> (x, img, blk) })",
+                           {{"x", testing::f32({1, 4, 4}, cols)},
+                            {"img", testing::tensor<int64_t>({2}, {2, 2})},
+                            {"blk", testing::tensor<int64_t>({2}, {2, 2})}});
+  testing::expect_tensor_near(s, {1, 1, 2, 2}, {1, 2, 3, 4});
+  auto err = testing::run_op_error(m, {{"x", testing::f32({1, 4, 4}, cols)},
+                                       {"img", testing::tensor<int64_t>({2}, {4, 4})},
+                                       {"blk", testing::tensor<int64_t>({2}, {2, 2})}});
+  EXPECT_NE(err.find("input has 4 blocks (dim 2) but image_shape [4, 4] holds 9"),
+            std::string::npos)
+      << err;
+}
+
+TEST(DeformConv, OffsetsMaskAndBias) {
+  const Tensor x = testing::f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor w = testing::f32({1, 1, 2, 2}, {1, 1, 1, 1});
+  std::vector<float> zeros(32, 0.0f), half_right(32, 0.0f);
+  for (int c = 1; c < 8; c += 2)  // channels 2t + 1 hold tap t's x offset
+    for (int p = 0; p < 4; ++p) half_right[static_cast<size_t>(c * 4 + p)] = 0.5f;
+  const std::string m = R"(<ir_version: 8, opset_import: ["" : 19]>
+    g (float[1,1,3,3] x, float[1,1,2,2] w, float[1,8,2,2] off) => (float[1,1,2,2] z) { z = DeformConv(x, w, off) })";
+  // Zero offsets: a plain convolution with a 2x2 box filter.
+  testing::expect_tensor_near(
+      testing::run_op(m, {{"x", x}, {"w", w}, {"off", testing::f32({1, 8, 2, 2}, zeros)}}),
+      {1, 1, 2, 2}, {12, 16, 24, 28});
+  // Every tap half a pixel right: the mean of two neighbours, a neighbour past the edge being 0.
+  testing::expect_tensor_near(
+      testing::run_op(m, {{"x", x}, {"w", w}, {"off", testing::f32({1, 8, 2, 2}, half_right)}}),
+      {1, 1, 2, 2}, {14, 12.5, 26, 21.5});
+  auto masked =
+      testing::run_op(R"(<ir_version: 8, opset_import: ["" : 22]>
+    g (float[1,1,3,3] x, float[1,1,2,2] w, float[1,8,2,2] off, float[1] b, float[1,4,2,2] mask) => (float[1,1,2,2] z) { z = DeformConv(x, w, off, b, mask) })",
+                      {{"x", x},
+                       {"w", w},
+                       {"off", testing::f32({1, 8, 2, 2}, zeros)},
+                       {"b", testing::f32({1}, {1})},
+                       {"mask", testing::f32({1, 4, 2, 2}, std::vector<float>(16, 0.5f))}});
+  testing::expect_tensor_near(masked, {1, 1, 2, 2}, {7, 9, 13, 15});
+  auto err = testing::run_op_error(
+      R"(<ir_version: 8, opset_import: ["" : 19]>
+    g (float[1,1,3,3] x, float[1,1,2,2] w, float[1,4,2,2] off) => (float[1,1,2,2] z) { z = DeformConv(x, w, off) })",
+      {{"x", x}, {"w", w}, {"off", testing::f32({1, 4, 2, 2}, std::vector<float>(16, 0))}});
+  EXPECT_NE(err.find("offset has shape 1x4x2x2, expected 1x8x2x2"), std::string::npos) << err;
 }
 
 }  // namespace

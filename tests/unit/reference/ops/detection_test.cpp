@@ -1,6 +1,6 @@
 // Detection and sampling kernels against hand-worked values: NonMaxSuppression (IoU and score
 // thresholds, center_point_box, output limit), RoiAlign (both coordinate modes), GridSample
-// (modes, padding, align_corners), MaxRoiPool and MaxUnpool.
+// (modes, padding, align_corners, version 20's mode names and volumes), MaxRoiPool and MaxUnpool.
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
@@ -129,6 +129,31 @@ g (float[1,1,2,2] x, int64[1,1,2,2] i, int64[4] s) => (float[1,1,5,5] z) { z = M
 g (float[1,1,2,2] x, int64[1,1,2,2] i) => (float[1,1,4,4] z) { z = MaxUnpool<kernel_shape=[2,2], strides=[2,2]>(x, i) })",
                           in);
   EXPECT_NE(err.find("index 16"), std::string::npos) << err;
+}
+
+TEST(GridSample, Version20ModeNamesAndVolumes) {
+  // Mode names of GridSample-20: 'linear' (was 'bilinear') and 'cubic' (was 'bicubic').
+  auto linear =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 20]>
+g (float[1,1,2,2] x, float[1,1,1,2] grid) => (float[1,1,1,1] z) { z = GridSample <mode = "linear"> (x, grid) })",
+             {{"x", f32({1, 1, 2, 2}, {1, 2, 3, 4})}, {"grid", f32({1, 1, 1, 2}, {0, 0})}});
+  expect_tensor_near(linear, {1, 1, 1, 1}, {2.5});
+  auto err =
+      run_op_error(R"(<ir_version: 8, opset_import: ["" : 20]>
+g (float[1,1,2,2] x, float[1,1,1,2] grid) => (float[1,1,1,1] z) { z = GridSample <mode = "bilinear"> (x, grid) })",
+                   {{"x", f32({1, 1, 2, 2}, {1, 2, 3, 4})}, {"grid", f32({1, 1, 1, 2}, {0, 0})}});
+  EXPECT_NE(err.find("unknown mode 'bilinear'"), std::string::npos) << err;
+  // A 2x2x2 volume holding 4 d + 2 h + w, which trilinear interpolation reproduces exactly; grid
+  // components are (x, y, z) = (w, h, d), mapped with align_corners to [0, 1].
+  const std::string vol = R"(<ir_version: 8, opset_import: ["" : 22]>
+g (float[1,1,2,2,2] x, float[1,1,1,2,3] grid) => (float[1,1,1,1,2] z) { z = GridSample <align_corners = 1, mode = ")";
+  const Tensor x = f32({1, 1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor grid = f32({1, 1, 1, 2, 3}, {0, 0, 0, 1, -1, 1});
+  expect_tensor_near(run_op(vol + R"(linear"> (x, grid) })", {{"x", x}, {"grid", grid}}),
+                     {1, 1, 1, 1, 2}, {3.5, 5});
+  // Nearest rounds 0.5 to even: (0, 0, 0).
+  expect_tensor_near(run_op(vol + R"(nearest"> (x, grid) })", {{"x", x}, {"grid", grid}}),
+                     {1, 1, 1, 1, 2}, {0, 5});
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // The ai.onnx.ml kernels: hand-computed values from the spec for each op, every post_transform
 // and tree aggregate, base_values, int64 and string labels, ZipMap's sequence of maps, errors
-// that name the node, and the same models run on ONNX Runtime (through the worker) agreeing.
+// that name the node, and the same models run on ONNX Runtime (through the worker) agreeing;
+// LabelEncoder-4's tensor attributes and TreeEnsemble-5 on the reference alone.
 #include <cmath>
+#include <limits>
 
 #include "backends/backend.h"
 #include "backends/backend_test_util.h"
@@ -600,6 +602,50 @@ g (float[2] x) => (float[2] y) { y = ai.onnx.ml.Scaler<offset = [1.0], scale = [
   EXPECT_EQ(reg.find("ai.onnx.ml", "TreeEnsembleClassifier", 0), nullptr);
   EXPECT_EQ(reg.find("ai.onnx.ml", "LabelEncoder", 1)->since_version, 1);
   EXPECT_EQ(reg.find("ai.onnx.ml", "LabelEncoder", 3)->since_version, 2);
+}
+
+TEST(MlLabelEncoder, Version4TensorAttributes) {
+  const std::string h = R"(<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 4]>
+)";
+  auto a = run_op(h + R"(g (int64[3] x) => (float[3] y) {
+  y = ai.onnx.ml.LabelEncoder<keys_tensor = int64[2] {1, 2}, values_tensor = float[2] {0.5, 1.5}, default_tensor = float[1] {9.0}>(x) })",
+                  {{"x", tensor<int64_t>({3}, {2, 3, 1})}}, "y");
+  expect_tensor_near(a, {3}, {1.5, 9, 0.5});
+  // Without default_tensor an integer value type defaults to -1.
+  auto b = run_op(h + R"(g (string[2] x) => (int32[2] y) {
+  y = ai.onnx.ml.LabelEncoder<keys_strings = ["a"], values_tensor = int32[1] {7}>(x) })",
+                  {{"x", tensor<std::string>({2}, {"a", "b"})}}, "y");
+  ASSERT_EQ(b.dtype(), DType::kInt32);
+  EXPECT_EQ(values(b), (std::vector<double>{7, -1}));
+  auto err = run_op_error(h + R"(g (int64[1] x) => (y) {
+  y = ai.onnx.ml.LabelEncoder<keys_tensor = int64[1] {1}, keys_int64s = [1], values_int64s = [2]>(x) })",
+                          {{"x", tensor<int64_t>({1}, {1})}});
+  EXPECT_NE(err.find("has both keys_tensor and keys_int64s"), std::string::npos) << err;
+}
+
+TEST(MlTreeEnsemble, Version5BranchesMembershipAndAggregates) {
+  // One tree: node 0 sends x <= 0.5 to leaf 0 (target 0, weight 1), else to node 1, which sends
+  // members of {2, 3} to leaf 1 (target 1, weight 10) and the rest (NaN too) to leaf 2 (target 1,
+  // weight 100).
+  auto run = [](int aggregate) {
+    return run_op(
+        R"(<ir_version: 8, opset_import: ["" : 21, "ai.onnx.ml" : 5]>
+g (float[4,1] x) => (float[4,2] y) {
+  y = ai.onnx.ml.TreeEnsemble<n_targets = 2, aggregate_function = )" +
+            std::to_string(aggregate) +
+            R"(, tree_roots = [0], nodes_featureids = [0, 0], nodes_modes = uint8[2] {0, 6}, nodes_splits = float[2] {0.5, 0.0}, nodes_truenodeids = [0, 1], nodes_trueleafs = [1, 1], nodes_falsenodeids = [1, 2], nodes_falseleafs = [0, 1], membership_values = float[2] {2.0, 3.0}, leaf_targetids = [0, 1, 1], leaf_weights = float[3] {1.0, 10.0, 100.0}>(x) })",
+        {{"x", f32({4, 1}, {0, 2, 5, std::nanf("")})}}, "y");
+  };
+  expect_tensor_near(run(1), {4, 2}, {1, 0, 0, 10, 0, 100, 0, 100});
+  // MIN: targets no leaf reaches keep the largest float.
+  const double big = std::numeric_limits<float>::max();
+  expect_tensor_near(run(2), {4, 2}, {1, big, big, 10, big, 100, big, 100});
+  auto err = run_op_error(R"(<ir_version: 8, opset_import: ["" : 21, "ai.onnx.ml" : 5]>
+g (float[1,1] x) => (y) {
+  y = ai.onnx.ml.TreeEnsemble<n_targets = 1, tree_roots = [0], nodes_featureids = [3], nodes_modes = uint8[1] {0}, nodes_splits = float[1] {0.5}, nodes_truenodeids = [0], nodes_trueleafs = [1], nodes_falsenodeids = [0], nodes_falseleafs = [1], leaf_targetids = [0], leaf_weights = float[1] {1.0}>(x) })",
+                          {{"x", f32({1, 1}, {0})}});
+  EXPECT_NE(err.find("node 0 reads feature 3 but the input has 1 features"), std::string::npos)
+      << err;
 }
 
 }  // namespace

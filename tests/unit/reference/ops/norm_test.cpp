@@ -1,10 +1,11 @@
 // Normalisation kernels (BatchNormalization in inference and training mode, InstanceNormalization,
-// LayerNormalization with its optional outputs, LRN, MeanVarianceNormalization) and Dropout,
-// against formulas evaluated here.
+// LayerNormalization with its optional outputs, LRN, MeanVarianceNormalization, LpNormalization)
+// and Dropout, against formulas evaluated here.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "op_test_util.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -176,6 +177,30 @@ g (float[3] x, float r, bool t) => (float[3] y) { y = Dropout(x, r, t) }
                                          {"r", Tensor::scalar(0.5f)},
                                          {"t", Tensor::scalar(true)}});
   EXPECT_NE(msg.find("training mode"), std::string::npos) << msg;
+}
+
+TEST(LpNormalization, L1AndL2AlongAnAxis) {
+  auto run = [](const std::string& attrs, int opset) {
+    return testing::run_op("<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
+                               "]>\n g (float[2,2] x) => (float[2,2] z) { z = LpNormalization " +
+                               attrs + " (x) }",
+                           {{"x", testing::f32({2, 2}, {3, 4, -6, 8})}});
+  };
+  // Default p = 2 along the last axis: rows (3, 4) and (-6, 8) have norms 5 and 10.
+  testing::expect_tensor_near(run("", 22), {2, 2}, {0.6, 0.8, -0.6, 0.8});
+  testing::expect_tensor_near(run("", 1), {2, 2}, {0.6, 0.8, -0.6, 0.8});
+  // p = 1 along axis 0: columns have L1 norms 9 and 12.
+  testing::expect_tensor_near(run("<p = 1, axis = 0>", 22), {2, 2},
+                              {3.0 / 9, 4.0 / 12, -6.0 / 9, 8.0 / 12});
+  // A zero vector stays zero.
+  auto zero = testing::run_op(R"(<ir_version: 8, opset_import: ["" : 22]>
+    g (float[1,2] x) => (float[1,2] z) { z = LpNormalization(x) })",
+                              {{"x", testing::f32({1, 2}, {0, 0})}});
+  testing::expect_tensor_near(zero, {1, 2}, {0, 0});
+  auto err = testing::run_op_error(R"(<ir_version: 8, opset_import: ["" : 22]>
+    g (float[2,2] x) => (float[2,2] z) { z = LpNormalization <p = 3> (x) })",
+                                   {{"x", testing::f32({2, 2}, {3, 4, -6, 8})}});
+  EXPECT_NE(err.find("attribute p must be 1 or 2, got 3"), std::string::npos) << err;
 }
 
 }  // namespace

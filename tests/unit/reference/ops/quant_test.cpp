@@ -1,6 +1,6 @@
 // Quantization kernels against hand-computed values: QuantizeLinear (round half to even,
-// saturation, per-axis), DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, ConvInteger and
-// QLinearConv.
+// saturation, per-axis, blocked, 16-bit), DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul,
+// ConvInteger and QLinearConv.
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
@@ -113,6 +113,57 @@ g (uint8[1,1,3,3] x, float xs, uint8 xz, uint8[1,1,2,2] w, float ws, uint8 wz, f
                    {"b", tensor<int32_t>({1}, {2})}});
   // (sum + 2) * 0.5.
   EXPECT_EQ(values(q), (std::vector<double>{5, 7, 11, 13}));
+}
+
+TEST(QuantizeLinear, BlockedAndSixteenBit) {
+  // Blocks of 2 along axis 1, one scale per block: x / scale = 0 2 | 2 3 and 2 2.5 | 1.5 1.75,
+  // rounded half to even.
+  auto b =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[2,4] x, float[2,2] s) => (uint8[2,4] z) { z = QuantizeLinear <axis = 1, block_size = 2> (x, s) })",
+             {{"x", f32({2, 4}, {0, 2, 4, 6, 8, 10, 12, 14})}, {"s", f32({2, 2}, {1, 2, 4, 8})}});
+  ASSERT_EQ(b.dtype(), DType::kUint8);
+  EXPECT_EQ(values(b), (std::vector<double>{0, 2, 2, 3, 2, 2, 2, 2}));
+  // One block covers the whole axis, whatever block_size's size (no overflow rounding it up).
+  auto whole =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[2,4] x, float[2,1] s) => (uint8[2,4] z) { z = QuantizeLinear <axis = 1, block_size = 9223372036854775807> (x, s) })",
+             {{"x", f32({2, 4}, {0, 2, 4, 6, 8, 10, 12, 14})}, {"s", f32({2, 1}, {1, 2})}});
+  EXPECT_EQ(values(whole), (std::vector<double>{0, 2, 4, 6, 4, 5, 6, 7}));
+  auto i16 = run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[3] x, float s, int16 zp) => (int16[3] z) { z = QuantizeLinear(x, s, zp) })",
+                    {{"x", f32({3}, {-70000, 1.5f, 70000})},
+                     {"s", Tensor::scalar<float>(1)},
+                     {"zp", Tensor::scalar<int16_t>(0)}});
+  ASSERT_EQ(i16.dtype(), DType::kInt16);
+  EXPECT_EQ(values(i16), (std::vector<double>{-32768, 2, 32767}));
+  auto u16 = run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[3] x, float s, uint16 zp) => (uint16[3] z) { z = QuantizeLinear(x, s, zp) })",
+                    {{"x", f32({3}, {-1, 3.5f, 1e6f})},
+                     {"s", Tensor::scalar<float>(1)},
+                     {"zp", Tensor::scalar<uint16_t>(0)}});
+  EXPECT_EQ(values(u16), (std::vector<double>{0, 4, 65535}));
+  auto err = run_op_error(
+      R"(<ir_version: 8, opset_import: ["" : 21]>
+g (float[2,4] x, float[2,3] s) => (uint8[2,4] z) { z = QuantizeLinear <axis = 1, block_size = 2> (x, s) })",
+      {{"x", f32({2, 4}, {0, 2, 4, 6, 8, 10, 12, 14})}, {"s", f32({2, 3}, {1, 1, 1, 1, 1, 1})}});
+  EXPECT_NE(err.find("y_scale must have shape 2x2, got 2x3"), std::string::npos) << err;
+}
+
+TEST(DequantizeLinear, BlockedAndSixteenBit) {
+  // (x - zp) * scale with scale and zero point per block of 2 along axis 1.
+  auto b = run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (int8[2,4] x, float[2,2] s, int8[2,2] zp) => (float[2,4] z) { z = DequantizeLinear <axis = 1, block_size = 2> (x, s, zp) })",
+                  {{"x", tensor<int8_t>({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})},
+                   {"s", f32({2, 2}, {1, 2, 3, 4})},
+                   {"zp", tensor<int8_t>({2, 2}, {0, 1, 0, 1})}});
+  expect_tensor_near(b, {2, 4}, {1, 2, 4, 6, 15, 18, 24, 28});
+  auto u16 = run_op(R"(<ir_version: 8, opset_import: ["" : 21]>
+g (uint16[2] x, float s, uint16 zp) => (float[2] z) { z = DequantizeLinear(x, s, zp) })",
+                    {{"x", tensor<uint16_t>({2}, {0, 65535})},
+                     {"s", Tensor::scalar<float>(0.5f)},
+                     {"zp", Tensor::scalar<uint16_t>(1)}});
+  expect_tensor_near(u16, {2}, {-0.5, 32767});
 }
 
 }  // namespace

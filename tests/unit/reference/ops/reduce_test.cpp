@@ -1,5 +1,5 @@
-// Tests of the Reduce* kernels, ArgMax/ArgMin and CumSum: axes as attribute and as input,
-// negative axes, keepdims, noop_with_empty_axes, integer and float16 inputs, and bad axes.
+// Tests of the Reduce* kernels, ArgMax/ArgMin, CumSum and CumProd: axes as attribute and as input,
+// negative axes, keepdims, noop_with_empty_axes, integer, bool and float16 inputs, and bad axes.
 #include <cmath>
 
 #include "op_test_util.h"
@@ -155,6 +155,46 @@ TEST(ReduceOps, CumSum) {
     g (float[2,3] x, int64 axis) => (float[2,3] z) { z = CumSum(x, axis) })",
                           {{"x", x23()}, {"axis", Tensor::scalar<int64_t>(2)}});
   EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(ReduceOps, CumProd) {
+  auto run = [](const std::string& attrs, int64_t axis) {
+    return run_op(
+        "<ir_version: 8, opset_import: [\"\" : 26]>\n"
+        "g (float[2,3] x, int64 axis) => (float[2,3] z) { z = CumProd " +
+            attrs + "(x, axis) }",
+        {{"x", x23()}, {"axis", Tensor::scalar<int64_t>(axis)}});
+  };
+  expect_tensor_near(run("", 1), {2, 3}, {1, 2, 6, 4, 20, 120});
+  expect_tensor_near(run("", -2), {2, 3}, {1, 2, 3, 4, 10, 18});
+  expect_tensor_near(run("<exclusive = 1>", 1), {2, 3}, {1, 1, 2, 1, 4, 20});
+  expect_tensor_near(run("<reverse = 1>", 1), {2, 3}, {6, 6, 3, 120, 30, 6});
+  expect_tensor_near(run("<exclusive = 1, reverse = 1>", 1), {2, 3}, {6, 3, 1, 30, 6, 1});
+  auto i =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 26]>
+    g (int32[4] x, int32 axis) => (int32[4] z) { z = CumProd(x, axis) })",
+             {{"x", tensor<int32_t>({4}, {1, -2, 3, 4})}, {"axis", Tensor::scalar<int32_t>(0)}});
+  EXPECT_EQ(values(i), (std::vector<double>{1, -2, -6, -24}));
+  auto err = run_op_error(R"(<ir_version: 8, opset_import: ["" : 26]>
+    g (float[2,3] x, int64 axis) => (float[2,3] z) { z = CumProd(x, axis) })",
+                          {{"x", x23()}, {"axis", Tensor::scalar<int64_t>(-3)}});
+  EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(ReduceOps, MaxAndMinOfBoolFromOpset20) {
+  auto run = [](const std::string& op, std::vector<bool> x) {
+    return run_op(
+        "<ir_version: 8, opset_import: [\"\" : 20]>\n"
+        "g (bool[2,3] x, int64[1] axes) => (bool z) { z = " +
+            op + " <keepdims = 0> (x, axes) }",
+        {{"x", tensor<bool>({2, 3}, std::move(x))}, {"axes", tensor<int64_t>({1}, {1})}});
+  };
+  auto any = run("ReduceMax", {true, false, false, false, false, false});
+  ASSERT_EQ(any.dtype(), DType::kBool);
+  EXPECT_EQ(values(any), (std::vector<double>{1, 0}));
+  auto all = run("ReduceMin", {true, true, true, false, true, true});
+  ASSERT_EQ(all.dtype(), DType::kBool);
+  EXPECT_EQ(values(all), (std::vector<double>{1, 0}));
 }
 
 }  // namespace

@@ -170,5 +170,71 @@ TEST(Resize, WrongScaleCountNamesShape) {
   EXPECT_NE(err.find("1x2"), std::string::npos) << err;
 }
 
+TEST(Resize, AxesOnlyResizeTheListedAxes) {
+  // Width doubles (half_pixel, round_prefer_floor: x_original = -0.25, 0.25, 0.75, 1.25 -> 0, 0,
+  // 1, 1); the other axes keep their size.
+  auto m = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,2] x) => (float[1,1,2,4] y) {
+      scales = Constant<value = float[1] {2.0}>()
+      y = Resize<mode = "nearest", axes = [-1]>(x, , scales)
+    })");
+  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2})}});
+  expect_tensor_near(out["y"], {1, 1, 2, 4}, {1, 1, 2, 2, 3, 3, 4, 4});
+}
+
+TEST(Resize, KeepAspectRatioPolicy) {
+  // sizes [3, 3] for a 2x4 plane: scales 1.5 and 0.75; not_larger takes 0.75 for both axes
+  // (output 2x3), not_smaller 1.5 (output 3x6).
+  auto run = [](const std::string& policy) {
+    auto m = parse_text_model(R"(
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (float[1,1,2,4] x) => (float[1,1,N,M] y) {
+        sizes = Constant<value = int64[2] {3, 3}>()
+        y = Resize<mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = ")" +
+                              policy + R"(">(x, , , sizes)
+      })");
+    return run_reference(m, {{"x", iota({1, 1, 2, 4})}})["y"];
+  };
+  // Rows: x_original = 0.17, 1.5 -> 0, 1; columns 0.17, 1.5, 2.83 -> 0, 1, 3.
+  expect_tensor_near(run("not_larger"), {1, 1, 2, 3}, {1, 2, 4, 5, 6, 8});
+  EXPECT_EQ(shape_to_string(run("not_smaller").shape()), "1x1x3x6");
+  // A common scale whose sizes cannot be indexed is refused before anything is allocated.
+  auto huge = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,1,2,4] x) => (float[1,1,N,M] y) {
+      sizes = Constant<value = int64[2] {4611686018427387904, 1}>()
+      y = Resize<mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_smaller">(x, , , sizes)
+    })");
+  auto err = run_reference_error(huge, {{"x", iota({1, 1, 2, 4})}});
+  EXPECT_NE(err.find("a size too large to index"), std::string::npos) << err;
+}
+
+TEST(Resize, AntialiasStretchesTheFilterWhenDownscaling) {
+  // 4 -> 2 samples, scale 0.5: the triangle filter widens to 4 taps with weights 1, 3, 3, 1 / 8
+  // around x_original = 0.5 and 2.5 (edge samples repeat): 1.625 and 3.375 instead of plain
+  // linear's 1.5 and 3.5.
+  auto run = [](int antialias) {
+    auto m = parse_text_model(R"(
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (float[4] x) => (float[2] y) {
+        scales = Constant<value = float[1] {0.5}>()
+        y = Resize<mode = "linear", antialias = )" +
+                              std::to_string(antialias) + R"(>(x, , scales)
+      })");
+    return run_reference(m, {{"x", iota({4})}})["y"];
+  };
+  expect_tensor_near(run(1), {2}, {1.625, 3.375});
+  expect_tensor_near(run(0), {2}, {1.5, 3.5});
+  auto bad = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[4] x) => (float[2] y) {
+      scales = Constant<value = float[1] {0.5}>()
+      y = Resize<mode = "linear", antialias = 1>(x, , scales)
+    })");
+  auto err = run_reference_error(bad, {{"x", iota({4})}});
+  EXPECT_NE(err.find("need opset 18"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace onnxdbg

@@ -1,5 +1,5 @@
-// Slice, Gather, GatherElements, GatherND, ScatterElements, ScatterND and Compress on the
-// reference interpreter, with hand-computed values and error messages.
+// Slice, Gather, GatherElements, GatherND, ScatterElements, ScatterND, TensorScatter and Compress
+// on the reference interpreter, with hand-computed values and error messages.
 #include "../../test_util.h"
 
 namespace onnxdbg {
@@ -166,6 +166,32 @@ TEST(SliceGather, Compress) {
   auto out = run_reference(m, {{"x", iota({3, 2})}});
   expect_tensor_near(out["y"], {2, 2}, {0, 1, 4, 5});
   expect_tensor_near(out["f"], {2}, {1, 3});
+}
+
+TEST(SliceGather, TensorScatterLinearAndCircular) {
+  // past [1, 4, 2] holds 0..7; the update's 2 rows go to sequence positions 1 and 2 (linear) or
+  // 3 and 0 (circular, write index 3).
+  auto run = [](const std::string& mode, int64_t at) {
+    auto m = parse_text_model(R"(<ir_version: 8, opset_import: ["" : 24]>
+      g (float[1,4,2] past, float[1,2,2] upd, int64[1] at) => (float[1,4,2] y) {
+        y = TensorScatter<mode = ")" +
+                              mode + R"(">(past, upd, at)
+      })");
+    Tensor past(DType::kFloat, {1, 4, 2});
+    for (int64_t i = 0; i < 8; ++i) past.data<float>()[i] = static_cast<float>(i);
+    return std::make_pair(m, std::map<std::string, Tensor>{
+                                 {"past", past},
+                                 {"upd", Tensor::from_vector<float>({1, 2, 2}, {10, 11, 12, 13})},
+                                 {"at", Tensor::from_vector<int64_t>({1}, {at})}});
+  };
+  auto [lin, lin_in] = run("linear", 1);
+  expect_tensor_near(run_reference(lin, lin_in)["y"], {1, 4, 2}, {0, 1, 10, 11, 12, 13, 6, 7});
+  auto [circ, circ_in] = run("circular", 3);
+  expect_tensor_near(run_reference(circ, circ_in)["y"], {1, 4, 2}, {12, 13, 2, 3, 4, 5, 10, 11});
+  auto [bad, bad_in] = run("linear", 3);
+  auto err = run_reference_error(bad, bad_in);
+  EXPECT_NE(err.find("write index 3 of batch sample 0 does not fit 2 positions"), std::string::npos)
+      << err;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // String kernels: StringNormalizer (stopwords with and without case sensitivity, case changes,
-// the empty result, [1, C] input, ASCII-only folding) and TfIdfVectorizer (TF, IDF, TFIDF, skips,
-// min_gram_length, string pools, batches).
+// the empty result, [1, C] input, ASCII-only folding), TfIdfVectorizer (TF, IDF, TFIDF, skips,
+// min_gram_length, string pools, batches), StringConcat, StringSplit and RegexFullMatch.
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
@@ -80,6 +80,55 @@ TEST(TfIdfVectorizer, StringBatch) {
           R"(pool_int64s=[1, 2, 3], ngram_counts=[0, 2], ngram_indexes=[0, 1], min_gram_length=1, max_gram_length=2, max_skip_count=0, mode="TF")"),
       {{"x", tensor<int32_t>({5}, {1, 2, 3, 4, 5})}});
   EXPECT_NE(err.find("ngram_counts"), std::string::npos) << err;
+}
+
+TEST(StringConcat, Broadcasts) {
+  auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 20]>
+    g (string[2] a, string[1] b) => (string[2] z) { z = StringConcat(a, b) })",
+                  {{"a", tensor<std::string>({2}, S{"ab", "\xC3\xA9"})},
+                   {"b", tensor<std::string>({1}, S{"!"})}});
+  EXPECT_EQ(z.strings(), (S{"ab!", "\xC3\xA9!"}));
+}
+
+TEST(StringSplit, DelimiterWhitespaceAndMaxsplit) {
+  auto split = [](const std::string& attrs, S x) {
+    const std::string m = R"(<ir_version: 8, opset_import: ["" : 20]>
+    g (string[2] x) => (string y, int64[2] n) { y, n = StringSplit )" +
+                          attrs + R"( (x) })";
+    auto model = parse_text_model(m);
+    return run_reference(model, {{"x", tensor<std::string>({2}, std::move(x))}});
+  };
+  auto d = split(R"(<delimiter = ",">)", {"a,b,,c", ""});
+  ASSERT_EQ(shape_to_string(d["y"].shape()), "2x4");
+  EXPECT_EQ(d["y"].strings(), (S{"a", "b", "", "c", "", "", "", ""}));
+  EXPECT_EQ(values(d["n"]), (std::vector<double>{4, 1}));
+  // Without a delimiter, runs of whitespace separate and the ends are trimmed.
+  auto w = split("", {" hello  world ", "x"});
+  ASSERT_EQ(shape_to_string(w["y"].shape()), "2x2");
+  EXPECT_EQ(w["y"].strings(), (S{"hello", "world", "x", ""}));
+  EXPECT_EQ(values(w["n"]), (std::vector<double>{2, 1}));
+  auto m = split(R"(<delimiter = ",", maxsplit = 1>)", {"a,b,c", "d"});
+  EXPECT_EQ(m["y"].strings(), (S{"a", "b,c", "d", ""}));
+  EXPECT_EQ(values(m["n"]), (std::vector<double>{2, 1}));
+}
+
+TEST(RegexFullMatch, MatchesWholeStrings) {
+  const std::string m = R"(<ir_version: 8, opset_import: ["" : 20]>
+    g (string[3] x) => (bool[3] z) { z = RegexFullMatch <pattern = "a+[a-z]"> (x) })";
+  auto z = run_op(m, {{"x", tensor<std::string>({3}, S{"aab", "aab!", "b"})}});
+  ASSERT_EQ(z.dtype(), DType::kBool);
+  EXPECT_EQ(values(z), (std::vector<double>{1, 0, 0}));
+  auto err = run_op_error(R"(<ir_version: 8, opset_import: ["" : 20]>
+    g (string[1] x) => (bool[1] z) { z = RegexFullMatch <pattern = "(a"> (x) })",
+                          {{"x", tensor<std::string>({1}, S{"a"})}});
+  EXPECT_NE(err.find("is not a regular expression std::regex (ECMAScript) accepts"),
+            std::string::npos)
+      << err;
+  // A string long enough to overflow the stack of std::regex's recursive matcher is refused.
+  auto long_err =
+      run_op_error(m, {{"x", tensor<std::string>({3}, S{"a", std::string(5000, 'a'), ""})}});
+  EXPECT_NE(long_err.find("element 1 has 5000 bytes, more than the 1024"), std::string::npos)
+      << long_err;
 }
 
 }  // namespace
