@@ -42,7 +42,9 @@ Status dequantize_linear(KernelContext& ctx) {
 
 void register_dequantize_linear(KernelRegistry& r) {
   r.add("DequantizeLinear", 10, dequantize_linear, HalfMode::kNative);
-  r.add("DequantizeLinear", 13, dequantize_linear, HalfMode::kNative);
+  // DequantizeLinear-19 added float8 inputs (refused) and float16/bfloat16 scales; 21 added
+  // blocked quantization, which this kernel lacks.
+  r.add("DequantizeLinear", 13, dequantize_linear, HalfMode::kNative).through(19);
 }
 
 }  // namespace onnxdbg::reference

@@ -15,7 +15,8 @@ Status equal_kernel(KernelContext& ctx) {
 
 void register_equal(KernelRegistry& r) {
   r.add("Equal", 1, equal_kernel<Broadcast::kLegacy>);
-  r.add("Equal", 7, equal_kernel<Broadcast::kNumpy>);
+  // Equal-19 added strings, which binary_elementwise refuses.
+  r.add("Equal", 7, equal_kernel<Broadcast::kNumpy>).through(19);
 }
 
 }  // namespace onnxdbg::reference

@@ -42,7 +42,9 @@ Status quantize_linear(KernelContext& ctx) {
 
 void register_quantize_linear(KernelRegistry& r) {
   r.add("QuantizeLinear", 10, quantize_linear);
-  r.add("QuantizeLinear", 13, quantize_linear);  // per-axis scale and zero point
+  // QuantizeLinear-19 added float16/bfloat16 inputs and float8 outputs with `saturate` (float8
+  // only, refused); 21 added blocked quantization and output_dtype, which this kernel lacks.
+  r.add("QuantizeLinear", 13, quantize_linear).through(19);  // per-axis scale and zero point
 }
 
 }  // namespace onnxdbg::reference

@@ -7,7 +7,7 @@ namespace onnxdbg::reference {
 
 void register_reduce_max(KernelRegistry& r) {
   r.add("ReduceMax", 1, reduce_kernel<ReduceKind::kMax, AxesFrom::kAttribute>);
-  r.add("ReduceMax", 18, reduce_kernel<ReduceKind::kMax, AxesFrom::kInput>);
+  r.add("ReduceMax", 18, reduce_kernel<ReduceKind::kMax, AxesFrom::kInput>).through(20);
 }
 
 }  // namespace onnxdbg::reference

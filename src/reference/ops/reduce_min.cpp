@@ -7,7 +7,7 @@ namespace onnxdbg::reference {
 
 void register_reduce_min(KernelRegistry& r) {
   r.add("ReduceMin", 1, reduce_kernel<ReduceKind::kMin, AxesFrom::kAttribute>);
-  r.add("ReduceMin", 18, reduce_kernel<ReduceKind::kMin, AxesFrom::kInput>);
+  r.add("ReduceMin", 18, reduce_kernel<ReduceKind::kMin, AxesFrom::kInput>).through(20);
 }
 
 }  // namespace onnxdbg::reference

@@ -112,7 +112,9 @@ Status resize(KernelContext& ctx) {
 void register_resize(KernelRegistry& r) {
   r.add("Resize", 10, resize, HalfMode::kNative);
   r.add("Resize", 11, resize, HalfMode::kNative);  // roi, sizes, coordinate modes, cubic
-  r.add("Resize", 13, resize, HalfMode::kNative);  // optional roi/scales
+  // Resize-18 added antialias, axes and keep_aspect_ratio_policy (refused above unless default)
+  // and Resize-19 the half_pixel_symmetric mode (implemented), so 18 and 19 are covered.
+  r.add("Resize", 13, resize, HalfMode::kNative).through(19);  // optional roi/scales
 }
 
 }  // namespace onnxdbg::reference
