@@ -77,10 +77,8 @@ TEST(KernelVersions, EverySchemaRunsByKernelOrBodyOrIsRefused) {
       ++refused;
     }
   }
-  // ONNX 1.12's newest versions: most run on kernels; the rest mostly on bodies.
-  EXPECT_GT(kernels, 150);
-  EXPECT_GT(bodies, 5);
-  EXPECT_GE(refused, 0);
+  // Nearly every newest version of ONNX 1.12 has a kernel of its own.
+  EXPECT_GT(kernels, 150) << bodies << " bodies, " << refused << " refused";
 }
 
 TEST(KernelVersions, FindNeverReturnsAKernelOutsideItsRange) {
