@@ -11,6 +11,7 @@
 #include "core/onnx.h"
 #include "onnx/defs/schema.h"
 #include "reference/kernel.h"
+#include "reference/op_versions.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -21,6 +22,21 @@ const onnx::OpSchema* schema_at(const std::string& domain, const std::string& op
                                 int64_t opset) {
   if (opset <= 0) return nullptr;
   return onnx::OpSchemaRegistry::Schema(op_type, static_cast<int>(opset), canonical_domain(domain));
+}
+
+// The linked schema when it is the version in force at `opset`; nullptr when the linked libonnx
+// only knows an older version (its body would have the older semantics).
+const onnx::OpSchema* linked_schema_in_force(const std::string& domain, const std::string& op_type,
+                                             int64_t opset) {
+  const onnx::OpSchema* s = schema_at(domain, op_type, opset);
+  if (!s) return nullptr;
+  // Schemas registered after the version table was read (tests' own domains) are their only source.
+  const int in_force = version_in_force(domain, op_type, opset);
+  return in_force == kNoSchema || s->SinceVersion() == in_force ? s : nullptr;
+}
+
+std::string versioned(const std::string& op_type, int version) {
+  return op_type + "-" + std::to_string(version);
 }
 
 OpsetMap function_opsets(const onnx::FunctionProto& fn) {
@@ -70,7 +86,7 @@ OpSupport op_support_at_depth(const std::string& domain, const std::string& op_t
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
   OpSupport result = OpSupport::kNone;
-  if (const onnx::OpSchema* s = schema_at(domain, op_type, opset)) {
+  if (const onnx::OpSchema* s = linked_schema_in_force(domain, op_type, opset)) {
     if (const onnx::FunctionProto* fn = s->HasFunction() ? s->GetFunction() : nullptr) {
       if (nodes_supported(fn->node(), function_opsets(*fn), depth))
         result = OpSupport::kFunctionBody;
@@ -119,6 +135,45 @@ OpSupport op_support(const std::string& domain, const std::string& op_type, int6
   return op_support_at_depth(canonical_domain(domain), op_type, opset, 0);
 }
 
+std::string unsupported_reason(const std::string& domain_in, const std::string& op_type,
+                               int64_t opset) {
+  const std::string domain = canonical_domain(domain_in);
+  const std::string in = domain.empty() ? "" : " of domain " + domain;
+  const int in_force = version_in_force(domain, op_type, opset);
+  if (in_force == kNoSchema) return "";
+  if (in_force == kUnknownVersion) {
+    const int newest = newest_known_opset(domain);
+    if (opset <= newest) return "";  // older than the op's first version
+    return "opset " + std::to_string(opset) + in + " is newer than any ONNX onnxdbg knows (" +
+           std::to_string(newest) + "), so which version of " + op_type +
+           " is in force cannot be told";
+  }
+  const std::string wanted =
+      versioned(op_type, in_force) + " (opset " + std::to_string(opset) + in + ")";
+  const KernelRegistry& registry = KernelRegistry::global();
+  std::string have;
+  bool newer = true;  // the version in force is newer than every kernel, not older than one
+  for (const KernelDef& k : registry.kernels(domain, op_type)) {
+    newer = newer && in_force > k.since_version;
+    const int through = registry.through(k);
+    have += (have.empty() ? "" : ", ") + versioned(op_type, k.since_version) +
+            (through > k.since_version ? " to " + versioned(op_type, through) : "");
+  }
+  const onnx::OpSchema* linked = schema_at(domain, op_type, opset);
+  const bool linked_knows = linked && linked->SinceVersion() == in_force;
+  if (have.empty()) {
+    if (linked_knows) return "";
+    return wanted + " has no kernel, and the linked ONNX (opset " +
+           std::to_string(linked_opset(domain)) + in + ") does not know it, so no function body";
+  }
+  return "the reference has kernels for " + have + " only; " + wanted +
+         (newer ? " changed its semantics" : " differs from them") +
+         (linked_knows ? " and has no kernel or function body"
+                       : " and has no kernel, and the linked ONNX (opset " +
+                             std::to_string(linked_opset(domain)) + in +
+                             ") does not know it, so no function body");
+}
+
 Expected<FunctionGraph> build_function_graph(const onnx::NodeProto& node, int64_t opset,
                                              const std::vector<onnx::TypeProto>& input_types) {
   const std::string domain = canonical_domain(node.domain());
@@ -126,6 +181,8 @@ Expected<FunctionGraph> build_function_graph(const onnx::NodeProto& node, int64_
                            " at opset " + std::to_string(opset);
   const onnx::OpSchema* schema = schema_at(domain, node.op_type(), opset);
   if (!schema) return unsupported("ONNX has no schema for " + what);
+  if (schema != linked_schema_in_force(domain, node.op_type(), opset))
+    return unsupported(what + ": " + unsupported_reason(domain, node.op_type(), opset));
   onnx::FunctionProto fn;
   if (schema->HasFunction()) {
     fn = *schema->GetFunction();

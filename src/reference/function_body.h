@@ -23,12 +23,20 @@ enum class OpSupport {
 /// Opset versions by domain ("" is the default domain; "ai.onnx" is folded into "").
 using OpsetMap = std::map<std::string, int64_t>;
 
-/// The one decision of what the reference can run: kKernel when the registry has a kernel with
-/// since-version <= `opset`; else kFunctionBody when the ONNX schema in force at `opset` has a
+/// The one decision of what the reference can run: kKernel when the registry has a kernel whose
+/// [since, through] holds the version in force at `opset` (KernelRegistry::find); else
+/// kFunctionBody when the ONNX schema in force at `opset`, as the linked libonnx knows it, has a
 /// function body, static (whose own ops must all be supported at the function's opset imports,
 /// checked recursively) or context-dependent (built per node, so checked per node at load by
 /// find_missing_kernels and at run time); else kNone. `domain` "ai.onnx" equals "".
 OpSupport op_support(const std::string& domain, const std::string& op_type, int64_t opset);
+
+/// Why an op at `opset` that op_support calls kNone cannot run, in one sentence naming the
+/// version in force and the versions the kernels cover ("the reference has kernels for DFT-17
+/// only; DFT-20 (opset 20) changed its semantics and has no kernel or function body"); empty when
+/// there is nothing to add to "no kernel or function body" (an op the reference never had).
+std::string unsupported_reason(const std::string& domain, const std::string& op_type,
+                               int64_t opset);
 
 /// A node's function body as a graph ready to run in a scope of its own: graph inputs are the
 /// function's formal inputs that the node gives (fed with the node's input values in order),

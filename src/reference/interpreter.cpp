@@ -85,7 +85,7 @@ void collect_missing(const onnx::GraphProto& g, const OpsetMap& opsets, TypeMap 
     const int64_t opset = opset_of(opsets, domain);
     const OpSupport support = op_support(domain, n.op_type(), opset);
     if (support == OpSupport::kNone && seen.insert({domain, n.op_type()}).second)
-      out.push_back({domain, n.op_type(), opset});
+      out.push_back({domain, n.op_type(), opset, unsupported_reason(domain, n.op_type(), opset)});
     if (support == OpSupport::kFunctionBody && depth < 16) {
       std::vector<onnx::TypeProto> in_types;
       for (const auto& i : n.input()) {
@@ -370,7 +370,9 @@ Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProt
   auto missing = find_missing_kernels(in->model_);
   if (!missing.empty()) {
     std::string list;
-    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m.to_string();
+    for (const auto& m : missing)
+      list +=
+          (list.empty() ? "" : "; ") + m.to_string() + (m.reason.empty() ? "" : ": " + m.reason);
     return unsupported("the reference interpreter has no kernel or function body for " + list);
   }
   ScopedRunLimits limits(run_limits(in->options_, false));

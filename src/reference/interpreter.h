@@ -35,6 +35,9 @@ struct MissingKernel {
   std::string domain;
   std::string op_type;
   int64_t opset = 0;
+  /// Why, where there is more to say than "no kernel or function body" (unsupported_reason):
+  /// the versions the kernels cover and the version in force at `opset`.
+  std::string reason;
   std::string to_string() const;
 };
 

@@ -1,4 +1,5 @@
-// KernelContext attribute access and the kernel registry (ONNX's since-version rule).
+// KernelContext attribute access and the kernel registry (ONNX's since-version rule, bounded by
+// each kernel's through-version).
 #include "reference/kernel.h"
 
 #include <cblas.h>
@@ -6,6 +7,7 @@
 #include <algorithm>
 
 #include "model/model.h"
+#include "reference/op_versions.h"
 
 namespace onnxdbg::reference {
 
@@ -107,14 +109,42 @@ KernelDef& KernelRegistry::add(const std::string& op_type, int since_version, Ke
   return v.back();
 }
 
+const std::vector<KernelDef>& KernelRegistry::kernels(const std::string& domain,
+                                                      const std::string& op_type) const {
+  static const std::vector<KernelDef> kNone;
+  auto it = kernels_.find({domain == "ai.onnx" ? "" : domain, op_type});
+  return it == kernels_.end() ? kNone : it->second;
+}
+
+int KernelRegistry::through(const KernelDef& k) const {
+  int next_since = 0;  // the since-version of the op's next kernel; 0 when k is the newest
+  for (const auto& other : kernels(k.domain, k.op_type))
+    if (other.since_version > k.since_version) {
+      next_since = other.since_version;
+      break;
+    }
+  // Undeclared: the versions the ONNX 1.12 suite validated, or the kernel's own version alone.
+  const int bound = k.through_version > 0 ? k.through_version
+                                          : std::max(validated_opset(k.domain), k.since_version);
+  int through = k.since_version;
+  for (int v : schema_versions(k.domain, k.op_type))
+    if (v >= k.since_version && v <= bound && (next_since == 0 || v < next_since)) through = v;
+  return through;
+}
+
 const KernelDef* KernelRegistry::find(const std::string& domain, const std::string& op_type,
                                       int64_t opset) const {
-  auto it = kernels_.find({domain == "ai.onnx" ? "" : domain, op_type});
-  if (it == kernels_.end()) return nullptr;
+  const std::vector<KernelDef>& list = kernels(domain, op_type);
+  if (list.empty()) return nullptr;
+  const int in_force = version_in_force(domain, op_type, opset);
+  // Ops ONNX does not define have no versions to check against: the newest kernel not above the
+  // opset, as in ONNX's rule.
+  const int64_t limit = in_force == kNoSchema ? opset : in_force;
   const KernelDef* best = nullptr;
-  for (const auto& k : it->second)
-    if (k.since_version <= opset) best = &k;
-  return best;
+  for (const auto& k : list)
+    if (k.since_version <= limit) best = &k;
+  if (!best || in_force == kNoSchema) return best;
+  return in_force <= through(*best) ? best : nullptr;
 }
 
 std::vector<std::string> KernelRegistry::op_types(const std::string& domain) const {

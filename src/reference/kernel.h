@@ -1,7 +1,8 @@
 // The kernel interface of the reference interpreter: what one op implementation sees (its node,
 // attributes, input values (tensors, sequences, optionals), opset) and the registry that picks the
-// kernel for a node by (domain, op type, opset) with ONNX's versioning rule: the kernel with the
-// highest since-version not above the model's opset for that domain (ONNX "Operator Versioning").
+// kernel for a node by (domain, op type, opset): the kernel whose [since, through] range of schema
+// versions holds the version in force at the model's opset (ONNX "Operator Versioning"), so that
+// a version whose semantics changed is never run by an older version's kernel.
 #pragma once
 
 #include <functional>
@@ -170,6 +171,12 @@ struct KernelDef {
   int since_version = 1;
   KernelFn fn = nullptr;
   HalfMode half_mode = HalfMode::kViaFloat32;
+  /// The newest schema version the kernel implements (inclusive); 0 when undeclared, which means
+  /// the newest version at or below validated_opset() (17, ONNX 1.12's suite, for the default
+  /// domain) and below the op's next kernel, or just `since_version` for a kernel above it.
+  /// Declare it with through(N) only where every version in (default, N] added element types
+  /// and nothing else (the kernel refuses the types it does not handle).
+  int through_version = 0;
   /// The op sums many terms (reductions, normalisation statistics, Softmax sums, MatMul, Gemm,
   /// Conv, ...). With InterpreterOptions::accumulate == Accumulate::kDouble the interpreter runs
   /// it on float64 copies of its float32/float16/bfloat16 inputs and rounds its float64 outputs
@@ -177,6 +184,10 @@ struct KernelDef {
   bool accumulates = false;
   KernelDef& accumulates_in_double() {
     accumulates = true;
+    return *this;
+  }
+  KernelDef& through(int version) {
+    through_version = version;
     return *this;
   }
 };
@@ -188,8 +199,16 @@ class KernelRegistry {
   /// Returns the new entry, so that flags chain: r.add("Conv", 11, conv).accumulates_in_double().
   KernelDef& add(const std::string& op_type, int since_version, KernelFn fn,
                  HalfMode half_mode = HalfMode::kViaFloat32, const std::string& domain = "");
-  /// The kernel for a node at `opset`: highest since_version <= opset, or nullptr.
+  /// The kernel for a node at `opset`: the one whose [since, through] holds the version in force
+  /// (version_in_force, op_versions.h), or nullptr when none does (that version's semantics
+  /// changed, or `opset` is newer than any ONNX known). Ops ONNX does not define (custom domains)
+  /// take the kernel with the highest since_version <= opset.
   const KernelDef* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
+  /// The kernels of an op, oldest first (empty when none).
+  const std::vector<KernelDef>& kernels(const std::string& domain,
+                                        const std::string& op_type) const;
+  /// The newest schema version `k` covers: KernelDef::through_version resolved (see there).
+  int through(const KernelDef& k) const;
   /// Sorted op types registered for `domain`.
   std::vector<std::string> op_types(const std::string& domain = "") const;
   /// The registry with every kernel of ops/ registered.

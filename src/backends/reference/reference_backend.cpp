@@ -65,7 +65,8 @@ class ReferenceBackend : public Backend {
   std::string describe() const override { return "onnxdbg reference interpreter"; }
   std::vector<std::string> unsupported_ops(const onnx::ModelProto& model) const override {
     std::vector<std::string> out;
-    for (const auto& m : reference::find_missing_kernels(model)) out.push_back(m.to_string());
+    for (const auto& m : reference::find_missing_kernels(model))
+      out.push_back(m.to_string() + (m.reason.empty() ? "" : " (" + m.reason + ")"));
     return out;
   }
   Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) override {

@@ -13,6 +13,6 @@ Status acos_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_acos(KernelRegistry& r) { r.add("Acos", 7, acos_kernel); }
+void register_acos(KernelRegistry& r) { r.add("Acos", 7, acos_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

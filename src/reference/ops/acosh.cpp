@@ -13,6 +13,6 @@ Status acosh_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_acosh(KernelRegistry& r) { r.add("Acosh", 9, acosh_kernel); }
+void register_acosh(KernelRegistry& r) { r.add("Acosh", 9, acosh_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status asin_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_asin(KernelRegistry& r) { r.add("Asin", 7, asin_kernel); }
+void register_asin(KernelRegistry& r) { r.add("Asin", 7, asin_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

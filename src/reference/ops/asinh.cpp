@@ -13,6 +13,6 @@ Status asinh_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_asinh(KernelRegistry& r) { r.add("Asinh", 9, asinh_kernel); }
+void register_asinh(KernelRegistry& r) { r.add("Asinh", 9, asinh_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status atan_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_atan(KernelRegistry& r) { r.add("Atan", 7, atan_kernel); }
+void register_atan(KernelRegistry& r) { r.add("Atan", 7, atan_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status atanh_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_atanh(KernelRegistry& r) { r.add("Atanh", 9, atanh_kernel); }
+void register_atanh(KernelRegistry& r) { r.add("Atanh", 9, atanh_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -36,7 +36,10 @@ Status average_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_average_pool(KernelRegistry& r) {
-  for (int v : {1, 7, 10, 11}) r.add("AveragePool", v, average_pool).accumulates_in_double();
+  for (int v : {1, 7, 10}) r.add("AveragePool", v, average_pool).accumulates_in_double();
+  // AveragePool-19 added `dilations`, which pool_common implements for every version; 22 added
+  // bfloat16.
+  r.add("AveragePool", 11, average_pool).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

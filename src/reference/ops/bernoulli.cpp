@@ -34,6 +34,8 @@ Status bernoulli(KernelContext& ctx) {
 
 }  // namespace
 
-void register_bernoulli(KernelRegistry& r) { r.add("Bernoulli", 15, bernoulli, HalfMode::kNative); }
+void register_bernoulli(KernelRegistry& r) {
+  r.add("Bernoulli", 15, bernoulli, HalfMode::kNative).through(22);
+}
 
 }  // namespace onnxdbg::reference

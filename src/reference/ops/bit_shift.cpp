@@ -36,6 +36,6 @@ Status bit_shift_checked(KernelContext& ctx) {
 
 }  // namespace
 
-void register_bit_shift(KernelRegistry& r) { r.add("BitShift", 11, bit_shift_checked); }
+void register_bit_shift(KernelRegistry& r) { r.add("BitShift", 11, bit_shift_checked).through(28); }
 
 }  // namespace onnxdbg::reference

@@ -37,7 +37,9 @@ Status cast_v1_kernel(KernelContext& ctx) {
 
 void register_cast(KernelRegistry& r) {
   r.add("Cast", 1, cast_v1_kernel, HalfMode::kNative);
-  r.add("Cast", 6, cast_v6_kernel, HalfMode::kNative);
+  // Cast-19..28 added float8/int4/float4/int2/float6 and, for float8 targets only, `saturate`
+  // and `round_mode`: this kernel refuses those types, so the rest of its semantics are unchanged.
+  r.add("Cast", 6, cast_v6_kernel, HalfMode::kNative).through(28);
 }
 
 }  // namespace onnxdbg::reference

@@ -15,7 +15,8 @@ Status cast_like_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_cast_like(KernelRegistry& r) {
-  r.add("CastLike", 15, cast_like_kernel, HalfMode::kNative);
+  // CastLike-19..25: as Cast (new types, and attributes that concern only them).
+  r.add("CastLike", 15, cast_like_kernel, HalfMode::kNative).through(25);
 }
 
 }  // namespace onnxdbg::reference

@@ -19,6 +19,6 @@ Status celu_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_celu(KernelRegistry& r) { r.add("Celu", 12, celu_kernel); }
+void register_celu(KernelRegistry& r) { r.add("Celu", 12, celu_kernel).through(28); }
 
 }  // namespace onnxdbg::reference

@@ -47,7 +47,7 @@ Status compress(KernelContext& ctx) {
 
 void register_compress(KernelRegistry& r) {
   r.add("Compress", 9, compress, HalfMode::kNative);
-  r.add("Compress", 11, compress, HalfMode::kNative);  // negative axis
+  r.add("Compress", 11, compress, HalfMode::kNative).through(28);  // negative axis
 }
 
 }  // namespace onnxdbg::reference

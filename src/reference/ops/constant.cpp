@@ -53,7 +53,8 @@ Status constant(KernelContext& ctx) {
 
 void register_constant(KernelRegistry& r) {
   r.add("Constant", 1, constant, HalfMode::kNative);
-  r.add("Constant", 12, constant, HalfMode::kNative);  // value_float(s)/int(s)/string(s) forms
+  // value_float(s)/int(s)/string(s) forms
+  r.add("Constant", 12, constant, HalfMode::kNative).through(25);
 }
 
 }  // namespace onnxdbg::reference

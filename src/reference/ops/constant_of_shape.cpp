@@ -27,7 +27,7 @@ Status constant_of_shape(KernelContext& ctx) {
 }  // namespace
 
 void register_constant_of_shape(KernelRegistry& r) {
-  r.add("ConstantOfShape", 9, constant_of_shape, HalfMode::kNative);
+  r.add("ConstantOfShape", 9, constant_of_shape, HalfMode::kNative).through(25);
 }
 
 }  // namespace onnxdbg::reference

@@ -246,7 +246,7 @@ Status conv(KernelContext& ctx) {
 
 void register_conv(KernelRegistry& r) {
   r.add("Conv", 1, conv).accumulates_in_double();
-  r.add("Conv", 11, conv).accumulates_in_double();
+  r.add("Conv", 11, conv).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

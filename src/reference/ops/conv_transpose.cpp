@@ -152,7 +152,7 @@ Status conv_transpose(KernelContext& ctx) {
 
 void register_conv_transpose(KernelRegistry& r) {
   r.add("ConvTranspose", 1, conv_transpose).accumulates_in_double();
-  r.add("ConvTranspose", 11, conv_transpose).accumulates_in_double();
+  r.add("ConvTranspose", 11, conv_transpose).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

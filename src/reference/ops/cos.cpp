@@ -13,6 +13,6 @@ Status cos_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_cos(KernelRegistry& r) { r.add("Cos", 7, cos_kernel); }
+void register_cos(KernelRegistry& r) { r.add("Cos", 7, cos_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

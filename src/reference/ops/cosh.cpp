@@ -13,6 +13,6 @@ Status cosh_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_cosh(KernelRegistry& r) { r.add("Cosh", 9, cosh_kernel); }
+void register_cosh(KernelRegistry& r) { r.add("Cosh", 9, cosh_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

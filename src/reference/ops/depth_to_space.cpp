@@ -40,7 +40,8 @@ Status depth_to_space(KernelContext& ctx) {
 
 void register_depth_to_space(KernelRegistry& r) {
   r.add("DepthToSpace", 1, depth_to_space, HalfMode::kNative);
-  r.add("DepthToSpace", 11, depth_to_space, HalfMode::kNative);  // mode
+  // DepthToSpace-28 only added a function body.
+  r.add("DepthToSpace", 11, depth_to_space, HalfMode::kNative).through(28);  // mode
 }
 
 }  // namespace onnxdbg::reference

@@ -58,6 +58,6 @@ Status det(KernelContext& ctx) {
 
 }  // namespace
 
-void register_det(KernelRegistry& r) { r.add("Det", 11, det).accumulates_in_double(); }
+void register_det(KernelRegistry& r) { r.add("Det", 11, det).accumulates_in_double().through(22); }
 
 }  // namespace onnxdbg::reference

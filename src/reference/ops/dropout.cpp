@@ -69,7 +69,8 @@ Status dropout(KernelContext& ctx) {
 }  // namespace
 
 void register_dropout(KernelRegistry& r) {
-  for (int v : {1, 6, 7, 10, 12, 13}) r.add("Dropout", v, dropout, HalfMode::kNative);
+  for (int v : {1, 6, 7, 10, 12}) r.add("Dropout", v, dropout, HalfMode::kNative);
+  r.add("Dropout", 13, dropout, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

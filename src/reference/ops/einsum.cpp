@@ -201,6 +201,8 @@ Status einsum(KernelContext& ctx) {
 
 }  // namespace
 
-void register_einsum(KernelRegistry& r) { r.add("Einsum", 12, einsum).accumulates_in_double(); }
+void register_einsum(KernelRegistry& r) {
+  r.add("Einsum", 12, einsum).accumulates_in_double().through(28);
+}
 
 }  // namespace onnxdbg::reference

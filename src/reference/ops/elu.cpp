@@ -17,6 +17,6 @@ Status elu_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_elu(KernelRegistry& r) { r.add("Elu", 1, elu_kernel); }
+void register_elu(KernelRegistry& r) { r.add("Elu", 1, elu_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -32,6 +32,8 @@ Status eye_like(KernelContext& ctx) {
 
 }  // namespace
 
-void register_eye_like(KernelRegistry& r) { r.add("EyeLike", 9, eye_like, HalfMode::kNative); }
+void register_eye_like(KernelRegistry& r) {
+  r.add("EyeLike", 9, eye_like, HalfMode::kNative).through(22);
+}
 
 }  // namespace onnxdbg::reference

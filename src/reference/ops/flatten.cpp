@@ -24,7 +24,7 @@ Status flatten(KernelContext& ctx) {
 
 void register_flatten(KernelRegistry& r) {
   r.add("Flatten", 1, flatten, HalfMode::kNative);
-  r.add("Flatten", 11, flatten, HalfMode::kNative);  // negative axis
+  r.add("Flatten", 11, flatten, HalfMode::kNative).through(25);  // negative axis
 }
 
 }  // namespace onnxdbg::reference

@@ -22,7 +22,7 @@ Status global_average_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_global_average_pool(KernelRegistry& r) {
-  r.add("GlobalAveragePool", 1, global_average_pool).accumulates_in_double();
+  r.add("GlobalAveragePool", 1, global_average_pool).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

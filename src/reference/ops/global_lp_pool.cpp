@@ -31,7 +31,7 @@ Status global_lp_pool(KernelContext& ctx) {
 
 void register_global_lp_pool(KernelRegistry& r) {
   r.add("GlobalLpPool", 1, global_lp_pool).accumulates_in_double();
-  r.add("GlobalLpPool", 2, global_lp_pool).accumulates_in_double();
+  r.add("GlobalLpPool", 2, global_lp_pool).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

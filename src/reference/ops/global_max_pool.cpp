@@ -24,6 +24,8 @@ Status global_max_pool(KernelContext& ctx) {
 
 }  // namespace
 
-void register_global_max_pool(KernelRegistry& r) { r.add("GlobalMaxPool", 1, global_max_pool); }
+void register_global_max_pool(KernelRegistry& r) {
+  r.add("GlobalMaxPool", 1, global_max_pool).through(22);
+}
 
 }  // namespace onnxdbg::reference

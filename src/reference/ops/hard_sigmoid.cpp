@@ -19,6 +19,8 @@ Status hard_sigmoid_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_hard_sigmoid(KernelRegistry& r) { r.add("HardSigmoid", 1, hard_sigmoid_kernel); }
+void register_hard_sigmoid(KernelRegistry& r) {
+  r.add("HardSigmoid", 1, hard_sigmoid_kernel).through(22);
+}
 
 }  // namespace onnxdbg::reference

@@ -17,6 +17,8 @@ Status hard_swish_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_hard_swish(KernelRegistry& r) { r.add("HardSwish", 14, hard_swish_kernel); }
+void register_hard_swish(KernelRegistry& r) {
+  r.add("HardSwish", 14, hard_swish_kernel).through(22);
+}
 
 }  // namespace onnxdbg::reference

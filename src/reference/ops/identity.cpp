@@ -17,6 +17,8 @@ Status identity(KernelContext& ctx) {
 
 }  // namespace
 
-void register_identity(KernelRegistry& r) { r.add("Identity", 1, identity, HalfMode::kNative); }
+void register_identity(KernelRegistry& r) {
+  r.add("Identity", 1, identity, HalfMode::kNative).through(25);
+}
 
 }  // namespace onnxdbg::reference

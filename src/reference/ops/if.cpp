@@ -24,6 +24,6 @@ Status if_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_if(KernelRegistry& r) { r.add("If", 1, if_kernel, HalfMode::kNative); }
+void register_if(KernelRegistry& r) { r.add("If", 1, if_kernel, HalfMode::kNative).through(25); }
 
 }  // namespace onnxdbg::reference

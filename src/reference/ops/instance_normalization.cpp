@@ -54,7 +54,7 @@ Status instance_normalization(KernelContext& ctx) {
 
 void register_instance_normalization(KernelRegistry& r) {
   r.add("InstanceNormalization", 1, instance_normalization).accumulates_in_double();
-  r.add("InstanceNormalization", 6, instance_normalization).accumulates_in_double();
+  r.add("InstanceNormalization", 6, instance_normalization).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -17,6 +17,6 @@ Status is_inf_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_is_inf(KernelRegistry& r) { r.add("IsInf", 10, is_inf_kernel); }
+void register_is_inf(KernelRegistry& r) { r.add("IsInf", 10, is_inf_kernel).through(20); }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status is_nan_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_is_nan(KernelRegistry& r) { r.add("IsNaN", 9, is_nan_kernel); }
+void register_is_nan(KernelRegistry& r) { r.add("IsNaN", 9, is_nan_kernel).through(20); }
 
 }  // namespace onnxdbg::reference

@@ -74,6 +74,6 @@ Status loop(KernelContext& ctx) {
 
 }  // namespace
 
-void register_loop(KernelRegistry& r) { r.add("Loop", 1, loop, HalfMode::kNative); }
+void register_loop(KernelRegistry& r) { r.add("Loop", 1, loop, HalfMode::kNative).through(25); }
 
 }  // namespace onnxdbg::reference

@@ -42,7 +42,10 @@ Status lp_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_lp_pool(KernelRegistry& r) {
-  for (int v : {1, 2, 11}) r.add("LpPool", v, lp_pool).accumulates_in_double();
+  for (int v : {1, 2}) r.add("LpPool", v, lp_pool).accumulates_in_double();
+  // LpPool-18 added `ceil_mode` and `dilations`, which pool_common implements for every version;
+  // 22 added bfloat16.
+  r.add("LpPool", 11, lp_pool).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

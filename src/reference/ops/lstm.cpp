@@ -83,7 +83,8 @@ Status lstm(KernelContext& ctx) {
 }  // namespace
 
 void register_lstm(KernelRegistry& r) {
-  for (int v : {1, 7, 14}) r.add("LSTM", v, lstm).accumulates_in_double();
+  for (int v : {1, 7}) r.add("LSTM", v, lstm).accumulates_in_double();
+  r.add("LSTM", 14, lstm).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

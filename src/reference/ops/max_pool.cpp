@@ -136,7 +136,8 @@ Status max_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_max_pool(KernelRegistry& r) {
-  for (int v : {1, 8, 10, 11, 12}) r.add("MaxPool", v, max_pool);
+  for (int v : {1, 8, 10, 11}) r.add("MaxPool", v, max_pool);
+  r.add("MaxPool", 12, max_pool).through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -72,6 +72,6 @@ Status max_roi_pool(KernelContext& ctx) {
 
 }  // namespace
 
-void register_max_roi_pool(KernelRegistry& r) { r.add("MaxRoiPool", 1, max_roi_pool); }
+void register_max_roi_pool(KernelRegistry& r) { r.add("MaxRoiPool", 1, max_roi_pool).through(22); }
 
 }  // namespace onnxdbg::reference

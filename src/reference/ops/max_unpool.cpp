@@ -68,7 +68,7 @@ Status max_unpool(KernelContext& ctx) {
 
 void register_max_unpool(KernelRegistry& r) {
   r.add("MaxUnpool", 9, max_unpool, HalfMode::kNative);
-  r.add("MaxUnpool", 11, max_unpool, HalfMode::kNative);
+  r.add("MaxUnpool", 11, max_unpool, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

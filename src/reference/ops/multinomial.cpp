@@ -47,7 +47,7 @@ Status multinomial(KernelContext& ctx) {
 }  // namespace
 
 void register_multinomial(KernelRegistry& r) {
-  r.add("Multinomial", 7, multinomial, HalfMode::kNative);
+  r.add("Multinomial", 7, multinomial, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -21,7 +21,7 @@ Status negative_log_likelihood_loss(KernelContext& ctx) {
 
 void register_negative_log_likelihood_loss(KernelRegistry& r) {
   r.add("NegativeLogLikelihoodLoss", 12, negative_log_likelihood_loss);
-  r.add("NegativeLogLikelihoodLoss", 13, negative_log_likelihood_loss);
+  r.add("NegativeLogLikelihoodLoss", 13, negative_log_likelihood_loss).through(22);
 }
 
 }  // namespace onnxdbg::reference

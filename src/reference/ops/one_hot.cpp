@@ -49,7 +49,7 @@ Status one_hot(KernelContext& ctx) {
 
 void register_one_hot(KernelRegistry& r) {
   r.add("OneHot", 9, one_hot, HalfMode::kNative);
-  r.add("OneHot", 11, one_hot, HalfMode::kNative);  // negative indices
+  r.add("OneHot", 11, one_hot, HalfMode::kNative).through(28);  // negative indices
 }
 
 }  // namespace onnxdbg::reference

@@ -20,6 +20,8 @@ Status optional(KernelContext& ctx) {
 
 }  // namespace
 
-void register_optional(KernelRegistry& r) { r.add("Optional", 15, optional, HalfMode::kNative); }
+void register_optional(KernelRegistry& r) {
+  r.add("Optional", 15, optional, HalfMode::kNative).through(28);
+}
 
 }  // namespace onnxdbg::reference

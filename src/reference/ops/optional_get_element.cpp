@@ -23,7 +23,8 @@ Status optional_get_element(KernelContext& ctx) {
 
 void register_optional_get_element(KernelRegistry& r) {
   r.add("OptionalGetElement", 15, optional_get_element, HalfMode::kNative);
-  r.add("OptionalGetElement", 18, optional_get_element, HalfMode::kNative);  // any input kind
+  // any input kind
+  r.add("OptionalGetElement", 18, optional_get_element, HalfMode::kNative).through(28);
 }
 
 }  // namespace onnxdbg::reference

@@ -26,7 +26,8 @@ Status optional_has_element(KernelContext& ctx) {
 
 void register_optional_has_element(KernelRegistry& r) {
   r.add("OptionalHasElement", 15, optional_has_element, HalfMode::kNative);
-  r.add("OptionalHasElement", 18, optional_has_element, HalfMode::kNative);  // any input kind
+  // any input kind
+  r.add("OptionalHasElement", 18, optional_has_element, HalfMode::kNative).through(28);
 }
 
 }  // namespace onnxdbg::reference

@@ -120,11 +120,11 @@ Status pad(KernelContext& ctx) {
 }  // namespace
 
 void register_pad(KernelRegistry& r) {
-  r.add("Pad", 1, pad, HalfMode::kNative);   // paddings attribute
-  r.add("Pad", 2, pad, HalfMode::kNative);   // pads attribute
-  r.add("Pad", 11, pad, HalfMode::kNative);  // pads and constant_value inputs
-  r.add("Pad", 18, pad, HalfMode::kNative);  // axes input
-  r.add("Pad", 19, pad, HalfMode::kNative);  // wrap mode
+  r.add("Pad", 1, pad, HalfMode::kNative);               // paddings attribute
+  r.add("Pad", 2, pad, HalfMode::kNative);               // pads attribute
+  r.add("Pad", 11, pad, HalfMode::kNative);              // pads and constant_value inputs
+  r.add("Pad", 18, pad, HalfMode::kNative);              // axes input
+  r.add("Pad", 19, pad, HalfMode::kNative).through(25);  // wrap mode
 }
 
 }  // namespace onnxdbg::reference

@@ -42,7 +42,7 @@ Status q_linear_mat_mul(KernelContext& ctx) {
 }  // namespace
 
 void register_q_linear_mat_mul(KernelRegistry& r) {
-  r.add("QLinearMatMul", 10, q_linear_mat_mul, HalfMode::kNative);
+  r.add("QLinearMatMul", 10, q_linear_mat_mul, HalfMode::kNative).through(21);
 }
 
 }  // namespace onnxdbg::reference

@@ -18,7 +18,7 @@ Status random_normal(KernelContext& ctx) {
 }  // namespace
 
 void register_random_normal(KernelRegistry& r) {
-  r.add("RandomNormal", 1, random_normal, HalfMode::kNative);
+  r.add("RandomNormal", 1, random_normal, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -20,7 +20,7 @@ Status random_normal_like(KernelContext& ctx) {
 }  // namespace
 
 void register_random_normal_like(KernelRegistry& r) {
-  r.add("RandomNormalLike", 1, random_normal_like, HalfMode::kNative);
+  r.add("RandomNormalLike", 1, random_normal_like, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

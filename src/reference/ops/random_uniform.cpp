@@ -18,7 +18,7 @@ Status random_uniform(KernelContext& ctx) {
 }  // namespace
 
 void register_random_uniform(KernelRegistry& r) {
-  r.add("RandomUniform", 1, random_uniform, HalfMode::kNative);
+  r.add("RandomUniform", 1, random_uniform, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -20,7 +20,7 @@ Status random_uniform_like(KernelContext& ctx) {
 }  // namespace
 
 void register_random_uniform_like(KernelRegistry& r) {
-  r.add("RandomUniformLike", 1, random_uniform_like, HalfMode::kNative);
+  r.add("RandomUniformLike", 1, random_uniform_like, HalfMode::kNative).through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -60,6 +60,8 @@ Status range(KernelContext& ctx) {
 
 }  // namespace
 
-void register_range(KernelRegistry& r) { r.add("Range", 11, range, HalfMode::kNative); }
+// Range-27 added float16/bfloat16 and `stash_type`, which has no effect for other types; this
+// kernel refuses those two types.
+void register_range(KernelRegistry& r) { r.add("Range", 11, range, HalfMode::kNative).through(27); }
 
 }  // namespace onnxdbg::reference

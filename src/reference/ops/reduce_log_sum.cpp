@@ -9,7 +9,8 @@ void register_reduce_log_sum(KernelRegistry& r) {
   r.add("ReduceLogSum", 1, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kAttribute>)
       .accumulates_in_double();
   r.add("ReduceLogSum", 18, reduce_kernel<ReduceKind::kLogSum, AxesFrom::kInput>)
-      .accumulates_in_double();
+      .accumulates_in_double()
+      .through(28);
 }
 
 }  // namespace onnxdbg::reference

@@ -9,7 +9,8 @@ void register_reduce_log_sum_exp(KernelRegistry& r) {
   r.add("ReduceLogSumExp", 1, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kAttribute>)
       .accumulates_in_double();
   r.add("ReduceLogSumExp", 18, reduce_kernel<ReduceKind::kLogSumExp, AxesFrom::kInput>)
-      .accumulates_in_double();
+      .accumulates_in_double()
+      .through(28);
 }
 
 }  // namespace onnxdbg::reference

@@ -69,9 +69,9 @@ Status reshape(KernelContext& ctx) {
 }  // namespace
 
 void register_reshape(KernelRegistry& r) {
-  r.add("Reshape", 1, reshape, HalfMode::kNative);   // shape attribute
-  r.add("Reshape", 5, reshape, HalfMode::kNative);   // shape input
-  r.add("Reshape", 14, reshape, HalfMode::kNative);  // allowzero
+  r.add("Reshape", 1, reshape, HalfMode::kNative);               // shape attribute
+  r.add("Reshape", 5, reshape, HalfMode::kNative);               // shape input
+  r.add("Reshape", 14, reshape, HalfMode::kNative).through(25);  // allowzero
 }
 
 }  // namespace onnxdbg::reference

@@ -41,7 +41,7 @@ Status reverse_sequence(KernelContext& ctx) {
 }  // namespace
 
 void register_reverse_sequence(KernelRegistry& r) {
-  r.add("ReverseSequence", 10, reverse_sequence, HalfMode::kNative);
+  r.add("ReverseSequence", 10, reverse_sequence, HalfMode::kNative).through(28);
 }
 
 }  // namespace onnxdbg::reference

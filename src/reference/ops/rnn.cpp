@@ -60,7 +60,8 @@ Status rnn(KernelContext& ctx) {
 }  // namespace
 
 void register_rnn(KernelRegistry& r) {
-  for (int v : {1, 7, 14}) r.add("RNN", v, rnn).accumulates_in_double();
+  for (int v : {1, 7}) r.add("RNN", v, rnn).accumulates_in_double();
+  r.add("RNN", 14, rnn).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -130,7 +130,7 @@ Status roi_align(KernelContext& ctx) {
 
 void register_roi_align(KernelRegistry& r) {
   r.add("RoiAlign", 10, roi_align);
-  r.add("RoiAlign", 16, roi_align);
+  r.add("RoiAlign", 16, roi_align).through(22);
 }
 
 }  // namespace onnxdbg::reference

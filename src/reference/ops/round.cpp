@@ -18,6 +18,6 @@ Status round_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_round(KernelRegistry& r) { r.add("Round", 11, round_kernel); }
+void register_round(KernelRegistry& r) { r.add("Round", 11, round_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

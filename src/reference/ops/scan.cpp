@@ -138,8 +138,8 @@ Status scan(KernelContext& ctx) {
 }  // namespace
 
 void register_scan(KernelRegistry& r) {
-  r.add("Scan", 8, scan, HalfMode::kNative);  // batch axis, sequence_lens
-  r.add("Scan", 9, scan, HalfMode::kNative);  // scan_input/output_axes and _directions
+  r.add("Scan", 8, scan, HalfMode::kNative);              // batch axis, sequence_lens
+  r.add("Scan", 9, scan, HalfMode::kNative).through(25);  // scan_input/output_axes and _directions
 }
 
 }  // namespace onnxdbg::reference

@@ -20,6 +20,6 @@ Status selu_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_selu(KernelRegistry& r) { r.add("Selu", 1, selu_kernel); }
+void register_selu(KernelRegistry& r) { r.add("Selu", 1, selu_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

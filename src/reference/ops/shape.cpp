@@ -27,7 +27,7 @@ Status shape(KernelContext& ctx) {
 
 void register_shape(KernelRegistry& r) {
   r.add("Shape", 1, shape, HalfMode::kNative);
-  r.add("Shape", 15, shape, HalfMode::kNative);  // start/end attributes
+  r.add("Shape", 15, shape, HalfMode::kNative).through(25);  // start/end attributes
 }
 
 }  // namespace onnxdbg::reference

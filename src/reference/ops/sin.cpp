@@ -13,6 +13,6 @@ Status sin_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_sin(KernelRegistry& r) { r.add("Sin", 7, sin_kernel); }
+void register_sin(KernelRegistry& r) { r.add("Sin", 7, sin_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

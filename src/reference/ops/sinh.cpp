@@ -13,6 +13,6 @@ Status sinh_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_sinh(KernelRegistry& r) { r.add("Sinh", 9, sinh_kernel); }
+void register_sinh(KernelRegistry& r) { r.add("Sinh", 9, sinh_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -12,6 +12,6 @@ Status size(KernelContext& ctx) {
 
 }  // namespace
 
-void register_size(KernelRegistry& r) { r.add("Size", 1, size, HalfMode::kNative); }
+void register_size(KernelRegistry& r) { r.add("Size", 1, size, HalfMode::kNative).through(25); }
 
 }  // namespace onnxdbg::reference

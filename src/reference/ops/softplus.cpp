@@ -16,6 +16,6 @@ Status softplus_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_softplus(KernelRegistry& r) { r.add("Softplus", 1, softplus_kernel); }
+void register_softplus(KernelRegistry& r) { r.add("Softplus", 1, softplus_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status softsign_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_softsign(KernelRegistry& r) { r.add("Softsign", 1, softsign_kernel); }
+void register_softsign(KernelRegistry& r) { r.add("Softsign", 1, softsign_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

@@ -67,7 +67,7 @@ Status split_to_sequence(KernelContext& ctx) {
 }  // namespace
 
 void register_split_to_sequence(KernelRegistry& r) {
-  r.add("SplitToSequence", 11, split_to_sequence, HalfMode::kNative);
+  r.add("SplitToSequence", 11, split_to_sequence, HalfMode::kNative).through(24);
 }
 
 }  // namespace onnxdbg::reference

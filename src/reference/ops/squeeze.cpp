@@ -33,8 +33,8 @@ Status squeeze(KernelContext& ctx) {
 
 void register_squeeze(KernelRegistry& r) {
   r.add("Squeeze", 1, squeeze, HalfMode::kNative);
-  r.add("Squeeze", 11, squeeze, HalfMode::kNative);  // negative axes
-  r.add("Squeeze", 13, squeeze, HalfMode::kNative);  // axes as an input
+  r.add("Squeeze", 11, squeeze, HalfMode::kNative);              // negative axes
+  r.add("Squeeze", 13, squeeze, HalfMode::kNative).through(25);  // axes as an input
 }
 
 }  // namespace onnxdbg::reference

@@ -13,6 +13,6 @@ Status tan_kernel(KernelContext& ctx) {
 
 }  // namespace
 
-void register_tan(KernelRegistry& r) { r.add("Tan", 7, tan_kernel); }
+void register_tan(KernelRegistry& r) { r.add("Tan", 7, tan_kernel).through(22); }
 
 }  // namespace onnxdbg::reference

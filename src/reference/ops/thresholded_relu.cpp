@@ -18,7 +18,7 @@ Status thresholded_relu_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_thresholded_relu(KernelRegistry& r) {
-  r.add("ThresholdedRelu", 10, thresholded_relu_kernel);
+  r.add("ThresholdedRelu", 10, thresholded_relu_kernel).through(22);
 }
 
 }  // namespace onnxdbg::reference

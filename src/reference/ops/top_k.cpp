@@ -82,9 +82,9 @@ Status top_k(KernelContext& ctx) {
 }  // namespace
 
 void register_top_k(KernelRegistry& r) {
-  r.add("TopK", 1, top_k, HalfMode::kNative);   // k attribute
-  r.add("TopK", 10, top_k, HalfMode::kNative);  // K input
-  r.add("TopK", 11, top_k, HalfMode::kNative);  // largest, sorted, negative axis
+  r.add("TopK", 1, top_k, HalfMode::kNative);               // k attribute
+  r.add("TopK", 10, top_k, HalfMode::kNative);              // K input
+  r.add("TopK", 11, top_k, HalfMode::kNative).through(24);  // largest, sorted, negative axis
 }
 
 }  // namespace onnxdbg::reference

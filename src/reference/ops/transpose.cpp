@@ -64,6 +64,8 @@ Status transpose(KernelContext& ctx) {
 
 }  // namespace
 
-void register_transpose(KernelRegistry& r) { r.add("Transpose", 1, transpose, HalfMode::kNative); }
+void register_transpose(KernelRegistry& r) {
+  r.add("Transpose", 1, transpose, HalfMode::kNative).through(25);
+}
 
 }  // namespace onnxdbg::reference

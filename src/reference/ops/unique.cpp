@@ -77,6 +77,8 @@ Status unique(KernelContext& ctx) {
 
 }  // namespace
 
-void register_unique(KernelRegistry& r) { r.add("Unique", 11, unique, HalfMode::kNative); }
+void register_unique(KernelRegistry& r) {
+  r.add("Unique", 11, unique, HalfMode::kNative).through(28);
+}
 
 }  // namespace onnxdbg::reference

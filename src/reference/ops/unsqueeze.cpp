@@ -25,8 +25,8 @@ Status unsqueeze(KernelContext& ctx) {
 
 void register_unsqueeze(KernelRegistry& r) {
   r.add("Unsqueeze", 1, unsqueeze, HalfMode::kNative);
-  r.add("Unsqueeze", 11, unsqueeze, HalfMode::kNative);  // negative axes
-  r.add("Unsqueeze", 13, unsqueeze, HalfMode::kNative);  // axes as an input
+  r.add("Unsqueeze", 11, unsqueeze, HalfMode::kNative);              // negative axes
+  r.add("Unsqueeze", 13, unsqueeze, HalfMode::kNative).through(25);  // axes as an input
 }
 
 }  // namespace onnxdbg::reference
