@@ -107,6 +107,8 @@ class Session {
   /// As run, for models whose inputs or outputs are sequences or optionals (ONNX IR "Types").
   /// The default serves backends that exchange tensors only: it runs run() when every input is a
   /// tensor and wraps the outputs; otherwise kUnsupported naming the first non-tensor input.
+  /// Isolated sessions carry the values to the worker and back (worker_protocol.h), where the
+  /// backend's own run_values runs (the reference's and ONNX Runtime's take every kind).
   virtual Expected<ValueRunResult> run_values(const ValueMap& inputs);
   /// Runs like run() and also returns the intermediate tensors named in `tensors` (main-graph
   /// value names) without changing the model, for backends that can read them from the engine

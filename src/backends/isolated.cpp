@@ -126,7 +126,14 @@ class WorkerProcess {
   /// so do those of the {"part":true} frames that may precede the reply (a streamed run).
   Expected<worker::Frame> call(const nlohmann::json& header, const TensorMap& tensors,
                                double timeout_s, const std::string& doing,
-                               const TensorSink* sink = nullptr);
+                               const TensorSink* sink = nullptr) {
+    return call_impl(header, &tensors, nullptr, timeout_s, doing, sink);
+  }
+  /// As call(), the request carrying `values` (worker::write_value_frame).
+  Expected<worker::Frame> call_values(const nlohmann::json& header, const ValueMap& values,
+                                      double timeout_s, const std::string& doing) {
+    return call_impl(header, nullptr, &values, timeout_s, doing, nullptr);
+  }
   /// Whether the worker may serve another request: no crash, hang or protocol error seen, and
   /// the process has not exited meanwhile.
   bool usable() { return gone_.is_ok() && proc_.pid() > 0 && !proc_.poll(); }
@@ -135,6 +142,10 @@ class WorkerProcess {
 
  private:
   explicit WorkerProcess(std::string backend) : backend_(std::move(backend)) {}
+  /// call() and call_values(): the request carries `tensors`, or else `values`.
+  Expected<worker::Frame> call_impl(const nlohmann::json& header, const TensorMap* tensors,
+                                    const ValueMap* values, double timeout_s,
+                                    const std::string& doing, const TensorSink* sink);
   Status on_timeout(double timeout_s, const std::string& doing);
   Status on_eof(const std::string& doing);
   Status on_protocol_error(const std::string& error, const std::string& doing);
@@ -266,9 +277,10 @@ Status WorkerProcess::on_protocol_error(const std::string& error, const std::str
   return gone_;
 }
 
-Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const TensorMap& tensors,
-                                            double timeout_s, const std::string& doing,
-                                            const TensorSink* sink) {
+Expected<worker::Frame> WorkerProcess::call_impl(const nlohmann::json& header,
+                                                 const TensorMap* tensors, const ValueMap* values,
+                                                 double timeout_s, const std::string& doing,
+                                                 const TensorSink* sink) {
   if (!gone_.is_ok()) {
     return backend_error(fmt::format("the {} worker is gone: {}", backend_, gone_.message()));
   }
@@ -287,7 +299,9 @@ Expected<worker::Frame> WorkerProcess::call(const nlohmann::json& header, const 
     }
     return internal_error("unreachable");
   };
-  ODB_RETURN_IF_ERROR(handle(worker::write_frame(proc_.stdin_fd(), header, tensors, deadline)));
+  ODB_RETURN_IF_ERROR(
+      handle(tensors ? worker::write_frame(proc_.stdin_fd(), header, *tensors, deadline)
+                     : worker::write_value_frame(proc_.stdin_fd(), header, *values, deadline)));
   worker::Frame reply;
   do {
     ODB_RETURN_IF_ERROR(handle(worker::read_frame(proc_.stdout_fd(), &reply, deadline, sink)));
@@ -369,7 +383,31 @@ class IsolatedSession : public Session {
     return run_impl(inputs, observe, &sink);
   }
 
+  /// Sequences and optionals cross to the worker as values (worker_protocol.h), so the backend
+  /// there gets them as they are, not the default's tensors-only refusal.
+  Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
+    ODB_ASSIGN_OR_RETURN(worker::Frame reply,
+                         worker_->call_values({{"type", "run_values"}}, inputs, run_timeout_s_,
+                                              "running the model"));
+    merge_warnings(reply.header);
+    if (!reply.header.contains("values"))
+      return internal_error("the worker's reply to run_values carries no values");
+    ValueRunResult result;
+    result.outputs = std::move(reply.values);
+    result.run_seconds = reply.header.value("run_seconds", 0.0);
+    return result;
+  }
+
  private:
+  /// Adds the warnings a run's reply reports that the session's info does not list yet.
+  void merge_warnings(const nlohmann::json& header) {
+    for (const auto& w : header.value("warnings", std::vector<std::string>{})) {
+      if (std::find(info_.warnings.begin(), info_.warnings.end(), w) == info_.warnings.end()) {
+        info_.warnings.push_back(w);
+      }
+    }
+  }
+
   Expected<RunResult> run_impl(const TensorMap& inputs, const std::vector<std::string>& tensors,
                                const TensorSink* sink) {
     nlohmann::json req = {{"type", "run"}};
@@ -377,11 +415,7 @@ class IsolatedSession : public Session {
     if (sink) req["stream"] = true;
     ODB_ASSIGN_OR_RETURN(worker::Frame reply,
                          worker_->call(req, inputs, run_timeout_s_, "running the model", sink));
-    for (const auto& w : reply.header.value("warnings", std::vector<std::string>{})) {
-      if (std::find(info_.warnings.begin(), info_.warnings.end(), w) == info_.warnings.end()) {
-        info_.warnings.push_back(w);
-      }
-    }
+    merge_warnings(reply.header);
     RunResult result;
     result.outputs = std::move(reply.tensors);
     result.run_seconds = reply.header.value("run_seconds", 0.0);

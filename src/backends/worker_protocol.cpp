@@ -111,8 +111,13 @@ bool is_isolation_option(const std::string& key) {
          std::end(kIsolationOptions);
 }
 
-IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& tensors,
-                      Deadline deadline) {
+namespace {
+
+/// The tensors of a frame in payload order, each with its name; not owned.
+using TensorList = std::vector<std::pair<std::string, const Tensor*>>;
+
+IoOutcome write_tensor_list(int fd, const nlohmann::json& header, const TensorList& tensors,
+                            Deadline deadline) {
   // Numeric tensors travel as their raw bytes (no copy: written straight from the Tensor), which
   // matters when a layerwise run moves hundreds of megabytes; strings as a TensorProto.
   std::vector<std::string> protos;
@@ -120,7 +125,8 @@ IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& ten
   nlohmann::json h = header;
   h["tensors"] = nlohmann::json::array();
   uint64_t payload_bytes = 0;
-  for (const auto& [name, t] : tensors) {
+  for (const auto& [name, tp] : tensors) {
+    const Tensor& t = *tp;
     if (t.dtype() != DType::kString) {
       h["tensors"].push_back({{"name", name},
                               {"bytes", t.nbytes()},
@@ -148,9 +154,8 @@ IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& ten
 
   SigpipeBlock block;
   IoOutcome o = write_all(fd, prefix.data(), prefix.size(), deadline);
-  size_t i = 0;
-  for (auto it = tensors.begin(); o.result == IoResult::kOk && it != tensors.end(); ++it, ++i) {
-    const Tensor& t = it->second;
+  for (size_t i = 0; o.result == IoResult::kOk && i < tensors.size(); ++i) {
+    const Tensor& t = *tensors[i].second;
     if (t.dtype() != DType::kString) {
       o = write_all(fd, reinterpret_cast<const char*>(t.raw()), t.nbytes(), deadline);
     } else {
@@ -158,6 +163,187 @@ IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& ten
     }
   }
   return o;
+}
+
+/// Adds `t` to `list` under the next payload name ("0", "1", ..) and returns that name.
+std::string add_tensor(const Tensor& t, TensorList* list) {
+  std::string name = std::to_string(list->size());
+  list->emplace_back(name, &t);
+  return name;
+}
+
+nlohmann::json map_to_json(const Map& m, TensorList* list) {
+  return {{"keys", add_tensor(m.keys, list)}, {"values", add_tensor(m.values, list)}};
+}
+
+/// The header form of `v` (see worker_protocol.h), its tensors added to `list`.
+Expected<nlohmann::json> value_to_json(const Value& v, TensorList* list, bool in_optional) {
+  switch (v.kind()) {
+    case Value::Kind::kTensor:
+      return nlohmann::json{{"tensor", add_tensor(v.tensor(), list)}};
+    case Value::Kind::kSequence: {
+      const Sequence& s = v.sequence();
+      nlohmann::json j = {{"elem_type", static_cast<int>(s.elem_type)}};
+      nlohmann::json elems = nlohmann::json::array();
+      if (s.holds_maps()) {
+        j["key_type"] = static_cast<int>(s.map_key_type);
+        for (const Map& m : s.maps) elems.push_back(map_to_json(m, list));
+      } else {
+        for (const Tensor& t : s.tensors) elems.push_back(add_tensor(t, list));
+      }
+      j["sequence"] = std::move(elems);
+      return j;
+    }
+    case Value::Kind::kMap:
+      if (in_optional) return internal_error("an optional holding a map");
+      return nlohmann::json{{"map", map_to_json(v.map(), list)}};
+    case Value::Kind::kOptional: {
+      if (in_optional) return internal_error("an optional holding an optional");
+      if (!v.has_element()) return nlohmann::json{{"optional", nullptr}};
+      ODB_ASSIGN_OR_RETURN(nlohmann::json inner, value_to_json(v.element(), list, true));
+      return nlohmann::json{{"optional", std::move(inner)}};
+    }
+  }
+  return internal_error("unknown value kind");
+}
+
+/// Rebuilds values from header["values"], moving their tensors out of `tensors`. Throws
+/// nlohmann::json exceptions for wrongly typed fields; returns the reason for other faults.
+class ValueDecoder {
+ public:
+  explicit ValueDecoder(TensorMap* tensors) : tensors_(tensors) {}
+
+  std::string decode(const nlohmann::json& values, ValueMap* out) {
+    if (!values.is_object()) return "\"values\" is not an object";
+    for (const auto& [name, j] : values.items()) {
+      Value v;
+      std::string err = value(j, /*in_optional=*/false, &v);
+      if (!err.empty()) return "value '" + name + "': " + err;
+      out->emplace(name, std::move(v));
+    }
+    if (!tensors_->empty()) return "tensor '" + tensors_->begin()->first + "' belongs to no value";
+    return {};
+  }
+
+ private:
+  std::string tensor(const nlohmann::json& j, Tensor* t) {
+    const std::string name = j.get<std::string>();
+    auto node = tensors_->extract(name);
+    if (node.empty()) return "names tensor '" + name + "', which the frame lacks or gave already";
+    *t = std::move(node.mapped());
+    return {};
+  }
+
+  static std::string dtype(const nlohmann::json& j, DType* t) {
+    const int v = j.get<int>();
+    if (v == 0) {
+      *t = DType::kUndefined;
+      return {};
+    }
+    auto d = dtype_from_onnx(v);
+    if (!d) return "unknown element type " + std::to_string(v);
+    *t = *d;
+    return {};
+  }
+
+  std::string map(const nlohmann::json& j, Map* m) {
+    if (!j.is_object()) return "a map is not an object";
+    std::string err = tensor(j.at("keys"), &m->keys);
+    if (err.empty()) err = tensor(j.at("values"), &m->values);
+    if (!err.empty()) return err;
+    if (m->keys.rank() != 1 || m->values.rank() != 1 || m->keys.numel() != m->values.numel())
+      return "a map's keys and values are not 1-D tensors of one length";
+    return {};
+  }
+
+  std::string value(const nlohmann::json& j, bool in_optional, Value* out) {
+    if (!j.is_object() || j.size() == 0) return "not a value description";
+    if (j.contains("tensor")) {
+      if (j.size() != 1) return "a tensor with other fields";
+      Tensor t;
+      std::string err = tensor(j.at("tensor"), &t);
+      if (!err.empty()) return err;
+      *out = Value(std::move(t));
+      return {};
+    }
+    if (j.contains("sequence")) {
+      Sequence s;
+      std::string err = dtype(j.at("elem_type"), &s.elem_type);
+      if (!err.empty()) return err;
+      const auto& elems = j.at("sequence");
+      if (!elems.is_array()) return "a sequence is not an array";
+      if (j.contains("key_type")) {
+        err = dtype(j.at("key_type"), &s.map_key_type);
+        if (!err.empty()) return err;
+        if (s.map_key_type == DType::kUndefined) return "a sequence of maps without a key type";
+        for (const auto& e : elems) {
+          Map m;
+          err = map(e, &m);
+          if (!err.empty()) return err;
+          s.maps.push_back(std::move(m));
+        }
+      } else {
+        for (const auto& e : elems) {
+          Tensor t;
+          err = tensor(e, &t);
+          if (!err.empty()) return err;
+          if (s.elem_type != DType::kUndefined && t.dtype() != s.elem_type)
+            return "a sequence of " + std::string(dtype_name(s.elem_type)) + " holds a " +
+                   std::string(dtype_name(t.dtype())) + " tensor";
+          s.tensors.push_back(std::move(t));
+        }
+      }
+      *out = Value(std::move(s));
+      return {};
+    }
+    if (j.contains("map")) {
+      if (in_optional) return "an optional holding a map";
+      Map m;
+      std::string err = map(j.at("map"), &m);
+      if (!err.empty()) return err;
+      *out = Value(std::move(m));
+      return {};
+    }
+    if (j.contains("optional")) {
+      if (in_optional) return "an optional holding an optional";
+      const auto& inner = j.at("optional");
+      if (inner.is_null()) {
+        *out = Value::none();
+        return {};
+      }
+      Value v;
+      std::string err = value(inner, /*in_optional=*/true, &v);
+      if (!err.empty()) return err;
+      *out = Value::optional_of(std::move(v));
+      return {};
+    }
+    return "not a value description";
+  }
+
+  TensorMap* tensors_;
+};
+
+}  // namespace
+
+IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& tensors,
+                      Deadline deadline) {
+  TensorList list;
+  list.reserve(tensors.size());
+  for (const auto& [name, t] : tensors) list.emplace_back(name, &t);
+  return write_tensor_list(fd, header, list, deadline);
+}
+
+IoOutcome write_value_frame(int fd, const nlohmann::json& header, const ValueMap& values,
+                            Deadline deadline) {
+  TensorList list;
+  nlohmann::json h = header;
+  h["values"] = nlohmann::json::object();
+  for (const auto& [name, v] : values) {
+    auto j = value_to_json(v, &list, /*in_optional=*/false);
+    if (!j) return {IoResult::kError, "value '" + name + "': cannot carry " + j.status().message()};
+    h["values"][name] = std::move(*j);
+  }
+  return write_tensor_list(fd, h, list, deadline);
 }
 
 IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* sink) {
@@ -222,6 +408,13 @@ IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* 
         frame->tensors[name] = std::move(*t);
     }
     if (left != 0) return {IoResult::kError, "malformed frame: payload longer than its tensors"};
+    frame->values.clear();
+    if (frame->header.contains("values")) {
+      if (sink) return {IoResult::kError, "malformed frame: values in a streamed frame"};
+      const std::string err =
+          ValueDecoder(&frame->tensors).decode(frame->header.at("values"), &frame->values);
+      if (!err.empty()) return {IoResult::kError, "malformed frame: " + err};
+    }
   } catch (const nlohmann::json::exception& e) {
     return {IoResult::kError, std::string("malformed frame header: ") + e.what()};
   } catch (const std::bad_alloc&) {

@@ -9,6 +9,20 @@
 // bytes (machine order, row-major), string tensors as {"name": N, "bytes": B} and their
 // TensorProto encoding.
 //
+// Values of any kind (Session::run_values: tensors, sequences, optionals, maps) travel as
+// header["values"] = {NAME: V, ..}, their tensors in the payload as above under the names "0",
+// "1", .. (each named by exactly one V; such a frame carries no other tensors), where V is one of
+//   {"tensor": "0"}                                           a tensor
+//   {"sequence": ["0", "1", ..], "elem_type": DataType}       of tensors (may be empty)
+//   {"sequence": [{"keys": "0", "values": "1"}, ..],          of maps (ai.onnx.ml)
+//    "elem_type": DataType, "key_type": DataType}
+//   {"map": {"keys": "0", "values": "1"}}                     1-D tensors of one length
+//   {"optional": null}                                        an optional holding nothing
+//   {"optional": V}                                           V a tensor or a sequence
+// elem_type is the element type of the sequence's tensors (0 when unknown; kept for an empty
+// one), key_type that of its maps' keys. read_frame refuses a frame whose "values" break these
+// rules (an unknown form, a tensor named twice or not at all, an optional in an optional, ...).
+//
 // Requests (onnxdbg -> worker) and replies (worker -> onnxdbg), one reply per request:
 //   {"type":"describe","backend":B,"options":{..}}      -> {"ok":true,"describe":"ONNX
 //   Runtime 1.29.0 (CPU)"}
@@ -22,6 +36,8 @@
 // worker sends one frame {"ok":true,"part":true} + one output tensor per output, each as soon as
 // it is copied out of the backend, and the reply itself then carries no tensors. A failure after
 // some parts is still one {"ok":false,...} reply; the reader drops the parts it got.
+//   {"type":"run_values"} + "values"                   -> as "run" (no "observe", no "stream")
+//                                                         + "values" (Session::run_values)
 //   {"type":"unload"}                                    -> {"ok":true}
 // A failed request answers {"ok":false,"status":{Status}}. The worker holds one session at a
 // time: a load (after any number of runs) replaces the previous session, "unload" drops it so
@@ -64,16 +80,26 @@ struct IoOutcome {
 struct Frame {
   nlohmann::json header;
   TensorMap tensors;
+  /// The values of header["values"], when the frame carries them (and then `tensors` is empty:
+  /// each of its tensors went into a value).
+  ValueMap values;
 };
 
 /// Writes one frame to `fd` (blocking or non-blocking) before `deadline`. SIGPIPE is blocked in
 /// the calling thread while writing, so a dead reader gives kEof, never a signal.
 IoOutcome write_frame(int fd, const nlohmann::json& header, const TensorMap& tensors,
                       Deadline deadline);
+/// As write_frame, for a frame carrying `values` (header["values"] and their tensors, written in
+/// place). Errors: kError naming the value for one this protocol cannot carry (an optional
+/// holding an optional or a map, a map whose keys and values differ in length).
+IoOutcome write_value_frame(int fd, const nlohmann::json& header, const ValueMap& values,
+                            Deadline deadline);
 /// Reads one frame from `fd` before `deadline`. kEof when the writer closed its end (or died),
 /// whether between frames or in the middle of one. With a `sink`, each tensor is handed to it as
 /// soon as its bytes are read, in payload order, and frame->tensors stays empty: a reader that
 /// drops each tensor holds one at a time (a layerwise run receives hundreds of megabytes).
+/// A frame with header["values"] fills frame->values (kError for malformed ones, and for one read
+/// with a `sink`).
 IoOutcome read_frame(int fd, Frame* frame, Deadline deadline, const TensorSink* sink = nullptr);
 
 /// JSON forms used in replies. status_from_json gives an internal error for malformed input.

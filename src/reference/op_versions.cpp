@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "core/onnx.h"
 #include "onnx/defs/schema.h"
 
 namespace onnxdbg::reference {

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -205,6 +206,145 @@ Expected<Tensor> from_ort(const Ort::Value& v, const std::string& name) {
   return t;
 }
 
+/// The element type of the tensors of a declared sequence type (seq(tensor(T)), or the value type
+/// T of seq(map(K, T))), kUndefined when ORT does not say.
+DType sequence_elem_type(const Ort::ConstTypeInfo& seq) {
+  try {
+    const Ort::TypeInfo elem = seq.GetSequenceTypeInfo().GetSequenceElementType();
+    if (elem.GetONNXType() == ONNX_TYPE_TENSOR)
+      return static_cast<DType>(elem.GetTensorTypeAndShapeInfo().GetElementType());
+    if (elem.GetONNXType() == ONNX_TYPE_MAP) {
+      const Ort::TypeInfo v = elem.GetMapTypeInfo().GetMapValueType();
+      if (v.GetONNXType() == ONNX_TYPE_TENSOR)
+        return static_cast<DType>(v.GetTensorTypeAndShapeInfo().GetElementType());
+    }
+  } catch (const Ort::Exception&) {
+  }
+  return DType::kUndefined;
+}
+
+/// What onnxdbg needs to know of a graph input's or output's declared type: the kind, and for a
+/// sequence (also inside an optional) its element type, which an empty one cannot tell.
+struct DeclaredType {
+  ONNXType kind = ONNX_TYPE_UNKNOWN;
+  ONNXType contained = ONNX_TYPE_UNKNOWN;  ///< an optional's content kind
+  DType sequence_elem = DType::kUndefined;
+};
+
+DeclaredType declared_type(const Ort::TypeInfo& info) {
+  DeclaredType d;
+  d.kind = info.GetONNXType();
+  if (d.kind == ONNX_TYPE_SEQUENCE) d.sequence_elem = sequence_elem_type(info.GetConst());
+  if (d.kind == ONNX_TYPE_OPTIONAL) {
+    const Ort::TypeInfo inner = info.GetOptionalTypeInfo().GetOptionalElementType();
+    d.contained = inner.GetONNXType();
+    if (d.contained == ONNX_TYPE_SEQUENCE) d.sequence_elem = sequence_elem_type(inner.GetConst());
+  }
+  return d;
+}
+
+/// An ONNX Runtime value for `v` (a tensor, a sequence of tensors, a map; an optional holding one
+/// of those gives the value it holds, which is how ORT takes an optional-typed input); nullopt
+/// for an optional holding nothing, which ORT takes as an omitted input. Tensors are not copied
+/// (see to_ort). Errors: kUnsupported for an empty sequence (ORT's C API cannot make one) and a
+/// sequence of maps.
+Expected<std::optional<Ort::Value>> value_to_ort(const Value& v, const std::string& name,
+                                                 const Ort::MemoryInfo& mem) {
+  switch (v.kind()) {
+    case Value::Kind::kTensor: {
+      ODB_ASSIGN_OR_RETURN(Ort::Value t, to_ort(v.tensor(), name, mem));
+      return std::optional<Ort::Value>(std::move(t));
+    }
+    case Value::Kind::kSequence: {
+      const Sequence& s = v.sequence();
+      if (s.holds_maps())
+        return unsupported(fmt::format(
+            "onnxruntime: input '{}' is a sequence of maps, which onnxdbg cannot pass to ONNX "
+            "Runtime",
+            name));
+      if (s.tensors.empty())
+        return unsupported(fmt::format(
+            "onnxruntime: input '{}' is an empty sequence, which ONNX Runtime's API cannot create "
+            "(OrtApi::CreateValue takes at least one element)",
+            name));
+      std::vector<Ort::Value> elems;
+      for (size_t i = 0; i < s.tensors.size(); ++i) {
+        ODB_ASSIGN_OR_RETURN(Ort::Value t,
+                             to_ort(s.tensors[i], fmt::format("{}[{}]", name, i), mem));
+        elems.push_back(std::move(t));
+      }
+      return std::optional<Ort::Value>(Ort::Value::CreateSequence(elems));
+    }
+    case Value::Kind::kMap: {
+      ODB_ASSIGN_OR_RETURN(Ort::Value keys, to_ort(v.map().keys, name + " keys", mem));
+      ODB_ASSIGN_OR_RETURN(Ort::Value values, to_ort(v.map().values, name + " values", mem));
+      return std::optional<Ort::Value>(Ort::Value::CreateMap(keys, values));
+    }
+    case Value::Kind::kOptional:
+      if (!v.has_element()) return std::optional<Ort::Value>();
+      return value_to_ort(v.element(), name, mem);
+  }
+  return internal_error("unknown value kind");
+}
+
+/// The Map in ORT map `v` (two tensors: keys, values).
+Expected<Map> map_from_ort(const Ort::Value& v, const std::string& name) {
+  Ort::AllocatorWithDefaultOptions alloc;
+  Map m;
+  ODB_ASSIGN_OR_RETURN(m.keys, from_ort(v.GetValue(0, alloc), name + " keys"));
+  ODB_ASSIGN_OR_RETURN(m.values, from_ort(v.GetValue(1, alloc), name + " values"));
+  return m;
+}
+
+/// The onnxdbg value of ORT output `v`, declared as `declared`: a tensor, a sequence (of tensors
+/// or maps), a map, or for an optional-typed output an optional (ORT returns the value it holds,
+/// or a value without data, HasValue() false, for one holding nothing).
+Expected<Value> value_from_ort(const Ort::Value& v, const std::string& name,
+                               const DeclaredType& declared) {
+  if (declared.kind == ONNX_TYPE_OPTIONAL) {
+    if (!v.HasValue()) return Value::none();
+    DeclaredType inner;
+    inner.kind = declared.contained;
+    inner.sequence_elem = declared.sequence_elem;
+    ODB_ASSIGN_OR_RETURN(Value held, value_from_ort(v, name, inner));
+    return Value::optional_of(std::move(held));
+  }
+  ONNXType kind = v.GetTypeInfo().GetONNXType();
+  // ORT gives an optional's content its own type; should it say "optional", trust the model's.
+  if (kind == ONNX_TYPE_OPTIONAL || kind == ONNX_TYPE_UNKNOWN) kind = declared.kind;
+  if (kind == ONNX_TYPE_TENSOR) {
+    ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(v, name));
+    return Value(std::move(t));
+  }
+  if (kind == ONNX_TYPE_MAP) {
+    ODB_ASSIGN_OR_RETURN(Map m, map_from_ort(v, name));
+    return Value(std::move(m));
+  }
+  if (kind != ONNX_TYPE_SEQUENCE)
+    return unsupported(fmt::format(
+        "onnxruntime: output '{}' has ONNX type {} (ONNXType enum), which onnxdbg does not handle",
+        name, static_cast<int>(kind)));
+  Ort::AllocatorWithDefaultOptions alloc;
+  Sequence s;
+  s.elem_type = declared.sequence_elem;
+  const size_t n = v.GetCount();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string elem_name = fmt::format("{}[{}]", name, i);
+    Ort::Value e = v.GetValue(static_cast<int>(i), alloc);
+    if (e.IsTensor()) {
+      ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(e, elem_name));
+      if (s.elem_type == DType::kUndefined) s.elem_type = t.dtype();
+      s.tensors.push_back(std::move(t));
+    } else {
+      ODB_ASSIGN_OR_RETURN(Map m, map_from_ort(e, elem_name));
+      s.map_key_type = m.keys.dtype();
+      if (s.elem_type == DType::kUndefined) s.elem_type = m.values.dtype();
+      s.maps.push_back(std::move(m));
+    }
+  }
+  return Value(std::move(s));
+}
+
 class OrtSession : public Session {
  public:
   OrtSession(Ort::Session session, SessionInfo info)
@@ -216,6 +356,10 @@ class OrtSession : public Session {
     for (size_t i = 0; i < session_.GetOutputCount(); ++i) {
       info_.output_names.push_back(session_.GetOutputNameAllocated(i, alloc).get());
     }
+    for (size_t i = 0; i < session_.GetInputCount(); ++i)
+      input_types_.push_back(declared_type(session_.GetInputTypeInfo(i)));
+    for (size_t i = 0; i < session_.GetOutputCount(); ++i)
+      output_types_.push_back(declared_type(session_.GetOutputTypeInfo(i)));
   }
   const SessionInfo& info() const override { return info_; }
 
@@ -229,9 +373,60 @@ class OrtSession : public Session {
     return run_impl(inputs, &sink);
   }
 
+  /// Sequence inputs go to ORT as sequences of tensors (Ort::Value::CreateSequence), optional
+  /// ones as the value they hold or, holding nothing, not at all; outputs come back by their
+  /// declared type (see value_from_ort).
+  Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
+    ODB_RETURN_IF_ERROR(check_input_names(inputs, /*optional_may_be_missing=*/true));
+    try {
+      const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+      std::vector<const char*> in_names, out_names;
+      std::vector<Ort::Value> in_values;
+      for (size_t i = 0; i < input_names_.size(); ++i) {
+        const std::string& name = input_names_[i];
+        auto it = inputs.find(name);
+        if (it == inputs.end()) continue;  // an optional input left out: ORT takes it as None
+        const Value& v = it->second;
+        if (v.is_optional() && !v.has_element() && input_types_[i].kind != ONNX_TYPE_OPTIONAL)
+          return invalid_argument(fmt::format(
+              "onnxruntime: input '{}' is an empty optional, but the model's input is not optional",
+              name));
+        ODB_ASSIGN_OR_RETURN(std::optional<Ort::Value> ov, value_to_ort(v, name, mem));
+        if (!ov) continue;  // an optional holding nothing: ORT takes it as omitted
+        in_names.push_back(name.c_str());
+        in_values.push_back(std::move(*ov));
+      }
+      for (const auto& name : info_.output_names) out_names.push_back(name.c_str());
+
+      Ort::RunOptions run_options;
+      const auto t0 = Clock::now();
+      std::vector<Ort::Value> outs =
+          session_.Run(run_options, in_names.data(), in_values.data(), in_values.size(),
+                       out_names.data(), out_names.size());
+      const auto t1 = Clock::now();
+
+      ValueRunResult result;
+      result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
+      for (size_t i = 0; i < outs.size(); ++i) {
+        ODB_ASSIGN_OR_RETURN(Value v,
+                             value_from_ort(outs[i], info_.output_names[i], output_types_[i]));
+        outs[i] = Ort::Value(nullptr);
+        result.outputs.emplace(info_.output_names[i], std::move(v));
+      }
+      return result;
+    } catch (const Ort::Exception& e) {
+      return ort_error(e, true);
+    }
+  }
+
  private:
-  Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
-    for (const auto& name : input_names_) {
+  /// kInvalidArgument unless `inputs` (a TensorMap or ValueMap) names every input of the model
+  /// (but those of optional type, with `optional_may_be_missing`) and nothing else.
+  template <class M>
+  Status check_input_names(const M& inputs, bool optional_may_be_missing = false) const {
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      const std::string& name = input_names_[i];
+      if (optional_may_be_missing && input_types_[i].kind == ONNX_TYPE_OPTIONAL) continue;
       if (!inputs.count(name)) {
         return invalid_argument(fmt::format("onnxruntime: missing input '{}' (the model needs: {})",
                                             name, fmt::join(input_names_, ", ")));
@@ -244,6 +439,11 @@ class OrtSession : public Session {
                         fmt::join(input_names_, ", ")));
       }
     }
+    return Status::ok();
+  }
+
+  Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
+    ODB_RETURN_IF_ERROR(check_input_names(inputs));
     try {
       const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
       std::vector<const char*> in_names, out_names;
@@ -281,6 +481,8 @@ class OrtSession : public Session {
   Ort::Session session_;
   SessionInfo info_;
   std::vector<std::string> input_names_;
+  std::vector<DeclaredType> input_types_;   ///< by input, in input_names_'s order
+  std::vector<DeclaredType> output_types_;  ///< by output, in info_.output_names's order
 };
 
 /// Every node of the session's graph and the provider ORT assigned it; empty when ORT cannot

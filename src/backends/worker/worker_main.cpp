@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "backends/onnxruntime/onnxruntime_backend.h"
 #include "backends/opencv/opencv_backend.h"
@@ -107,9 +108,10 @@ struct Worker {
   }
 
   /// Handles one request; fills `reply` (ok=true) or returns the error to send. A streamed run
-  /// ("stream": true) hands each output to `part` (which sends it) instead of `outputs`.
+  /// ("stream": true) hands each output to `part` (which sends it) instead of `outputs`; a
+  /// run_values request puts its outputs in `values` (sent as the reply's "values").
   Status handle(const worker::Frame& req, nlohmann::json* reply, TensorMap* outputs,
-                const TensorSink& part) {
+                std::optional<ValueMap>* values, const TensorSink& part) {
     const std::string type = req.header.value("type", "");
     if (type == "describe") {
       ODB_RETURN_IF_ERROR(make_backend(req.header));
@@ -139,15 +141,22 @@ struct Worker {
                                                  ? session->run(req.tensors)
                                                  : session->run_observing(req.tensors, observe));
       if (!result.not_observed.empty()) (*reply)["not_observed"] = result.not_observed;
-      const auto& warnings = session->info().warnings;
       (*reply)["run_seconds"] = result.run_seconds;
       if (result.load_seconds) (*reply)["load_seconds"] = *result.load_seconds;
       (*reply)["peak_rss_bytes"] = peak_rss_since_load();
-      (*reply)["warnings"] = std::vector<std::string>(
-          warnings.begin() +
-              static_cast<std::ptrdiff_t>(std::min(warnings_before, warnings.size())),
-          warnings.end());
+      (*reply)["warnings"] = new_warnings(warnings_before);
       *outputs = std::move(result.outputs);
+      return Status::ok();
+    }
+    if (type == "run_values") {
+      if (!session) return internal_error("run before load");
+      maybe_misbehave(options, "run");
+      const size_t warnings_before = session->info().warnings.size();
+      ODB_ASSIGN_OR_RETURN(ValueRunResult result, session->run_values(req.values));
+      (*reply)["run_seconds"] = result.run_seconds;
+      (*reply)["peak_rss_bytes"] = peak_rss_since_load();
+      (*reply)["warnings"] = new_warnings(warnings_before);
+      *values = std::move(result.outputs);
       return Status::ok();
     }
     if (type == "unload") {
@@ -156,6 +165,14 @@ struct Worker {
       return Status::ok();
     }
     return internal_error("unknown request type '" + type + "'");
+  }
+
+  /// The session's warnings from index `before` on: those the last run added.
+  std::vector<std::string> new_warnings(size_t before) const {
+    const auto& warnings = session->info().warnings;
+    return std::vector<std::string>(
+        warnings.begin() + static_cast<std::ptrdiff_t>(std::min(before, warnings.size())),
+        warnings.end());
   }
 };
 
@@ -198,6 +215,7 @@ int worker_main() {
     }
     nlohmann::json reply = {{"ok", true}};
     TensorMap outputs;
+    std::optional<ValueMap> values;  // set by a run_values request that succeeded
     Status st;
     // A streamed run's outputs, each in a frame of its own as soon as the backend gives it.
     worker::IoResult part_result = worker::IoResult::kOk;
@@ -212,7 +230,7 @@ int worker_main() {
         std::fprintf(stderr, "onnxdbg-worker: %s\n", o.error.c_str());
     };
     try {
-      st = w.handle(req, &reply, &outputs, part);
+      st = w.handle(req, &reply, &outputs, &values, part);
     } catch (const std::exception& e) {
       st = internal_error(std::string("onnxdbg-worker: unexpected exception: ") + e.what());
     }
@@ -221,8 +239,11 @@ int worker_main() {
     if (!st.is_ok()) {
       reply = {{"ok", false}, {"status", worker::status_to_json(st)}};
       outputs.clear();
+      values.reset();
     }
-    const worker::IoOutcome sent = worker::write_frame(out, reply, outputs, std::nullopt);
+    const worker::IoOutcome sent =
+        values ? worker::write_value_frame(out, reply, *values, std::nullopt)
+               : worker::write_frame(out, reply, outputs, std::nullopt);
     if (sent.result == worker::IoResult::kEof) return 0;
     if (sent.result != worker::IoResult::kOk) {
       std::fprintf(stderr, "onnxdbg-worker: %s\n", sent.error.c_str());

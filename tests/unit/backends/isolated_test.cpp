@@ -225,6 +225,25 @@ TEST(Isolated, CrashWhileRunningIsABackendError) {
   expect_add_works(*isolated("onnxruntime"), model);
 }
 
+TEST(Isolated, CrashInRunValuesIsABackendError) {
+  ModelDir dir;
+  const auto model = dir.write_model(kAddModel);
+  auto session = isolated("onnxruntime", {{"debug_crash", "run"}})->load(model);
+  ASSERT_TRUE(session.has_value()) << session.status().to_string();
+  ValueMap inputs;
+  for (auto& [name, t] : add_inputs()) inputs.emplace(name, std::move(t));
+  auto out = (*session)->run_values(inputs);
+  ASSERT_FALSE(out.has_value());
+  EXPECT_EQ(out.status().code(), ErrorCode::kBackendError);
+  EXPECT_NE(out.status().message().find("SIGSEGV"), std::string::npos) << out.status().message();
+  // A healthy worker gives the values back.
+  auto ok = isolated("onnxruntime")->load(model);
+  ASSERT_TRUE(ok.has_value()) << ok.status().to_string();
+  auto values = (*ok)->run_values(inputs);
+  ASSERT_TRUE(values.has_value()) << values.status().to_string();
+  testing::expect_tensor_near(values->outputs.at("z").tensor(), {2, 2}, {11, 22, 33, 44});
+}
+
 TEST(Isolated, AbortIsReportedAsSigabrt) {
   ModelDir dir;
   auto backend = isolated("opencv", {{"debug_abort", "run"}});

@@ -1,6 +1,7 @@
 // The ONNX Runtime backend through the worker: values, every supported element type both ways,
-// options (opt, threads, providers, optimized_model), provider truth (requested vs used, node
-// placement) and ORT's own error messages.
+// sequences and optionals in and out (run_values), options (opt, threads, providers,
+// optimized_model), provider truth (requested vs used, node placement) and ORT's own error
+// messages.
 #include <set>
 
 #include "backend_test_util.h"
@@ -220,6 +221,98 @@ TEST(OnnxRuntime, BadInputsAreInvalidArguments) {
   // The session survives a refused run.
   auto ok = (*session)->run({{"x", Tensor::from_vector<float>({1, 3}, {1, 1, 1})}});
   ASSERT_TRUE(ok.has_value()) << ok.status().to_string();
+}
+
+// A model with sequence and optional inputs and outputs. ONNX's text parser cannot write
+// seq(...) or optional(...) in a graph signature, so those are declared after parsing.
+std::filesystem::path write_sequence_optional_model(const ModelDir& dir) {
+  onnx::ModelProto m = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (s, float[2] x, o) => (grown, float[N] first, int64 n, bool has, same_o, opt_grown) {
+  grown = SequenceInsert(s, x)
+  zero = Constant<value = int64 {0}>()
+  first = SequenceAt(s, zero)
+  n = SequenceLength(grown)
+  has = OptionalHasElement(o)
+  same_o = Identity(o)
+  opt_grown = Optional(grown)
+}
+)");
+  testing::declare_type(m, "s", "seq(float[])");
+  testing::declare_type(m, "o", "optional(float[])");
+  testing::declare_type(m, "grown", "seq(float[])");
+  testing::declare_type(m, "same_o", "optional(float[])");
+  testing::declare_type(m, "opt_grown", "optional(seq(float[]))");
+  const auto path = dir.path() / "seq_opt.onnx";
+  const Status st = save_model(m, path);
+  EXPECT_TRUE(st.is_ok()) << st.to_string();
+  return path;
+}
+
+void expect_float_sequence(const Value& v, const std::vector<std::vector<double>>& elems) {
+  ASSERT_TRUE(v.is_sequence()) << v.describe();
+  EXPECT_EQ(v.sequence().elem_type, DType::kFloat);
+  ASSERT_EQ(v.sequence().tensors.size(), elems.size()) << v.describe();
+  for (size_t i = 0; i < elems.size(); ++i)
+    testing::expect_tensor_near(v.sequence().tensors[i], {static_cast<int64_t>(elems[i].size())},
+                                elems[i]);
+}
+
+TEST(OnnxRuntime, SequencesAndOptionalsCrossTheWorker) {
+  ModelDir dir;
+  auto session = isolated("onnxruntime")->load(write_sequence_optional_model(dir));
+  ASSERT_TRUE(session.has_value()) << session.status().to_string();
+  const Value s = testing::sequence_of(DType::kFloat, {Tensor::from_vector<float>({2}, {1, 2}),
+                                                       Tensor::from_vector<float>({1}, {3})});
+  const Tensor x = Tensor::from_vector<float>({2}, {5, 6});
+
+  auto full = (*session)->run_values(
+      {{"s", s}, {"x", x}, {"o", Value::optional_of(Tensor::from_vector<float>({1}, {7}))}});
+  ASSERT_TRUE(full.has_value()) << full.status().to_string();
+  expect_float_sequence(full->outputs.at("grown"), {{1, 2}, {3}, {5, 6}});
+  testing::expect_tensor_near(full->outputs.at("first").tensor(), {2}, {1, 2});
+  testing::expect_tensor_near(full->outputs.at("n").tensor(), {}, {3});
+  testing::expect_tensor_near(full->outputs.at("has").tensor(), {}, {1});
+  const Value& same_o = full->outputs.at("same_o");
+  ASSERT_TRUE(same_o.has_element()) << same_o.describe();
+  testing::expect_tensor_near(same_o.element().tensor(), {1}, {7});
+  const Value& opt_grown = full->outputs.at("opt_grown");
+  ASSERT_TRUE(opt_grown.has_element()) << opt_grown.describe();
+  expect_float_sequence(opt_grown.element(), {{1, 2}, {3}, {5, 6}});
+
+  // An optional holding nothing, given as such or left out, reaches ORT as an omitted input.
+  for (const bool given : {true, false}) {
+    ValueMap inputs = {{"s", s}, {"x", x}};
+    if (given) inputs.emplace("o", Value::none());
+    auto none = (*session)->run_values(inputs);
+    ASSERT_TRUE(none.has_value()) << none.status().to_string();
+    testing::expect_tensor_near(none->outputs.at("has").tensor(), {}, {0});
+    EXPECT_TRUE(none->outputs.at("same_o").is_optional());
+    EXPECT_FALSE(none->outputs.at("same_o").has_element());
+    expect_float_sequence(none->outputs.at("grown"), {{1, 2}, {3}, {5, 6}});
+  }
+
+  // ORT's API cannot make an empty sequence: unsupported, saying why; the session survives.
+  auto empty = (*session)->run_values(
+      {{"s", testing::sequence_of(DType::kFloat, {})}, {"x", x}, {"o", Value::none()}});
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_EQ(empty.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(empty.status().message().find("empty sequence"), std::string::npos)
+      << empty.status().to_string();
+  auto again = (*session)->run_values({{"s", s}, {"x", x}});
+  EXPECT_TRUE(again.has_value()) << again.status().to_string();
+}
+
+TEST(OnnxRuntime, RunValuesWithTensorsOnlyMatchesRun) {
+  ModelDir dir;
+  auto session = isolated("onnxruntime")->load(dir.write_model(kGemmReluModel));
+  ASSERT_TRUE(session.has_value()) << session.status().to_string();
+  auto out = (*session)->run_values({{"x", Tensor::from_vector<float>({1, 3}, {1, 1, 1})}});
+  ASSERT_TRUE(out.has_value()) << out.status().to_string();
+  testing::expect_tensor_near(out->outputs.at("y").tensor(), {1, 2}, {9.5, 0});
+  auto missing = (*session)->run_values({});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(OnnxRuntime, SavesTheOptimizedModel) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../test_util.h"
+#include "core/onnx.h"
 #include "onnx/defs/schema.h"
 #include "reference/function_body.h"
 #include "reference/interpreter.h"

@@ -1,5 +1,6 @@
-// Signal kernels (opset 17): DFT (real, complex, onesided, inverse, dft_length, negative axis),
-// STFT, the three windows and MelWeightMatrix's shape and peaks.
+// Signal kernels (opset 17, DFT also 20): DFT (real, complex, onesided, inverse, dft_length,
+// negative axis, DFT-20's axis input, IRFFT), STFT, the three windows and MelWeightMatrix's shape
+// and peaks.
 #include <cmath>
 
 #include "op_test_util.h"
@@ -34,6 +35,58 @@ TEST(Dft, InverseRoundTripsAndLengthTruncates) {
       run_op_error(std::string(kHeader) + "g (float[1,4,3] x) => (float[1,4,2] z) { z = DFT(x) }",
                    {{"x", f32({1, 4, 3}, std::vector<float>(12, 0))}});
   EXPECT_NE(err.find("[..., signal, 1]"), std::string::npos) << err;
+}
+
+const char* kHeader20 = "<ir_version: 9, opset_import: [\"\" : 20]>\n";
+
+TEST(Dft, Version20TakesAxisAsInput) {
+  // x[b, t] = [1, 2, 3, 4] for b = 0 and [1, 0, 0, 0] for b = 1, as [2, 4, 1].
+  const Tensor x = f32({2, 4, 1}, {1, 2, 3, 4, 1, 0, 0, 0});
+  // No axis input: -2, the signal axis. DFT of [1, 2, 3, 4] is 10, -2+2i, -2, -2-2i; of an
+  // impulse, all ones.
+  auto z = run_op(std::string(kHeader20) + "g (float[2,4,1] x) => (float[2,4,2] z) { z = DFT(x) }",
+                  {{"x", x}});
+  expect_tensor_near(z, {2, 4, 2}, {10, 0, -2, 2, -2, 0, -2, -2, 1, 0, 1, 0, 1, 0, 1, 0}, 1e-5);
+  // axis = 0: a length-2 transform across the batch: sums and differences of the two rows.
+  auto a0 = run_op(std::string(kHeader20) +
+                       "g (float[2,4,1] x, int64 axis) => (float[2,4,2] z) { z = DFT(x, , axis) }",
+                   {{"x", x}, {"axis", Tensor::scalar<int64_t>(0)}});
+  expect_tensor_near(a0, {2, 4, 2}, {2, 0, 2, 0, 3, 0, 4, 0, 0, 0, 2, 0, 3, 0, 4, 0}, 1e-5);
+  // axis = 1 with dft_length 2 and onesided: bins 0 and 1 of [1, 2] and of [1, 0].
+  auto one =
+      run_op(std::string(kHeader20) +
+                 "g (float[2,4,1] x, int64 n, int64 axis) => (float[2,2,2] z) { z = "
+                 "DFT<onesided=1>(x, n, axis) }",
+             {{"x", x}, {"n", Tensor::scalar<int64_t>(2)}, {"axis", Tensor::scalar<int64_t>(1)}});
+  expect_tensor_near(one, {2, 2, 2}, {3, 0, -1, 0, 1, 0, 1, 0}, 1e-5);
+  auto err = run_op_error(std::string(kHeader20) +
+                              "g (float[2,4,1] x, int64 axis) => (float[2,4,2] z) { z = DFT(x, , "
+                              "axis) }",
+                          {{"x", x}, {"axis", Tensor::scalar<int64_t>(2)}});
+  EXPECT_NE(err.find("axis 2 is out of range"), std::string::npos) << err;
+}
+
+TEST(Dft, InverseOnesidedIsRealInverse) {
+  // The half spectrum 10, -2+2i, -2 of [1, 2, 3, 4] back to 4 real samples (2 * (3 - 1)).
+  auto z =
+      run_op(std::string(kHeader20) +
+                 "g (float[1,3,2] x) => (float[1,4,1] z) { z = DFT<inverse=1, onesided=1>(x) }",
+             {{"x", f32({1, 3, 2}, {10, 0, -2, 2, -2, 0})}});
+  expect_tensor_near(z, {1, 4, 1}, {1, 2, 3, 4}, 1e-5);
+  // dft_length 3 reads bins 0 and 1 only: (10 + 2 * Re((-2+2i) w^t)) / 3, w = exp(2 pi i / 3).
+  auto odd =
+      run_op(std::string(kHeader20) +
+                 "g (float[1,3,2] x, int64 n) => (float[1,3,1] z) { z = DFT<inverse=1, "
+                 "onesided=1>(x, n) }",
+             {{"x", f32({1, 3, 2}, {10, 0, -2, 2, -2, 0})}, {"n", Tensor::scalar<int64_t>(3)}});
+  const double s3 = std::sqrt(3.0);
+  expect_tensor_near(odd, {1, 3, 1},
+                     {(10 - 4) / 3.0, (10 + 2 * (1 - s3)) / 3.0, (10 + 2 * (1 + s3)) / 3.0}, 1e-5);
+  auto err = run_op_error(std::string(kHeader20) +
+                              "g (float[1,4,1] x) => (float[1,6,1] z) { z = DFT<inverse=1, "
+                              "onesided=1>(x) }",
+                          {{"x", f32({1, 4, 1}, {1, 2, 3, 4})}});
+  EXPECT_NE(err.find("complex input"), std::string::npos) << err;
 }
 
 TEST(Stft, FramesWithoutWindow) {
