@@ -13,7 +13,8 @@ namespace onnxdbg::reference {
 /// ai.onnx.preview.training; 0 for a domain ONNX does not define.
 int validated_opset(const std::string& domain);
 
-/// The newest opset the linked ONNX knows for `domain`; 0 for a domain ONNX does not define. "ai.onnx" equals "".
+/// The newest opset the linked ONNX knows for `domain`; 0 for a domain ONNX does not define.
+/// "ai.onnx" equals "".
 int newest_known_opset(const std::string& domain);
 
 /// Sorted since-versions of `op_type` in `domain` (deprecated ones included) in the linked ONNX;
