@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 
 #include <array>
+#include <cctype>
 
 namespace onnxdbg {
 
@@ -14,6 +15,18 @@ size_t dtype_size(DType t) {
     case DType::kUint8:
     case DType::kInt8:
     case DType::kBool:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kUint4:
+    case DType::kInt4:
+    case DType::kFloat4E2M1:
+    case DType::kFloat8E8M0:
+    case DType::kUint2:
+    case DType::kInt2:
+    case DType::kFloat6E2M3:
+    case DType::kFloat6E3M2:
       return 1;
     case DType::kUint16:
     case DType::kInt16:
@@ -66,6 +79,30 @@ std::string_view dtype_name(DType t) {
       return "complex128";
     case DType::kBFloat16:
       return "bfloat16";
+    case DType::kFloat8E4M3FN:
+      return "float8_e4m3fn";
+    case DType::kFloat8E4M3FNUZ:
+      return "float8_e4m3fnuz";
+    case DType::kFloat8E5M2:
+      return "float8_e5m2";
+    case DType::kFloat8E5M2FNUZ:
+      return "float8_e5m2fnuz";
+    case DType::kUint4:
+      return "uint4";
+    case DType::kInt4:
+      return "int4";
+    case DType::kFloat4E2M1:
+      return "float4_e2m1fn";
+    case DType::kFloat8E8M0:
+      return "float8_e8m0fnu";
+    case DType::kUint2:
+      return "uint2";
+    case DType::kInt2:
+      return "int2";
+    case DType::kFloat6E2M3:
+      return "float6_e2m3fn";
+    case DType::kFloat6E3M2:
+      return "float6_e3m2fn";
     default:
       return "undefined";
   }
@@ -74,11 +111,22 @@ std::string_view dtype_name(DType t) {
 Expected<DType> dtype_from_name(std::string_view name) {
   if (name == "float") return DType::kFloat;
   if (name == "double") return DType::kDouble;
-  for (int i = 1; i <= 16; ++i) {
+  for (int i = 1; i <= kMaxDType; ++i) {
     if (dtype_name(static_cast<DType>(i)) == name) return static_cast<DType>(i);
   }
+  // TensorProto.DataType's own names, in any case ("FLOAT8E4M3FN", "float8e5m2").
+  static constexpr std::array<std::string_view, kMaxDType + 1> kOnnxNames = {
+      "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",    "INT16",
+      "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",   "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16",  "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",      "FLOAT4E2M1",
+      "FLOAT8E8M0",     "UINT2",      "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
+  std::string upper(name);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (int i = 1; i <= kMaxDType; ++i)
+    if (kOnnxNames[static_cast<size_t>(i)] == upper) return static_cast<DType>(i);
   return invalid_argument("unknown element type '" + std::string(name) +
-                          "' (expected float32, float16, int64, bool, ...)");
+                          "' (expected float32, float16, int64, bool, float8_e4m3fn, int4, ...)");
 }
 
 bool is_floating(DType t) {
@@ -101,8 +149,56 @@ bool is_integer(DType t) {
   }
 }
 
+bool is_narrow_float(DType t) {
+  switch (t) {
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat4E2M1:
+    case DType::kFloat8E8M0:
+    case DType::kFloat6E2M3:
+    case DType::kFloat6E3M2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_narrow_integer(DType t) {
+  return t == DType::kInt4 || t == DType::kUint4 || t == DType::kInt2 || t == DType::kUint2;
+}
+
+int dtype_bits(DType t) {
+  switch (t) {
+    case DType::kInt4:
+    case DType::kUint4:
+    case DType::kFloat4E2M1:
+      return 4;
+    case DType::kInt2:
+    case DType::kUint2:
+      return 2;
+    case DType::kFloat6E2M3:
+    case DType::kFloat6E3M2:
+      return 6;
+    default:
+      return static_cast<int>(8 * dtype_size(t));
+  }
+}
+
+Expected<size_t> dtype_storage_bytes(DType t, int64_t numel) {
+  const auto bits = static_cast<uint64_t>(dtype_bits(t));
+  if (numel < 0 || (bits && static_cast<uint64_t>(numel) > UINT64_MAX / bits / 2))
+    return invalid_argument(std::to_string(numel) + " elements of " + std::string(dtype_name(t)) +
+                            " do not fit in memory");
+  return static_cast<size_t>((static_cast<uint64_t>(numel) * bits + 7) / 8);
+}
+
 Expected<DType> dtype_from_onnx(int32_t v) {
-  if (v < 1 || v > 16) return model_error("unknown tensor element type " + std::to_string(v));
+  if (v < 0 || v > kMaxDType)
+    return model_error("unknown tensor element type " + std::to_string(v) +
+                       " (TensorProto.DataType; ONNX 1.23 defines 1 to " +
+                       std::to_string(kMaxDType) + ")");
   return static_cast<DType>(v);
 }
 

@@ -30,21 +30,56 @@ enum class DType : int32_t {
   kComplex64 = 14,
   kComplex128 = 15,
   kBFloat16 = 16,
+  // The narrow types (onnx.proto TensorProto.DataType 17-28). In a Tensor each element takes one
+  // byte holding its code in the low bits, as ml_dtypes lays them out in numpy; files and
+  // TensorProtos pack the 4-, 2- and 6-bit ones (see core/narrow_types.h).
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUint4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUint2 = 25,
+  kInt2 = 26,
+  kFloat6E2M3 = 27,
+  kFloat6E3M2 = 28,
 };
 
-/// Size in bytes of one element; 0 for kUndefined and kString (strings are stored apart).
+/// The largest DType value (TensorProto.DataType) onnxdbg knows.
+inline constexpr int32_t kMaxDType = 28;
+
+/// Size in bytes of one element in memory; 0 for kUndefined and kString (strings are stored
+/// apart). 1 for every narrow type, including the packed 4-, 2- and 6-bit ones (their size in a
+/// file is dtype_storage_bytes).
 size_t dtype_size(DType t);
-/// numpy-style lower-case name: "float32", "float16", "int64", "bool", "string", ...
+/// numpy-style lower-case name: "float32", "float16", "int64", "bool", "string", ...; the narrow
+/// types take ml_dtypes' names ("float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn", "int4", ...),
+/// so that numpy with ml_dtypes imported reads them (np.dtype("int4")).
 std::string_view dtype_name(DType t);
-/// Parses a name produced by dtype_name (also accepts ONNX's "float", "double").
+/// Parses a name produced by dtype_name (also accepts ONNX's "float", "double", and the
+/// TensorProto.DataType names in any case: "FLOAT8E4M3FN", "int4", "uint2").
 /// Errors: kInvalidArgument for an unknown name.
 Expected<DType> dtype_from_name(std::string_view name);
-/// True for float16, bfloat16, float32 and float64.
+/// True for float16, bfloat16, float32 and float64: the types kernels compute in. The narrow
+/// float types are not included (see is_narrow_float).
 bool is_floating(DType t);
-/// True for the signed and unsigned integer types (not bool).
+/// True for the signed and unsigned integer types of 8 bits or more (not bool, not int4/int2).
 bool is_integer(DType t);
-/// Converts an int32 from a protobuf field to DType. Errors: kModelError for values outside
-/// the enum.
+/// True for the float8 (4 kinds), float8e8m0, float4e2m1 and float6 types.
+bool is_narrow_float(DType t);
+/// True for int4, uint4, int2 and uint2.
+bool is_narrow_integer(DType t);
+/// Bits per element as stored in a file: 4 (int4, uint4, float4e2m1), 2 (int2, uint2), 6 (the
+/// float6 types), 8 otherwise for one-byte types; 8 * dtype_size for the others.
+int dtype_bits(DType t);
+/// Bytes that `numel` elements of `t` take in a TensorProto's raw_data, external data or a packed
+/// buffer (ONNX IR "Tensor Element Types": sub-byte elements packed from the least significant
+/// bit, the last byte padded with zero bits). Errors: kInvalidArgument when it overflows.
+Expected<size_t> dtype_storage_bytes(DType t, int64_t numel);
+/// Converts an int32 from a protobuf field to DType (0 to kMaxDType). Errors: kModelError for
+/// values outside the enum.
 Expected<DType> dtype_from_onnx(int32_t v);
 
 /// IEEE 754 binary16, stored as its bit pattern. Conversions round to nearest even.

@@ -9,6 +9,7 @@
 #include <new>
 #include <sstream>
 
+#include "core/narrow_types.h"
 #include "core/run_limits.h"
 
 namespace onnxdbg {
@@ -71,12 +72,11 @@ namespace {
 Status check_allocatable(DType dtype, const Shape& shape) {
   if (dtype == DType::kUndefined) return unsupported("tensor with undefined element type");
   const size_t esize = dtype == DType::kString ? sizeof(std::string) : dtype_size(dtype);
-  // An element type onnxdbg has no size for (float8, int4 and the like, or a number ONNX does not
-  // define) would get no buffer, and every kernel would read through a null pointer.
+  // An element type onnxdbg has no size for (a number ONNX does not define) would get no
+  // buffer, and every kernel would read through a null pointer.
   if (esize == 0)
     return unsupported("tensors of element type " + std::to_string(static_cast<int>(dtype)) +
-                       " (ONNX TensorProto.DataType; float8, int4, float4 and int2 among them) " +
-                       "are not supported by onnxdbg");
+                       " (ONNX TensorProto.DataType) are not supported by onnxdbg");
   ODB_ASSIGN_OR_RETURN(int64_t n, shape_numel(shape));
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
   if (esize != 0 && n > kMaxBytes / static_cast<int64_t>(esize))
@@ -168,6 +168,8 @@ double Tensor::get_as_double(int64_t i) const {
     case DType::kBool:
       return data<bool>()[i] ? 1.0 : 0.0;
     default:
+      if (is_narrow_float(dtype_) || is_narrow_integer(dtype_))
+        return narrow_to_double(dtype_, static_cast<uint8_t>(data_.data()[i]));
       return std::numeric_limits<double>::quiet_NaN();
   }
 }
@@ -225,11 +227,13 @@ void Tensor::set_from_double(int64_t i, double v) {
       data<bool>()[i] = v != 0.0;
       break;
     default:
+      if (is_narrow_float(dtype_) || is_narrow_integer(dtype_))
+        data_.data()[i] = std::byte{narrow_from_double(dtype_, v)};
       break;
   }
 }
 
-Expected<Tensor> cast_tensor(const Tensor& t, DType to) {
+Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow) {
   if (to == DType::kComplex64 || to == DType::kComplex128 || t.dtype() == DType::kComplex64 ||
       t.dtype() == DType::kComplex128)
     return unsupported("Cast to or from complex types");
@@ -314,6 +318,11 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to) {
   }
   if (t.dtype() == DType::kFloat16 && to == DType::kFloat) {
     for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = static_cast<float>(t.data<Float16>()[i]);
+    return out;
+  }
+  if (is_narrow_float(to) || is_narrow_integer(to)) {  // the attributes of Cast-19/24 apply
+    for (int64_t i = 0; i < n; ++i)
+      out.raw()[i] = std::byte{narrow_from_double(to, t.get_as_double(i), narrow)};
     return out;
   }
   for (int64_t i = 0; i < n; ++i) out.set_from_double(i, t.get_as_double(i));

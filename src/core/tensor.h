@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/narrow_types.h"
 #include "core/status.h"
 
 namespace onnxdbg {
@@ -146,10 +147,11 @@ class Tensor {
   Expected<Tensor> reshaped(Shape shape) const&;
   /// As above, moving the buffer instead of copying it.
   Expected<Tensor> reshaped(Shape shape) &&;
-  /// Reads element i (flat index) as double, whatever the numeric dtype (bool gives 0/1).
+  /// Reads element i (flat index) as double, whatever the numeric dtype (bool gives 0/1; the
+  /// narrow types give their exact value, see core/narrow_types.h).
   double get_as_double(int64_t i) const;
   /// Writes element i from a double, converting (rounding toward zero for integers, round to
-  /// nearest even for float16/bfloat16).
+  /// nearest even for float16/bfloat16 and the narrow floats, which saturate; int4/int2 wrap).
   void set_from_double(int64_t i, double v);
 
  private:
@@ -163,9 +165,10 @@ class Tensor {
 };
 
 /// Converts `t` to `to` element by element with ONNX Cast semantics (float to int truncates
-/// toward zero; to bool is "!= 0"; strings parse/print numbers). Errors: kUnsupported for
-/// complex types, kInvalidArgument for unparsable strings.
-Expected<Tensor> cast_tensor(const Tensor& t, DType to);
+/// toward zero; to bool is "!= 0"; strings parse/print numbers; to a narrow type by `narrow`'s
+/// saturate and rounding, see narrow_from_double). Errors: kUnsupported for complex types,
+/// kInvalidArgument for unparsable strings.
+Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow = {});
 
 template <class T>
 Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {

@@ -72,9 +72,8 @@ uint64_t proto_bytes(const onnx::TensorProto& p) {
   auto d = dtype_from_onnx(p.data_type());
   auto n = shape_numel(Shape(p.dims().begin(), p.dims().end()));
   if (!d || !n) return 0;
-  const uint64_t size = dtype_size(*d);
-  if (size && static_cast<uint64_t>(*n) > UINT64_MAX / size) return UINT64_MAX;
-  return static_cast<uint64_t>(*n) * size;
+  auto bytes = dtype_storage_bytes(*d, *n);  // as stored: int4 and the like are packed
+  return bytes ? static_cast<uint64_t>(*bytes) : UINT64_MAX;
 }
 
 std::string quote(const std::string& s, size_t max = 40) {

@@ -291,11 +291,12 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
       if (dtype == DType::kString)
         return model_error("tensor '" + p.name() + "': string tensors cannot be external");
       ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
-      const auto es = static_cast<int64_t>(dtype_size(dtype));
-      if (*numel > std::numeric_limits<int64_t>::max() / es)
+      auto bytes = dtype_storage_bytes(dtype, *numel);
+      if (!bytes || dtype_size(dtype) == 0 ||
+          *bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
         return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
                            " has too many bytes to be stored anywhere");
-      const int64_t want = *numel * es;
+      const auto want = static_cast<int64_t>(*bytes);
       std::error_code ec;
       const uintmax_t size = fs::file_size(ext.file, ec);
       if (ec)
@@ -308,9 +309,8 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
                            std::to_string(ext.offset) + " of '" + ext.location +
                            "', which has only " + std::to_string(size) + " bytes");
     } else if (p.has_raw_data() && dtype != DType::kString) {
-      const size_t es = dtype_size(dtype);
-      if (es == 0 || p.raw_data().size() != static_cast<size_t>(*numel) * es ||
-          static_cast<uint64_t>(*numel) > p.raw_data().size())
+      auto bytes = dtype_storage_bytes(dtype, *numel);
+      if (dtype_size(dtype) == 0 || !bytes || p.raw_data().size() != *bytes)
         return model_error("tensor '" + p.name() + "' raw_data has " +
                            std::to_string(p.raw_data().size()) + " bytes, expected " +
                            std::to_string(*numel) + " elements of " +
@@ -318,10 +318,14 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     } else {
       stored = std::max({p.float_data_size(), p.int32_data_size(), p.int64_data_size(),
                          p.double_data_size(), p.uint64_data_size(), p.string_data_size()});
-      if (stored != *numel)
-        return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
-                           " holds " + std::to_string(stored) + " values, expected " +
-                           std::to_string(*numel));
+      // int4/uint4/float4e2m1 and int2/uint2 keep one packed byte per int32_data entry.
+      const int bits = dtype_bits(dtype);
+      const int64_t want = bits == 4 || bits == 2 ? (*numel * bits + 7) / 8 : *numel;
+      if (stored != want)
+        return model_error(
+            "tensor '" + p.name() + "' of shape " + shape_to_string(shape) + " holds " +
+            std::to_string(stored) + " values, expected " + std::to_string(want) +
+            (want != *numel ? " (packed " + std::string(dtype_name(dtype)) + ")" : std::string()));
     }
   }
   auto made = Tensor::make(dtype, shape);
@@ -339,28 +343,46 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     const fs::path& file = ext.file;
     const int64_t offset = ext.offset, length = ext.length;
     if (dtype == DType::kString) return model_error(label + ": string tensors cannot be external");
-    const int64_t want = static_cast<int64_t>(t.nbytes());
+    const auto want = static_cast<int64_t>(*dtype_storage_bytes(dtype, n));  // checked above
     if (length >= 0 && length != want)
       return model_error(label + " external data length " + std::to_string(length) +
                          " does not match its shape (" + std::to_string(want) + " bytes)");
     std::ifstream in(file, std::ios::binary);
     if (!in) return model_error(label + ": cannot open external data file '" + file.string() + "'");
     in.seekg(offset);
-    in.read(reinterpret_cast<char*>(t.raw()), want);
+    const bool packed = static_cast<size_t>(want) != t.nbytes();
+    std::vector<char> packed_bytes(packed ? static_cast<size_t>(want) : 0);
+    in.read(packed ? packed_bytes.data() : reinterpret_cast<char*>(t.raw()), want);
     if (!in || in.gcount() != want)
       return model_error(label + ": external data file '" + file.string() + "' is too short for " +
                          std::to_string(want) + " bytes at offset " + std::to_string(offset));
+    if (packed)
+      unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(packed_bytes.data()), n,
+                    reinterpret_cast<uint8_t*>(t.raw()));
     normalize_bools(t);
+    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
     return t;
   }
 
   if (p.has_raw_data() && dtype != DType::kString) {
-    if (p.raw_data().size() != t.nbytes())
-      return model_error(label + " raw_data has " + std::to_string(p.raw_data().size()) +
-                         " bytes, expected " + std::to_string(t.nbytes()) + " for shape " +
-                         shape_to_string(shape));
-    if (t.nbytes()) std::memcpy(t.raw(), p.raw_data().data(), t.nbytes());
+    // The size was checked against dtype_storage_bytes above; sub-byte types are packed.
+    unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(p.raw_data().data()), n,
+                  reinterpret_cast<uint8_t*>(t.raw()));
     normalize_bools(t);
+    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
+    return t;
+  }
+  if (is_narrow_float(dtype) || is_narrow_integer(dtype)) {
+    // int32_data holds one code per entry, or for the 4- and 2-bit types one packed byte.
+    const int bits = dtype_bits(dtype);
+    std::vector<uint8_t> bytes(static_cast<size_t>(p.int32_data_size()));
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<uint8_t>(p.int32_data(static_cast<int>(i)));
+    if (bits == 4 || bits == 2)
+      unpack_narrow(dtype, bytes.data(), n, reinterpret_cast<uint8_t*>(t.raw()));
+    else if (n)
+      std::memcpy(t.raw(), bytes.data(), static_cast<size_t>(n));
+    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
     return t;
   }
   switch (dtype) {
@@ -416,6 +438,11 @@ onnx::TensorProto tensor_to_proto(const Tensor& t, const std::string& name) {
   for (int64_t d : t.shape()) p.add_dims(d);
   if (t.dtype() == DType::kString) {
     for (const auto& s : t.strings()) p.add_string_data(s);
+  } else if (dtype_bits(t.dtype()) < 8) {  // int4, uint4, float4e2m1, int2, uint2, float6
+    std::string packed(*dtype_storage_bytes(t.dtype(), t.numel()), '\0');
+    pack_narrow(t.dtype(), reinterpret_cast<const uint8_t*>(t.raw()), t.numel(),
+                reinterpret_cast<uint8_t*>(packed.data()));
+    p.set_raw_data(std::move(packed));
   } else {
     p.set_raw_data(reinterpret_cast<const char*>(t.raw()), t.nbytes());
   }

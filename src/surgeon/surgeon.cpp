@@ -3,6 +3,7 @@
 #include "surgeon/surgeon.h"
 
 #include <fstream>
+#include <limits>
 
 #include "core/numel.h"
 #include "lint/lint.h"
@@ -55,7 +56,10 @@ bool is_external(const onnx::TensorProto& t) {
 
 int64_t external_bytes(const onnx::TensorProto& t) {
   auto dt = dtype_from_onnx(t.data_type());
-  return dt ? saturating_mul(saturating_numel(t.dims()), static_cast<int64_t>(dtype_size(*dt))) : 0;
+  if (!dt) return 0;
+  const int64_t n = saturating_numel(t.dims());
+  auto bytes = dtype_storage_bytes(*dt, n < 0 ? 0 : n);  // packed for int4 and the like
+  return bytes ? static_cast<int64_t>(*bytes) : std::numeric_limits<int64_t>::max();
 }
 
 template <class Fn>

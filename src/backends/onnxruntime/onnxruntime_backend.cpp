@@ -35,26 +35,34 @@ Ort::Env& ort_env() {
 
 /// Element types that map one-to-one onto DType (ONNXTensorElementDataType values equal
 /// TensorProto.DataType for these).
-bool supported_element_type(int32_t t) {
-  switch (static_cast<DType>(t)) {
-    case DType::kFloat:
-    case DType::kDouble:
-    case DType::kFloat16:
-    case DType::kBFloat16:
-    case DType::kInt8:
-    case DType::kInt16:
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kUint8:
-    case DType::kUint16:
-    case DType::kUint32:
-    case DType::kUint64:
-    case DType::kBool:
-    case DType::kString:
-      return true;
+// ONNX Runtime's element type for `t`, or UNDEFINED when ORT has none (complex, float6).
+// ORT's enum equals onnx.proto's up to FLOAT4E2M1 (23) and then diverges: ORT numbers UINT2 24,
+// INT2 25 and FLOAT8E8M0 26, where onnx.proto has FLOAT8E8M0 24, UINT2 25, INT2 26.
+ONNXTensorElementDataType ort_element_type(DType t) {
+  switch (t) {
+    case DType::kFloat8E8M0:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0;
+    case DType::kUint2:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2;
+    case DType::kInt2:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2;
+    case DType::kComplex64:
+    case DType::kComplex128:
+    case DType::kFloat6E2M3:
+    case DType::kFloat6E3M2:
+    case DType::kUndefined:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
     default:
-      return false;
+      return static_cast<int32_t>(t) <= kMaxDType ? static_cast<ONNXTensorElementDataType>(t)
+                                                  : ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   }
+}
+
+// The DType of ORT's element type `t` (the inverse of ort_element_type), kUndefined for none.
+DType dtype_of_ort(ONNXTensorElementDataType t) {
+  for (int d = 1; d <= kMaxDType; ++d)
+    if (ort_element_type(static_cast<DType>(d)) == t) return static_cast<DType>(d);
+  return DType::kUndefined;
 }
 
 /// ORT's refusal of a model newer than it supports, said in one sentence: an opset ("Opset 28 is
@@ -149,13 +157,13 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
 }
 
 Expected<Ort::Value> to_ort(const Tensor& t, const std::string& name, const Ort::MemoryInfo& mem) {
-  if (!supported_element_type(static_cast<int32_t>(t.dtype()))) {
+  const ONNXTensorElementDataType type = ort_element_type(t.dtype());
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED) {
     return unsupported(
         fmt::format("onnxruntime: input '{}' has type {}, which onnxdbg cannot pass "
                     "to ONNX Runtime",
                     name, dtype_name(t.dtype())));
   }
-  const auto type = static_cast<ONNXTensorElementDataType>(t.dtype());
   static const int64_t kScalarShape = 0;  // ORT wants a valid pointer even for rank 0
   const int64_t* shape = t.shape().empty() ? &kScalarShape : t.shape().data();
   Ort::AllocatorWithDefaultOptions alloc;
@@ -167,6 +175,17 @@ Expected<Ort::Value> to_ort(const Tensor& t, const std::string& name, const Ort:
     return v;
   }
   if (t.nbytes() == 0) return Ort::Value::CreateTensor(alloc, shape, t.shape().size(), type);
+  if (dtype_bits(t.dtype()) < 8) {  // int4, uint4, float4e2m1, int2, uint2: ORT packs them
+    Ort::Value v = Ort::Value::CreateTensor(alloc, shape, t.shape().size(), type);
+    const size_t packed = *dtype_storage_bytes(t.dtype(), t.numel());
+    if (v.GetTensorSizeInBytes() != packed)
+      return internal_error(
+          fmt::format("onnxruntime: input '{}' takes {} bytes in ORT, expected {}", name,
+                      v.GetTensorSizeInBytes(), packed));
+    pack_narrow(t.dtype(), reinterpret_cast<const uint8_t*>(t.raw()), t.numel(),
+                static_cast<uint8_t*>(v.GetTensorMutableRawData()));
+    return v;
+  }
   // Zero copy: ORT reads inputs without writing them, and `t` outlives the Run call.
   return Ort::Value::CreateTensor(mem, const_cast<std::byte*>(t.raw()), t.nbytes(), shape,
                                   t.shape().size(), type);
@@ -180,15 +199,14 @@ Expected<Tensor> from_ort(const Ort::Value& v, const std::string& name) {
                     name));
   }
   const auto info = v.GetTensorTypeAndShapeInfo();
-  const int32_t type = static_cast<int32_t>(info.GetElementType());
-  if (!supported_element_type(type)) {
+  const DType dtype = dtype_of_ort(info.GetElementType());
+  if (dtype == DType::kUndefined) {
     return unsupported(
-        fmt::format("onnxruntime: output '{}' has element type {} (ONNX enum), which "
+        fmt::format("onnxruntime: output '{}' has element type {} (ORT's enum), which "
                     "onnxdbg does not handle",
-                    name, type));
+                    name, static_cast<int>(info.GetElementType())));
   }
   // Numeric outputs are copied over every byte below, so they skip the zero fill.
-  const DType dtype = static_cast<DType>(type);
   ODB_ASSIGN_OR_RETURN(Tensor t, dtype == DType::kString
                                      ? Tensor::make(dtype, info.GetShape())
                                      : Tensor::make_uninitialized(dtype, info.GetShape()));
@@ -197,11 +215,13 @@ Expected<Tensor> from_ort(const Ort::Value& v, const std::string& name) {
       t.strings()[static_cast<size_t>(i)] = v.GetStringTensorElement(static_cast<size_t>(i));
     }
   } else if (t.nbytes() > 0) {
-    if (v.GetTensorSizeInBytes() != t.nbytes()) {
+    const size_t stored = *dtype_storage_bytes(dtype, t.numel());  // packed below 8 bits
+    if (v.GetTensorSizeInBytes() != stored) {
       return internal_error(fmt::format("onnxruntime: output '{}' holds {} bytes, expected {}",
-                                        name, v.GetTensorSizeInBytes(), t.nbytes()));
+                                        name, v.GetTensorSizeInBytes(), stored));
     }
-    std::memcpy(t.raw(), v.GetTensorRawData(), t.nbytes());
+    unpack_narrow(dtype, static_cast<const uint8_t*>(v.GetTensorRawData()), t.numel(),
+                  reinterpret_cast<uint8_t*>(t.raw()));
   }
   return t;
 }
@@ -212,11 +232,11 @@ DType sequence_elem_type(const Ort::ConstTypeInfo& seq) {
   try {
     const Ort::TypeInfo elem = seq.GetSequenceTypeInfo().GetSequenceElementType();
     if (elem.GetONNXType() == ONNX_TYPE_TENSOR)
-      return static_cast<DType>(elem.GetTensorTypeAndShapeInfo().GetElementType());
+      return dtype_of_ort(elem.GetTensorTypeAndShapeInfo().GetElementType());
     if (elem.GetONNXType() == ONNX_TYPE_MAP) {
       const Ort::TypeInfo v = elem.GetMapTypeInfo().GetMapValueType();
       if (v.GetONNXType() == ONNX_TYPE_TENSOR)
-        return static_cast<DType>(v.GetTensorTypeAndShapeInfo().GetElementType());
+        return dtype_of_ort(v.GetTensorTypeAndShapeInfo().GetElementType());
     }
   } catch (const Ort::Exception&) {
   }

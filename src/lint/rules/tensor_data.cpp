@@ -24,7 +24,9 @@ std::string data_problem(const onnx::TensorProto& t) {
   if (t.has_raw_data() && type != T::STRING) {
     auto dtype = dtype_from_onnx(type);
     if (!dtype) return "";
-    const int64_t want = saturating_mul(numel, static_cast<int64_t>(dtype_size(*dtype)));
+    // Sub-byte types (int4, float4e2m1, int2, float6) are packed: ceil(numel * bits / 8) bytes.
+    const int64_t bits = saturating_mul(numel, static_cast<int64_t>(dtype_bits(*dtype)));
+    const int64_t want = bits / 8 + (bits % 8 != 0);
     if (static_cast<uint64_t>(want) == t.raw_data().size()) return "";
     return "raw_data of " + std::to_string(t.raw_data().size()) + " bytes where its dims need " +
            std::to_string(want);
@@ -66,8 +68,23 @@ std::string data_problem(const onnx::TensorProto& t) {
     case T::BFLOAT16:
       held = t.int32_data_size();
       break;
-    default:
-      return "";
+    default: {
+      // The narrow types live in int32_data: one code per entry, or one packed byte per entry
+      // for the 4- and 2-bit ones.
+      auto dtype = dtype_from_onnx(type);
+      if (!dtype || !(is_narrow_float(*dtype) || is_narrow_integer(*dtype))) return "";
+      held = t.int32_data_size();
+      const int bits = dtype_bits(*dtype);
+      if (bits == 4 || bits == 2) {
+        const int64_t need =
+            saturating_mul(numel, bits) / 8 + (saturating_mul(numel, bits) % 8 != 0);
+        if (need == held) return "";
+        return std::to_string(held) + " stored bytes where its dims need " + std::to_string(need) +
+               " (" + std::to_string(8 / bits) + " packed " + std::string(dtype_name(*dtype)) +
+               " values per byte)";
+      }
+      break;
+    }
   }
   if (saturating_mul(numel, per_element) == held || (numel == 0 && held == 0)) return "";
   return std::to_string(held) + " stored values where its dims need " +
