@@ -34,8 +34,13 @@ std::string error_stat_name(ErrorStat s) {
   return "?";
 }
 
+bool is_low_precision(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || is_narrow_float(t) ||
+         is_narrow_integer(t);
+}
+
 int64_t count_nan_or_inf(const Tensor& t) {
-  if (!is_floating(t.dtype())) return 0;
+  if (!is_floating(t.dtype()) && !is_narrow_float(t.dtype())) return 0;
   int64_t n = 0;
   if (t.dtype() == DType::kFloat) {  // the common case, without a per-element type switch
     const float* p = t.data<float>();
@@ -160,8 +165,11 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
   }
   double sum_abs = 0, sum_rel = 0;
   int64_t finite_pairs = 0;
-  const bool float_actual = is_floating(actual.dtype()),
-             float_expected = is_floating(expected.dtype());
+  const bool float_actual = is_floating(actual.dtype()) || is_narrow_float(actual.dtype()),
+             float_expected = is_floating(expected.dtype()) || is_narrow_float(expected.dtype());
+  r.step_dtype = is_low_precision(actual.dtype())     ? actual.dtype()
+                 : is_low_precision(expected.dtype()) ? expected.dtype()
+                                                      : DType::kUndefined;
   // One element, in index order; the float32 blocks below reproduce its effect exactly.
   auto step = [&](int64_t i, double a, double e) {
     const bool fa = std::isfinite(a), fe = std::isfinite(e);
@@ -197,6 +205,10 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
     }
     r.max_rel_error = std::max(r.max_rel_error, rel);
     if (d > tol.atol + tol.rtol * std::abs(e)) ++r.mismatches;
+    if (r.step_dtype != DType::kUndefined && d > 0) {
+      const double unit = dtype_step(r.step_dtype, e);
+      if (unit > 0) r.max_error_steps = std::max(r.max_error_steps, d / unit);
+    }
   };
   const float* af = actual.dtype() == DType::kFloat ? actual.data<float>() : nullptr;
   const float* ef = expected.dtype() == DType::kFloat ? expected.data<float>() : nullptr;

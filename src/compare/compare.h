@@ -37,11 +37,23 @@ struct TensorComparison {
   int64_t worst_index = -1;     ///< flat index of the largest absolute error
   int64_t nan_or_inf_actual = 0;
   int64_t nan_or_inf_expected = 0;
+  /// The low-precision type errors are also counted in: `actual`'s type when it is float16,
+  /// bfloat16 or a narrow type (float8, float4, float6, float8e8m0, int4, int2), else
+  /// `expected`'s when it is one; kUndefined otherwise (float32, float64 and integer tensors).
+  DType step_dtype = DType::kUndefined;
+  /// Largest |a - e| over finite pairs in units of step_dtype's step at e (dtype_step: the
+  /// spacing of representable values there): 1 means "one rounding step of the type", however
+  /// large that is in absolute terms. 0 when step_dtype is kUndefined.
+  double max_error_steps = 0;
 };
 
+/// True for the types compare_tensors counts errors in steps of (see step_dtype).
+bool is_low_precision(DType t);
+
 /// Compares `actual` with `expected` (the golden value). Shapes must match exactly (a rank-0
-/// versus 1-element tensor is a mismatch with a reason); dtypes may differ (compared as double,
-/// e.g. float16 vs float32 outputs of two precisions). Strings compare for equality.
+/// versus 1-element tensor is a mismatch with a reason); dtypes may differ (each element is
+/// converted exactly to double and compared there, e.g. float16 vs float32 outputs of two
+/// precisions, or float8 against float32). Strings compare for equality.
 TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol,
                                  ErrorStat stat = ErrorStat::kElemwise);
 
@@ -59,7 +71,7 @@ struct ToleranceSpec {
 Status parse_tolerance_args(const std::vector<std::string>& atol,
                             const std::vector<std::string>& rtol, ToleranceSpec& spec);
 
-/// Counts NaN and Inf elements of a floating tensor (0 for others).
+/// Counts NaN and Inf elements of a floating tensor, narrow floats included (0 for others).
 int64_t count_nan_or_inf(const Tensor& t);
 
 }  // namespace onnxdbg

@@ -159,23 +159,17 @@ std::string unsupported_reason(const std::string& domain_in, const std::string& 
     have += (have.empty() ? "" : ", ") + versioned(op_type, k.since_version) +
             (through > k.since_version ? " to " + versioned(op_type, through) : "");
   }
-  const onnx::OpSchema* linked = schema_at(domain, op_type, opset);
-  const bool linked_knows = linked && linked->SinceVersion() == in_force;
-  if (have.empty()) {
-    if (linked_knows) return "";
-    return wanted + " has no kernel, and the linked ONNX (opset " +
-           std::to_string(linked_opset(domain)) + in + ") does not know it, so no function body";
-  }
+  // The version in force is a schema of the linked ONNX (version_in_force reads them): when no
+  // kernel covers it, its function body is the only way left.
+  if (have.empty()) return "";
   return "the reference has kernels for " + have + " only; " + wanted +
          (newer ? " changed its semantics" : " differs from them") +
-         (linked_knows ? " and has no kernel or function body"
-                       : " and has no kernel, and the linked ONNX (opset " +
-                             std::to_string(linked_opset(domain)) + in +
-                             ") does not know it, so no function body");
+         " and has no kernel or function body";
 }
 
 Expected<FunctionGraph> build_function_graph(const onnx::NodeProto& node, int64_t opset,
-                                             const std::vector<onnx::TypeProto>& input_types) {
+                                             const std::vector<onnx::TypeProto>& input_types,
+                                             const OpsetMap& caller_opsets) {
   const std::string domain = canonical_domain(node.domain());
   const std::string what = node.op_type() + (domain.empty() ? "" : " (domain " + domain + ")") +
                            " at opset " + std::to_string(opset);
@@ -210,6 +204,7 @@ Expected<FunctionGraph> build_function_graph(const onnx::NodeProto& node, int64_
 
   FunctionGraph out;
   out.opsets = function_opsets(fn);
+  for (const auto& [domain_name, version] : caller_opsets) out.opsets.emplace(domain_name, version);
   Binding b;
   for (const auto& a : node.attribute()) b.attrs[a.name()] = &a;
   for (const auto& [name, attr] : schema->attributes())

@@ -54,9 +54,13 @@ struct FunctionGraph {
 
 /// Builds the body of `node` (domain/op type at `opset`) from its schema. Context-dependent
 /// bodies are built with the node's attributes and `input_types` (one TypeProto per node input;
-/// an unset TypeProto for an unknown or omitted one). Errors: kUnsupported when the schema has
-/// no body or its builder refuses these attributes/types (the message names the op and opset).
+/// an unset TypeProto for an unknown or omitted one). The body's nodes run at its own opset
+/// imports; a domain those leave out runs at `caller_opsets`' version (ONNX 1.23 builds
+/// FlexAttention's body importing only ai.onnx.preview, though its nodes are default-domain
+/// ops). Errors: kUnsupported when the schema has no body or its builder refuses these
+/// attributes/types (the message names the op and opset).
 Expected<FunctionGraph> build_function_graph(const onnx::NodeProto& node, int64_t opset,
-                                             const std::vector<onnx::TypeProto>& input_types);
+                                             const std::vector<onnx::TypeProto>& input_types,
+                                             const OpsetMap& caller_opsets);
 
 }  // namespace onnxdbg::reference

@@ -92,7 +92,7 @@ void collect_missing(const onnx::GraphProto& g, const OpsetMap& opsets, TypeMap 
         auto it = types.find(i);
         in_types.push_back(it == types.end() ? onnx::TypeProto() : it->second);
       }
-      auto fg = build_function_graph(n, opset, in_types);
+      auto fg = build_function_graph(n, opset, in_types, opsets);
       if (fg) {
         TypeMap inner;
         for (int j = 0; j < fg->graph.input_size(); ++j)
@@ -491,7 +491,7 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
 
 Expected<std::vector<Value>> Interpreter::run_function(const onnx::NodeProto& node, int64_t opset,
                                                        const std::vector<const Value*>& inputs,
-                                                       int depth) {
+                                                       const OpsetMap& opsets, int depth) {
   if (depth > 16)
     return unsupported("function bodies nest more than 16 deep; refusing to expand " +
                        node.op_type());
@@ -505,7 +505,7 @@ Expected<std::vector<Value>> Interpreter::run_function(const onnx::NodeProto& no
   }
   auto it = functions_.find(key.str());
   if (it == functions_.end()) {
-    ODB_ASSIGN_OR_RETURN(FunctionGraph fg, build_function_graph(node, opset, types));
+    ODB_ASSIGN_OR_RETURN(FunctionGraph fg, build_function_graph(node, opset, types, opsets));
     it = functions_.emplace(key.str(), std::make_unique<FunctionGraph>(std::move(fg))).first;
   }
   const FunctionGraph& fg = *it->second;
@@ -612,7 +612,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     std::vector<Value> outs;
     if (!def) {
       // No kernel: the load-time check found a function body (a kernel always wins).
-      auto r = run_function(node, opset, ins, depth);
+      auto r = run_function(node, opset, ins, opsets, depth);
       if (!r) return std::move(r).status().with_context(context());
       outs = std::move(*r);
     } else {

@@ -162,9 +162,10 @@ class Interpreter {
                                          const std::map<std::string, const Value*>& feeds,
                                          const NodeHook* hook, const OpsetMap& opsets, int depth);
   // Runs a node that has no kernel through its function body; one value per node output (empty
-  // for omitted outputs).
+  // for omitted outputs). `opsets` are the calling graph's (see build_function_graph).
   Expected<std::vector<Value>> run_function(const onnx::NodeProto& node, int64_t opset,
-                                            const std::vector<const Value*>& inputs, int depth);
+                                            const std::vector<const Value*>& inputs,
+                                            const OpsetMap& opsets, int depth);
   Expected<const std::map<std::string, Value>*> initializers_of(const onnx::GraphProto& graph);
 
   onnx::ModelProto model_;

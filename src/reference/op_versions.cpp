@@ -17,7 +17,6 @@ std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" 
 struct Versions {
   std::map<std::pair<std::string, std::string>, std::vector<int>> by_op;
   std::map<std::string, int> newest_opset;  // by domain
-  std::map<std::string, int> linked_opset;  // by domain
 };
 
 const Versions& versions() {
@@ -27,8 +26,7 @@ const Versions& versions() {
       out.by_op[{canonical_domain(s.domain()), s.Name()}].push_back(s.SinceVersion());
     for (const auto& [domain, range] :
          onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map())
-      out.linked_opset[canonical_domain(domain)] = range.second;
-    out.newest_opset = out.linked_opset;
+      out.newest_opset[canonical_domain(domain)] = range.second;
     for (auto& [key, list] : out.by_op) {
       std::sort(list.begin(), list.end());
       list.erase(std::unique(list.begin(), list.end()), list.end());
@@ -50,12 +48,6 @@ int validated_opset(const std::string& domain) {
 
 int newest_known_opset(const std::string& domain) {
   const auto& m = versions().newest_opset;
-  auto it = m.find(canonical_domain(domain));
-  return it == m.end() ? 0 : it->second;
-}
-
-int linked_opset(const std::string& domain) {
-  const auto& m = versions().linked_opset;
   auto it = m.find(canonical_domain(domain));
   return it == m.end() ? 0 : it->second;
 }

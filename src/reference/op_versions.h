@@ -13,7 +13,8 @@ namespace onnxdbg::reference {
 /// ai.onnx.preview.training; 0 for a domain ONNX does not define.
 int validated_opset(const std::string& domain);
 
-/// The newest opset the linked ONNX knows for `domain`; 0 for a domain ONNX does not define.
+/// The newest opset the linked ONNX knows for `domain` (28 for ai.onnx in ONNX 1.23); 0 for a
+/// domain ONNX does not define.
 /// "ai.onnx" equals "".
 int newest_known_opset(const std::string& domain);
 
@@ -27,8 +28,5 @@ const std::vector<int>& schema_versions(const std::string& domain, const std::st
 inline constexpr int kNoSchema = -1;
 inline constexpr int kUnknownVersion = 0;
 int version_in_force(const std::string& domain, const std::string& op_type, int64_t opset);
-
-/// The linked ONNX's newest opset for `domain` (28 for ONNX 1.23); 0 when unknown.
-int linked_opset(const std::string& domain);
 
 }  // namespace onnxdbg::reference

@@ -126,8 +126,13 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
       std::string result =
           r.pass ? colorize("pass", "green", color) : colorize("FAIL", "red", color);
       if (!r.pass && r.worst_index < 0 && !r.reason.empty()) result += " (" + r.reason + ")";
-      t.add_row({c.backend, shape_to_string(r.shape), short_number(r.max_abs_error),
-                 short_number(r.max_rel_error),
+      // In a low-precision type, the error in the type's own steps says more than its size.
+      std::string abs_err = short_number(r.max_abs_error);
+      if (r.step_dtype != DType::kUndefined && r.max_error_steps > 0 &&
+          std::isfinite(r.max_abs_error))
+        abs_err += " (" + short_number(r.max_error_steps) + " " +
+                   std::string(dtype_name(r.step_dtype)) + " steps)";
+      t.add_row({c.backend, shape_to_string(r.shape), abs_err, short_number(r.max_rel_error),
                  std::to_string(r.mismatches) + " / " + std::to_string(r.numel), result});
     }
     t.print(os);
@@ -198,20 +203,25 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
   j["comparisons"] = json::array();
   for (const auto& c : rep.comparisons) {
     const auto& r = c.result;
-    j["comparisons"].push_back({{"output", c.output},
-                                {"backend", c.backend},
-                                {"against", c.against},
-                                {"shape", r.shape},
-                                {"atol", c.tol.atol},
-                                {"rtol", c.tol.rtol},
-                                {"max_abs_error", json_number(r.max_abs_error)},
-                                {"max_rel_error", json_number(r.max_rel_error)},
-                                {"mean_abs_error", json_number(r.mean_abs_error)},
-                                {"mismatches", r.mismatches},
-                                {"elements", r.numel},
-                                {"nan_or_inf", r.nan_or_inf_actual},
-                                {"pass", r.pass},
-                                {"reason", r.reason}});
+    j["comparisons"].push_back(
+        {{"output", c.output},
+         {"backend", c.backend},
+         {"against", c.against},
+         {"shape", r.shape},
+         {"atol", c.tol.atol},
+         {"rtol", c.tol.rtol},
+         {"max_abs_error", json_number(r.max_abs_error)},
+         {"max_rel_error", json_number(r.max_rel_error)},
+         {"mean_abs_error", json_number(r.mean_abs_error)},
+         {"step_dtype",
+          r.step_dtype == DType::kUndefined ? json(nullptr) : json(dtype_name(r.step_dtype))},
+         {"max_error_steps",
+          r.step_dtype == DType::kUndefined ? json(nullptr) : json_number(r.max_error_steps)},
+         {"mismatches", r.mismatches},
+         {"elements", r.numel},
+         {"nan_or_inf", r.nan_or_inf_actual},
+         {"pass", r.pass},
+         {"reason", r.reason}});
   }
   j["fp16_overflows"] = json::array();
   for (const auto& o : rep.fp16_overflows)

@@ -33,19 +33,12 @@ Ort::Env& ort_env() {
   return env;
 }
 
-/// Element types that map one-to-one onto DType (ONNXTensorElementDataType values equal
-/// TensorProto.DataType for these).
-// ONNX Runtime's element type for `t`, or UNDEFINED when ORT has none (complex, float6).
-// ORT's enum equals onnx.proto's up to FLOAT4E2M1 (23) and then diverges: ORT numbers UINT2 24,
-// INT2 25 and FLOAT8E8M0 26, where onnx.proto has FLOAT8E8M0 24, UINT2 25, INT2 26.
+// ONNX Runtime's element type for `t`, or UNDEFINED when ORT has none (complex, float6). The
+// library numbers its types as onnx.proto does, 24 FLOAT8E8M0, 25 UINT2 and 26 INT2 included,
+// though the C API header of the npm package lists UINT2 and INT2 before FLOAT8E8M0 (an ORT
+// given 25 for an int2 input reads "tensor(UInt2x4)"): the values are passed as they are.
 ONNXTensorElementDataType ort_element_type(DType t) {
   switch (t) {
-    case DType::kFloat8E8M0:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0;
-    case DType::kUint2:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2;
-    case DType::kInt2:
-      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2;
     case DType::kComplex64:
     case DType::kComplex128:
     case DType::kFloat6E2M3:
@@ -400,7 +393,7 @@ class OrtSession : public Session {
     ODB_RETURN_IF_ERROR(check_input_names(inputs, /*optional_may_be_missing=*/true));
     try {
       const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-      std::vector<const char*> in_names, out_names;
+      std::vector<const char*> in_names;
       std::vector<Ort::Value> in_values;
       for (size_t i = 0; i < input_names_.size(); ++i) {
         const std::string& name = input_names_[i];
@@ -416,17 +409,8 @@ class OrtSession : public Session {
         in_names.push_back(name.c_str());
         in_values.push_back(std::move(*ov));
       }
-      for (const auto& name : info_.output_names) out_names.push_back(name.c_str());
-
-      Ort::RunOptions run_options;
-      const auto t0 = Clock::now();
-      std::vector<Ort::Value> outs =
-          session_.Run(run_options, in_names.data(), in_values.data(), in_values.size(),
-                       out_names.data(), out_names.size());
-      const auto t1 = Clock::now();
-
       ValueRunResult result;
-      result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
+      std::vector<Ort::Value> outs = run_session(in_names, in_values, result.run_seconds);
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Value v,
                              value_from_ort(outs[i], info_.output_names[i], output_types_[i]));
@@ -462,28 +446,34 @@ class OrtSession : public Session {
     return Status::ok();
   }
 
+  /// One Session::Run over every output of the model, its wall time (seconds) in `seconds`.
+  /// Throws Ort::Exception as Run does.
+  std::vector<Ort::Value> run_session(const std::vector<const char*>& in_names,
+                                      const std::vector<Ort::Value>& in_values, double& seconds) {
+    std::vector<const char*> out_names;
+    for (const auto& name : info_.output_names) out_names.push_back(name.c_str());
+    Ort::RunOptions run_options;
+    const auto t0 = Clock::now();
+    std::vector<Ort::Value> outs =
+        session_.Run(run_options, in_names.data(), in_values.data(), in_values.size(),
+                     out_names.data(), out_names.size());
+    seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return outs;
+  }
+
   Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
     ODB_RETURN_IF_ERROR(check_input_names(inputs));
     try {
       const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-      std::vector<const char*> in_names, out_names;
+      std::vector<const char*> in_names;
       std::vector<Ort::Value> in_values;
       for (const auto& name : input_names_) {
         ODB_ASSIGN_OR_RETURN(Ort::Value v, to_ort(inputs.at(name), name, mem));
         in_names.push_back(name.c_str());
         in_values.push_back(std::move(v));
       }
-      for (const auto& name : info_.output_names) out_names.push_back(name.c_str());
-
-      Ort::RunOptions run_options;
-      const auto t0 = Clock::now();
-      std::vector<Ort::Value> outs =
-          session_.Run(run_options, in_names.data(), in_values.data(), in_values.size(),
-                       out_names.data(), out_names.size());
-      const auto t1 = Clock::now();
-
       RunResult result;
-      result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
+      std::vector<Ort::Value> outs = run_session(in_names, in_values, result.run_seconds);
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(outs[i], info_.output_names[i]));
         outs[i] = Ort::Value(nullptr);  // ORT's copy goes now: one copy at a time, not two

@@ -84,30 +84,6 @@ Status label_encoder_1(KernelContext& ctx) {
   return Status::ok();
 }
 
-Status label_encoder_2(KernelContext& ctx) {
-  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  ODB_ASSIGN_OR_RETURN(Tensor keys, list_attr(ctx, "keys"));
-  ODB_ASSIGN_OR_RETURN(Tensor values, list_attr(ctx, "values"));
-  if (keys.numel() != values.numel())
-    return model_error(ctx.describe() + " has " + std::to_string(keys.numel()) + " keys but " +
-                       std::to_string(values.numel()) + " values");
-  if (x->dtype() != keys.dtype())
-    return model_error(ctx.describe() + " has " + std::string(dtype_name(keys.dtype())) +
-                       " keys but a " + std::string(dtype_name(x->dtype())) + " input");
-  Tensor def;
-  switch (values.dtype()) {
-    case DType::kFloat:
-      def = Tensor::scalar<float>(ctx.attr_float("default_float", -0.0f));
-      break;
-    case DType::kInt64:
-      def = Tensor::scalar<int64_t>(ctx.attr_int("default_int64", -1));
-      break;
-    default:
-      def = Tensor::scalar<std::string>(ctx.attr_string("default_string", "_Unused"));
-  }
-  return encode(ctx, *x, keys, values, def);
-}
-
 Status both_forms_error(const KernelContext& ctx, const std::string& prefix, const char* kind) {
   return model_error(ctx.describe() + " has both " + prefix + "_tensor and " + prefix + kind);
 }
@@ -125,7 +101,10 @@ Expected<Tensor> keys_or_values(const KernelContext& ctx, const std::string& pre
   return t;
 }
 
-Status label_encoder_4(KernelContext& ctx) {
+// LabelEncoder-2 and -4 (registered apart: -4 changed the op), one kernel: -4 added the *_tensor
+// attributes (any key and value type); a -2 model has only the lists, which keys_or_values reads
+// alike.
+Status label_encoder_2_4(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(Tensor keys, keys_or_values(ctx, "keys"));
   ODB_ASSIGN_OR_RETURN(Tensor values, keys_or_values(ctx, "values"));
@@ -160,8 +139,8 @@ Status label_encoder_4(KernelContext& ctx) {
 
 void register_label_encoder(KernelRegistry& r) {
   r.add("LabelEncoder", 1, label_encoder_1, HalfMode::kNative, kMlDomain);
-  r.add("LabelEncoder", 2, label_encoder_2, HalfMode::kNative, kMlDomain);
-  r.add("LabelEncoder", 4, label_encoder_4, HalfMode::kNative, kMlDomain);
+  r.add("LabelEncoder", 2, label_encoder_2_4, HalfMode::kNative, kMlDomain);
+  r.add("LabelEncoder", 4, label_encoder_2_4, HalfMode::kNative, kMlDomain);
 }
 
 }  // namespace onnxdbg::reference

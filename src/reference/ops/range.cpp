@@ -1,11 +1,43 @@
-// Range (ONNX Range-11): start, start+delta, ... up to but excluding limit;
-// n = max(ceil((limit - start) / delta), 0) elements, element i = start + i * delta.
+// Range (ONNX Range-11/27): start, start+delta, ... up to but excluding limit;
+// n = max(ceil((limit - start) / delta), 0) elements, element i = start + i * delta. Range-27's
+// float16/bfloat16 compute in `stash_type` (float32 by default, or float64) and round once, as
+// numpy.arange in that type followed by astype does (the ONNX reference implementation).
 #include <cmath>
 
 #include "reference/ops/data_movement.h"
 
 namespace onnxdbg::reference {
 namespace {
+
+// float16/bfloat16 (Range-27): the values in stash type S, rounded to the output type once.
+template <class S>
+Status range_in(KernelContext& ctx, const Tensor& start_t, const Tensor& limit_t,
+                const Tensor& delta_t) {
+  const auto start = static_cast<S>(start_t.get_as_double(0));
+  const auto limit = static_cast<S>(limit_t.get_as_double(0));
+  const auto delta = static_cast<S>(delta_t.get_as_double(0));
+  if (delta == S{0}) return model_error(ctx.describe() + ": delta is 0");
+  const double c = std::ceil(static_cast<double>((limit - start) / delta));
+  if (!std::isfinite(c) || c > 1e12)
+    return model_error(ctx.describe() + ": the range has no finite, reasonable length");
+  const int64_t n = std::max<int64_t>(static_cast<int64_t>(c), 0);
+  ODB_ASSIGN_OR_RETURN(Tensor out, make_output(ctx, start_t.dtype(), {n}));
+  for (int64_t i = 0; i < n; ++i)
+    out.set_from_double(i, static_cast<double>(start + static_cast<S>(i) * delta));
+  ctx.set_output(0, std::move(out));
+  return Status::ok();
+}
+
+Status range_half(KernelContext& ctx, const Tensor& start_t, const Tensor& limit_t,
+                  const Tensor& delta_t) {
+  const int64_t stash = ctx.attr_int("stash_type", static_cast<int64_t>(DType::kFloat));
+  if (stash == static_cast<int64_t>(DType::kFloat))
+    return range_in<float>(ctx, start_t, limit_t, delta_t);
+  if (stash == static_cast<int64_t>(DType::kDouble))
+    return range_in<double>(ctx, start_t, limit_t, delta_t);
+  return model_error(ctx.describe() + ": stash_type " + std::to_string(stash) +
+                     " is neither 1 (float) nor 11 (double)");
+}
 
 Status range(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* start_t, ctx.required_input(0));
@@ -19,6 +51,8 @@ Status range(KernelContext& ctx) {
                          shape_to_string(start_t->shape()) + ", " +
                          shape_to_string(limit_t->shape()) + ", " +
                          shape_to_string(delta_t->shape()) + ")");
+  if (start_t->dtype() == DType::kFloat16 || start_t->dtype() == DType::kBFloat16)
+    return range_half(ctx, *start_t, *limit_t, *delta_t);
   return visit_numeric(start_t->dtype(), ctx.describe(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T start = start_t->data<T>()[0], limit = limit_t->data<T>()[0],
@@ -60,8 +94,8 @@ Status range(KernelContext& ctx) {
 
 }  // namespace
 
-// Range-27 added float16/bfloat16 and `stash_type`, which has no effect for other types; this
-// kernel refuses those two types.
+// Range-27 added float16/bfloat16 and `stash_type`, which has no effect for other types (an
+// opset-11 model cannot give float16 inputs: its checker refuses them).
 void register_range(KernelRegistry& r) { r.add("Range", 11, range, HalfMode::kNative).through(27); }
 
 }  // namespace onnxdbg::reference

@@ -113,6 +113,49 @@ TEST(Compare, Float16AgainstFloat32) {
   EXPECT_GT(r.max_abs_error, 0.0);
 }
 
+// A float8 output against float32 golden values: exact values compared in double, the error
+// also stated in steps of float8_e4m3fn at the golden value (step 0.125 in [1, 2), 32 at 448).
+TEST(Compare, NarrowFloatErrorsInStepsOfTheType) {
+  Tensor f8(DType::kFloat8E4M3FN, {3});
+  f8.set_from_double(0, 1.0);
+  f8.set_from_double(1, 1.25);
+  f8.set_from_double(2, 448);
+  auto r = compare_tensors(f8, Tensor::from_vector<float>({3}, {1.0f, 1.0f, 448.0f}), {0, 0});
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 0.25);
+  EXPECT_EQ(r.step_dtype, DType::kFloat8E4M3FN);
+  EXPECT_DOUBLE_EQ(r.max_error_steps, 2.0);
+  EXPECT_EQ(r.worst_index, 1);
+  // float32 against float32 has no step type.
+  auto f = compare_tensors(Tensor::from_vector<float>({1}, {1}),
+                           Tensor::from_vector<float>({1}, {2}), {});
+  EXPECT_EQ(f.step_dtype, DType::kUndefined);
+  EXPECT_EQ(f.max_error_steps, 0);
+}
+
+TEST(Compare, NarrowNanCountsAsNonFinite) {
+  Tensor a(DType::kFloat8E5M2, {2});
+  a.set_from_double(0, std::numeric_limits<double>::quiet_NaN());
+  a.set_from_double(1, std::numeric_limits<double>::infinity());  // saturates to 57344
+  EXPECT_EQ(count_nan_or_inf(a), 1);
+  Tensor e(DType::kFloat8E5M2, {2});
+  e.set_from_double(0, std::numeric_limits<double>::quiet_NaN());
+  e.set_from_double(1, 57344);
+  auto r = compare_tensors(a, e, {0, 0});
+  EXPECT_TRUE(r.pass) << r.reason;
+  EXPECT_EQ(r.nan_or_inf_actual, 1);
+}
+
+TEST(Compare, Int4ErrorsAreWholeSteps) {
+  Tensor a(DType::kInt4, {2}), e(DType::kInt4, {2});
+  a.set_from_double(0, -8);
+  e.set_from_double(0, -6);
+  auto r = compare_tensors(a, e, {0, 0});
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 2);
+  EXPECT_DOUBLE_EQ(r.max_error_steps, 2);
+}
+
 TEST(Compare, PerOutputTolerances) {
   ToleranceSpec spec;
   ASSERT_TRUE(parse_tolerance_args({"1e-3", "logits:0.5", "a:b:0.25"}, {"0"}, spec).is_ok());

@@ -1,6 +1,6 @@
-// CumProd: cumulative product along the axis given by the scalar input 1 (CumProd-26), optionally
-// exclusive (the element itself left out, the first output 1) and/or reverse, as CumSum. Floats
-// accumulate in double; integers wrap around.
+// CumSum (CumSum-11/14) and CumProd (CumProd-26): the cumulative sum or product along the axis
+// given by the scalar input 1, optionally exclusive (the element itself left out: the first output
+// is 0 or 1) and/or reverse. Floats accumulate in double; integers wrap around.
 #include <type_traits>
 
 #include "reference/ops/binary_common.h"
@@ -8,7 +8,9 @@
 namespace onnxdbg::reference {
 namespace {
 
-Status cum_prod_kernel(KernelContext& ctx) {
+// The one loop of both ops; `Product` picks the product over the sum.
+template <bool Product>
+Status cumulative_kernel(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* axis_t, ctx.required_input(1));
   auto axis_v = to_int64_vector(*axis_t);
@@ -34,15 +36,18 @@ Status cum_prod_kernel(KernelContext& ctx) {
     T* po = out.data<T>();
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t in = 0; in < inner; ++in) {
-        Acc acc{1};
+        Acc acc{Product ? 1 : 0};
+        auto combine = [](Acc a, Acc b) {
+          return Product ? wrapping_mul(a, b) : wrapping_add(a, b);
+        };
         for (int64_t s = 0; s < len; ++s) {
           const int64_t k = reverse ? len - 1 - s : s;
           const int64_t i = (o * len + k) * inner + in;
           if (exclusive) {
             po[i] = static_cast<T>(acc);
-            acc = wrapping_mul(acc, static_cast<Acc>(px[i]));
+            acc = combine(acc, static_cast<Acc>(px[i]));
           } else {
-            acc = wrapping_mul(acc, static_cast<Acc>(px[i]));
+            acc = combine(acc, static_cast<Acc>(px[i]));
             po[i] = static_cast<T>(acc);
           }
         }
@@ -55,8 +60,12 @@ Status cum_prod_kernel(KernelContext& ctx) {
 
 }  // namespace
 
+void register_cum_sum(KernelRegistry& r) {
+  r.add("CumSum", 11, cumulative_kernel<false>).accumulates_in_double();
+}
+
 void register_cum_prod(KernelRegistry& r) {
-  r.add("CumProd", 26, cum_prod_kernel).accumulates_in_double();
+  r.add("CumProd", 26, cumulative_kernel<true>).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference
