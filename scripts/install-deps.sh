@@ -175,4 +175,22 @@ if [ ! -f "$ONNX_PREFIX/.complete" ]; then
   rm -rf "$ONNX_PREFIX"; mv "$work/prefix" "$ONNX_PREFIX"; rm -rf "$work"
 fi
 [ "$(readlink "$TP/onnx" 2>/dev/null)" = "$ONNX_PREFIX" ] || { rm -rf "$TP/onnx"; ln -s "$ONNX_PREFIX" "$TP/onnx"; }
+# ml_dtypes (Apache-2.0): numpy's dtypes for ONNX's narrow types (float8, int4, ...), with which
+# the Python tests check that numpy reads onnxdbg's .npy files of them and that such arrays go in
+# and out of the package. Only the tests use it (the python.pytest test puts third_party/ml_dtypes
+# on PYTHONPATH): the wheel for Debian 12's Python 3.11 on x86-64, unpacked. Without it (another
+# machine, no network) those tests are skipped, so a failed download does not stop the build.
+ML_DTYPES_WHEEL=ml_dtypes-0.5.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+if [ ! -f "$TP/ml_dtypes/.complete" ] && [ "$(uname -m)" = x86_64 ] &&
+  /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+  if (pip_fetch "ml_dtypes==0.5.1" c09526488c3a9e8b7a23a388d4974b670a9a3dd40c5c8a61db5593ce9b725bab \
+    "$ML_DTYPES_WHEEL" --only-binary :all: --python-version 3.11 --platform manylinux2014_x86_64); then
+    rm -rf "$TP/ml_dtypes.tmp"
+    python3 -m zipfile -e "$CACHE/$ML_DTYPES_WHEEL" "$TP/ml_dtypes.tmp"
+    touch "$TP/ml_dtypes.tmp/.complete"
+    rm -rf "$TP/ml_dtypes"; mv "$TP/ml_dtypes.tmp" "$TP/ml_dtypes"
+  else
+    echo "install-deps: ml_dtypes not fetched; the narrow-type Python tests will be skipped" >&2
+  fi
+fi
 echo "install-deps: all dependencies present"

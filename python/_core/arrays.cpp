@@ -1,6 +1,7 @@
 // numpy <-> Tensor conversions of the binding (see arrays.h).
 #include "arrays.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -53,13 +54,17 @@ DType dtype_of(const py::dtype& dt, const std::string& name) {
     case 'S':
     case 'O':
       return DType::kString;
-    case 'V':  // ml_dtypes' bfloat16
-      if (std::string(py::str(dt.attr("name"))) == "bfloat16") return DType::kBFloat16;
-      break;
     default:
       break;
   }
+  // ml_dtypes' types (kind 'V', or 'f' with size 1 for float8_e5m2) are known by their names,
+  // which are onnxdbg's own: bfloat16, float8_e4m3fn, int4, ...
   const std::string dt_name = py::str(dt.attr("name"));
+  if (auto named = dtype_from_name(dt_name);
+      named && dtype_name(*named) == dt_name &&
+      static_cast<py::ssize_t>(dtype_size(*named)) == size &&
+      (*named == DType::kBFloat16 || is_narrow_float(*named) || is_narrow_integer(*named)))
+    return *named;
   throw py::value_error("input '" + name + "': numpy dtype " + dt_name +
                         " has no ONNX element type");
 }
@@ -92,6 +97,18 @@ Tensor to_tensor(const py::handle& obj, const std::string& name) {
                                                                a.dtype().attr("newbyteorder")("="));
   Shape shape = shape_of(a);
   const auto bytes = a.attr("nbytes").cast<size_t>();
+  if (dtype_bits(dtype) < 8) {
+    // A sub-byte type's array may hold bits above its width (a uint8 array viewed as int4): the
+    // Tensor gets a masked copy, so that every byte is the element's code.
+    const auto* p = static_cast<const uint8_t*>(a.data());
+    const auto mask = static_cast<uint8_t>((1u << dtype_bits(dtype)) - 1);
+    if (std::any_of(p, p + bytes, [mask](uint8_t b) { return (b & ~mask) != 0; })) {
+      Tensor t(dtype, std::move(shape));
+      std::memcpy(t.raw(), p, bytes);
+      mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), bytes);
+      return t;
+    }
+  }
   PyObject* owner = a.ptr();
   Py_INCREF(owner);  // released by release_array when the Tensor's buffer dies
   auto* data = static_cast<std::byte*>(const_cast<void*>(a.data()));
@@ -114,7 +131,19 @@ py::array to_array(Tensor&& t) {
     return to_array(std::move(*f));
   }
   if (t.dtype() == DType::kUndefined) throw std::runtime_error("a tensor of undefined type");
-  const std::string np(dtype_name(t.dtype()));  // onnxdbg's dtype names are numpy's
+  const std::string np(dtype_name(t.dtype()));  // onnxdbg's dtype names are numpy's or ml_dtypes'
+  if (is_narrow_float(t.dtype()) || is_narrow_integer(t.dtype())) {
+    // numpy knows these types by name once ml_dtypes has registered them. Unlike bfloat16 they
+    // are not widened: a float32 array would hide the type, and an int8 one its range.
+    try {
+      py::module_::import("ml_dtypes");
+    } catch (const py::error_already_set& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+      throw py::type_error("a tensor of element type " + np +
+                           " needs the ml_dtypes package for its numpy dtype: pip install "
+                           "ml_dtypes");
+    }
+  }
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   if (t.nbytes() == 0)  // nothing to share: numpy makes the empty array
     return py::module_::import("numpy").attr("empty")(py::tuple(py::cast(shape)), np);

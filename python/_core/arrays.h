@@ -15,11 +15,15 @@ namespace onnxdbg::python {
 
 /// The Tensor over `array`'s buffer (no copy when it is C-contiguous, natively ordered and of a
 /// numeric or bool dtype; otherwise a contiguous copy first). Strings (numpy str/object arrays)
-/// are copied into a string tensor. Throws ValueError for dtypes ONNX has no type for.
+/// are copied into a string tensor. ml_dtypes arrays (bfloat16, float8_e4m3fn, int4, ...) give
+/// the ONNX type of that name (the bits above a narrow type's width are cleared in a copy).
+/// Throws ValueError for dtypes ONNX has no type for.
 Tensor to_tensor(const pybind11::handle& array, const std::string& name);
 
 /// A numpy array owning `t`'s buffer (moved, not copied). bfloat16 tensors come out as float32
-/// (numpy has no bfloat16), string tensors as object arrays of str.
+/// (numpy has no bfloat16), string tensors as object arrays of str. The narrow types (float8,
+/// float4, float6, int4, uint4, int2, uint2) come out as arrays of ml_dtypes' dtype of the same
+/// name, one byte per element; TypeError ("pip install ml_dtypes") when it cannot be imported.
 pybind11::array to_array(Tensor&& t);
 
 /// dict[str, ndarray] <-> TensorMap.

@@ -15,6 +15,7 @@ KeyboardInterrupt. Errors are :class:`Error` subclasses carrying the CLI's one s
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import warnings
 import weakref
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -50,7 +52,7 @@ __all__ = [
     "Error", "ModelError", "UsageError", "NotFoundError", "UnsupportedError", "BackendError",
     "CancelledError", "OnnxdbgWarning", "Model", "ValueInfo", "Node", "load", "run", "compare",
     "CompareResult", "lint", "LintResult", "inspect", "InspectResult", "diff", "DiffResult",
-    "reduce", "ReducedModel", "extract", "view",
+    "reduce", "ReducedModel", "extract", "view", "save_npy", "save_npz",
 ]
 
 ModelLike = Union[str, os.PathLike, bytes, "Model", Any]  # Any: onnx.ModelProto
@@ -68,7 +70,8 @@ class OnnxdbgWarning(UserWarning):
 @dataclass(frozen=True)
 class ValueInfo:
     """A graph input or output: its name, numpy dtype (``object`` for strings, None when the
-    model does not say), and shape (ints; str for a symbolic dimension such as ``"batch"``;
+    model does not say, or for a narrow type such as int4 when ml_dtypes is not installed), and
+    shape (ints; str for a symbolic dimension such as ``"batch"``;
     None for an unnamed dynamic one), or None when the model declares no shape."""
 
     name: str
@@ -89,6 +92,14 @@ class Node:
     metadata: dict = field(default_factory=dict)
 
 
+# ONNX's narrow element types under ml_dtypes' names (onnxdbg's dtype names): numpy knows them
+# once ml_dtypes is imported; arrays of them go in and come out as ml_dtypes arrays.
+_NARROW_DTYPES = frozenset({
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int4", "uint4", "int2", "uint2",
+})
+
+
 def _numpy_dtype(name: str) -> Optional[np.dtype]:
     if name in ("undefined", ""):
         return None
@@ -96,6 +107,11 @@ def _numpy_dtype(name: str) -> Optional[np.dtype]:
         return np.dtype(object)
     if name == "bfloat16":
         return np.dtype(np.float32)  # numpy has none; values come out as float32
+    if name in _NARROW_DTYPES:
+        try:
+            import ml_dtypes  # noqa: F401  (registers the names with numpy)
+        except ImportError:
+            return None  # ValueInfo.type still names it
     try:
         return np.dtype(name)
     except TypeError:
@@ -679,3 +695,41 @@ def _write_html_overlay(model: ModelLike, overlay: dict, path: Union[str, os.Pat
     """The viewer page of ``model`` painted with ``overlay`` (an object shaped as ``run
     --json``'s); used by onnxdbg.torch."""
     view(model, path, report=overlay)
+
+
+# --- data files -----------------------------------------------------------------------------------
+
+
+def _npy_bytes(array: Any) -> bytes:
+    a = np.asarray(array)
+    out = io.BytesIO()
+    if a.dtype.name in _NARROW_DTYPES or a.dtype.name == "bfloat16":
+        # np.save would write dtype.str ('<V1', '<V2', '<f1'), losing the type: the header names
+        # it as numpy with ml_dtypes parses it back (np.dtype('int4')), as onnxdbg reads it.
+        a = np.ascontiguousarray(a)
+        np.lib.format.write_array_header_1_0(
+            out, {"descr": a.dtype.name, "fortran_order": False, "shape": a.shape})
+        out.write(a.tobytes())
+    else:
+        np.lib.format.write_array(out, a, allow_pickle=False)
+    return out.getvalue()
+
+
+def save_npy(path: Union[str, os.PathLike], array: Any) -> None:
+    """Writes ``array`` to ``path`` as np.save does, except that an ml_dtypes array (bfloat16,
+    float8_e4m3fn, int4, ...) keeps its type: its header's ``descr`` is the dtype's name, which
+    onnxdbg reads, and numpy too once ml_dtypes is imported (np.save writes ``'<V1'``, which
+    names no type and which onnxdbg refuses)."""
+    with open(path, "wb") as f:
+        f.write(_npy_bytes(array))
+
+
+def save_npz(path: Union[str, os.PathLike], arrays: Mapping[str, Any], *,
+             compress: bool = False) -> None:
+    """Writes ``arrays`` to an .npz file at ``path`` as np.savez (np.savez_compressed when
+    ``compress``) does, each entry written as by :func:`save_npy`, so that ml_dtypes arrays keep
+    their type (for onnxdbg's ``--load-inputs`` and ``onnxdbg data``)."""
+    mode = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", compression=mode, allowZip64=True) as z:
+        for name, array in arrays.items():
+            z.writestr(name + ".npy", _npy_bytes(array))

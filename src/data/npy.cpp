@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/atomic_file.h"
+#include "core/narrow_types.h"
 
 namespace onnxdbg {
 
@@ -143,6 +144,24 @@ Expected<ElementType> parse_descr(const std::string& descr, const std::string& w
   auto bad = [&](const std::string& why) {
     return unsupported(what + " has numpy dtype '" + descr + "': " + why);
   };
+  // ml_dtypes' names ('float8_e4m3fn', 'int4', 'bfloat16'): one element per byte (two for
+  // bfloat16) in ml_dtypes' layout, the code in the low bits.
+  if (auto named = dtype_from_name(descr);
+      named && dtype_name(*named) == descr &&
+      (is_narrow_float(*named) || is_narrow_integer(*named) || *named == DType::kBFloat16)) {
+    ElementType e;
+    e.dtype = *named;
+    e.itemsize = dtype_size(*named);
+    return e;
+  }
+  // np.save writes an ml_dtypes array's dtype.str, which names no type: '<V1' (or '<f1' for
+  // float8_e5m2) for the one-byte types, '<V2' for bfloat16.
+  if (descr == "<V1" || descr == "|V1" || descr == "<V2" || descr == "|V2" || descr == "<f1" ||
+      descr == "|f1")
+    return bad(
+        "this is what np.save writes for an ml_dtypes array (float8, int4, bfloat16, ...) and the "
+        "element type is lost; save such arrays with onnxdbg.save_npy / onnxdbg.save_npz in "
+        "Python (they write the ml_dtypes name as 'descr') or as an ONNX TensorProto (.pb)");
   if (descr.size() < 2) return bad("not a recognised type string");
   const char order = descr[0];
   const char kind = descr[1];
@@ -304,6 +323,8 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
     for (size_t i = 0; i < need; ++i) t.raw()[i] = std::byte{data[i] != 0};
   } else if (need) {
     std::memcpy(t.raw(), data, need);
+    // Bits above a narrow type's width are not part of its code (ml_dtypes leaves them zero).
+    mask_narrow_codes(t.dtype(), reinterpret_cast<uint8_t*>(t.raw()), need);
   }
   return t;
 }
@@ -369,8 +390,11 @@ std::string write_npy(const Tensor& in) {
       descr = "|S" + std::to_string(str_width);
       break;
     default:
-      descr = "<f4";
-      break;  // unreachable: kUndefined and kBFloat16 were replaced above
+      if (is_narrow_float(t->dtype()) || is_narrow_integer(t->dtype()))
+        descr = dtype_name(t->dtype());  // one code per byte, as in memory
+      else
+        descr = "<f4";  // unreachable: kUndefined and kBFloat16 were replaced above
+      break;
   }
   std::string header = "{'descr': '" + descr +
                        "', 'fortran_order': False, 'shape': " + shape_tuple(t->shape()) + ", }";

@@ -26,8 +26,9 @@ Expected<std::map<std::string, Tensor>> load_npz(const std::filesystem::path& pa
 Expected<std::map<std::string, Tensor>> read_npz(std::string_view bytes, const std::string& what);
 
 /// Writes `tensors` to an .npz file at `path`, replacing it: entry "<name>.npy" holds
-/// write_npy(tensor) (so bfloat16 is widened to float32, strings become '|Sn'). Entries are
-/// stored uncompressed like np.savez, or deflated like np.savez_compressed when `compress`.
+/// write_npy(tensor) (so bfloat16 is widened to float32, strings become '|Sn', the narrow types
+/// take ml_dtypes' names). Entries are stored uncompressed like np.savez, or deflated like
+/// np.savez_compressed when `compress`.
 /// The archive is written to a temporary file and renamed, so a failure leaves no partial file.
 /// Errors: kInvalidArgument when the file cannot be created or written (message names it).
 Status save_npz(const std::filesystem::path& path, const std::map<std::string, Tensor>& tensors,

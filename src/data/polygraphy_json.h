@@ -37,7 +37,9 @@ std::string base64_encode(std::string_view bytes);
 Expected<std::string> base64_decode(std::string_view text);
 
 /// Parses the text of a Polygraphy JSON data file. Accepted encodings of one array:
-///   {"array": BASE64, "polygraphy_class": "ndarray"}             (np.save bytes, read_npy)
+///   {"array": BASE64, "polygraphy_class": "ndarray"}             (np.save bytes, read_npy; the
+///                                                                 narrow types under ml_dtypes'
+///                                                                 names, as write_npy writes)
 ///   {"array": ..., "__polygraphy_encoded_ndarray": ...}           (older Polygraphy)
 ///   {"values": ARRAY, "polygraphy_class": "LazyArray" | "LazyNumpyArray"}
 /// and of a sample: an object mapping names to arrays; an IterationResult

@@ -1,9 +1,12 @@
 // Seeded input generation and --input-shapes / --val-range parsing.
 #include "runner/input_gen.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
+#include "core/narrow_types.h"
 #include "core/run_limits.h"
 
 namespace onnxdbg {
@@ -33,6 +36,19 @@ std::string trim_brackets(std::string s) {
   if (!s.empty() && s.front() == '[') s.erase(0, 1);
   if (!s.empty() && s.back() == ']') s.pop_back();
   return s;
+}
+
+// The smallest and largest finite values of a narrow type (float8 +-448 for E4M3FN, int4 -8..7;
+// float8e8m0's smallest is 2^-127: it has no zero), from its codes.
+ValueRange narrow_range(DType t) {
+  ValueRange r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  for (unsigned code = 0; code < (1u << dtype_bits(t)); ++code) {
+    const double v = narrow_to_double(t, static_cast<uint8_t>(code));
+    if (!std::isfinite(v)) continue;
+    r.low = std::min(r.low, v);
+    r.high = std::max(r.high, v);
+  }
+  return r;
 }
 
 }  // namespace
@@ -178,15 +194,22 @@ Expected<TensorMap> generate_inputs(const onnx::GraphProto& graph, const InputGe
     auto made = Tensor::make(sig.dtype, shape);
     if (!made) return std::move(made).status().with_context("input '" + sig.name + "'");
     Tensor t = std::move(*made);
-    const ValueRange r =
+    ValueRange r =
         options.ranges.count(sig.name) ? options.ranges.at(sig.name) : options.default_range;
+    const bool narrow = is_narrow_float(sig.dtype) || is_narrow_integer(sig.dtype);
+    if (narrow) {
+      // The range clamped to what the type holds, so that no value saturates or wraps around.
+      const ValueRange type = narrow_range(sig.dtype);
+      r.low = std::clamp(r.low, type.low, type.high);
+      r.high = std::clamp(r.high, type.low, type.high);
+    }
     uint64_t state = options.seed ^ hash_name(sig.name);
     for (int64_t i = 0; i < t.numel(); ++i) {
       const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
       double v;
       if (sig.dtype == DType::kBool) {
         v = u < 0.5 ? 0 : 1;
-      } else if (is_integer(sig.dtype)) {
+      } else if (is_integer(sig.dtype) || is_narrow_integer(sig.dtype)) {
         const double lo = std::ceil(r.low), hi = std::floor(r.high);
         v = hi < lo ? lo : lo + std::floor(u * (hi - lo + 1));
       } else {

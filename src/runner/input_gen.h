@@ -47,6 +47,9 @@ Expected<Shape> resolve_input_shape(const ValueSignature& sig, const InputGenOpt
 
 /// Generates every graph input (that has no initializer) of `graph`. Each input gets its own
 /// stream derived from the seed and its name, so adding an input does not change the others.
+/// Values are uniform in the input's range (integers: whole numbers in it); for the narrow types
+/// (float8, float4, float6, int4, int2, ...) the range is first clamped to the type's finite
+/// values and each value is rounded to the type as Tensor::set_from_double does.
 /// Errors: as resolve_input_shape; kUnsupported for string or non-tensor inputs; kInvalidArgument
 /// for --input-shapes/--val-range names that are not inputs of the model, or for an input larger
 /// than options.max_memory (one sentence naming it, its type and size; nothing is allocated).

@@ -188,5 +188,62 @@ TEST_F(CliData, LayerwiseSaveOutputsHoldsEveryLayer) {
   EXPECT_FALSE(fs::exists(dir_ / "tiny.npz"));
 }
 
+// Narrow element types through the CLI on the reference backend: generated int4 and float8
+// inputs in their range, saved (.npz under ml_dtypes' names), merged by `data to-input` and fed
+// back; an .npz that np.save wrote for ml_dtypes arrays is one sentence.
+TEST_F(CliData, NarrowTypesRunSaveAndMerge) {
+  write_model("n.onnx", R"(
+<ir_version: 11, opset_import: ["" : 23]>
+g (int4[2, 3] q, float8e4m3fn[4] f) => (int4[2, 3] q_out, float8e4m3fn[4] f_out) {
+  q_out = Identity(q)
+  f_out = Identity(f)
+}
+)");
+  auto r = run_cli(
+      "run n.onnx --backends reference --val-range -20,500 --save-inputs in.npz "
+      "--save-outputs out.npz",
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("undefined"), std::string::npos) << r.out;
+  auto in = load_npz(dir_ / "in.npz");
+  ASSERT_TRUE(in.has_value()) << in.status().to_string();
+  ASSERT_EQ(in->at("q").dtype(), DType::kInt4);
+  ASSERT_EQ(in->at("f").dtype(), DType::kFloat8E4M3FN);
+  for (double v : testing::values(in->at("q"))) {
+    EXPECT_GE(v, -8);
+    EXPECT_LE(v, 7);
+  }
+  for (double v : testing::values(in->at("f"))) {
+    EXPECT_GE(v, -20);
+    EXPECT_LE(v, 448);
+  }
+  auto out = load_npz(dir_ / "out.npz");
+  ASSERT_TRUE(out.has_value()) << out.status().to_string();
+  ASSERT_TRUE(out->count("q_out"));
+  EXPECT_EQ(testing::values(out->at("q_out")), testing::values(in->at("q")));
+  EXPECT_EQ(testing::values(out->at("f_out")), testing::values(in->at("f")));
+
+  auto merge = run_cli("data to-input in.npz out.npz -o all.json --model n.onnx", dir_);
+  EXPECT_EQ(merge.exit_code, 0) << merge.out << merge.err;
+  auto merged = load_polygraphy_json(dir_ / "all.json");
+  ASSERT_TRUE(merged.has_value()) << merged.status().to_string();
+  EXPECT_EQ(merged->runs[0].second[0].at("q_out").dtype(), DType::kInt4);
+  auto again = run_cli("run n.onnx --backends reference --load-inputs all.json --json", dir_);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+
+  // np.save of an ml_dtypes array (descr '<V1'): refused, saying how to save it.
+  write_model("one.onnx", R"(
+<ir_version: 11, opset_import: ["" : 23]>
+g (int4[2, 3] q) => (int4[2, 3] q_out) { q_out = Identity(q) }
+)");
+  std::string npy = write_npy(in->at("q"));
+  npy.replace(npy.find("'int4'"), 6, "'<V1' ");  // same length
+  const std::string lost = (dir_ / "lost.npy").string();
+  std::ofstream(lost, std::ios::binary).write(npy.data(), static_cast<std::streamsize>(npy.size()));
+  auto refused = run_cli("run one.onnx --backends reference --load-inputs lost.npy", dir_);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("element type is lost"), std::string::npos) << refused.err;
+}
+
 }  // namespace
 }  // namespace onnxdbg

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "../test_util.h"
+#include "model/model.h"
 
 namespace onnxdbg {
 namespace {
@@ -202,6 +203,80 @@ TEST(Inspect, ModesAndFileSize) {
   EXPECT_NE(text.find("Producer      inspect_test 1.0"), std::string::npos) << text;
   for (size_t a = 0, b; (b = text.find('\n', a)) != std::string::npos; a = b + 1)
     EXPECT_LE(b - a, 100u) << text.substr(a, b - a);
+}
+
+// A model with narrow-type weights (built with onnxdbg's own tensor_to_proto: packed int4, a
+// float8 initializer with NaN, a float8 E5M2 Constant with an infinity) and narrow graph inputs.
+LoadedModel narrow_model() {
+  LoadedModel m;
+  m.proto = testing::parse_text_model(R"(
+    <ir_version: 11, opset_import: ["" : 23]>
+    main (float8e4m3fn[4] x, int4[2, 3] q_in) => (float8e4m3fn[4] y, int4[2, 3] q_out) {
+      e = Constant <value = float[1] {0.0}> ()
+      y = Identity(x)
+      q_out = Identity(q_in)
+    }
+  )");
+  Tensor q(DType::kInt4, {2, 3});
+  const double qv[] = {1, -3, 7, -8, 0, 2};
+  for (int i = 0; i < 6; ++i) q.set_from_double(i, qv[i]);
+  Tensor f(DType::kFloat8E4M3FN, {4});
+  const double fv[] = {0.5, -1.75, 448, std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 4; ++i) f.set_from_double(i, fv[i]);
+  Tensor e(DType::kFloat8E5M2, {3});
+  e.set_from_double(0, -2);
+  e.set_from_double(1, 1.5);
+  e.raw()[2] = std::byte{0x7c};  // +infinity (set_from_double saturates to 57344)
+  auto* g = m.proto.mutable_graph();
+  *g->add_initializer() = tensor_to_proto(q, "q");
+  *g->add_initializer() = tensor_to_proto(f, "f");
+  *g->mutable_node(0)->mutable_attribute(0)->mutable_t() = tensor_to_proto(e);
+  m.base_dir = ".";
+  return m;
+}
+
+TEST(Inspect, NarrowTypesShowTheirNamesAndDecodedStatistics) {
+  auto s = summarize_model(narrow_model(), *inspect_options_from_mode("weights"));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  EXPECT_EQ(s->inputs[0].type, "float8_e4m3fn");
+  EXPECT_EQ(s->inputs[1].type, "int4");
+  EXPECT_EQ(s->initializer_bytes, 3u + 4u);  // six int4 packed in 3 bytes, four float8
+  ASSERT_EQ(s->weights.size(), 3u);
+  const WeightSummary& q = s->weights[0];
+  EXPECT_EQ(q.dtype, DType::kInt4);
+  EXPECT_EQ(q.bytes, 3u);
+  ASSERT_TRUE(q.has_stats) << q.error;
+  EXPECT_DOUBLE_EQ(q.min, -8);  // values, not codes (-3 is the code 13)
+  EXPECT_DOUBLE_EQ(q.max, 7);
+  EXPECT_DOUBLE_EQ(q.mean, -1.0 / 6);
+  const WeightSummary& f = s->weights[1];
+  EXPECT_EQ(f.dtype, DType::kFloat8E4M3FN);
+  EXPECT_EQ(f.nan_count, 1);
+  EXPECT_DOUBLE_EQ(f.min, -1.75);
+  EXPECT_DOUBLE_EQ(f.max, 448);
+  const WeightSummary& c = s->weights[2];
+  EXPECT_EQ(c.source, "Constant");
+  EXPECT_EQ(c.dtype, DType::kFloat8E5M2);
+  EXPECT_EQ(c.inf_count, 1);
+  EXPECT_DOUBLE_EQ(c.min, -2);
+  EXPECT_DOUBLE_EQ(c.max, 1.5);
+
+  const std::string text = render_summary_text(*s);
+  EXPECT_EQ(text.find("undefined"), std::string::npos) << text;
+  EXPECT_NE(text.find("float8_e4m3fn"), std::string::npos) << text;
+  EXPECT_NE(text.find("float8_e5m2"), std::string::npos) << text;
+  EXPECT_NE(text.find("int4"), std::string::npos) << text;
+  EXPECT_NE(text.find("448"), std::string::npos) << text;
+  const nlohmann::json j = summary_to_json(*s);
+  EXPECT_EQ(j["weights"][0]["dtype"], "int4");
+  EXPECT_EQ(j["weights"][0]["min"], -8.0);
+  EXPECT_EQ(j["weights"][2]["dtype"], "float8_e5m2");
+  EXPECT_EQ(nlohmann::json::parse(j.dump()), j);
+
+  auto attrs = summarize_model(narrow_model(), *inspect_options_from_mode("attrs"));
+  ASSERT_TRUE(attrs.has_value());
+  EXPECT_EQ(summary_to_json(*attrs)["graph"]["nodes"][0]["attributes"][0]["value"],
+            "float8_e5m2 [3]");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "model/graph.h"
+#include "model/model.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -58,6 +59,45 @@ TEST(Viewer, DataHasNodesShapesAndWeightStatisticsNotValues) {
   }
   EXPECT_TRUE(saw_mm);
   EXPECT_TRUE(saw_w);
+}
+
+// Narrow-type weights (packed int4, float8 with NaN) and inputs: their names, and statistics of
+// their values (not of their codes) in the node panel's data.
+TEST(Viewer, NarrowTypesHaveNamesAndDecodedStatistics) {
+  auto m = text_model(R"ONNX(
+<ir_version: 11, opset_import: ["" : 23]>
+g (float8e4m3fn[2, 3] x) => (float[2, 3] y)
+{
+  xf = Cast<to = 1>(x)
+  qf = Cast<to = 1>(q)
+  y = Add(xf, qf)
+}
+)ONNX");
+  Tensor q(DType::kInt4, {2, 3});
+  const double qv[] = {1, -3, 7, -8, 0, 2};
+  for (int i = 0; i < 6; ++i) q.set_from_double(i, qv[i]);
+  *m.proto.mutable_graph()->add_initializer() = tensor_to_proto(q, "q");
+  auto data = report::viewer_data(m);
+  ASSERT_TRUE(data) << data.status().to_string();
+  bool saw_x = false, saw_q = false;
+  for (const auto& t : (*data)["tensors"]) {
+    if (t["n"] == "x") {
+      saw_x = true;
+      EXPECT_EQ(t["t"], "float8_e4m3fn");
+      EXPECT_EQ(t["s"], "[2, 3]");
+    }
+    if (t["n"] == "q") {
+      saw_q = true;
+      EXPECT_EQ(t["t"], "int4");
+      EXPECT_EQ(t["w"]["dtype"], "int4");
+      EXPECT_EQ(t["w"]["bytes"], 3);  // packed as stored
+      EXPECT_DOUBLE_EQ(t["w"]["min"].get<double>(), -8);
+      EXPECT_DOUBLE_EQ(t["w"]["max"].get<double>(), 7);
+    }
+  }
+  EXPECT_TRUE(saw_x);
+  EXPECT_TRUE(saw_q);
+  EXPECT_EQ(data->dump().find("undefined"), std::string::npos);
 }
 
 // A graph input or output with an empty name (a broken export) indexed tensors[-1] (issue 17):

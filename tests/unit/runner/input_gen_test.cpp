@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -66,6 +69,47 @@ TEST(InputGen, SeededValuesInRange) {
   o.seed = 2;
   auto c = generate_inputs(m.graph(), o);
   EXPECT_NE(testing::values(a->at("x")), testing::values(c->at("x")));
+}
+
+TEST(InputGen, NarrowTypesStayInTheTypesRange) {
+  auto m = testing::parse_text_model(R"(
+<ir_version: 11, opset_import: ["" : 23]>
+g (int4[64] i4, uint2[64] u2, float8e4m3fn[64] f8, float8e8m0[64] e8m0, float4e2m1[64] f4)
+    => (int4[64] y) { y = Identity(i4) }
+)");
+  InputGenOptions o;
+  ASSERT_TRUE(parse_value_ranges({"[-100,1000]", "f4:[-1,1]"}, o).is_ok());
+  auto a = generate_inputs(m.graph(), o);
+  ASSERT_TRUE(a.has_value()) << a.status().to_string();
+  EXPECT_EQ(a->at("i4").dtype(), DType::kInt4);
+  std::set<double> seen;
+  for (double v : testing::values(a->at("i4"))) {
+    EXPECT_GE(v, -8);  // clamped to the type, not wrapped around
+    EXPECT_LE(v, 7);
+    EXPECT_EQ(v, std::floor(v));
+    seen.insert(v);
+  }
+  EXPECT_GT(seen.size(), 8u);
+  for (double v : testing::values(a->at("u2"))) {
+    EXPECT_GE(v, 0);
+    EXPECT_LE(v, 3);
+  }
+  for (double v : testing::values(a->at("f8"))) {
+    EXPECT_GE(v, -100);
+    EXPECT_LE(v, 448);  // E4M3FN's largest finite value
+  }
+  for (double v : testing::values(a->at("f4"))) {
+    EXPECT_GE(v, -1);
+    EXPECT_LE(v, 1);
+  }
+  for (double v : testing::values(a->at("e8m0"))) {
+    EXPECT_GT(v, 0);  // E8M0 has no zero, no sign
+    EXPECT_TRUE(std::isfinite(v));
+  }
+  // The default range [0, 1] gives int4 values 0 and 1 only.
+  auto d = generate_inputs(m.graph(), {});
+  ASSERT_TRUE(d.has_value()) << d.status().to_string();
+  for (double v : testing::values(d->at("i4"))) EXPECT_TRUE(v == 0 || v == 1) << v;
 }
 
 }  // namespace
