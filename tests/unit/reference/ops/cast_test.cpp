@@ -171,6 +171,22 @@ TEST(BitCast, KeepsTheBits) {
   EXPECT_NE(err.find("cannot bit-cast float32 to int64: their bit widths differ"),
             std::string::npos)
       << err;
+  // The narrow types: int4 and float4e2m1 share 4 bits (-1 is 0b1111, float4's -6); int4 and
+  // int8, one byte each in memory, do not.
+  Tensor i4 = Tensor::make(DType::kInt4, {2}).value();
+  i4.set_from_double(0, -1);
+  i4.set_from_double(1, 1);
+  auto f4 = run_op(R"(<ir_version: 10, opset_import: ["" : 26]>
+    g (int4[2] x) => (float4e2m1[2] z) { z = BitCast <to = 23> (x) })",
+                   {{"x", i4}});
+  ASSERT_EQ(f4.dtype(), DType::kFloat4E2M1);
+  EXPECT_EQ(values(f4), (std::vector<double>{-6, 0.5}));
+  auto narrow_err = run_op_error(R"(<ir_version: 10, opset_import: ["" : 26]>
+    g (int4[2] x) => (int8[2] z) { z = BitCast <to = 3> (x) })",
+                                 {{"x", i4}});
+  EXPECT_NE(narrow_err.find("cannot bit-cast int4 to int8: their bit widths differ"),
+            std::string::npos)
+      << narrow_err;
 }
 
 }  // namespace
