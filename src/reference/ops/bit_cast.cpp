@@ -17,7 +17,8 @@ Status bit_cast_kernel(KernelContext& ctx) {
   if (*to == DType::kUndefined || *to == DType::kString || x->dtype() == DType::kString)
     return model_error(ctx.describe() + " cannot bit-cast " + std::string(dtype_name(x->dtype())) +
                        " to " + std::string(dtype_name(*to)) + " (strings have no bit pattern)");
-  if (dtype_size(*to) != dtype_size(x->dtype()))
+  // dtype_bits, not dtype_size: int4 and int8 both take a byte in memory but 4 and 8 bits.
+  if (dtype_bits(*to) != dtype_bits(x->dtype()))
     return model_error(ctx.describe() + " cannot bit-cast " + std::string(dtype_name(x->dtype())) +
                        " to " + std::string(dtype_name(*to)) + ": their bit widths differ");
   if (*to == DType::kBool) {

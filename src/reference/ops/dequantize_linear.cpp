@@ -1,8 +1,9 @@
-// DequantizeLinear (ONNX DequantizeLinear-10/13): y = (x - x_zero_point) * x_scale as float32,
-// per tensor or (from version 13) per slice along `axis` (default 1). x is uint8, int8 or int32
-// (int32 has no zero point). From version 19 the output has the scale's float type. From version 21
-// (and 23, 24, 25, whose additions are types not implemented here and output_dtype) also blocked
-// along `axis` (block_size) and int16/uint16 x.
+// DequantizeLinear (ONNX DequantizeLinear-10/13/19/21/23/24/25/28): y = (x - x_zero_point) *
+// x_scale as float32, per tensor or (from version 13) per slice along `axis` (default 1). x is
+// uint8, int8 or int32 (int32 has no zero point). From version 19 the output has the scale's float
+// type and x may be float8; version 21 adds blocked scales along `axis` (block_size),
+// int16/uint16 and int4/uint4 x, 23 float4e2m1 x and attribute output_dtype, 24 float8e8m0
+// scales, 25 int2/uint2 x, 28 the float6 types.
 #include "reference/ops/quant_common.h"
 
 namespace onnxdbg::reference {
@@ -40,47 +41,48 @@ Status dequantize_linear(KernelContext& ctx) {
   return Status::ok();
 }
 
-// DequantizeLinear-19 on: y has x_scale's type (or output_dtype's, from version 23).
-template <bool kBlocked>
-Status dequantize_linear_19(KernelContext& ctx) {
+// DequantizeLinear-19 on: y has x_scale's type (or, from version 23, output_dtype's). x takes the
+// types is_quant_type allows at kVersion, and int32; blocked scales from version 21, float8e8m0
+// scales from 24 (with output_dtype naming y's type).
+template <int kVersion>
+Status dequantize_linear_v(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   ODB_ASSIGN_OR_RETURN(const Tensor* scale, ctx.required_input(1));
   const Tensor* zp = ctx.input(2);
-  if (!(kBlocked ? is_quant_int(x->dtype()) : is_8bit(x->dtype())) && x->dtype() != DType::kInt32)
-    return unsupported(ctx.describe() + ": x must be uint8, int8, " +
-                       (kBlocked ? "uint16, int16 " : "") + "or int32, got " +
+  if (!is_quant_type(x->dtype(), kVersion) && x->dtype() != DType::kInt32)
+    return model_error(ctx.describe() + ": DequantizeLinear-" + std::to_string(kVersion) +
+                       " takes x of type " + quant_type_names(kVersion) + " or int32, not " +
                        std::string(dtype_name(x->dtype())));
   if (zp && zp->dtype() != x->dtype())
     return model_error(ctx.describe() + ": x_zero_point is " +
                        std::string(dtype_name(zp->dtype())) + " but x is " +
                        std::string(dtype_name(x->dtype())));
-  if (!is_floating(scale->dtype()))
+  if (!is_floating(scale->dtype()) && !(kVersion >= 24 && scale->dtype() == DType::kFloat8E8M0))
     return model_error(ctx.describe() + ": x_scale must be a float tensor, got " +
                        std::string(dtype_name(scale->dtype())));
   DType out_type = scale->dtype();
-  if (const int64_t od = ctx.attr_int("output_dtype", 0);
-      od != 0 && od != static_cast<int64_t>(out_type))
-    return model_error(ctx.describe() + ": attribute output_dtype " + std::to_string(od) +
-                       " differs from x_scale's type " + std::string(dtype_name(out_type)));
+  const int64_t od = kVersion >= 23 ? ctx.attr_int("output_dtype", 0) : 0;
+  if (od != 0) {
+    auto t = dtype_from_onnx(static_cast<int32_t>(od));
+    if (!t || !(*t == DType::kFloat || *t == DType::kFloat16 || *t == DType::kBFloat16))
+      return model_error(ctx.describe() + ": attribute output_dtype must be FLOAT, FLOAT16 or " +
+                         "BFLOAT16 (1, 10 or 16), got " + std::to_string(od));
+    out_type = *t;
+  } else if (scale->dtype() == DType::kFloat8E8M0) {
+    return model_error(ctx.describe() +
+                       ": a float8e8m0 x_scale needs attribute output_dtype to name y's type");
+  }
   QuantLayout q;
-  if constexpr (kBlocked) {
+  if constexpr (kVersion >= 21) {
     ODB_ASSIGN_OR_RETURN(q, read_quant_layout(ctx, *x, *scale, zp, "x_scale", "x_zero_point"));
   } else {
-    if (scale->numel() > 1 || scale->rank() == 1) {
-      if (x->rank() == 0)
-        return model_error(ctx.describe() + ": a per-axis scale needs a non-scalar x");
-      ODB_ASSIGN_OR_RETURN(const int64_t axis,
-                           normalize_axis_of(ctx, ctx.attr_int("axis", 1), x->rank()));
-      q.count = x->dim(axis);
-      q.inner = dims_product(x->shape(), static_cast<size_t>(axis) + 1, x->shape().size());
-    }
-    ODB_ASSIGN_OR_RETURN(q.scale, per_slice_values(ctx, scale, q.count, "x_scale", 1.0));
-    ODB_ASSIGN_OR_RETURN(q.zero, per_slice_values(ctx, zp, q.count, "x_zero_point"));
+    ODB_ASSIGN_OR_RETURN(q, read_per_axis_layout(ctx, *x, *scale, zp, "x_scale", "x_zero_point"));
   }
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, x->shape()));
   for (int64_t i = 0; i < x->numel(); ++i) {
     const size_t k = q.at(i);
-    // (x - zero) is exact in float32 for 16-bit x; the product rounds once, as in float32.
+    // (x - zero) is exact in float32 for 16-bit and narrower x; the product rounds once, as in
+    // float32.
     const float v =
         static_cast<float>(x->get_as_double(i) - q.zero[k]) * static_cast<float>(q.scale[k]);
     y.set_from_double(i, out_type == DType::kDouble ? (x->get_as_double(i) - q.zero[k]) * q.scale[k]
@@ -95,9 +97,12 @@ Status dequantize_linear_19(KernelContext& ctx) {
 void register_dequantize_linear(KernelRegistry& r) {
   r.add("DequantizeLinear", 10, dequantize_linear, HalfMode::kNative);
   r.add("DequantizeLinear", 13, dequantize_linear, HalfMode::kNative);
-  r.add("DequantizeLinear", 19, dequantize_linear_19<false>, HalfMode::kNative);
-  for (int v : {21, 23, 24, 25})
-    r.add("DequantizeLinear", v, dequantize_linear_19<true>, HalfMode::kNative);
+  r.add("DequantizeLinear", 19, dequantize_linear_v<19>, HalfMode::kNative);
+  r.add("DequantizeLinear", 21, dequantize_linear_v<21>, HalfMode::kNative);
+  r.add("DequantizeLinear", 23, dequantize_linear_v<23>, HalfMode::kNative);
+  r.add("DequantizeLinear", 24, dequantize_linear_v<24>, HalfMode::kNative);
+  // DequantizeLinear-28 adds the float6 types only.
+  r.add("DequantizeLinear", 25, dequantize_linear_v<25>, HalfMode::kNative).through(28);
 }
 
 }  // namespace onnxdbg::reference

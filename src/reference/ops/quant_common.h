@@ -1,7 +1,8 @@
 // Helpers shared by the quantization kernels (QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear, QLinearMatMul, QLinearConv, ConvInteger): per-tensor or per-axis
-// scale/zero-point reading, round-half-to-even with saturation to the integer type, and an
-// integer convolution computed exactly in double (all sums stay far below 2^53).
+// scale/zero-point reading, round-half-to-even with saturation to the integer type, the types
+// each QuantizeLinear/DequantizeLinear version takes, and an integer convolution computed exactly
+// in double (all sums stay far below 2^53).
 #pragma once
 
 #include <algorithm>
@@ -17,10 +18,27 @@
 namespace onnxdbg::reference {
 
 /// Rounds half to even (numpy.rint, ONNX's QuantizeLinear rule) and saturates to the range of
-/// `t` (uint8 [0, 255], int8 [-128, 127], int32, ...).
+/// `t` (uint8 [0, 255], int8 [-128, 127], int32, uint4 [0, 15], int4 [-8, 7], uint2 [0, 3],
+/// int2 [-2, 1], ...).
 inline double saturate_round(double v, DType t) {
   double lo = 0, hi = 0;
   switch (t) {
+    case DType::kUint4:
+      lo = 0;
+      hi = 15;
+      break;
+    case DType::kInt4:
+      lo = -8;
+      hi = 7;
+      break;
+    case DType::kUint2:
+      lo = 0;
+      hi = 3;
+      break;
+    case DType::kInt2:
+      lo = -2;
+      hi = 1;
+      break;
     case DType::kUint8:
       lo = 0;
       hi = 255;
@@ -85,10 +103,32 @@ struct QuantLayout {
   }
 };
 
+/// Per-tensor or per-axis layout of QuantizeLinear/DequantizeLinear-10 to 19 (no blocking): a
+/// scalar or one-value scale applies to all of x, a 1-D scale of x.dim(axis) values (attribute
+/// axis, default 1) per slice. Errors: kModelError naming the node for other scale or zero point
+/// shapes, or a per-axis scale on a scalar x.
+inline Expected<QuantLayout> read_per_axis_layout(const KernelContext& ctx, const Tensor& x,
+                                                  const Tensor& scale, const Tensor* zp,
+                                                  const std::string& scale_name,
+                                                  const std::string& zero_name) {
+  QuantLayout q;
+  if (scale.numel() > 1 || scale.rank() == 1) {
+    if (x.rank() == 0)
+      return model_error(ctx.describe() + ": a per-axis scale needs a non-scalar x");
+    ODB_ASSIGN_OR_RETURN(const int64_t axis,
+                         normalize_axis_of(ctx, ctx.attr_int("axis", 1), x.rank()));
+    q.count = x.dim(axis);
+    q.inner = dims_product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
+  }
+  ODB_ASSIGN_OR_RETURN(q.scale, per_slice_values(ctx, &scale, q.count, scale_name, 1.0));
+  ODB_ASSIGN_OR_RETURN(q.zero, per_slice_values(ctx, zp, q.count, zero_name));
+  return q;
+}
+
 /// Reads scale (`scale_name`) and optional zero point (`zero_name`) for x with attributes axis
 /// (default 1) and block_size (default 0). Errors: kModelError naming the node for a negative
 /// block_size, a scale whose shape fits none of the three layouts, or a zero point whose shape is
-/// not the scale's.
+/// not the scale's (a one-value scale and zero point may differ in rank).
 inline Expected<QuantLayout> read_quant_layout(const KernelContext& ctx, const Tensor& x,
                                                const Tensor& scale, const Tensor* zp,
                                                const std::string& scale_name,
@@ -98,7 +138,9 @@ inline Expected<QuantLayout> read_quant_layout(const KernelContext& ctx, const T
   if (block < 0)
     return model_error(ctx.describe() + ": attribute block_size must be >= 0, got " +
                        std::to_string(block));
-  if (zp && zp->numel() > 0 && zp->shape() != scale.shape())
+  // One value each is per tensor, whatever the shapes ([] and [1]), as in ONNX's reference.
+  if (zp && zp->numel() > 0 && zp->shape() != scale.shape() &&
+      !(zp->numel() == 1 && scale.numel() == 1))
     return model_error(ctx.describe() + ": " + zero_name + " has shape " +
                        shape_to_string(zp->shape()) + " but " + scale_name + " has shape " +
                        shape_to_string(scale.shape()));
@@ -141,10 +183,54 @@ inline Expected<QuantLayout> read_quant_layout(const KernelContext& ctx, const T
   return q;
 }
 
-/// The integer types QuantizeLinear/DequantizeLinear-21 and later take (int4 and the float8
-/// types are not implemented).
+/// The integer types QuantizeLinear/DequantizeLinear-21 and later take, int4/uint4 and
+/// int2/uint2 aside.
 inline bool is_quant_int(DType t) {
   return t == DType::kUint8 || t == DType::kInt8 || t == DType::kUint16 || t == DType::kInt16;
+}
+
+/// True when `t` is a quantized type of QuantizeLinear's y / DequantizeLinear's x at schema
+/// version `version` (10 or later; int32, which only DequantizeLinear takes, is not included):
+/// uint8/int8 from 10, the four float8 types from 19, uint16/int16 and uint4/int4 from 21,
+/// float4e2m1 from 23, uint2/int2 from 25, float6e2m3/float6e3m2 from 28.
+inline bool is_quant_type(DType t, int version) {
+  switch (t) {
+    case DType::kUint8:
+    case DType::kInt8:
+      return true;
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      return version >= 19;
+    case DType::kUint16:
+    case DType::kInt16:
+    case DType::kUint4:
+    case DType::kInt4:
+      return version >= 21;
+    case DType::kFloat4E2M1:
+      return version >= 23;
+    case DType::kUint2:
+    case DType::kInt2:
+      return version >= 25;
+    case DType::kFloat6E2M3:
+    case DType::kFloat6E3M2:
+      return version >= 28;
+    default:
+      return false;
+  }
+}
+
+/// The names of the types is_quant_type accepts at `version`, for error messages.
+inline std::string quant_type_names(int version) {
+  std::string names;
+  for (int32_t code = 1; code <= kMaxDType; ++code) {
+    const auto t = static_cast<DType>(code);
+    if (!is_quant_type(t, version)) continue;
+    if (!names.empty()) names += ", ";
+    names += dtype_name(t);
+  }
+  return names;
 }
 
 /// True for the 8-bit integer types the quantized kernels take.

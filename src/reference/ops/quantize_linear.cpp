@@ -1,8 +1,12 @@
-// QuantizeLinear (ONNX QuantizeLinear-10/13/19): y = saturate(round_half_even(x / y_scale) +
-// y_zero_point), per tensor or (from version 13) per slice along `axis` (default 1). The output
-// type is the zero point's (uint8 or int8), uint8 when it is omitted. From version 21 (and 23, 24,
-// 25, whose additions are types not implemented here and `precision`) also blocked along `axis`
-// (block_size), int16/uint16 outputs, and attribute output_dtype when there is no zero point.
+// QuantizeLinear (ONNX QuantizeLinear-10/13/19/21/23/24/25/28): y = saturate(round_half_even(x /
+// y_scale) + y_zero_point), per tensor or (from version 13) per slice along `axis` (default 1).
+// The output type is the zero point's, uint8 when it is omitted. Version 19 adds the float8
+// outputs (x / y_scale rounded to nearest even, out-of-range values by `saturate`), 21 blocked
+// scales along `axis` (block_size), int16/uint16 and int4/uint4 outputs and attribute
+// output_dtype, 23 float4e2m1 and `precision`, 24 float8e8m0 scales, 25 int2/uint2, 28 the float6
+// types. Integer outputs clamp to their range (int4 to [-8, 7]); float outputs take
+// x / y_scale + y_zero_point through the Cast rules.
+#include "core/narrow_types.h"
 #include "reference/ops/quant_common.h"
 
 namespace onnxdbg::reference {
@@ -40,13 +44,12 @@ Status quantize_linear(KernelContext& ctx) {
   return Status::ok();
 }
 
-// The division x / y_scale in float32 for float32 x (as above) or in float64 with
-// precision = DOUBLE (QuantizeLinear-23 on); other precisions are refused.
-Status quantize_linear_21(KernelContext& ctx) {
-  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  ODB_ASSIGN_OR_RETURN(const Tensor* scale, ctx.required_input(1));
-  const Tensor* zp = ctx.input(2);
-  const int64_t output_dtype = ctx.attr_int("output_dtype", 0);
+// The output type of QuantizeLinear-`kVersion`: y_zero_point's, else (from 21) attribute
+// output_dtype, else uint8. Errors: kModelError when output_dtype and y_zero_point disagree or
+// the type is not one that version takes.
+template <int kVersion>
+Expected<DType> quantize_output_type(const KernelContext& ctx, const Tensor* zp) {
+  const int64_t output_dtype = kVersion >= 21 ? ctx.attr_int("output_dtype", 0) : 0;
   DType out_type = DType::kUint8;
   if (zp) {
     out_type = zp->dtype();
@@ -61,25 +64,79 @@ Status quantize_linear_21(KernelContext& ctx) {
                                                 ctx.describe());
     out_type = *t;
   }
-  if (!is_quant_int(out_type))
-    return unsupported(ctx.describe() + ": the output type must be uint8, int8, uint16 or int16, " +
-                       "got " + std::string(dtype_name(out_type)));
-  const int64_t precision = ctx.attr_int("precision", 0);
-  if (precision != 0 && precision != static_cast<int64_t>(DType::kFloat) &&
-      precision != static_cast<int64_t>(DType::kDouble))
-    return unsupported(ctx.describe() + ": attribute precision " + std::to_string(precision) +
-                       " is not implemented (only float32 and float64)");
-  ODB_ASSIGN_OR_RETURN(QuantLayout q,
-                       read_quant_layout(ctx, *x, *scale, zp, "y_scale", "y_zero_point"));
+  if (!is_quant_type(out_type, kVersion))
+    return model_error(ctx.describe() + ": QuantizeLinear-" + std::to_string(kVersion) +
+                       " outputs " + quant_type_names(kVersion) + ", not " +
+                       std::string(dtype_name(out_type)));
+  return out_type;
+}
+
+// QuantizeLinear-19 and later. The division x / y_scale is in float32 for float32 x (as numpy
+// divides), in float64 with precision = DOUBLE (QuantizeLinear-23 on) or for other x types;
+// precision FLOAT16/BFLOAT16 divides the rounded operands and rounds the quotient to that type.
+template <int kVersion>
+Status quantize_linear_v(KernelContext& ctx) {
+  ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
+  ODB_ASSIGN_OR_RETURN(const Tensor* scale, ctx.required_input(1));
+  const Tensor* zp = ctx.input(2);
+  ODB_ASSIGN_OR_RETURN(const DType out_type, quantize_output_type<kVersion>(ctx, zp));
+  const bool scale_ok = is_floating(scale->dtype()) || scale->dtype() == DType::kInt32 ||
+                        (kVersion >= 24 && scale->dtype() == DType::kFloat8E8M0);
+  if (!scale_ok)
+    return model_error(ctx.describe() + ": y_scale of type " +
+                       std::string(dtype_name(scale->dtype())) + " is not allowed");
+  DType precision = DType::kUndefined;
+  if constexpr (kVersion >= 23) {
+    const int64_t p = ctx.attr_int("precision", 0);
+    if (p != 0) {
+      auto t = dtype_from_onnx(static_cast<int32_t>(p));
+      if (!t || !is_floating(*t))
+        return unsupported(ctx.describe() + ": attribute precision " + std::to_string(p) +
+                           " is not implemented (only float16, bfloat16, float32 and float64)");
+      precision = *t;
+    }
+  }
+  NarrowCast narrow;
+  narrow.saturate = ctx.attr_int("saturate", 1) != 0;
+  QuantLayout q;
+  if constexpr (kVersion >= 21) {
+    ODB_ASSIGN_OR_RETURN(q, read_quant_layout(ctx, *x, *scale, zp, "y_scale", "y_zero_point"));
+  } else {
+    ODB_ASSIGN_OR_RETURN(q, read_per_axis_layout(ctx, *x, *scale, zp, "y_scale", "y_zero_point"));
+  }
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, x->shape()));
   const bool in_float =
-      x->dtype() == DType::kFloat && precision != static_cast<int64_t>(DType::kDouble);
+      precision == DType::kFloat || (precision == DType::kUndefined && x->dtype() == DType::kFloat);
+  const bool narrow_float = is_narrow_float(out_type);
+  const bool float8 = out_type == DType::kFloat8E4M3FN || out_type == DType::kFloat8E4M3FNUZ ||
+                      out_type == DType::kFloat8E5M2 || out_type == DType::kFloat8E5M2FNUZ;
   for (int64_t i = 0; i < x->numel(); ++i) {
     const size_t k = q.at(i);
-    const double v = in_float
-                         ? static_cast<double>(x->data<float>()[i] / static_cast<float>(q.scale[k]))
-                         : x->get_as_double(i) / q.scale[k];
-    y.set_from_double(i, saturate_round(std::nearbyint(v) + q.zero[k], out_type));
+    double v = 0;
+    if (in_float) {
+      v = static_cast<double>(static_cast<float>(x->get_as_double(i)) /
+                              static_cast<float>(q.scale[k]));
+    } else if (precision == DType::kFloat16) {
+      // Both operands have 11 significant bits: the double quotient rounds to float16 exactly
+      // as a float16 division would.
+      const double a = static_cast<float>(Float16(static_cast<float>(x->get_as_double(i))));
+      const double b = static_cast<float>(Float16(static_cast<float>(q.scale[k])));
+      v = static_cast<float>(Float16(static_cast<float>(a / b)));
+    } else if (precision == DType::kBFloat16) {
+      const double a = static_cast<float>(BFloat16(static_cast<float>(x->get_as_double(i))));
+      const double b = static_cast<float>(BFloat16(static_cast<float>(q.scale[k])));
+      v = static_cast<float>(BFloat16(static_cast<float>(a / b)));
+    } else {
+      v = x->get_as_double(i) / q.scale[k];
+    }
+    if (narrow_float) {
+      // -0 + 0 is +0: ONNX's reference adds the zero point for float4/float6 (x = -0 gives +0)
+      // but leaves it out for float8 (-0 stays -0), where it must be 0.
+      if (zp && (q.zero[k] != 0 || !float8)) v += q.zero[k];
+      y.raw()[i] = std::byte{narrow_from_double(out_type, v, narrow)};
+    } else {
+      y.set_from_double(i, saturate_round(std::nearbyint(v) + q.zero[k], out_type));
+    }
   }
   ctx.set_output(0, std::move(y));
   return Status::ok();
@@ -90,8 +147,12 @@ Status quantize_linear_21(KernelContext& ctx) {
 void register_quantize_linear(KernelRegistry& r) {
   r.add("QuantizeLinear", 10, quantize_linear);
   r.add("QuantizeLinear", 13, quantize_linear);  // per-axis scale and zero point
-  r.add("QuantizeLinear", 19, quantize_linear);  // adds float8 types (not implemented), saturate
-  for (int v : {21, 23, 24, 25}) r.add("QuantizeLinear", v, quantize_linear_21);
+  r.add("QuantizeLinear", 19, quantize_linear_v<19>);
+  r.add("QuantizeLinear", 21, quantize_linear_v<21>);
+  r.add("QuantizeLinear", 23, quantize_linear_v<23>);
+  r.add("QuantizeLinear", 24, quantize_linear_v<24>);
+  // QuantizeLinear-28 adds the float6 types only.
+  r.add("QuantizeLinear", 25, quantize_linear_v<25>).through(28);
 }
 
 }  // namespace onnxdbg::reference

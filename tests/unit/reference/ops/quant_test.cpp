@@ -1,10 +1,21 @@
 // Quantization kernels against hand-computed values: QuantizeLinear (round half to even,
-// saturation, per-axis, blocked, 16-bit), DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul,
-// ConvInteger and QLinearConv.
+// saturation, per-axis, blocked, 16-bit, int4/int2 clamping, float8 saturate), DequantizeLinear
+// (blocked int4, float8, float4), DynamicQuantizeLinear, QLinearMatMul, ConvInteger and
+// QLinearConv.
+#include <cmath>
+
 #include "op_test_util.h"
 
 namespace onnxdbg::testing {
 namespace {
+
+// A tensor of narrow type `t` holding `v` (values the type represents exactly).
+Tensor narrow(DType t, Shape shape, const std::vector<double>& v) {
+  auto r = Tensor::make(t, std::move(shape));
+  EXPECT_TRUE(r.has_value());
+  for (size_t i = 0; i < v.size(); ++i) r->set_from_double(static_cast<int64_t>(i), v[i]);
+  return std::move(*r);
+}
 
 TEST(QuantizeLinear, RoundsHalfToEvenAndSaturates) {
   const std::string m = R"(<ir_version: 8, opset_import: ["" : 13]>
@@ -164,6 +175,94 @@ g (uint16[2] x, float s, uint16 zp) => (float[2] z) { z = DequantizeLinear(x, s,
                      {"s", Tensor::scalar<float>(0.5f)},
                      {"zp", Tensor::scalar<uint16_t>(1)}});
   expect_tensor_near(u16, {2}, {-0.5, 32767});
+}
+
+// int4/uint4 (21) and int2/uint2 (25) round half to even and clamp to the type's range, as the
+// 8-bit types do; they never wrap around as Cast does.
+TEST(QuantizeLinear, NarrowIntegersClamp) {
+  auto i4 = run_op(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (float[6] x, float s, int4 zp) => (int4[6] z) { z = QuantizeLinear(x, s, zp) })",
+                   {{"x", f32({6}, {-40, -17, 5, 7, 9, 40})},
+                    {"s", Tensor::scalar<float>(2)},
+                    {"zp", narrow(DType::kInt4, {}, {1})}});
+  ASSERT_EQ(i4.dtype(), DType::kInt4);
+  // x / 2 = -20, -8.5, 2.5, 3.5, 4.5, 20 -> -20, -8, 2, 4, 4, 20; + 1; clamped to [-8, 7].
+  EXPECT_EQ(values(i4), (std::vector<double>{-8, -7, 3, 5, 5, 7}));
+  auto u4 = run_op(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (float[3] x, float s) => (uint4[3] z) { z = QuantizeLinear <output_dtype = 21> (x, s) })",
+                   {{"x", f32({3}, {-3, 14.5f, 100})}, {"s", Tensor::scalar<float>(1)}});
+  ASSERT_EQ(u4.dtype(), DType::kUint4);
+  EXPECT_EQ(values(u4), (std::vector<double>{0, 14, 15}));
+  auto i2 = run_op(R"(<ir_version: 11, opset_import: ["" : 25]>
+g (float[5] x, float s, int2 zp) => (int2[5] z) { z = QuantizeLinear(x, s, zp) })",
+                   {{"x", f32({5}, {-5, -0.5f, 0.5f, 1.5f, 5})},
+                    {"s", Tensor::scalar<float>(1)},
+                    {"zp", narrow(DType::kInt2, {}, {0})}});
+  EXPECT_EQ(values(i2), (std::vector<double>{-2, 0, 0, 1, 1}));
+  // int2 is not a type of QuantizeLinear-24.
+  auto err = run_op_error(R"(<ir_version: 10, opset_import: ["" : 24]>
+g (float[1] x, float s, int2 zp) => (int2[1] z) { z = QuantizeLinear(x, s, zp) })",
+                          {{"x", f32({1}, {1})},
+                           {"s", Tensor::scalar<float>(1)},
+                           {"zp", narrow(DType::kInt2, {}, {0})}});
+  EXPECT_NE(err.find("QuantizeLinear-24 outputs"), std::string::npos) << err;
+}
+
+// Float8 outputs (19 on): x / scale rounded to nearest even, out of range by `saturate`.
+TEST(QuantizeLinear, Float8SaturateOrNot) {
+  const auto x = f32({4}, {1000, -1000, 0.3f, -0.0f});
+  const std::map<std::string, Tensor> in = {
+      {"x", x}, {"s", Tensor::scalar<float>(2)}, {"zp", narrow(DType::kFloat8E4M3FN, {}, {0})}};
+  auto sat = run_op(R"(<ir_version: 9, opset_import: ["" : 19]>
+g (float[4] x, float s, float8e4m3fn zp) => (float8e4m3fn[4] z) { z = QuantizeLinear(x, s, zp) })",
+                    in);
+  ASSERT_EQ(sat.dtype(), DType::kFloat8E4M3FN);
+  // 0.15 lies between 0.140625 and 0.15625: the nearer is 0.15625.
+  EXPECT_EQ(values(sat), (std::vector<double>{448, -448, 0.15625, 0}));
+  EXPECT_TRUE(std::signbit(values(sat)[3]));
+  auto raw = values(run_op(R"(<ir_version: 9, opset_import: ["" : 19]>
+g (float[4] x, float s, float8e4m3fn zp) => (float8e4m3fn[4] z) { z = QuantizeLinear <saturate = 0> (x, s, zp) })",
+                           in));
+  EXPECT_TRUE(std::isnan(raw[0]) && std::isnan(raw[1]));
+  EXPECT_EQ(raw[2], 0.15625);
+}
+
+// Blocked int4 (21): each block of 2 along axis 1 has its scale and zero point.
+TEST(DequantizeLinear, BlockedInt4) {
+  auto z = run_op(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (int4[2,4] x, float[2,2] s, int4[2,2] zp) => (float[2,4] z) { z = DequantizeLinear <axis = 1, block_size = 2> (x, s, zp) })",
+                  {{"x", narrow(DType::kInt4, {2, 4}, {-8, 7, 1, 2, 3, -4, 5, 6})},
+                   {"s", f32({2, 2}, {1, 0.5f, 2, 4})},
+                   {"zp", narrow(DType::kInt4, {2, 2}, {0, -1, 1, 7})}});
+  ASSERT_EQ(z.dtype(), DType::kFloat);
+  expect_tensor_near(z, {2, 4}, {-8, 7, 1, 1.5, 4, -10, -8, -4}, 0, 0);
+  auto u4 = run_op(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (uint4[3] x, float16 s) => (float16[3] z) { z = DequantizeLinear(x, s) })",
+                   {{"x", narrow(DType::kUint4, {3}, {0, 7, 15})}, {"s", f16({}, {0.5f})}});
+  ASSERT_EQ(u4.dtype(), DType::kFloat16);
+  EXPECT_EQ(values(u4), (std::vector<double>{0, 3.5, 7.5}));
+  // The shape of a blocked scale is checked.
+  auto err = run_op_error(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (int4[2,4] x, float[2,3] s) => (float[2,4] z) { z = DequantizeLinear <axis = 1, block_size = 2> (x, s) })",
+                          {{"x", narrow(DType::kInt4, {2, 4}, {0, 0, 0, 0, 0, 0, 0, 0})},
+                           {"s", f32({2, 3}, {1, 1, 1, 1, 1, 1})}});
+  EXPECT_NE(err.find("x_scale must have shape 2x2, got 2x3"), std::string::npos) << err;
+}
+
+// Float8 (19) and float4e2m1 (23) x: the value times the scale.
+TEST(DequantizeLinear, NarrowFloats) {
+  Tensor x = narrow(DType::kFloat8E5M2, {3}, {57344, -0.5, 0});
+  x.raw()[2] = std::byte{0x7C};  // +infinity (a cast would saturate it)
+  auto f8 = run_op(R"(<ir_version: 9, opset_import: ["" : 19]>
+g (float8e5m2[3] x, float s) => (float[3] z) { z = DequantizeLinear(x, s) })",
+                   {{"x", x}, {"s", Tensor::scalar<float>(2)}});
+  EXPECT_EQ(values(f8), (std::vector<double>{114688, -1, INFINITY}));
+  auto f4 = run_op(
+      R"(<ir_version: 10, opset_import: ["" : 23]>
+g (float4e2m1[3] x, float s) => (float16[3] z) { z = DequantizeLinear <output_dtype = 10> (x, s) })",
+      {{"x", narrow(DType::kFloat4E2M1, {3}, {6, -1.5, 0.5})}, {"s", Tensor::scalar<float>(3)}});
+  ASSERT_EQ(f4.dtype(), DType::kFloat16);
+  EXPECT_EQ(values(f4), (std::vector<double>{18, -4.5, 1.5}));
 }
 
 }  // namespace

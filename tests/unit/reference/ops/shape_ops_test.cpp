@@ -1,6 +1,7 @@
 // Shape and data-movement kernels on the reference interpreter (Reshape, Transpose, Concat, Split,
 // Squeeze, Unsqueeze, Flatten, Shape, Expand, Tile, Constant*, Range, TopK, OneHot, NonZero,
-// DepthToSpace, SpaceToDepth, Trilu, EyeLike, Unique), with hand-computed values.
+// DepthToSpace, SpaceToDepth, Trilu, EyeLike, Unique), with hand-computed values; the narrow types
+// (one byte per element in memory) move through them unchanged.
 #include "../../test_util.h"
 
 namespace onnxdbg {
@@ -340,6 +341,45 @@ TEST(ShapeOps, StringsMoveThroughConcatAndReshape) {
                                {"b", Tensor::from_vector<std::string>({2}, {"r", "s"})}});
   ASSERT_EQ(out["y"].numel(), 4);
   EXPECT_EQ(out["y"].strings(), (std::vector<std::string>{"p", "r", "q", "s"}));
+}
+
+// int4 and float8 values move through the data-movement ops byte for byte (ONNX 1.23 schemas
+// take the narrow types for all of them).
+TEST(ShapeOps, NarrowTypesMoveUnchanged) {
+  auto model = parse_text_model(R"(<ir_version: 11, opset_import: ["" : 25]>
+g (int4[2,3] x, float8e4m3fn[2,3] f) => (int4[6,2] y, int64[2] s, int64 n, float8e4m3fn[3,2,1] t) {
+  shape = Constant <value = int64[2] {6, 2}> ()
+  axes = Constant <value = int64[1] {0}> ()
+  last = Constant <value = int64[1] {2}> ()
+  i = Identity(x)
+  tr = Transpose <perm = [1, 0]> (i)
+  c = Concat <axis = 1> (tr, tr)
+  r = Reshape(c, shape)
+  fl = Flatten <axis = 1> (r)
+  u = Unsqueeze(fl, axes)
+  y = Squeeze(u, axes)
+  s = Shape(x)
+  n = Size(f)
+  ft = Transpose <perm = [1, 0]> (f)
+  t = Unsqueeze(ft, last)
+})");
+  Tensor x = Tensor::make(DType::kInt4, {2, 3}).value();
+  Tensor f = Tensor::make(DType::kFloat8E4M3FN, {2, 3}).value();
+  const std::vector<double> xv{-8, -1, 0, 1, 6, 7}, fv{0.5, -448, 0.015625, 3, -0.25, 240};
+  for (int64_t i = 0; i < 6; ++i) {
+    x.set_from_double(i, xv[static_cast<size_t>(i)]);
+    f.set_from_double(i, fv[static_cast<size_t>(i)]);
+  }
+  auto out = run_reference(model, {{"x", x}, {"f", f}});
+  ASSERT_EQ(out["y"].dtype(), DType::kInt4);
+  EXPECT_EQ(out["y"].shape(), (Shape{6, 2}));
+  // Transposed [[-8, 1], [-1, 6], [0, 7]], each row twice, then 6x2.
+  EXPECT_EQ(testing::values(out["y"]),
+            (std::vector<double>{-8, 1, -8, 1, -1, 6, -1, 6, 0, 7, 0, 7}));
+  EXPECT_EQ(testing::values(out["s"]), (std::vector<double>{2, 3}));
+  EXPECT_EQ(testing::values(out["n"]), (std::vector<double>{6}));
+  ASSERT_EQ(out["t"].dtype(), DType::kFloat8E4M3FN);
+  EXPECT_EQ(testing::values(out["t"]), (std::vector<double>{0.5, 3, -448, -0.25, 0.015625, 240}));
 }
 
 }  // namespace
