@@ -131,7 +131,8 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
       if (r.step_dtype != DType::kUndefined && r.max_error_steps > 0 &&
           std::isfinite(r.max_abs_error))
         abs_err += " (" + short_number(r.max_error_steps) + " " +
-                   std::string(dtype_name(r.step_dtype)) + " steps)";
+                   std::string(dtype_name(r.step_dtype)) +
+                   (r.max_error_steps == 1 ? " step)" : " steps)");
       t.add_row({c.backend, shape_to_string(r.shape), abs_err, short_number(r.max_rel_error),
                  std::to_string(r.mismatches) + " / " + std::to_string(r.numel), result});
     }
