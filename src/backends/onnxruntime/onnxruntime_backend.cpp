@@ -33,10 +33,14 @@ Ort::Env& ort_env() {
   return env;
 }
 
-// ONNX Runtime's element type for `t`, or UNDEFINED when ORT has none (complex, float6). The
-// library numbers its types as onnx.proto does, 24 FLOAT8E8M0, 25 UINT2 and 26 INT2 included,
-// though the C API header of the npm package lists UINT2 and INT2 before FLOAT8E8M0 (an ORT
-// given 25 for an int2 input reads "tensor(UInt2x4)"): the values are passed as they are.
+// ONNX Runtime 1.29 numbers the newest element types two ways. Creating a tensor takes
+// onnx.proto's numbers (24 FLOAT8E8M0, 25 UINT2, 26 INT2: given 25 for an int2 input it reports
+// "tensor(UInt2x4)"), while the type of an output, or of a session's input or output, comes back
+// in its C header's order (24 UINT2, 25 INT2, 26 FLOAT8E8M0: an int2 Cast output reads 25).
+// ort_element_type is for the first, dtype_of_ort for the second; below 24 both agree.
+
+// The element type to create an ORT tensor of `t` with, or UNDEFINED when ORT has none (complex,
+// float6).
 ONNXTensorElementDataType ort_element_type(DType t) {
   switch (t) {
     case DType::kComplex64:
@@ -51,11 +55,23 @@ ONNXTensorElementDataType ort_element_type(DType t) {
   }
 }
 
-// The DType of ORT's element type `t` (the inverse of ort_element_type), kUndefined for none.
+// The DType of an element type ORT reports (type info), kUndefined for one onnxdbg lacks.
 DType dtype_of_ort(ONNXTensorElementDataType t) {
-  for (int d = 1; d <= kMaxDType; ++d)
-    if (ort_element_type(static_cast<DType>(d)) == t) return static_cast<DType>(d);
-  return DType::kUndefined;
+  switch (t) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2:
+      return DType::kUint2;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2:
+      return DType::kInt2;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0:
+      return DType::kFloat8E8M0;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128:
+      return DType::kUndefined;
+    default:
+      return t > ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED && static_cast<int>(t) < 24
+                 ? static_cast<DType>(t)
+                 : DType::kUndefined;
+  }
 }
 
 /// ORT's refusal of a model newer than it supports, said in one sentence: an opset ("Opset 28 is
