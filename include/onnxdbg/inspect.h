@@ -21,6 +21,9 @@ struct InspectOptions {
   /// basic: summary; layers: + every node and subgraph; attrs: + attributes; weights: +
   /// per-weight min/max/mean/std and NaN/Inf counts.
   std::string mode = "basic";
+  /// Also every tensor of the main graph with its inferred dtype and shape (symbolic dims by
+  /// name) and its producer: `inspect --show-tensors`.
+  bool show_tensors = false;
 };
 
 struct InspectResult {

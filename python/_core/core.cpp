@@ -347,10 +347,11 @@ PYBIND11_MODULE(_core, m) {
   bind_result<api::InspectResult>(m, "InspectResult").def("text", [](const api::InspectResult& r) {
     return text_of(r);
   });
-  m.def("inspect", [](const std::string& model, const std::string& mode) {
+  m.def("inspect", [](const std::string& model, const std::string& mode, bool show_tensors) {
     api::InspectOptions o;
     o.model = model;
     o.mode = mode;
+    o.show_tensors = show_tensors;
     return call_library([&](const api::CallContext&) { return api::inspect(o); }, py::none());
   });
 

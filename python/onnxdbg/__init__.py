@@ -541,11 +541,14 @@ class InspectResult(_RenderedResult):
     """What is in a model (``onnxdbg inspect``)."""
 
 
-def inspect(model: ModelLike, *, mode: str = "basic") -> InspectResult:
+def inspect(model: ModelLike, *, mode: str = "basic", show_tensors: bool = False) -> InspectResult:
     """Summarises a model: mode "basic", "layers" (every node and subgraph), "attrs" (+
-    attributes) or "weights" (+ per-weight statistics). Raises UsageError for another mode."""
+    attributes) or "weights" (+ per-weight statistics). With ``show_tensors``, also every
+    tensor of the main graph with the dtype and shape ONNX shape inference gives it (symbolic
+    dims by name; ``to_json()["tensors"]``: name, type, shape, producer). Raises UsageError for
+    another mode."""
     m = load(model)
-    return InspectResult(_core.inspect(m.path, mode))
+    return InspectResult(_core.inspect(m.path, mode, show_tensors))
 
 
 class DiffResult(_RenderedResult):

@@ -8,6 +8,7 @@ namespace onnxdbg::api {
 
 Expected<InspectResult> inspect(const InspectOptions& options) {
   ODB_ASSIGN_OR_RETURN(onnxdbg::InspectOptions io, inspect_options_from_mode(options.mode));
+  io.tensors = options.show_tensors;
   ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(options.model));
   InspectResult out;
   ODB_ASSIGN_OR_RETURN(out.summary, summarize_model(model, io));

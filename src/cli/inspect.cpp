@@ -16,11 +16,12 @@ namespace {
 struct InspectArgs {
   std::string model;
   std::string mode = "basic";
+  bool show_tensors = false;
   bool json = false;
 };
 
 int run_inspect(const InspectArgs& args) {
-  auto result = api::inspect({args.model, args.mode});
+  auto result = api::inspect({args.model, args.mode, args.show_tensors});
   if (!result) return report_error(result.status());
   if (args.json)
     print_json(api::to_json(*result));
@@ -45,6 +46,11 @@ void add_inspect_command(CLI::App& app, CommandContext& ctx) {
                   "weights: + per-weight min/max/mean/std and NaN/Inf counts")
       ->check(CLI::IsMember({"basic", "layers", "attrs", "weights"}))
       ->capture_default_str();
+  cmd->add_flag(
+      "--show-tensors", args->show_tensors,
+      "Also list every tensor of the main graph (inputs, initializers, node outputs) with "
+      "the dtype and shape ONNX shape inference gives it (symbolic dims by name, ? when "
+      "unknown) and the node that makes it");
   add_json_flag(cmd, args->json, "print one JSON object instead of text");
   cmd->callback([&ctx, args] { ctx.exit_code = run_inspect(*args); });
 }

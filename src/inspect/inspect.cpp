@@ -9,6 +9,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
+
+#include "model/graph.h"
+#include "model/shape_inference.h"
 
 namespace onnxdbg {
 
@@ -312,6 +316,55 @@ class Walker {
 
 }  // namespace
 
+namespace {
+
+// Every tensor of the main graph with the type inference gives it (InspectOptions::tensors).
+void summarize_tensors(const onnx::ModelProto& m, ModelSummary& s) {
+  const InferredTypes inferred = infer_shapes(m, /*strict=*/false);
+  s.tensors_error = inferred.error;
+  const auto& g = m.graph();
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name, const onnx::TypeProto* type, std::string producer) {
+    if (name.empty() || !seen.insert(name).second) return;
+    onnx::ValueInfoProto vi;
+    vi.set_name(name);
+    if (type) *vi.mutable_type() = *type;
+    TensorSummary t{summarize_value(vi), std::move(producer)};
+    if (!type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET ||
+        (type->has_tensor_type() && type->tensor_type().elem_type() == 0))
+      t.value.type = "?";
+    s.tensors.push_back(std::move(t));
+  };
+  auto type_of = [&](const std::string& name) -> const onnx::TypeProto* {
+    auto it = inferred.types.find(name);
+    return it == inferred.types.end() ? nullptr : &it->second;
+  };
+  std::set<std::string> inits;
+  for (const auto& init : g.initializer()) inits.insert(init.name());
+  for (const auto& vi : g.input())
+    if (!inits.count(vi.name())) add(vi.name(), &vi.type(), "graph input");
+  for (const auto& init : g.initializer()) {
+    onnx::TypeProto tp;
+    tp.mutable_tensor_type()->set_elem_type(init.data_type());
+    tp.mutable_tensor_type()->mutable_shape();  // no dims: a scalar, not an unknown shape
+    for (int64_t d : init.dims())
+      tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    add(init.name(), &tp, "initializer");
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    for (const auto& out : n.output()) {
+      const onnx::TypeProto* t = type_of(out);
+      if (!t)  // a graph output inference left alone keeps its declared type
+        for (const auto& vi : g.output())
+          if (vi.name() == out && vi.has_type()) t = &vi.type();
+      add(out, t, node_label(n, i));
+    }
+  }
+}
+
+}  // namespace
+
 Expected<ModelSummary> summarize_model(const LoadedModel& model, InspectOptions options) {
   const auto& m = model.proto;
   if (!m.has_graph()) return model_error("the model has no graph");
@@ -357,6 +410,7 @@ Expected<ModelSummary> summarize_model(const LoadedModel& model, InspectOptions 
   s.node_count = g.node_size();
   walker.walk(g, s.graph, true);
   walker.finish();
+  if (options.tensors) summarize_tensors(m, s);
   return s;
 }
 

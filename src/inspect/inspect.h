@@ -21,6 +21,10 @@ struct InspectOptions {
   bool layers = false;      ///< every node, with subgraphs nested under their node
   bool attributes = false;  ///< node attributes (implies layers)
   bool weights = false;     ///< per-initializer and per-Constant statistics (reads all weights)
+  /// Every tensor of the main graph with its dtype and shape as ONNX shape inference (with data
+  /// propagation) infers them, symbolic dims by name (`inspect --show-tensors`, as Polygraphy's
+  /// `inspect model --show layers` shows each layer's tensors).
+  bool tensors = false;
 };
 
 /// Parses "basic", "layers", "attrs" or "weights". Errors: kInvalidArgument for other names.
@@ -92,6 +96,13 @@ struct WeightSummary {
   std::string error;  ///< why the values could not be read (e.g. missing external file)
 };
 
+/// A tensor of the main graph (InspectOptions::tensors): its inferred type and shape, and what
+/// makes it.
+struct TensorSummary {
+  ValueSummary value;    ///< type "?" and has_shape false when inference could not tell
+  std::string producer;  ///< "graph input", "initializer", or the producing node's label
+};
+
 struct ModelSummary {
   InspectOptions options;
   std::string file_name;  ///< base name of the model file
@@ -115,6 +126,11 @@ struct ModelSummary {
   std::vector<std::string> warnings;   ///< from load_model and from summarising
   GraphSummary graph;                  ///< the main graph (nodes when options.layers)
   std::vector<WeightSummary> weights;  ///< when options.weights; initializers first, then Constants
+  /// When options.tensors: graph inputs, initializers, then node outputs in node order.
+  std::vector<TensorSummary> tensors;
+  /// When options.tensors and shape inference stopped at an error: that error ("" otherwise);
+  /// the tensors after it may lack types.
+  std::string tensors_error;
 };
 
 /// Summarises `model`. Reads weight values (external data included) only when options.weights;
@@ -138,7 +154,9 @@ std::string render_summary_text(const ModelSummary& s);
 ///   graph (only with layers) {name, node_count, nodes [{index, name, op_type, domain, inputs,
 ///     outputs, attributes? [{name, type, value}], subgraphs [{attribute, graph}]}]},
 ///   weights (only with weights) [{name, source, dtype, shape [int], bytes, external, min, max,
-///     mean, std (null without stats), nan_count, inf_count, error?}].
+///     mean, std (null without stats), nan_count, inf_count, error?}],
+///   tensors (only with tensors) [{name, type, shape, producer}] (shape as for inputs; type "?"
+///     when inference could not tell), tensors_error (string, only with tensors).
 nlohmann::json summary_to_json(const ModelSummary& s);
 
 }  // namespace onnxdbg

@@ -237,6 +237,18 @@ std::string render_summary_text(const ModelSummary& s) {
                        s.graph.node_count == 1 ? "" : "s");
     render_graph(s.graph, s.options.attributes, "  ", out);
   }
+  if (s.options.tensors) {
+    out += fmt::format("\nTensors ({}, types and shapes from ONNX shape inference)\n",
+                       s.tensors.size());
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& t : s.tensors)
+      rows.push_back(
+          {t.value.name, t.value.type, t.value.has_shape ? dims_text(t.value) : "?", t.producer});
+    out += table(rows, {40, 16, 24, 0}, {false, false, false, false}, "  ");
+    if (!s.tensors_error.empty())
+      out += "  note: shape inference stopped at an error, so later tensors may lack types: " +
+             s.tensors_error + "\n";
+  }
   if (s.options.weights) {
     size_t consts = 0;
     for (const auto& w : s.weights) consts += w.source == "Constant";
@@ -321,8 +333,19 @@ nlohmann::json summary_to_json(const ModelSummary& s) {
   j["warnings"] = s.warnings;
   j["mode"] = {{"layers", s.options.layers},
                {"attributes", s.options.attributes},
-               {"weights", s.options.weights}};
+               {"weights", s.options.weights},
+               {"tensors", s.options.tensors}};
   if (s.options.layers) j["graph"] = graph_json(s.graph, s.options.attributes);
+  if (s.options.tensors) {
+    json ts = json::array();
+    for (const auto& t : s.tensors) {
+      json jt = value_json(t.value);
+      jt["producer"] = t.producer;
+      ts.push_back(std::move(jt));
+    }
+    j["tensors"] = std::move(ts);
+    j["tensors_error"] = s.tensors_error;
+  }
   if (s.options.weights) {
     json ws = json::array();
     for (const auto& w : s.weights) {

@@ -105,6 +105,11 @@ if [ -f "$VAD" ]; then
   expect_line vad-layers '^ +else_branch: graph'
   expect_ok vad-json inspect "$VAD" --mode layers --json
   expect_json vad-json
+  # --show-tensors: inferred types of every main-graph tensor, symbolic dims by name.
+  expect_ok vad-tensors inspect "$VAD" --show-tensors
+  expect_line vad-tensors '^Tensors \(77, types and shapes from ONNX shape inference\)$'
+  expect_line vad-tensors '^  output +float32 +\[batch, 1\] +#1 If .If_25.$'
+  expect_line vad-tensors '^  onnx::Equal_124 +int64 +\[\] +initializer$'
 else
   echo "note: $VAD missing; skipping"
 fi

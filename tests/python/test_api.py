@@ -246,6 +246,12 @@ def test_inspect_and_diff(mlp, tmp_path):
     info = onnxdbg.inspect(path).to_json()
     assert json.dumps(info)  # plain JSON
     assert "MatMul" in str(onnxdbg.inspect(path, mode="layers"))
+    assert "tensors" not in info
+    tensors = onnxdbg.inspect(path, show_tensors=True).to_json()["tensors"]
+    producers = {t["name"]: t["producer"] for t in tensors}
+    assert all(t["type"] != "?" for t in tensors), tensors
+    assert "graph input" in producers.values() and "initializer" in producers.values()
+    assert any("MatMul" in p for p in producers.values())
     other, _, _ = mlp_model()
     other.graph.node[2].op_type = "Sigmoid"
     d = onnxdbg.diff(path, other)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 #include "../test_util.h"
 #include "model/model.h"
@@ -277,6 +278,59 @@ TEST(Inspect, NarrowTypesShowTheirNamesAndDecodedStatistics) {
   ASSERT_TRUE(attrs.has_value());
   EXPECT_EQ(summary_to_json(*attrs)["graph"]["nodes"][0]["attributes"][0]["value"],
             "float8_e5m2 [3]");
+}
+
+}  // namespace
+}  // namespace onnxdbg
+
+namespace onnxdbg {
+namespace {
+
+// `inspect --show-tensors`: every main-graph tensor with its inferred type, symbolic dims by
+// name, and its producer; the text and JSON say the same.
+TEST(Inspect, ShowTensorsListsInferredTypesAndShapes) {
+  InspectOptions o;
+  o.tensors = true;
+  auto s = summarize_model(loaded(), o);
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  EXPECT_TRUE(s->tensors_error.empty()) << s->tensors_error;
+  std::map<std::string, TensorSummary> by_name;
+  for (const auto& t : s->tensors) by_name[t.value.name] = t;
+  ASSERT_TRUE(by_name.count("x") && by_name.count("w") && by_name.count("s") &&
+              by_name.count("c") && by_name.count("k") && by_name.count("y"));
+  EXPECT_EQ(by_name["x"].producer, "graph input");
+  EXPECT_EQ(by_name["w"].producer, "initializer");
+  EXPECT_EQ(by_name["w"].value.dims, (std::vector<std::string>{"4"}));
+  // Add(x, x) of float[batch, 3]: inferred, the symbolic dim kept by name.
+  EXPECT_EQ(by_name["s"].value.type, "float32");
+  EXPECT_EQ(by_name["s"].value.dims, (std::vector<std::string>{"batch", "3"}));
+  EXPECT_NE(by_name["s"].producer.find("Add"), std::string::npos) << by_name["s"].producer;
+  EXPECT_EQ(by_name["c"].value.dims, (std::vector<std::string>{"2"}));
+  EXPECT_EQ(by_name["k"].value.type, "int64");
+  EXPECT_TRUE(by_name["k"].value.has_shape);
+  EXPECT_TRUE(by_name["k"].value.dims.empty());   // a scalar
+  EXPECT_EQ(s->tensors.front().value.name, "x");  // inputs first, then initializers, then nodes
+
+  const std::string text = render_summary_text(*s);
+  EXPECT_NE(text.find("Tensors ("), std::string::npos);
+  EXPECT_NE(text.find("[batch, 3]"), std::string::npos) << text;
+  const auto j = summary_to_json(*s);
+  ASSERT_TRUE(j.contains("tensors"));
+  EXPECT_EQ(j["tensors"].size(), s->tensors.size());
+  EXPECT_TRUE(j["mode"]["tensors"].get<bool>());
+  bool found = false;
+  for (const auto& t : j["tensors"])
+    if (t["name"] == "s") {
+      found = true;
+      EXPECT_EQ(t["shape"][0], "batch");
+      EXPECT_EQ(t["shape"][1], 3);
+    }
+  EXPECT_TRUE(found);
+  // Without the option nothing is inferred or listed.
+  auto plain = summarize_model(loaded());
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_TRUE(plain->tensors.empty());
+  EXPECT_FALSE(summary_to_json(*plain).contains("tensors"));
 }
 
 }  // namespace
