@@ -111,7 +111,7 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
       std::string nan = "-";
       if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
         nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
-      t.add_row({layer_node_label(lt), lt.name, short_number(c.result.max_abs_error),
+      t.add_row({layer_node_label(lt), lt.name, abs_error_text(c.result),
                  short_number(c.result.max_rel_error),
                  c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
                  colorize("FAIL", "red", color)});
@@ -210,6 +210,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
               {"golden_nan_or_inf", lt.golden_nan_or_inf},
               {"fp16_overflow", lt.golden_max_abs > kFloat16Max},
               {"pass", c.pass()}};
+    add_step_fields(e, c.result);  // null when the tensor was not observed: no step type
     entries.push_back(std::move(e));
   }
   j["layerwise"] = std::move(entries);

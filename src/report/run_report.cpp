@@ -23,6 +23,21 @@ std::string seconds(double s) {
 }
 }  // namespace
 
+std::string abs_error_text(const TensorComparison& r) {
+  // In a low-precision type, the error in the type's own steps says more than its size.
+  std::string text = short_number(r.max_abs_error);
+  if (r.step_dtype != DType::kUndefined && r.max_error_steps > 0 && std::isfinite(r.max_abs_error))
+    text += " (" + short_number(r.max_error_steps) + " " + std::string(dtype_name(r.step_dtype)) +
+            (r.max_error_steps == 1 ? " step)" : " steps)");
+  return text;
+}
+
+void add_step_fields(nlohmann::json& j, const TensorComparison& r) {
+  const bool stepped = r.step_dtype != DType::kUndefined;
+  j["step_dtype"] = stepped ? nlohmann::json(dtype_name(r.step_dtype)) : nlohmann::json(nullptr);
+  j["max_error_steps"] = stepped ? json_number(r.max_error_steps) : nlohmann::json(nullptr);
+}
+
 nlohmann::json json_number(double v) {
   if (!std::isfinite(v)) return nullptr;
   return v;
@@ -126,14 +141,8 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
       std::string result =
           r.pass ? colorize("pass", "green", color) : colorize("FAIL", "red", color);
       if (!r.pass && r.worst_index < 0 && !r.reason.empty()) result += " (" + r.reason + ")";
-      // In a low-precision type, the error in the type's own steps says more than its size.
-      std::string abs_err = short_number(r.max_abs_error);
-      if (r.step_dtype != DType::kUndefined && r.max_error_steps > 0 &&
-          std::isfinite(r.max_abs_error))
-        abs_err += " (" + short_number(r.max_error_steps) + " " +
-                   std::string(dtype_name(r.step_dtype)) +
-                   (r.max_error_steps == 1 ? " step)" : " steps)");
-      t.add_row({c.backend, shape_to_string(r.shape), abs_err, short_number(r.max_rel_error),
+      t.add_row({c.backend, shape_to_string(r.shape), abs_error_text(r),
+                 short_number(r.max_rel_error),
                  std::to_string(r.mismatches) + " / " + std::to_string(r.numel), result});
     }
     t.print(os);
@@ -204,25 +213,21 @@ nlohmann::json run_report_json(const CompareRunReport& rep) {
   j["comparisons"] = json::array();
   for (const auto& c : rep.comparisons) {
     const auto& r = c.result;
-    j["comparisons"].push_back(
-        {{"output", c.output},
-         {"backend", c.backend},
-         {"against", c.against},
-         {"shape", r.shape},
-         {"atol", c.tol.atol},
-         {"rtol", c.tol.rtol},
-         {"max_abs_error", json_number(r.max_abs_error)},
-         {"max_rel_error", json_number(r.max_rel_error)},
-         {"mean_abs_error", json_number(r.mean_abs_error)},
-         {"step_dtype",
-          r.step_dtype == DType::kUndefined ? json(nullptr) : json(dtype_name(r.step_dtype))},
-         {"max_error_steps",
-          r.step_dtype == DType::kUndefined ? json(nullptr) : json_number(r.max_error_steps)},
-         {"mismatches", r.mismatches},
-         {"elements", r.numel},
-         {"nan_or_inf", r.nan_or_inf_actual},
-         {"pass", r.pass},
-         {"reason", r.reason}});
+    j["comparisons"].push_back({{"output", c.output},
+                                {"backend", c.backend},
+                                {"against", c.against},
+                                {"shape", r.shape},
+                                {"atol", c.tol.atol},
+                                {"rtol", c.tol.rtol},
+                                {"max_abs_error", json_number(r.max_abs_error)},
+                                {"max_rel_error", json_number(r.max_rel_error)},
+                                {"mean_abs_error", json_number(r.mean_abs_error)},
+                                {"mismatches", r.mismatches},
+                                {"elements", r.numel},
+                                {"nan_or_inf", r.nan_or_inf_actual},
+                                {"pass", r.pass},
+                                {"reason", r.reason}});
+    add_step_fields(j["comparisons"].back(), r);
   }
   j["fp16_overflows"] = json::array();
   for (const auto& o : rep.fp16_overflows)

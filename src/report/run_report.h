@@ -35,4 +35,12 @@ nlohmann::json run_samples_json(const SamplesRunReport& rep);
 /// A JSON number, or null for NaN/Inf (JSON has no such numbers).
 nlohmann::json json_number(double v);
 
+/// The "max abs err" cell of a comparison: short_number of the error and, in a low-precision
+/// type, its size in the type's steps: "0.25 (2 float8_e4m3fn steps)" (compare.h step_dtype).
+std::string abs_error_text(const TensorComparison& r);
+
+/// Adds "step_dtype" (the type's name, or null) and "max_error_steps" (number, or null) to a
+/// comparison's JSON object.
+void add_step_fields(nlohmann::json& j, const TensorComparison& r);
+
 }  // namespace onnxdbg::report

@@ -59,6 +59,15 @@ echo "$out" | tail -n 12
 check "reference and onnxruntime agree on the float8 and int4 outputs" \
   '[ $rc -eq 0 ] && [[ "$(tail -n1 <<<"$out")" == AGREE* ]]'
 
+out=$("$bin" run narrow.onnx --backends reference,onnxruntime --load-inputs in.json --layerwise \
+  --json 2>/dev/null); rc=$?
+check "--layerwise agrees and counts the float8 and int4 tensors' errors in their steps" \
+  '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+steps = {e[\"tensor\"]: e[\"step_dtype\"] for e in json.loads(sys.argv[1])[\"layerwise\"]}
+sys.exit(0 if steps.get(\"y_f8\") == \"float8_e4m3fn\" and steps.get(\"y_i4\") == \"int4\" and steps.get(\"y\") is None else 1)
+" "$out"'
+
 out=$("$bin" run narrow.onnx --backends reference --load-inputs in.json --load-outputs out.json \
   --atol 0 --rtol 0 --json 2>&1); rc=$?
 check "outputs saved as Polygraphy JSON load back and match exactly" '[ $rc -eq 0 ]' || echo "$out" | tail -5
