@@ -264,6 +264,8 @@ void add_report(Builder& b, const json& rep, json& data) {
   // Per-node error: the worst over backends; own_error where the layerwise entry has one.
   struct NodeErr {
     double err = -1, abs = -1, rel = -1, own = -1;
+    double steps = -1;       // max_error_steps, in step_dtype's steps (-1: none)
+    std::string step_dtype;  // the low-precision type the error is also counted in
     std::string backend, tensor;
     std::string note;  // the entry's note (onnxdbg.torch: the module the node belongs to)
     bool pass = true, nan = false;
@@ -299,6 +301,10 @@ void add_report(Builder& b, const json& rep, json& data) {
     const double inf = std::numeric_limits<double>::infinity();
     ne.abs = e.contains("max_abs_error") ? finite_or(e["max_abs_error"], inf) : -1;
     ne.rel = e.contains("max_rel_error") ? finite_or(e["max_rel_error"], inf) : -1;
+    ne.step_dtype = json_string(e, "step_dtype");
+    ne.steps = !ne.step_dtype.empty() && e.contains("max_error_steps")
+                   ? finite_or(e["max_error_steps"], inf)
+                   : -1;
     ne.own = layerwise && e.contains("own_error") && !e["own_error"].is_null()
                  ? finite_or(e["own_error"], inf)
                  : -1;
@@ -344,6 +350,7 @@ void add_report(Builder& b, const json& rep, json& data) {
             {"own", to_json(e.own)}, {"backend", e.backend},  {"tensor", e.tensor},
             {"pass", e.pass},        {"nan", e.nan}};
     if (!e.note.empty()) ej["note"] = e.note;
+    if (e.steps >= 0) ej["steps"] = {to_json(e.steps), e.step_dtype};
     b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }

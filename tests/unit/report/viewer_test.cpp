@@ -151,7 +151,8 @@ TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
       {"tensor": "mm", "node": "", "op_type": "MatMul", "backend": "opencv", "max_abs_error": 1e-7,
        "max_rel_error": 1e-7, "own_error": 1e-7, "nan_or_inf": false, "pass": true},
       {"tensor": "y", "node": "", "op_type": "Softmax", "backend": "opencv", "max_abs_error": 0.2,
-       "max_rel_error": 0.7, "own_error": 0.2, "nan_or_inf": false, "pass": false}],
+       "max_rel_error": 0.7, "own_error": 0.2, "nan_or_inf": false, "pass": false,
+       "step_dtype": "float16", "max_error_steps": 410}],
     "first_divergent_node": {"node": "", "op_type": "Softmax", "backend": "opencv", "tensor": "y",
                              "own_error": 0.2}})");
   auto data = report::viewer_data(m, ov);
@@ -160,6 +161,10 @@ TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
   EXPECT_DOUBLE_EQ(nodes[1]["e"]["own"].get<double>(), 0.2);
   EXPECT_FALSE(nodes[1]["e"]["pass"].get<bool>());
   EXPECT_TRUE(nodes[0]["e"]["pass"].get<bool>());
+  // The error in steps of a low-precision type reaches the node panel, as in the CLI's table.
+  EXPECT_DOUBLE_EQ(nodes[1]["e"]["steps"][0].get<double>(), 410);
+  EXPECT_EQ(nodes[1]["e"]["steps"][1], "float16");
+  EXPECT_FALSE(nodes[0]["e"].contains("steps"));
   EXPECT_EQ((*data)["report"]["first"]["index"], 1);
   EXPECT_EQ((*data)["report"]["worst"][0], 1);
   EXPECT_DOUBLE_EQ((*data)["report"]["atol"].get<double>(), 1e-5);
