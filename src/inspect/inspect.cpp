@@ -323,13 +323,15 @@ void summarize_tensors(const onnx::ModelProto& m, ModelSummary& s) {
   const InferredTypes inferred = infer_shapes(m, /*strict=*/false);
   s.tensors_error = inferred.error;
   const auto& g = m.graph();
+  const auto quantized = quantized_tensors(g);
   std::set<std::string> seen;
   auto add = [&](const std::string& name, const onnx::TypeProto* type, std::string producer) {
     if (name.empty() || !seen.insert(name).second) return;
     onnx::ValueInfoProto vi;
     vi.set_name(name);
     if (type) *vi.mutable_type() = *type;
-    TensorSummary t{summarize_value(vi), std::move(producer)};
+    TensorSummary t{summarize_value(vi), std::move(producer), std::nullopt};
+    if (auto q = quantized.find(name); q != quantized.end()) t.quantization = q->second;
     if (!type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET ||
         (type->has_tensor_type() && type->tensor_type().elem_type() == 0))
       t.value.type = "?";

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "model/model.h"
+#include "model/quantization.h"
 
 namespace onnxdbg {
 
@@ -101,6 +103,9 @@ struct WeightSummary {
 struct TensorSummary {
   ValueSummary value;    ///< type "?" and has_shape false when inference could not tell
   std::string producer;  ///< "graph input", "initializer", or the producing node's label
+  /// Set for a quantized tensor (model/quantization.h): its scale and zero point, as the QDQ or
+  /// integer op that makes or takes it says.
+  std::optional<QuantParams> quantization;
 };
 
 struct ModelSummary {
@@ -155,8 +160,10 @@ std::string render_summary_text(const ModelSummary& s);
 ///     outputs, attributes? [{name, type, value}], subgraphs [{attribute, graph}]}]},
 ///   weights (only with weights) [{name, source, dtype, shape [int], bytes, external, min, max,
 ///     mean, std (null without stats), nan_count, inf_count, error?}],
-///   tensors (only with tensors) [{name, type, shape, producer}] (shape as for inputs; type "?"
-///     when inference could not tell), tensors_error (string, only with tensors).
+///   tensors (only with tensors) [{name, type, shape, producer, quantization}] (shape as for
+///     inputs; type "?" when inference could not tell; quantization null, or {op_type, scale,
+///     zero_point (numbers, null when not one inline value), scale_tensor, zero_point_tensor,
+///     scale_count}), tensors_error (string, only with tensors).
 nlohmann::json summary_to_json(const ModelSummary& s);
 
 }  // namespace onnxdbg

@@ -241,10 +241,20 @@ std::string render_summary_text(const ModelSummary& s) {
     out += fmt::format("\nTensors ({}, types and shapes from ONNX shape inference)\n",
                        s.tensors.size());
     std::vector<std::vector<std::string>> rows;
-    for (const auto& t : s.tensors)
-      rows.push_back(
-          {t.value.name, t.value.type, t.value.has_shape ? dims_text(t.value) : "?", t.producer});
+    size_t quantized = 0;
+    for (const auto& t : s.tensors) {
+      quantized += t.quantization.has_value();
+      rows.push_back({t.value.name, t.value.type, t.value.has_shape ? dims_text(t.value) : "?",
+                      t.producer + (t.quantization ? "  [quantized: " +
+                                                         quant_params_text(*t.quantization) + "]"
+                                                   : "")});
+    }
     out += table(rows, {40, 16, 24, 0}, {false, false, false, false}, "  ");
+    if (quantized)
+      out += fmt::format(
+          "  {} quantized tensor{} (scale and zero point from the QDQ and integer "
+          "ops that make or take them)\n",
+          quantized, quantized == 1 ? "" : "s");
     if (!s.tensors_error.empty())
       out += "  note: shape inference stopped at an error, so later tensors may lack types: " +
              s.tensors_error + "\n";
@@ -341,6 +351,16 @@ nlohmann::json summary_to_json(const ModelSummary& s) {
     for (const auto& t : s.tensors) {
       json jt = value_json(t.value);
       jt["producer"] = t.producer;
+      jt["quantization"] = nullptr;
+      if (const auto& q = t.quantization) {
+        auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+        jt["quantization"] = {{"op_type", q->op_type},
+                              {"scale", opt(q->scale)},
+                              {"zero_point", opt(q->zero_point)},
+                              {"scale_tensor", q->scale_tensor},
+                              {"zero_point_tensor", q->zero_point_tensor},
+                              {"scale_count", q->scale_count}};
+      }
       ts.push_back(std::move(jt));
     }
     j["tensors"] = std::move(ts);

@@ -50,6 +50,10 @@ PY
 out=$("$bin" inspect narrow.onnx 2>&1); rc=$?
 check "inspect names int4 and float8_e4m3fn" \
   '[ $rc -eq 0 ] && grep -q "int4" <<<"$out" && grep -q "float8_e4m3fn" <<<"$out"'
+out=$("$bin" inspect narrow.onnx --show-tensors 2>&1); rc=$?
+check "inspect --show-tensors marks the int4 weight and the float8 output quantized, with scales" \
+  '[ $rc -eq 0 ] && grep -Eq "^  w +int4 +\[2, 3\] +initializer +\[quantized: scale 0.5, zero point 0\]" <<<"$out" \
+   && grep -Eq "^  y_f8 .*QuantizeLinear .q. +\[quantized: scale 0.25, zero point 0\]" <<<"$out"'
 out=$("$bin" lint narrow.onnx 2>&1); rc=$?
 check "lint (ONNX 1.23's checker) finds nothing wrong" '[ $rc -eq 0 ]' || echo "$out"
 
