@@ -34,6 +34,13 @@ std::string error_stat_name(ErrorStat s) {
   return "?";
 }
 
+void mark_quantized(TensorComparison& r, DType dtype, double scale) {
+  if (!(scale > 0) || !(is_integer(dtype) || is_narrow_integer(dtype))) return;
+  r.step_dtype = dtype;
+  r.max_error_steps = r.max_abs_error;
+  r.quant_scale = scale;
+}
+
 bool is_low_precision(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || is_narrow_float(t) ||
          is_narrow_integer(t);

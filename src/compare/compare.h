@@ -45,7 +45,17 @@ struct TensorComparison {
   /// spacing of representable values there): 1 means "one rounding step of the type", however
   /// large that is in absolute terms. 0 when step_dtype is kUndefined.
   double max_error_steps = 0;
+  /// For a quantized integer tensor (QuantizeLinear's output and the like, see
+  /// model/quantization.h): its scale, so that max_abs_error (in integer steps: one unit is one
+  /// quantization step) times it is the error in the dequantized values. 0 when not quantized or
+  /// the scale is not one known value.
+  double quant_scale = 0;
 };
+
+/// Marks `r`, the comparison of a quantized integer tensor with scale `scale` (> 0): its errors
+/// count in quantization steps (step_dtype = `dtype`, max_error_steps = max_abs_error) and
+/// quant_scale = scale. No-op for a scale <= 0 or a non-integer `dtype`.
+void mark_quantized(TensorComparison& r, DType dtype, double scale);
 
 /// True for the types compare_tensors counts errors in steps of (see step_dtype).
 bool is_low_precision(DType t);

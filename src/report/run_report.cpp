@@ -26,16 +26,26 @@ std::string seconds(double s) {
 std::string abs_error_text(const TensorComparison& r) {
   // In a low-precision type, the error in the type's own steps says more than its size.
   std::string text = short_number(r.max_abs_error);
-  if (r.step_dtype != DType::kUndefined && r.max_error_steps > 0 && std::isfinite(r.max_abs_error))
-    text += " (" + short_number(r.max_error_steps) + " " + std::string(dtype_name(r.step_dtype)) +
-            (r.max_error_steps == 1 ? " step)" : " steps)");
-  return text;
+  if (r.step_dtype == DType::kUndefined || !(r.max_error_steps > 0) ||
+      !std::isfinite(r.max_abs_error))
+    return text;
+  const char* unit = r.quant_scale > 0 ? " quantization step" : " step";
+  text += " (" + short_number(r.max_error_steps) + " " + std::string(dtype_name(r.step_dtype)) +
+          unit + (r.max_error_steps == 1 ? "" : "s");
+  if (r.quant_scale > 0)
+    text += ", " + short_number(r.max_abs_error * r.quant_scale) + " dequantized";
+  return text + ")";
 }
 
 void add_step_fields(nlohmann::json& j, const TensorComparison& r) {
   const bool stepped = r.step_dtype != DType::kUndefined;
   j["step_dtype"] = stepped ? nlohmann::json(dtype_name(r.step_dtype)) : nlohmann::json(nullptr);
   j["max_error_steps"] = stepped ? json_number(r.max_error_steps) : nlohmann::json(nullptr);
+  // A quantized tensor's scale and its error in dequantized units (null when not quantized).
+  const bool quantized = r.quant_scale > 0;
+  j["quant_scale"] = quantized ? json_number(r.quant_scale) : nlohmann::json(nullptr);
+  j["max_dequantized_error"] =
+      quantized ? json_number(r.max_abs_error * r.quant_scale) : nlohmann::json(nullptr);
 }
 
 nlohmann::json json_number(double v) {

@@ -7,9 +7,12 @@
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "core/temp_dir.h"
+#include "model/model.h"
+#include "model/quantization.h"
 
 namespace onnxdbg {
 
@@ -47,7 +50,26 @@ std::string index_string(int64_t flat, const Shape& shape) {
 
 // Compares every output of every backend of `rep` (already run) with the golden backend's,
 // validates NaN/Inf when asked, and sets the verdict.
-void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
+// The scale of each quantized graph output of `model_path` that has one known scale (see
+// model/quantization.h); read only when some golden output is of an integer type, so that float
+// models are not loaded again. Empty when the model cannot be read.
+std::map<std::string, double> output_quant_scales(const std::filesystem::path& model_path,
+                                                  const CompareRunReport& rep) {
+  bool any_integer = false;
+  for (const auto& b : rep.backends)
+    for (const auto& [name, t] : b.outputs)
+      any_integer = any_integer || is_integer(t.dtype()) || is_narrow_integer(t.dtype());
+  std::map<std::string, double> out;
+  if (!any_integer) return out;
+  auto model = load_model(model_path);
+  if (!model) return out;
+  for (const auto& [name, q] : quantized_tensors(model->proto.graph()))
+    if (q.scale && *q.scale > 0) out[name] = *q.scale;
+  return out;
+}
+
+void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
+                     const std::map<std::string, double>& quant_scales) {
   const BackendRun* golden = nullptr;
   for (const auto& b : rep.backends)
     if (b.ok) {
@@ -75,6 +97,8 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options) {
           oc.result.mismatches = want.numel();
         } else {
           oc.result = compare_tensors(it->second, want, oc.tol, options.error_stat);
+          if (auto q = quant_scales.find(name); q != quant_scales.end())
+            mark_quantized(oc.result, want.dtype(), q->second);
         }
         rep.comparisons.push_back(std::move(oc));
       }
@@ -345,7 +369,9 @@ SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path
     if (options.cancelled && options.cancelled()) break;
     run_backend(model_path, spec, samples, options, fp16, out);
   }
-  for (auto& rep : out.samples) compare_outputs(rep, options);
+  std::map<std::string, double> quant_scales;
+  if (!out.samples.empty()) quant_scales = output_quant_scales(model_path, out.samples.front());
+  for (auto& rep : out.samples) compare_outputs(rep, options, quant_scales);
   summarize_samples(out);
   return out;
 }

@@ -102,4 +102,35 @@ out=$("$bin" run folded.onnx --backends reference --load-inputs in.json --load-o
   --atol 0 --rtol 0 2>&1); rc=$?
 check "with the int4 dequantization folded, the outputs are unchanged" '[ $rc -eq 0 ]' || echo "$out" | tail -5
 
+# A quantized uint8 output compared in quantization steps and dequantized: golden values one
+# step off (saved by the reference, then edited) give "1 uint8 quantization step, 0.02
+# dequantized" in the table and quant_scale / max_dequantized_error in --json.
+/usr/bin/python3 - <<'PY' || { echo "FAIL: building the QDQ model"; exit 1; }
+from onnx import helper, TensorProto
+g = helper.make_graph(
+    [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["xq"], name="q")], "qdq",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+    [helper.make_tensor_value_info("xq", TensorProto.UINT8, [4])],
+    initializer=[helper.make_tensor("s", TensorProto.FLOAT, [], [0.02]),
+                 helper.make_tensor("zp", TensorProto.UINT8, [], [128])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+open("qdq.onnx", "wb").write(m.SerializeToString())
+PY
+"$bin" run qdq.onnx --backends reference --val-range [-1,1] --save-inputs qin.npz \
+  --save-outputs qout.npz >/dev/null 2>&1
+/usr/bin/python3 -c "
+import numpy as np
+d = dict(np.load('qout.npz')); d['xq'] = d['xq'].copy(); d['xq'][2] += 1
+np.savez('qoff.npz', **d)" || echo "FAIL: editing the golden outputs"
+out=$("$bin" run qdq.onnx --backends reference --load-inputs qin.npz --load-outputs qoff.npz 2>&1); rc=$?
+check "a quantized output's error is in quantization steps and dequantized" \
+  '[ $rc -eq 1 ] && grep -q "1 (1 uint8 quantization step, 0.02 dequantized)" <<<"$out"' || echo "$out" | tail -6
+out=$("$bin" run qdq.onnx --backends reference --load-inputs qin.npz --load-outputs qoff.npz --json 2>/dev/null)
+check "--json gives quant_scale 0.02 and max_dequantized_error 0.02" \
+  'python3 -c "
+import json, sys
+c = json.loads(sys.argv[1])[\"comparisons\"][0]
+sys.exit(0 if abs(c[\"quant_scale\"] - 0.02) < 1e-6 and abs(c[\"max_dequantized_error\"] - 0.02) < 1e-6 and c[\"max_error_steps\"] == 1 else 1)
+" "$out"'
+
 exit $fail
