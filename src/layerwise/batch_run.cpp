@@ -150,6 +150,8 @@ Expected<bool> Runner::run_and_compare(size_t k, const BackendSpec& spec, Backen
     }
     c.observed = true;
     c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+    const LayerTensor& lt = rep_.tensors[part.begin + s->second];
+    mark_quantized(c.result, lt.dtype, lt.quant_scale);
     c.computed_in_float32 = fp16_[k] && holds_non_float16_values(value);
   };
   Expected<RunResult> got = internal_error("the backend did not run");

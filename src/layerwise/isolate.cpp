@@ -189,6 +189,7 @@ void Runner::record_isolated(size_t k, const std::vector<size_t>& nodes, const R
       continue;
     }
     c.own = compare_layer(a->second, want->second, c.tol, opt_.error_stat);
+    mark_quantized(*c.own, t.dtype, t.quant_scale);
     c.input_beyond_fp16 = beyond_fp16.count(t.node_index) > 0;
     c.own_computed_in_float32 = fp16_[k] && holds_non_float16_values(a->second);
   }

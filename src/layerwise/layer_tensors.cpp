@@ -13,6 +13,7 @@
 
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
+#include "model/quantization.h"
 #include "model/shape_inference.h"
 
 namespace onnxdbg::layerwise_detail {
@@ -148,9 +149,12 @@ Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t m
                              LayerwiseReport* rep) {
   std::string too_big;
   uint64_t too_big_bytes = 0;
+  const auto quantized = quantized_tensors(src.model().proto.graph());
   auto add = [&](const onnx::NodeProto& node, size_t index, const std::string& name,
                  const Tensor& value) {
     LayerTensor lt;
+    if (auto q = quantized.find(name); q != quantized.end() && q->second.scale)
+      lt.quant_scale = *q->second.scale;
     lt.name = name;
     lt.node_index = index;
     lt.node = node.name();

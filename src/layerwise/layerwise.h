@@ -90,6 +90,9 @@ struct LayerTensor {
   uint64_t bytes = 0;             ///< memory a copy of the golden value takes (as allocated), bytes
   int64_t golden_nan_or_inf = 0;  ///< NaN/Inf elements in the golden value
   double golden_max_abs = 0;      ///< largest finite |value| of the golden value (0 if none)
+  /// The scale of a quantized tensor (model/quantization.h) when one value is known, else 0: its
+  /// comparisons then count in quantization steps and dequantized units (mark_quantized).
+  double quant_scale = 0;
 };
 
 /// One tensor of one backend compared with its golden value.

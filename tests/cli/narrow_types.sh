@@ -132,5 +132,13 @@ import json, sys
 c = json.loads(sys.argv[1])[\"comparisons\"][0]
 sys.exit(0 if abs(c[\"quant_scale\"] - 0.02) < 1e-6 and abs(c[\"max_dequantized_error\"] - 0.02) < 1e-6 and c[\"max_error_steps\"] == 1 else 1)
 " "$out"'
+out=$("$bin" run qdq.onnx --backends reference,onnxruntime --load-inputs qin.npz --layerwise --json \
+  2>/dev/null); rc=$?
+check "--layerwise counts the quantized tensor in quantization steps too (quant_scale 0.02)" \
+  '[ $rc -eq 0 ] && python3 -c "
+import json, sys
+e = [e for e in json.loads(sys.argv[1])[\"layerwise\"] if e[\"tensor\"] == \"xq\"][0]
+sys.exit(0 if abs(e[\"quant_scale\"] - 0.02) < 1e-6 and e[\"step_dtype\"] == \"uint8\" else 1)
+" "$out"'
 
 exit $fail
