@@ -320,7 +320,11 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
                          p.double_data_size(), p.uint64_data_size(), p.string_data_size()});
       // int4/uint4/float4e2m1 and int2/uint2 keep one packed byte per int32_data entry.
       const int bits = dtype_bits(dtype);
-      const int64_t want = bits == 4 || bits == 2 ? (*numel * bits + 7) / 8 : *numel;
+      int64_t want = *numel;
+      if (bits == 4 || bits == 2) {  // checked: numel * bits overflows for hostile dims
+        auto packed = dtype_storage_bytes(dtype, *numel);
+        want = packed ? static_cast<int64_t>(*packed) : std::numeric_limits<int64_t>::max();
+      }
       if (stored != want)
         return model_error(
             "tensor '" + p.name() + "' of shape " + shape_to_string(shape) + " holds " +

@@ -13,6 +13,13 @@ namespace onnxdbg::lint {
 
 namespace {
 
+// Bytes that `numel` elements of `bits` bits each take, packed (ceil(numel * bits / 8): int4,
+// float4e2m1, int2 and float6 share bytes), saturating at INT64_MAX for hostile dims.
+int64_t packed_bytes(int64_t numel, int bits) {
+  const int64_t total = saturating_mul(numel, static_cast<int64_t>(bits));
+  return total / 8 + (total % 8 != 0);
+}
+
 // What is wrong with `t`'s data, or "" when it fills its dims (or cannot be judged: an unknown
 // element type, which other rules report).
 std::string data_problem(const onnx::TensorProto& t) {
@@ -24,9 +31,7 @@ std::string data_problem(const onnx::TensorProto& t) {
   if (t.has_raw_data() && type != T::STRING) {
     auto dtype = dtype_from_onnx(type);
     if (!dtype) return "";
-    // Sub-byte types (int4, float4e2m1, int2, float6) are packed: ceil(numel * bits / 8) bytes.
-    const int64_t bits = saturating_mul(numel, static_cast<int64_t>(dtype_bits(*dtype)));
-    const int64_t want = bits / 8 + (bits % 8 != 0);
+    const int64_t want = packed_bytes(numel, dtype_bits(*dtype));
     if (static_cast<uint64_t>(want) == t.raw_data().size()) return "";
     return "raw_data of " + std::to_string(t.raw_data().size()) + " bytes where its dims need " +
            std::to_string(want);
@@ -76,8 +81,7 @@ std::string data_problem(const onnx::TensorProto& t) {
       held = t.int32_data_size();
       const int bits = dtype_bits(*dtype);
       if (bits == 4 || bits == 2) {
-        const int64_t need =
-            saturating_mul(numel, bits) / 8 + (saturating_mul(numel, bits) % 8 != 0);
+        const int64_t need = packed_bytes(numel, bits);
         if (need == held) return "";
         return std::to_string(held) + " stored bytes where its dims need " + std::to_string(need) +
                " (" + std::to_string(8 / bits) + " packed " + std::string(dtype_name(*dtype)) +
