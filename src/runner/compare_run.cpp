@@ -51,14 +51,16 @@ std::string index_string(int64_t flat, const Shape& shape) {
 // Compares every output of every backend of `rep` (already run) with the golden backend's,
 // validates NaN/Inf when asked, and sets the verdict.
 // The scale of each quantized graph output of `model_path` that has one known scale (see
-// model/quantization.h); read only when some golden output is of an integer type, so that float
-// models are not loaded again. Empty when the model cannot be read.
+// model/quantization.h); read only when some output has a type quantization produces (8- and
+// 16-bit integers, int4, int2), so that float models, and the int64 outputs of argmax or NMS,
+// do not load the model again. Empty when the model cannot be read.
 std::map<std::string, double> output_quant_scales(const std::filesystem::path& model_path,
                                                   const CompareRunReport& rep) {
   bool any_integer = false;
   for (const auto& b : rep.backends)
     for (const auto& [name, t] : b.outputs)
-      any_integer = any_integer || is_integer(t.dtype()) || is_narrow_integer(t.dtype());
+      any_integer = any_integer || is_narrow_integer(t.dtype()) ||
+                    (is_integer(t.dtype()) && dtype_size(t.dtype()) <= 2);
   std::map<std::string, double> out;
   if (!any_integer) return out;
   auto model = load_model(model_path);
