@@ -102,6 +102,7 @@ bench: build models
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py
+	@bash bench/big_model.sh $(BUILD)
 
 # Every tracked C++ file follows .clang-format (Debian's clang-format-14); CI fails otherwise.
 CLANG_FORMAT ?= clang-format-14

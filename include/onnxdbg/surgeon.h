@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "backends/backend.h"
+#include "compare/compare.h"
 #include "onnxdbg/common.h"
 #include "surgeon/surgeon.h"
 
@@ -33,6 +35,23 @@ struct SurgeonOptions {
   using Operation = std::variant<surgeon::SanitizeOptions, ExtractOperation, ConvertOpsetOperation,
                                  surgeon::Fp16Options>;
   Operation operation;  ///< what to do
+  /// After a value-preserving edit (sanitize, convert-opset) is written, the written model and
+  /// the original run on each of these backends with the same generated inputs (seed 1, values
+  /// in [0,1], the written model's input shapes) and their outputs are compared with
+  /// `verify_tolerance` (OutputCheck). Empty: no check. The CLI's default is reference and
+  /// onnxruntime (`--verify-backends`, `--no-verify`).
+  std::vector<BackendSpec> verify_backends;
+  Tolerance verify_tolerance;
+};
+
+/// One backend's check that the written model computes the original's outputs.
+struct OutputCheck {
+  std::string backend;       ///< the spec as given ("onnxruntime")
+  std::string error;         ///< why there is no comparison (a model failed to load or run)
+  bool pass = false;         ///< every output of the original matched within the tolerance
+  double max_abs_error = 0;  ///< largest absolute error over the outputs
+  std::string worst_output;  ///< the output with that error
+  std::string reason;        ///< the first failing output and why ("output 'y': 3 of 10 ...")
 };
 
 // clang-tidy sees a throw in nlohmann::json's move constructor (it asserts an invariant).
@@ -48,6 +67,12 @@ struct SurgeonResult {  // NOLINT(bugprone-exception-escape)
   bool forced = false;  ///< written although the check found errors
   /// Set when the check found errors and `force` was not given: nothing was written.
   Status refused;
+  /// The written model against the original, one entry per verify backend; empty when not
+  /// checked (`verification_note` then says why, unless no check was asked for).
+  std::vector<OutputCheck> verification;
+  std::string verification_note;
+  /// True when some backend ran both models and their outputs differ beyond the tolerance.
+  bool outputs_changed() const;
   Messages messages;
 };
 
@@ -56,8 +81,9 @@ struct SurgeonResult {  // NOLINT(bugprone-exception-escape)
 /// failure, ...), those of writing; a result lint refuses is returned with `refused` set.
 Expected<SurgeonResult> surgeon(const SurgeonOptions& options);
 
-/// The JSON of `surgeon ... --json`: command, model, output, written, forced, nodes, check and
-/// the command's details under its name.
+/// The JSON of `surgeon ... --json`: command, model, output, written, forced, nodes, check,
+/// verification {backends [{backend, error, pass, max_abs_error, worst_output, reason}], note}
+/// and the command's details under its name.
 nlohmann::json to_json(const SurgeonResult& result);
 
 /// What `onnxdbg surgeon ...` prints: the summary, then "wrote OUT (N nodes)" once written.

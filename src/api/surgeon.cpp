@@ -1,10 +1,16 @@
 // api::surgeon (include/onnxdbg/surgeon.h): one edit of a model, checked with lint and written.
 #include "onnxdbg/surgeon.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <cstdio>
 
+#include "model/external_data.h"
 #include "model/model.h"
 #include "report/surgeon_report.h"
+#include "runner/input_gen.h"
 
 namespace onnxdbg::api {
 
@@ -65,7 +71,76 @@ Status apply(const SurgeonOptions::Operation& op, const LoadedModel& src, onnx::
   return Status::ok();
 }
 
+/// Runs `original` and `written` on the backend `spec` with `inputs` and compares the outputs
+/// (the original's are the golden values).
+OutputCheck check_on_backend(const BackendSpec& spec, const std::filesystem::path& original,
+                             const std::filesystem::path& written, const TensorMap& inputs,
+                             const Tolerance& tol) {
+  OutputCheck c;
+  c.backend = spec.to_string();
+  auto backend = create_backend(spec);
+  if (!backend) {
+    c.error = backend.status().message();
+    return c;
+  }
+  auto outputs = [&](const std::filesystem::path& path) -> Expected<TensorMap> {
+    ODB_ASSIGN_OR_RETURN(auto session, (*backend)->load(path));
+    ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
+    return std::move(r.outputs);
+  };
+  auto before = outputs(original);
+  if (!before) {
+    c.error = "the original fails: " + before.status().message();
+    return c;
+  }
+  auto after = outputs(written);
+  if (!after) {
+    c.error = "the written model fails: " + after.status().message();
+    return c;
+  }
+  c.pass = true;
+  for (const auto& [name, golden] : *before) {
+    auto it = after->find(name);
+    if (it == after->end()) {
+      if (c.pass) c.reason = "output '" + name + "' is missing";
+      c.pass = false;
+      continue;
+    }
+    const TensorComparison cmp = compare_tensors(it->second, golden, tol);
+    if (c.worst_output.empty() || cmp.max_abs_error > c.max_abs_error) {
+      c.max_abs_error = cmp.max_abs_error;
+      c.worst_output = name;
+    }
+    if (!cmp.pass && c.pass) c.reason = "output '" + name + "': " + cmp.reason;
+    c.pass = c.pass && cmp.pass;
+  }
+  return c;
+}
+
+/// The written model against the original on each verify backend (sanitize and convert-opset
+/// must not change what a model computes: issue 19, item 8).
+void verify_outputs(const SurgeonOptions& o, const onnx::ModelProto& edited, SurgeonResult& out) {
+  const bool preserves = std::holds_alternative<surgeon::SanitizeOptions>(o.operation) ||
+                         std::holds_alternative<ConvertOpsetOperation>(o.operation);
+  if (!preserves || o.verify_backends.empty()) return;
+  auto inputs = generate_inputs(edited.graph(), InputGenOptions{});
+  if (!inputs) {
+    out.verification_note =
+        "the written model was not run against the original: " + inputs.status().message() +
+        " (--override-input-shapes fixes dims)";
+    return;
+  }
+  for (const auto& spec : o.verify_backends)
+    out.verification.push_back(
+        check_on_backend(spec, o.model, o.output, *inputs, o.verify_tolerance));
+}
+
 }  // namespace
+
+bool SurgeonResult::outputs_changed() const {
+  return std::any_of(verification.begin(), verification.end(),
+                     [](const OutputCheck& c) { return c.error.empty() && !c.pass; });
+}
 
 Expected<SurgeonResult> surgeon(const SurgeonOptions& o) {
   SurgeonResult out;
@@ -83,13 +158,23 @@ Expected<SurgeonResult> surgeon(const SurgeonOptions& o) {
         model_error(out.check.summary() + ", so it was not written (--force writes it anyway)");
     return out;
   }
-  ODB_RETURN_IF_ERROR(surgeon::save_edited_model(edited, src.base_dir, o.output));
+  ODB_RETURN_IF_ERROR(save_model_with_external_data(edited, src.base_dir, o.output));
   out.written = true;
   out.forced = broken;
+  verify_outputs(o, edited, out);
   return out;
 }
 
 nlohmann::json to_json(const SurgeonResult& r) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : r.verification)
+    checks.push_back(
+        {{"backend", c.backend},
+         {"error", c.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.error)},
+         {"pass", c.pass},
+         {"max_abs_error", c.max_abs_error},
+         {"worst_output", c.worst_output},
+         {"reason", c.reason}});
   return {{"command", r.command},
           {"model", r.model.string()},
           {"output", r.output.string()},
@@ -97,6 +182,10 @@ nlohmann::json to_json(const SurgeonResult& r) {
           {"forced", r.forced},
           {"nodes", r.nodes},
           {"check", report::edit_check_json(r.check)},
+          {"verification",
+           {{"backends", checks},
+            {"note", r.verification_note.empty() ? nlohmann::json(nullptr)
+                                                 : nlohmann::json(r.verification_note)}}},
           {r.command, r.details}};
 }
 
@@ -105,6 +194,22 @@ void print_text(const SurgeonResult& r, std::ostream& os) {
   if (!r.written) return;
   os << "wrote " << r.output.string() << " (" << r.nodes << " nodes"
      << (r.forced ? ", " + std::to_string(r.check.errors.size()) + " LINT ERRORS" : "") << ")\n";
+  if (!r.verification_note.empty()) os << "note: " << r.verification_note << "\n";
+  std::vector<std::string> same;
+  for (const auto& c : r.verification) {
+    if (!c.error.empty())
+      os << "note: not checked on " << c.backend << ": " << c.error << "\n";
+    else if (c.pass)
+      same.push_back(fmt::format("{} (max abs error {:.3g})", c.backend, c.max_abs_error));
+  }
+  if (!same.empty())
+    os << "checked: the written model computes the original's outputs on "
+       << fmt::format("{}", fmt::join(same, ", ")) << "\n";
+  for (const auto& c : r.verification)
+    if (c.error.empty() && !c.pass)
+      os << "WARNING: on " << c.backend << " the written model's outputs differ from the "
+         << "original's: " << c.reason << " (max abs error "
+         << fmt::format("{:.3g}", c.max_abs_error) << " in '" << c.worst_output << "')\n";
 }
 
 }  // namespace onnxdbg::api

@@ -149,10 +149,21 @@ class Backend {
     (void)model;
     return {};
   }
-  /// Loads the model at `model_path` (external data resolved next to it). Errors: kBackendError
+  /// Loads the model at `model_path`. Its external data (ONNX IR "External Tensor Data")
+  /// resolves in `external_data_dir`, or in the model file's folder when that is empty: a model
+  /// onnxdbg writes into a temp folder (layerwise's, reduce's candidates) points back at the
+  /// original's folder this way, so weights are neither copied nor linked. Errors: kBackendError
   /// with the backend's own message when it refuses the model; kUnsupported when onnxdbg knows in
   /// advance the backend cannot run it (e.g. the reference lacks a kernel).
-  virtual Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) = 0;
+  Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path,
+                                          const std::filesystem::path& external_data_dir = {}) {
+    return do_load(model_path, external_data_dir);
+  }
+
+ protected:
+  /// load() of each backend; `external_data_dir` as there.
+  virtual Expected<std::unique_ptr<Session>> do_load(
+      const std::filesystem::path& model_path, const std::filesystem::path& external_data_dir) = 0;
 };
 
 /// Peak resident memory of this process so far (getrusage(RUSAGE_SELF).ru_maxrss), bytes.

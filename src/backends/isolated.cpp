@@ -451,12 +451,17 @@ class IsolatedBackend : public Backend {
     return *description_;
   }
 
-  Expected<std::unique_ptr<Session>> load(const fs::path& model_path) override {
+  Expected<std::unique_ptr<Session>> do_load(const fs::path& model_path,
+                                             const fs::path& external_data_dir) override {
     ODB_ASSIGN_OR_RETURN(auto w, WorkerPool::take(spec_.name));
     std::error_code ec;
     const fs::path absolute = fs::absolute(model_path, ec);
     nlohmann::json req = request("load");
     req["model"] = (ec ? model_path : absolute).string();
+    if (!external_data_dir.empty()) {
+      const fs::path dir = fs::absolute(external_data_dir, ec);
+      req["external_data_dir"] = (ec ? external_data_dir : dir).string();
+    }
     Expected<worker::Frame> reply =
         w->call(req, {}, options_.load_timeout_seconds, "loading the model");
     if (!reply) {

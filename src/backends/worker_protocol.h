@@ -26,7 +26,8 @@
 // Requests (onnxdbg -> worker) and replies (worker -> onnxdbg), one reply per request:
 //   {"type":"describe","backend":B,"options":{..}}      -> {"ok":true,"describe":"ONNX
 //   Runtime 1.29.0 (CPU)"}
-//   {"type":"load","backend":B,"options":{..},"model":P} -> {"ok":true,"info":{SessionInfo}}
+//   {"type":"load","backend":B,"options":{..},"model":P[,"external_data_dir":D]}
+//                                                        -> {"ok":true,"info":{SessionInfo}}
 //   {"type":"run","observe":[N..]} + input tensors     ->
 //   {"ok":true,"run_seconds":S,"warnings":[..]} (+ "load_seconds":L when the run loaded the model)
 //                                                         + output tensors

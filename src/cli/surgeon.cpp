@@ -18,6 +18,10 @@ struct CommonArgs {
   std::string output;
   bool json = false;
   bool force = false;
+  // sanitize and convert-opset: the written model run against the original.
+  std::string verify_backends;
+  bool no_verify = false;
+  Tolerance verify_tolerance;
 };
 
 // Runs the edit and prints what happened: the summary and "wrote OUT (N nodes)", or with --json
@@ -29,6 +33,12 @@ int run_surgeon(const CommonArgs& a, api::SurgeonOptions::Operation op) {
   o.output = a.output;
   o.force = a.force;
   o.operation = std::move(op);
+  if (!a.verify_backends.empty() && !a.no_verify) {
+    auto specs = parse_backend_list(a.verify_backends);
+    if (!specs) return report_error(Status(specs.status()).with_context("--verify-backends"));
+    o.verify_backends = std::move(*specs);
+    o.verify_tolerance = a.verify_tolerance;
+  }
   auto r = api::surgeon(o);
   if (!r) return report_error(r.status());
   api::print_messages(r->messages, std::cerr, !a.json);
@@ -40,7 +50,22 @@ int run_surgeon(const CommonArgs& a, api::SurgeonOptions::Operation op) {
   else
     api::print_text(*r, std::cout);
   if (!r->refused) return report_error(r->refused);
-  return r->forced ? kExitMismatch : kExitOk;
+  return r->forced || r->outputs_changed() ? kExitMismatch : kExitOk;
+}
+
+// sanitize and convert-opset must not change what the model computes: the written model runs
+// against the original (api::SurgeonOptions::verify_backends).
+void add_verify_options(CLI::App* cmd, CommonArgs& a) {
+  a.verify_backends = "reference,onnxruntime";
+  cmd->add_option("--verify-backends", a.verify_backends,
+                  "Backends on which the written model runs against the original, on the same "
+                  "generated inputs, to check it computes the same outputs")
+      ->capture_default_str();
+  cmd->add_flag("--no-verify", a.no_verify, "Do not run the written model against the original");
+  cmd->add_option("--atol", a.verify_tolerance.atol, "Absolute tolerance of that check")
+      ->capture_default_str();
+  cmd->add_option("--rtol", a.verify_tolerance.rtol, "Relative tolerance of that check")
+      ->capture_default_str();
 }
 
 CLI::App* add_common(CLI::App& parent, const std::string& name, const std::string& help,
@@ -152,6 +177,11 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
   san->add_flag("--cleanup", s->cleanup, "Remove dead nodes and unused initializers");
   san->add_flag("--toposort", s->toposort,
                 "Reorder nodes topologically (repairs nodes that read values defined later)");
+  add_verify_options(san, *s);
+  san->footer(std::string(san->get_footer()) +
+              " After writing, the result and the original run on --verify-backends with the "
+              "same generated inputs; outputs that differ beyond --atol/--rtol are a WARNING and "
+              "exit status 1.");
   san->callback([s, &ctx] { ctx.exit_code = sanitize_command(*s); });
 
   auto e = std::make_shared<ExtractArgs>();
@@ -166,6 +196,7 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
   auto* conv = add_common(*sg, "convert-opset",
                           "Convert the default-domain opset with ONNX's version converter", *c);
   conv->add_option("--opset", c->opset, "Target opset")->required();
+  add_verify_options(conv, *c);
   conv->callback([c, &ctx] { ctx.exit_code = convert_command(*c); });
 
   auto f = std::make_shared<Fp16Args>();

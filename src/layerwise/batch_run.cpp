@@ -32,7 +32,7 @@ int64_t Runner::optimized_node_count(const BackendSpec& spec, const fs::path& pa
   s.options["optimized_model"] = opt_path.string();
   auto be = create_backend(s);
   if (!be) return -1;
-  auto session = (*be)->load(path);
+  auto session = (*be)->load(path, model_.base_dir);
   if (!session) return -1;
   const int64_t n = count_nodes(opt_path);
   std::error_code ec;
@@ -87,11 +87,11 @@ Expected<RunResult> Runner::run_with_outputs(size_t k, const BackendSpec& spec, 
     s.options["optimized_model"] = opt_path.string();
     auto be = create_backend(s);
     if (be) {
-      session = (*be)->load(path);
+      session = (*be)->load(path, model_.base_dir);
       counted = session.has_value();
     }
   }
-  if (!counted) session = backend.load(path);
+  if (!counted) session = backend.load(path, model_.base_dir);
   if (!session) return session.status();
   progress(
       fmt::format("layerwise: running {} with {} extra outputs", rep_.backends[k].backend, added));

@@ -157,7 +157,7 @@ Status Runner::isolate_together(size_t k, Backend& backend, const std::vector<si
                        nodes_model(model_, nodes, golden, constants, isolated_name, shapes));
   const fs::path path = tmp_ / "isolated.onnx";
   if (auto saved = save_for_backend(k, m, path); !saved) return saved.status();
-  auto session = backend.load(path);
+  auto session = backend.load(path, model_.base_dir);
   if (!session) return session.status();
   progress(fmt::format("layerwise: running {} isolated nodes on {}", nodes.size(),
                        rep_.backends[k].backend));

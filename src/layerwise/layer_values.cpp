@@ -51,11 +51,10 @@ Expected<TensorMap> backend_layer_values(const LoadedModel& model, Backend& back
         layerwise_detail::set_tensor_type(m.mutable_graph()->add_output(), name,
                                           types.at(name).dtype(), nullptr);
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layers-"));
-  ODB_RETURN_IF_ERROR(layerwise_detail::link_external_data(model, tmp.path()));
   const std::filesystem::path path = tmp.path() / "model.onnx";
   ODB_RETURN_IF_ERROR(save_model(m, path));
   m.Clear();
-  ODB_ASSIGN_OR_RETURN(auto session, backend.load(path));
+  ODB_ASSIGN_OR_RETURN(auto session, backend.load(path, model.base_dir));
   ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
   return std::move(r.outputs);
 }

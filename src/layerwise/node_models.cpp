@@ -123,39 +123,6 @@ Expected<onnx::ModelProto> nodes_model(const LoadedModel& model, const std::vect
   return m;
 }
 
-Status link_external_data(const LoadedModel& model, const fs::path& dir) {
-  std::set<std::string> done;
-  std::function<Status(const onnx::GraphProto&)> visit = [&](const onnx::GraphProto& g) -> Status {
-    for (const auto& t : g.initializer()) {
-      if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
-      for (const auto& kv : t.external_data()) {
-        if (kv.key() != "location" || !done.insert(kv.value()).second) continue;
-        const fs::path loc = fs::path(kv.value()).lexically_normal();
-        if (loc.is_absolute() || loc.empty() || *loc.begin() == "..") {
-          return model_error(fmt::format(
-              "tensor '{}' has external data at '{}', which escapes the model's folder; "
-              "refusing to read it",
-              t.name(), kv.value()));
-        }
-        std::error_code ec;
-        fs::create_directories((dir / loc).parent_path(), ec);
-        fs::create_symlink(fs::absolute(model.base_dir / loc, ec), dir / loc, ec);
-        if (ec) {
-          return invalid_argument(fmt::format("cannot link external data '{}' into '{}': {}",
-                                              kv.value(), dir.string(), ec.message()));
-        }
-      }
-    }
-    for (const auto& n : g.node())
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) ODB_RETURN_IF_ERROR(visit(a.g()));
-        for (const auto& sg : a.graphs()) ODB_RETURN_IF_ERROR(visit(sg));
-      }
-    return Status::ok();
-  };
-  return visit(model.proto.graph());
-}
-
 int64_t count_nodes(const fs::path& path) {
   auto m = load_model(path);
   return m ? m->proto.graph().node_size() : -1;

@@ -56,12 +56,6 @@ Expected<onnx::ModelProto> nodes_model(const LoadedModel& model, const std::vect
                                        const std::function<std::string(const std::string&)>& rename,
                                        bool output_shapes);
 
-/// Gives the temp folder `dir` access to the model's external data: a symlink per location, so a
-/// modified model saved there resolves the same relative locations.
-/// Errors: kModelError for a location that is absolute or escapes the model's folder (refused, as
-/// when the model itself is read); kInvalidArgument when a link cannot be made.
-Status link_external_data(const LoadedModel& model, const std::filesystem::path& dir);
-
 /// Nodes in the main graph of the model at `path`; -1 when it cannot be loaded.
 int64_t count_nodes(const std::filesystem::path& path);
 

@@ -42,7 +42,6 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   rep_.memory_budget = opt_.memory_budget;
   limit_ = std::max<uint64_t>(1, opt_.memory_budget / kLayerwiseCopies);
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
-  ODB_RETURN_IF_ERROR(link_external_data(model_, tmp.path()));
   tmp_ = tmp.path();
   whole_path_ = model_.path;
   if (sorted_) {
@@ -130,7 +129,7 @@ OpenBackends Runner::open_backends(const std::vector<BackendSpec>& specs,
     open.backends[k] = std::move(*be);
     if (observes_by_name(specs[k])) {
       progress("layerwise: loading the model on " + specs[k].to_string());
-      auto s = open.backends[k]->load(load_paths_[k]);
+      auto s = open.backends[k]->load(load_paths_[k], model_.base_dir);
       if (!s) {
         fail(k, s.status());
         continue;

@@ -8,10 +8,12 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "core/atomic_file.h"
 #include "core/onnx.h"
+#include "model/external_data.h"
 #include "model/graph.h"
 #include "onnx/defs/schema.h"
 
@@ -114,47 +116,7 @@ Expected<LoadedModel> parse_model(const std::string& bytes, const fs::path& base
   return m;
 }
 
-namespace {
-/// Where a tensor's external data is (ONNX IR spec, "External Tensor Data").
-struct ExternalData {
-  std::string location;  ///< as written in the model
-  fs::path file;         ///< resolved inside the model's folder
-  int64_t offset = 0;    ///< bytes, >= 0
-  int64_t length = -1;   ///< bytes, -1: not given
-};
-Expected<ExternalData> external_data(const onnx::TensorProto& t, const fs::path& base_dir);
-
-// Checks every external-data reference of `g` (and its subgraphs) without reading the data:
-// safe location, file present and long enough. Catches a bad model before any backend sees it.
-Status check_external_data(const onnx::GraphProto& g, const fs::path& base_dir) {
-  auto check_tensor = [&](const onnx::TensorProto& t) -> Status {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) return Status::ok();
-    ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(t, base_dir));
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(ext.file, ec);
-    if (ec)
-      return model_error("tensor '" + t.name() + "' has its data in '" + ext.location +
-                         "', which cannot be read: " + ec.message());
-    const auto offset = static_cast<uintmax_t>(ext.offset);
-    const uintmax_t length = ext.length < 0 ? 0 : static_cast<uintmax_t>(ext.length);
-    if (offset > size || length > size - offset)
-      return model_error("tensor '" + t.name() + "' expects bytes " + std::to_string(offset) +
-                         ".." + std::to_string(offset) + "+" + std::to_string(length) + " of '" +
-                         ext.location + "', which has only " + std::to_string(size) + " bytes");
-    return Status::ok();
-  };
-  for (const auto& t : g.initializer()) ODB_RETURN_IF_ERROR(check_tensor(t));
-  for (const auto& n : g.node())
-    for (const auto& a : n.attribute()) {
-      if (a.has_t()) ODB_RETURN_IF_ERROR(check_tensor(a.t()));
-      if (a.has_g()) ODB_RETURN_IF_ERROR(check_external_data(a.g(), base_dir));
-      for (const auto& sg : a.graphs()) ODB_RETURN_IF_ERROR(check_external_data(sg, base_dir));
-    }
-  return Status::ok();
-}
-}  // namespace
-
-Expected<LoadedModel> load_model(const fs::path& path) {
+Expected<LoadedModel> load_model(const fs::path& path, const fs::path& external_data_dir) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return not_found("model file '" + path.string() + "' does not exist");
   if (fs::is_directory(path, ec))
@@ -170,7 +132,7 @@ Expected<LoadedModel> load_model(const fs::path& path) {
   std::string bytes(size, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(size));
   if (!in) return not_found("cannot read model file '" + path.string() + "'");
-  fs::path base = path.parent_path();
+  fs::path base = external_data_dir.empty() ? path.parent_path() : external_data_dir;
   if (base.empty()) base = ".";
   auto m = parse_model(bytes, base, "'" + path.string() + "'");
   if (!m) return m;
@@ -203,63 +165,6 @@ Status save_model(const onnx::ModelProto& model, const fs::path& path) {
 }
 
 namespace {
-// Resolves an external-data location safely inside base_dir (ONNX IR spec: "location" is
-// relative to the model file's folder): no absolute path, no "..", and no symlink (of the file or
-// a folder on the way) that leads out of the folder, as ONNX Runtime refuses them.
-Expected<fs::path> resolve_external(const std::string& location, const fs::path& base_dir,
-                                    const std::string& tensor) {
-  fs::path loc(location);
-  if (location.empty())
-    return model_error("tensor '" + tensor + "' has external data without a location");
-  if (loc.is_absolute())
-    return model_error("tensor '" + tensor + "' has external data at absolute path '" + location +
-                       "'; ONNX requires a path relative to the model's folder");
-  fs::path norm = loc.lexically_normal();
-  if (!norm.empty() && *norm.begin() == "..")
-    return model_error("tensor '" + tensor + "' has external data at '" + location +
-                       "', which escapes the model's folder; refusing to read it");
-  const fs::path file = base_dir / norm;
-  std::error_code ec1, ec2;
-  const fs::path real_base = fs::weakly_canonical(base_dir.empty() ? fs::path(".") : base_dir, ec1);
-  const fs::path real_file = fs::weakly_canonical(file, ec2);
-  if (!ec1 && !ec2) {
-    const fs::path rel = real_file.lexically_relative(real_base);
-    if (rel.empty() || *rel.begin() == "..")
-      return model_error("tensor '" + tensor + "' has external data at '" + location +
-                         "', a symbolic link to '" + real_file.string() +
-                         "' outside the model's folder; refusing to read it");
-  }
-  return file;
-}
-
-// A non-negative decimal integer of an external_data entry, all of it ("1e3", "-5", "12abc" and
-// values beyond int64 are refused).
-Expected<int64_t> external_number(const onnx::StringStringEntryProto& kv,
-                                  const std::string& tensor) {
-  const std::string& v = kv.value();
-  int64_t n = 0;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 0)
-    return model_error("tensor '" + tensor + "' has external data " + kv.key() + " '" + v +
-                       "', which is not a non-negative whole number of bytes");
-  return n;
-}
-
-Expected<ExternalData> external_data(const onnx::TensorProto& t, const fs::path& base_dir) {
-  ExternalData ext;
-  for (const auto& kv : t.external_data()) {
-    if (kv.key() == "location") {
-      ext.location = kv.value();
-    } else if (kv.key() == "offset") {
-      ODB_ASSIGN_OR_RETURN(ext.offset, external_number(kv, t.name()));
-    } else if (kv.key() == "length") {
-      ODB_ASSIGN_OR_RETURN(ext.length, external_number(kv, t.name()));
-    }
-  }
-  ODB_ASSIGN_OR_RETURN(ext.file, resolve_external(ext.location, base_dir, t.name()));
-  return ext;
-}
-
 template <class Field, class T>
 void copy_field(const Field& field, Tensor& t) {
   for (int i = 0; i < field.size(); ++i) t.data<T>()[i] = static_cast<T>(field.Get(i));
@@ -272,6 +177,29 @@ void normalize_bools(Tensor& t) {
   if (t.dtype() != DType::kBool) return;
   auto* b = reinterpret_cast<unsigned char*>(t.raw());
   for (size_t i = 0; i < t.nbytes(); ++i) b[i] = b[i] != 0 ? 1 : 0;
+}
+
+// An external tensor of 1 MiB or more mapped from its file instead of read (see map_file_region):
+// nullopt, and the caller reads it, for types whose bytes need work after reading (bool, packed
+// and narrow types), a length that disagrees with the dims (the reader reports it), an offset
+// that does not suit the element size, or a mapping the system refuses.
+std::optional<Tensor> map_external_tensor(const onnx::TensorProto& p, DType dtype,
+                                          const Shape& shape, const fs::path& base_dir) {
+  if (p.data_location() != onnx::TensorProto::EXTERNAL || dtype == DType::kBool ||
+      dtype == DType::kString || is_narrow_float(dtype) || is_narrow_integer(dtype))
+    return std::nullopt;
+  auto ext = external_data(p, base_dir);
+  auto numel = shape_numel(shape);
+  if (!ext || !numel) return std::nullopt;
+  const int64_t bytes = *numel * static_cast<int64_t>(dtype_size(dtype));  // checked by caller
+  if (bytes < (int64_t{1} << 20) || (ext->length >= 0 && ext->length != bytes) ||
+      ext->offset % static_cast<int64_t>(dtype_size(dtype)) != 0)
+    return std::nullopt;
+  auto buffer = map_file_region(ext->file, ext->offset, bytes);
+  if (!buffer) return std::nullopt;
+  auto t = Tensor::adopt(dtype, shape, std::move(*buffer));
+  if (!t) return std::nullopt;
+  return std::move(*t);
 }
 
 }  // namespace
@@ -332,6 +260,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
             (want != *numel ? " (packed " + std::string(dtype_name(dtype)) + ")" : std::string()));
     }
   }
+  if (auto mapped = map_external_tensor(p, dtype, shape, base_dir)) return std::move(*mapped);
   auto made = Tensor::make(dtype, shape);
   if (!made) return std::move(made).status().with_context("tensor '" + p.name() + "'");
   Tensor t = std::move(*made);

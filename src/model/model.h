@@ -28,7 +28,10 @@ int64_t max_known_opset(const std::string& domain);
 /// read from their files on demand by tensor_from_proto, so models whose weights exceed 2 GiB load.
 /// Errors: kNotFound (no such file), kModelError (not a model: truncated, text, not protobuf;
 /// a single protobuf over 2 GiB). IR/opset newer than known adds a warning, not an error.
-Expected<LoadedModel> load_model(const std::filesystem::path& path);
+/// `external_data_dir`, when given, is where external data resolves instead of the file's own
+/// folder (a model onnxdbg wrote into a temp folder, whose weights stay in the original's).
+Expected<LoadedModel> load_model(const std::filesystem::path& path,
+                                 const std::filesystem::path& external_data_dir = {});
 /// Parses a model from bytes (e.g. an in-memory candidate). base_dir resolves external data.
 Expected<LoadedModel> parse_model(const std::string& bytes, const std::filesystem::path& base_dir,
                                   const std::string& what);

@@ -70,7 +70,7 @@ class BuiltinOracle : public Oracle {
     LoadedModel m;
     m.proto = original.model;
     m.path = o_.work_dir / "original.onnx";
-    m.base_dir = o_.work_dir;
+    m.base_dir = original.base_dir;  // its external data stays in the original's folder
     if (!write_candidate(original, m.path)) return;
     LayerwiseOptions lo;
     lo.tolerance = o_.tolerance;
@@ -181,7 +181,7 @@ class BuiltinOracle : public Oracle {
         out = c.golden_outputs;
         return Status::ok();
       }
-      auto interp = reference::Interpreter::create(c.model);
+      auto interp = reference::Interpreter::create(c.model, c.base_dir);
       if (!interp) {
         error = interp.status().to_string();
         return Status::ok();
@@ -212,7 +212,7 @@ class BuiltinOracle : public Oracle {
       }
       path = *fp16;
     }
-    auto session = backends_[b]->load(path);
+    auto session = backends_[b]->load(path, c.base_dir);
     if (!session) {
       error = session.status().to_string();
       return Status::ok();

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/onnx.h"
+#include "model/external_data.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "model/shape_inference.h"
@@ -92,13 +93,22 @@ Candidate whole_model(const Original& original) {
 
 Status write_candidate(const BuiltCandidate& c, const std::filesystem::path& path) {
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-  if (!f.good())
-    return invalid_argument("cannot write the candidate to '" + path.string() +
-                            "' (disk full or no permission?)");
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::filesystem::create_directories(dir, ec);
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+    if (!f.good())
+      return invalid_argument("cannot write the candidate to '" + path.string() +
+                              "' (disk full or no permission?)");
+  }
   return Status::ok();
+}
+
+Status save_candidate(const BuiltCandidate& c, const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  return save_model_with_external_data(c.model, c.base_dir, path, /*share_source_data=*/true);
 }
 
 Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) {
@@ -295,15 +305,35 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
     b.feeds = golden_values_of(o, b.inputs);
     if (!b.feeds.empty() && c.preserves_values()) b.golden_outputs = golden_values_of(o, b.outputs);
   }
+  b.base_dir = o.base_dir;
   if (!m.SerializeToString(&b.bytes)) return invalid_argument("the candidate cannot be serialized");
   b.hash = fnv1a_hex(b.bytes);
   return b;
 }
 
+namespace {
+// onnx::checker::check_model's steps with the original's folder as the checker's model folder:
+// check_model(ModelProto) would look for external data in the working directory.
+void check_model_in(const onnx::ModelProto& m, const std::filesystem::path& base_dir) {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(m.ir_version()));
+  ctx.set_model_dir(base_dir.string());
+  std::unordered_map<std::string, int> imports;
+  for (const auto& op : m.opset_import()) imports[op.domain()] = static_cast<int>(op.version());
+  ctx.set_opset_imports(imports);
+  onnx::checker::LexicalScopeContext lex;
+  onnx::checker::check_graph(m.graph(), ctx, lex);
+  if (m.ir_version() >= 8) {
+    onnx::checker::check_model_local_functions(m, ctx, lex);
+    onnx::checker::check_function_call_cycles(m);
+  }
+}
+}  // namespace
+
 Status verify_candidate(const Original& o, const BuiltCandidate& c) {
   if (!o.verify) return Status::ok();
   try {
-    onnx::checker::check_model(c.model);
+    check_model_in(c.model, c.base_dir);
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (size_t p = what.find("==> Context"); p != std::string::npos) what = what.substr(0, p);
@@ -337,12 +367,8 @@ std::vector<std::string> optional_attributes(const onnx::ModelProto& model,
 
 Status prepare_original(Original& o) {
   auto& g = *o.model.mutable_graph();
-  // Candidates are written away from the model's folder: inline external weights once.
-  for (auto& t : *g.mutable_initializer())
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-      ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(t, o.base_dir));
-      t = tensor_to_proto(v, t.name());
-    }
+  // External weights stay external: candidates keep the references, and write_candidate links
+  // the data files beside each written candidate.
   // Strict inference once: its types serve candidates, and whether it succeeds on the original
   // decides whether edited candidates are checked with it.
   InferredTypes strict = infer_shapes(o.model, /*strict=*/true);

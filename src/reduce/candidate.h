@@ -91,6 +91,9 @@ struct Candidate {
 /// A candidate made into a model.
 struct BuiltCandidate {
   onnx::ModelProto model;
+  /// External data of `model` resolves here (the original's folder): candidates keep the
+  /// original's references, so weights are never copied into them.
+  std::filesystem::path base_dir;
   std::string bytes;                 ///< deterministic serialization of `model`
   std::string hash;                  ///< 16 hex digits of FNV-1a over `bytes` (the cache key)
   std::vector<int> nodes;            ///< nodes actually kept (dead ones removed)
@@ -120,10 +123,19 @@ struct BuiltCandidate {
 /// shows them to the oracle.
 Expected<BuiltCandidate> build_candidate(const Original& original, const Candidate& c);
 
-/// Writes `c.bytes` (the candidate's model) to `path` for an oracle that loads it from a file,
-/// creating the parent folder if it is missing. Errors: kInvalidArgument naming the path when it
-/// cannot be written.
+/// Writes `c.bytes` (the candidate's model) to `path` for an oracle that loads it from a file on
+/// onnxdbg's own backends, creating the parent folder if it is missing. External references are
+/// kept as they are: load it with `c.base_dir` as its external data folder (Backend::load).
+/// Errors: kInvalidArgument naming the path when it cannot be written.
 Status write_candidate(const BuiltCandidate& c, const std::filesystem::path& path);
+
+/// Writes `c` as a result the user keeps (the reduced model, --min-good, --artifacts) or for a
+/// --check command to read, atomically, creating the parent folder if it is missing:
+/// in the original's folder it keeps its references to the original's external data; elsewhere
+/// it is self-contained, its weights inline (or, over 2 GiB, in "<file>.data" beside it). See
+/// save_model_with_external_data. Errors: kInvalidArgument when it cannot be written;
+/// kModelError when external data cannot be read.
+Status save_candidate(const BuiltCandidate& c, const std::filesystem::path& path);
 
 /// Checks a built candidate with the ONNX checker and strict shape inference (unless the original
 /// fails them too, or fallback shapes are on). Errors: kModelError with the checker's or

@@ -64,7 +64,10 @@ class CheckOracle : public Oracle {
       artifact = dir / fs::path(o_.iter_artifact).filename();
       inputs = dir / fs::path(o_.iter_inputs).filename();
     }
-    ODB_RETURN_IF_ERROR(write_candidate(c, artifact));
+    // The user's command may read the candidate with any tool (ONNX's own loader refuses data
+    // files that are links): beside the original it shares the original's data file, elsewhere
+    // it is written self-contained.
+    ODB_RETURN_IF_ERROR(save_candidate(c, artifact));
     if (!c.feeds.empty() && !c.feeds[0].empty()) ODB_RETURN_IF_ERROR(save_npz(inputs, c.feeds[0]));
     std::vector<std::string> argv;
     for (const auto& a : o_.command) {

@@ -72,7 +72,7 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
       if (const Candidate* good = r.min_good()) {
         auto built = build_candidate(original, *good);
         if (built) {
-          Status st = save_model(built->model, options.min_good);
+          Status st = save_candidate(*built, options.min_good);
           if (st) {
             rep.min_good = options.min_good.string();
             rep.min_good_nodes = static_cast<int64_t>(built->nodes.size());

@@ -8,8 +8,6 @@
 #include <set>
 #include <thread>
 
-#include "core/atomic_file.h"
-
 namespace onnxdbg::reduce {
 
 namespace {
@@ -150,7 +148,7 @@ Expected<OracleVerdict> Reducer::start() {
              (it->second ? "failed" : "passed") + " in the journal's run");
   record(b, v);
   current_built_ = std::move(b);
-  if (v.fails) ODB_RETURN_IF_ERROR(write_file_atomic(options_.output, current_built_.bytes));
+  if (v.fails) ODB_RETURN_IF_ERROR(save_candidate(current_built_, options_.output));
   report_progress();
   return v;
 }
@@ -171,7 +169,7 @@ void Reducer::record(const BuiltCandidate& b, const OracleVerdict& v) {
   if (!options_.artifacts.empty() && artifacts_ok_) {
     const auto path = options_.artifacts / (v.fails ? "bad" : "good") /
                       ("iter_" + std::to_string(oracle_calls_) + ".onnx");
-    if (Status st = write_file_atomic(path, b.bytes); !st) {
+    if (Status st = save_candidate(b, path); !st) {
       artifacts_ok_ = false;
       add_note(st.message() + "; artifacts are no longer kept (the reduction goes on)");
     }
@@ -184,7 +182,7 @@ Status Reducer::accept(const Candidate& c, BuiltCandidate b) {
   current_.nodes = b.nodes;
   current_built_ = std::move(b);
   stats_[phase_].nodes_removed += before - static_cast<int64_t>(current_built_.nodes.size());
-  return write_file_atomic(options_.output, current_built_.bytes);
+  return save_candidate(current_built_, options_.output);
 }
 
 Expected<bool> Reducer::evaluate(std::vector<Pending>& window, size_t& first_fail) {

@@ -323,7 +323,12 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
     const bool reused = session != nullptr;
     if (!session) {
       progress("loading the model on " + spec.to_string());
-      auto loaded = (*backend)->load(is_fp16 ? fp16.path : model_path);
+      // The converted model is written into a temp folder; its external data stays the original's.
+      std::error_code ec;
+      auto loaded =
+          is_fp16
+              ? (*backend)->load(fp16.path, std::filesystem::absolute(model_path, ec).parent_path())
+              : (*backend)->load(model_path);
       if (!loaded) return fail_from(i, "load", loaded.status());
       session = std::move(*loaded);
     }

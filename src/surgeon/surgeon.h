@@ -1,7 +1,8 @@
 // Model surgery (Polygraphy's `surgeon`): fix input shapes, fold constants, remove dead nodes,
 // reorder nodes, extract subgraphs, convert opsets and precision. Every edit works on an
 // onnx::ModelProto in memory; finish_edit() checks the result (ONNX checker + lint) and
-// save_edited_model() writes it, resolving external data against the source model's folder.
+// save_model_with_external_data() (model/external_data.h) writes it, resolving external data
+// against the source model's folder.
 // One file per edit: sanitize.cpp, fold_constants.cpp, cleanup.cpp, toposort.cpp, extract.cpp,
 // convert_opset.cpp, to_fp16.cpp; shared helpers in surgeon.cpp.
 #pragma once
@@ -183,14 +184,6 @@ Expected<EditCheck> check_edit(const onnx::ModelProto& model,
 /// check_edit as a Status: kModelError "<summary>, so it was not written" when there are lint
 /// errors, so a broken result is never written.
 Status finish_edit(const onnx::ModelProto& model, const std::filesystem::path& base_dir);
-
-/// Writes an edited model to `out`. Initializers with external data (relative to `base_dir`)
-/// are read and written inline when the whole model stays under 2 GiB; otherwise every
-/// initializer over 1 KiB goes to "<out file name>.data" next to `out` (ONNX IR "External Tensor
-/// Data"). Errors: kInvalidArgument when the file cannot be written; kModelError when external
-/// data cannot be read.
-Status save_edited_model(const onnx::ModelProto& model, const std::filesystem::path& base_dir,
-                         const std::filesystem::path& out);
 
 /// Number of nodes in the main graph and all subgraphs.
 int64_t count_nodes(const onnx::GraphProto& g);

@@ -570,9 +570,16 @@ class OrtBackend : public Backend {
                        fmt::join(extra, ", "));
   }
 
-  Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) override {
+  Expected<std::unique_ptr<Session>> do_load(
+      const std::filesystem::path& model_path,
+      const std::filesystem::path& external_data_dir) override {
     try {
       Ort::SessionOptions so;
+      // A model written into a temp folder reads its weights from the original's folder; ORT
+      // refuses data paths (links included) that resolve outside the folder it reads from.
+      if (!external_data_dir.empty())
+        so.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath,
+                          external_data_dir.c_str());
       so.SetGraphOptimizationLevel(config_.level);
       if (config_.threads > 0) so.SetIntraOpNumThreads(config_.threads);
       if (!config_.optimized_model.empty())

@@ -16,6 +16,7 @@
 #include <optional>
 #include <regex>
 
+#include "model/external_data.h"
 #include "model/model.h"
 
 namespace onnxdbg {
@@ -335,7 +336,9 @@ class CvBackend : public Backend {
   const BackendSpec& spec() const override { return spec_; }
   std::string describe() const override { return "OpenCV DNN " + std::string(CV_VERSION); }
 
-  Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) override {
+  Expected<std::unique_ptr<Session>> do_load(
+      const std::filesystem::path& model_path,
+      const std::filesystem::path& external_data_dir) override {
     SessionInfo info;
     for (const auto& [key, value] : spec_.options) {
       if (key == "threads") {
@@ -349,12 +352,26 @@ class CvBackend : public Backend {
       }
       info.warnings.push_back(fmt::format("opencv ignores the unknown option '{}'", key));
     }
+    const auto t0 = Clock::now();  // the inlining of external data counts as loading
+    // OpenCV does not expose the graph's signature; read it from the model ourselves.
+    auto model = load_model(model_path, external_data_dir);
+    // OpenCV 4.6 reads no external data (its importer sees empty weights): it imports the model
+    // with the weights inline, which protobuf allows up to 2 GiB.
+    std::string inlined;
+    if (model && !external_data_locations(model->proto.graph()).empty()) {
+      if (Status st = inline_external_data(model->proto, model->base_dir); !st)
+        return unsupported(
+            "opencv: OpenCV 4.6 reads no external data (weights in a separate "
+            "file), and onnxdbg cannot pass them inline: " +
+            st.message());
+      model->proto.SerializeToString(&inlined);
+    }
     cv::dnn::Net net;
     bool deferred = false;
     Status import_error;
-    const auto t0 = Clock::now();
     try {
-      net = cv::dnn::readNetFromONNX(model_path.string());
+      net = inlined.empty() ? cv::dnn::readNetFromONNX(model_path.string())
+                            : cv::dnn::readNetFromONNX(inlined.data(), inlined.size());
       net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
       net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
       info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -362,8 +379,7 @@ class CvBackend : public Backend {
       import_error = cv_error(e);
       info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
-    // OpenCV does not expose the graph's signature; read it from the model ourselves.
-    auto model = load_model(model_path);
+    inlined = std::string();
     if (!model) {
       if (!import_error.is_ok()) return import_error;  // OpenCV's own words first
       return backend_error("opencv: " + model.status().to_string());

@@ -69,9 +69,11 @@ class ReferenceBackend : public Backend {
       out.push_back(m.to_string() + (m.reason.empty() ? "" : " (" + m.reason + ")"));
     return out;
   }
-  Expected<std::unique_ptr<Session>> load(const std::filesystem::path& model_path) override {
+  Expected<std::unique_ptr<Session>> do_load(
+      const std::filesystem::path& model_path,
+      const std::filesystem::path& external_data_dir) override {
     const auto t0 = std::chrono::steady_clock::now();
-    ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(model_path));
+    ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(model_path, external_data_dir));
     ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions options, reference_options(spec_));
     auto interp = reference::Interpreter::create(m.proto, m.base_dir, options);
     if (!interp) return std::move(interp).status();

@@ -126,7 +126,7 @@ struct Worker {
       ODB_RETURN_IF_ERROR(make_backend(req.header));
       maybe_misbehave(options, "load");
       const std::string path = req.header.at("model").get<std::string>();
-      ODB_ASSIGN_OR_RETURN(session, backend->load(path));
+      ODB_ASSIGN_OR_RETURN(session, backend->load(path, req.header.value("external_data_dir", "")));
       (*reply)["info"] = worker::info_to_json(session->info());
       return Status::ok();
     }

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "model/external_data.h"
 #include "surgeon_test_util.h"
 
 namespace onnxdbg::surgeon {
@@ -139,7 +140,8 @@ g (float[4] x) => (float[4] y)
   EXPECT_EQ(st->nodes_folded, 2);
   ASSERT_TRUE(finish_edit(loaded->proto, loaded->base_dir).is_ok());
   ASSERT_TRUE(
-      save_edited_model(loaded->proto, loaded->base_dir, dir / "out" / "folded.onnx").is_ok());
+      save_model_with_external_data(loaded->proto, loaded->base_dir, dir / "out" / "folded.onnx")
+          .is_ok());
   auto again = load_model(dir / "out" / "folded.onnx");
   ASSERT_TRUE(again.has_value()) << again.status().to_string();
   expect_same_outputs(original, again->proto, {{"x", ramp({4})}});
