@@ -87,6 +87,13 @@ g (float[1,1,2,2] x) => (float[1,1,4,4] y) <float[4] scales = {1.0, 1.0, 2.0, 2.
 g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b = {0.0, 0.0}> {
   y = GroupNormalization<num_groups = 2>(x, s, b)
 })"},
+    // Both at once: each edit alone leaves the other error, so neither command is named.
+    {"group_norm_18_out_of_order", R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b = {0.0, 0.0}> {
+  y = Neg(n)
+  n = GroupNormalization<num_groups = 2>(x, s, b)
+})"},
     // Removed ops without a later version: replace them (Resize, ScatterElements); no command.
     {"upsample_10", R"(
 <ir_version: 6, opset_import: ["" : 10]>

@@ -296,13 +296,13 @@ const FixTrial& RuleContext::try_fix(const std::string& key,
   copy.base_dir = model_.base_dir;
   if (Status st = edit(copy.proto); !st) {
     t.edit_error = st.to_string();
-    return t;
-  }
-  auto findings = lint_without_trials(copy);
-  if (!findings)
+  } else if (auto findings = lint_without_trials(copy); !findings) {
     t.edit_error = findings.status().to_string();
-  else
+  } else {
     t.errors_after = count_findings(*findings).error;
+  }
+  // Backquotes in a message mark a command that works; an error's own quoting must not.
+  std::replace(t.edit_error.begin(), t.edit_error.end(), '`', '\'');
   return t;
 }
 

@@ -63,6 +63,7 @@ cd "$tmp/m"
 # model:rule:commands (how many quoted commands lint must suggest)
 for spec in out_of_order:use_before_definition:1 out_of_order_subgraph:use_before_definition:1 \
             group_norm_18:op_not_in_opset:1 out_of_order_and_bad_attribute:use_before_definition:0 \
+            group_norm_18_out_of_order:use_before_definition:0 \
             cycle:use_before_definition:0 opset11_forms:op_not_in_opset:0 \
             resize10_form:op_not_in_opset:0 upsample_10:op_not_in_opset:0 \
             scatter_11:op_not_in_opset:0; do

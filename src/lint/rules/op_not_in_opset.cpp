@@ -81,9 +81,14 @@ std::string fix_for_removed(RuleContext& ctx, const onnx::NodeProto& n, const Op
   for (size_t k = 0; k < h.since_versions.size() && !again; ++k)
     if (!h.deprecated[k] && h.since_versions[k] > removed_at) again = h.since_versions[k];
   if (again > 0) {
+    // ONNX's converter runs shape inference in this process; lint's own run of it is forked, and
+    // where that crashed or failed outright the converter is not tried (the fix stays in words).
+    static const FixTrial kNotTried;
     const FixTrial& t =
-        ctx.try_fix("convert-opset " + std::to_string(again),
-                    [again](onnx::ModelProto& m) { return convert_opset(m, again); });
+        !ctx.inference().other_error.empty()
+            ? kNotTried
+            : ctx.try_fix("convert-opset " + std::to_string(again),
+                          [again](onnx::ModelProto& m) { return convert_opset(m, again); });
     const std::string v = std::to_string(again);
     if (t.works())
       return ": `" + ctx.surgeon_command("convert-opset", "--opset " + v, "opset" + v) +

@@ -279,6 +279,25 @@ g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b 
   expect_suggested_command_works(m, dir.path(), "gn.onnx", "op_not_in_opset");
 }
 
+TEST(LintFix, TwoProblemsThatNeedTwoEditsGetNoCommand) {
+  // Sorting leaves the removed op; converting leaves the order: neither command alone writes.
+  const auto fs = lint_as(parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b = {0.0, 0.0}> {
+  y = Neg(n)
+  n = GroupNormalization<num_groups = 2>(x, s, b)
+})"),
+                          "m.onnx");
+  const auto u = of_rule(fs, "use_before_definition");
+  const auto o = of_rule(fs, "op_not_in_opset");
+  ASSERT_EQ(u.size(), 1u) << dump(fs);
+  ASSERT_EQ(o.size(), 1u) << dump(fs);
+  EXPECT_EQ(u[0].message.find('`'), std::string::npos) << u[0].message;
+  EXPECT_EQ(o[0].message.find('`'), std::string::npos) << o[0].message;
+  EXPECT_NE(o[0].message.find("opset 21 defines GroupNormalization again"), std::string::npos)
+      << o[0].message;
+}
+
 TEST(LintFix, RemovedOpWithoutLaterVersionNamesItsReplacementAndNoCommand) {
   for (const auto& [text, replacement] :
        std::vector<std::pair<const char*, const char*>>{{R"(
