@@ -88,7 +88,10 @@ std::vector<std::string> rule_names() {
   return out;
 }
 
-Expected<std::vector<Finding>> lint_model(const LoadedModel& model, const LintOptions& options) {
+namespace {
+
+Expected<std::vector<Finding>> run_rules(const LoadedModel& model, const LintOptions& options,
+                                         bool trials) {
   for (const auto& name : options.disabled_rules) {
     const auto& rs = registry();
     if (std::none_of(rs.begin(), rs.end(), [&](const RuleEntry& r) { return name == r.name; })) {
@@ -97,7 +100,7 @@ Expected<std::vector<Finding>> lint_model(const LoadedModel& model, const LintOp
       return invalid_argument("unknown lint rule '" + name + "' (rules: " + known + ")");
     }
   }
-  RuleContext ctx(model, build_graphs(model.proto.graph()));
+  RuleContext ctx(model, build_graphs(model.proto.graph()), trials);
 
   for (const auto& rule : registry()) {
     if (options.disabled_rules.count(rule.name)) continue;
@@ -126,6 +129,16 @@ Expected<std::vector<Finding>> lint_model(const LoadedModel& model, const LintOp
   out.reserve(keyed.size());
   for (auto& [g, f] : keyed) out.push_back(std::move(f));
   return out;
+}
+
+}  // namespace
+
+Expected<std::vector<Finding>> lint_model(const LoadedModel& model, const LintOptions& options) {
+  return run_rules(model, options, /*trials=*/true);
+}
+
+Expected<std::vector<Finding>> lint_without_trials(const LoadedModel& model) {
+  return run_rules(model, {}, /*trials=*/false);
 }
 
 }  // namespace onnxdbg::lint

@@ -59,7 +59,10 @@ std::vector<std::string> rule_names();
 /// modified. Models whose IR or opset is newer than the linked ONNX (1.23) are checked against the
 /// newest known schemas and what cannot be verified is reported as warnings, never errors. Errors:
 /// kInvalidArgument for an unknown rule name in `options`. A model with problems is not an error:
-/// its problems are the findings.
+/// its problems are the findings. A finding names an `onnxdbg surgeon` command as its fix only when
+/// lint made that command's edit on a copy and the result has no lint errors (so the command exits
+/// 0 and the finding is gone); the command names `model.path` and an output next to it. Otherwise,
+/// and for models without a path, the fix is said in words.
 Expected<std::vector<Finding>> lint_model(const LoadedModel& model,
                                           const LintOptions& options = {});
 

@@ -4,6 +4,9 @@
 #include "lint/rule.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <unordered_set>
 
@@ -173,6 +176,34 @@ const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const st
   return nullptr;
 }
 
+bool fits_schema(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
+  const int inputs = node.input_size(), outputs = node.output_size();
+  if (inputs < schema.min_input() || inputs > schema.max_input()) return false;
+  if (outputs < schema.min_output() || outputs > schema.max_output()) return false;
+  const auto& attrs = schema.attributes();
+  for (const auto& a : node.attribute())
+    if (!attrs.count(a.name())) return false;
+  for (const auto& [name, a] : attrs)
+    if (a.required && !find_attribute(node, name)) return false;
+  return true;
+}
+
+int64_t form_opset(const onnx::NodeProto& node, const std::string& domain, int64_t after) {
+  const auto& histories = op_histories();
+  auto dit = histories.find(canonical_domain(domain));
+  if (dit == histories.end()) return 0;
+  auto oit = dit->second.find(node.op_type());
+  if (oit == dit->second.end()) return 0;
+  const OpHistory& h = oit->second;
+  for (size_t k = 0; k < h.since_versions.size(); ++k) {
+    const int v = h.since_versions[k];
+    if (v <= after || h.deprecated[k]) continue;
+    const auto* s = onnx::OpSchemaRegistry::Schema(node.op_type(), v, canonical_domain(domain));
+    if (s && s->since_version() == v && fits_schema(node, *s)) return v;
+  }
+  return 0;
+}
+
 std::string ints_to_string(const onnx::AttributeProto& a) {
   std::string s = "[";
   for (int k = 0; k < a.ints_size(); ++k) s += (k ? ", " : "") + std::to_string(a.ints(k));
@@ -212,8 +243,9 @@ const std::vector<int64_t>* ShapeIndex::find(const std::string& name) const {
 
 // --- RuleContext --------------------------------------------------------------------------------
 
-RuleContext::RuleContext(const LoadedModel& model, std::vector<std::unique_ptr<GraphInfo>> graphs)
-    : model_(model), graphs_(std::move(graphs)) {
+RuleContext::RuleContext(const LoadedModel& model, std::vector<std::unique_ptr<GraphInfo>> graphs,
+                         bool trials)
+    : model_(model), graphs_(std::move(graphs)), trials_(trials) {
   for (const auto& op : model.proto.opset_import())
     opsets_[canonical_domain(op.domain())] = op.version();
   // IR versions before 3 had no opset_import: the default domain at opset 1 is implied.
@@ -249,6 +281,57 @@ SchemaLookup RuleContext::lookup(const onnx::NodeProto& node) const {
   r.schema =
       onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(r.checked_opset), domain);
   return r;
+}
+
+const FixTrial& RuleContext::try_fix(const std::string& key,
+                                     const std::function<Status(onnx::ModelProto&)>& edit) {
+  auto [it, inserted] = fix_trials_.try_emplace(key);
+  FixTrial& t = it->second;
+  if (!inserted || !trials_ || model_.path.empty()) return t;
+  t.tried = true;
+  // What `onnxdbg surgeon` does: the edit, then lint of the result (surgeon's check_edit), which
+  // resolves external data against the source model's folder.
+  LoadedModel copy;
+  copy.proto = model_.proto;
+  copy.base_dir = model_.base_dir;
+  if (Status st = edit(copy.proto); !st) {
+    t.edit_error = st.to_string();
+  } else if (auto findings = lint_without_trials(copy); !findings) {
+    t.edit_error = findings.status().to_string();
+  } else {
+    t.errors_after = count_findings(*findings).error;
+  }
+  // Backquotes in a message mark a command that works; an error's own quoting must not.
+  std::replace(t.edit_error.begin(), t.edit_error.end(), '`', '\'');
+  return t;
+}
+
+namespace {
+
+// A path as one shell word: unchanged when it holds only characters no shell treats specially,
+// else in single quotes (a quote inside as '\'').
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           (c != '\0' && std::strchr("_-./+,:@%=", c) != nullptr);
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string RuleContext::surgeon_command(const std::string& command, const std::string& flags,
+                                         const std::string& out_suffix) const {
+  std::filesystem::path model = model_.path.empty() ? "model.onnx" : model_.path;
+  // A relative path starting with '-' would read as an option.
+  if (model.string().front() == '-') model = std::filesystem::path(".") / model;
+  const std::filesystem::path out =
+      model.parent_path() / (model.stem().string() + "." + out_suffix + ".onnx");
+  return "onnxdbg surgeon " + command + " " + shell_word(model.string()) + " " + flags + " -o " +
+         shell_word(out.string());
 }
 
 std::string RuleContext::describe(const onnx::NodeProto& node, int64_t index) {

@@ -3,6 +3,7 @@
 // shape-inference run, and report(). Rules live in lint/rules/<name>.cpp, listed in rules.def.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,9 +74,23 @@ struct InferenceRun {
   std::vector<std::string> unsupported_ops;
 };
 
+/// What lint learnt by making a suggested fix's edit on a copy of the model and linting the
+/// result, as `onnxdbg surgeon` does before it writes (it refuses a result with lint errors).
+struct FixTrial {
+  /// False when the edit was not made: the model has no file a command could name (an in-memory
+  /// model), or this is itself the lint of a trial's result.
+  bool tried = false;
+  std::string edit_error;     ///< why the edit failed ("" when it succeeded or was not tried)
+  int64_t errors_after = -1;  ///< lint errors of the edited copy; -1 when not linted
+  /// The command would exit 0 and write a model without lint errors.
+  bool works() const { return tried && edit_error.empty() && errors_after == 0; }
+};
+
 class RuleContext {
  public:
-  RuleContext(const LoadedModel& model, std::vector<std::unique_ptr<GraphInfo>> graphs);
+  /// `trials`: whether try_fix may make edits (off for the lint of a trial's result).
+  RuleContext(const LoadedModel& model, std::vector<std::unique_ptr<GraphInfo>> graphs,
+              bool trials = true);
 
   const LoadedModel& model() const { return model_; }
   const onnx::ModelProto& proto() const { return model_.proto; }
@@ -94,6 +109,18 @@ class RuleContext {
   /// Strict shape inference with data propagation, run once on first use.
   const InferenceRun& inference();
 
+  /// Makes `edit` (a function of lint/fixes.h) on a copy of the model and lints the copy with
+  /// every rule, once per `key` (later calls with the same key return the first result). Not
+  /// tried when the model has no path or trials are off. A rule names a command only when its
+  /// trial works(), so every command lint suggests runs and removes the finding.
+  const FixTrial& try_fix(const std::string& key,
+                          const std::function<Status(onnx::ModelProto&)>& edit);
+  /// A copy-pasteable surgeon command on this model: "onnxdbg surgeon sanitize m.onnx --toposort
+  /// -o m.sorted.onnx" for ("sanitize", "--toposort", "sorted"); the output sits next to the model
+  /// as "<stem>.<suffix>.onnx". Paths are shell-quoted where they need it.
+  std::string surgeon_command(const std::string& command, const std::string& flags,
+                              const std::string& out_suffix) const;
+
   /// Records a finding of the rule being run. `node` is an index in `g`, or -1.
   void report(Severity s, const GraphInfo& g, int64_t node, std::string message);
   /// "node #3 Conv 'conv_3'": "node " and node_label (model/graph.h).
@@ -111,9 +138,15 @@ class RuleContext {
   std::unordered_set<std::string> local_functions_;  ///< "domain:name"
   bool newer_than_known_ = false;
   std::optional<InferenceRun> inference_;
+  bool trials_ = true;
+  std::map<std::string, FixTrial> fix_trials_;
   std::string rule_;
   std::vector<std::pair<int, Finding>> findings_;
 };
+
+/// lint_model with every rule and no fix trials: how a trial lints its edited copy (so trials do
+/// not nest). Errors: those of lint_model.
+Expected<std::vector<Finding>> lint_without_trials(const LoadedModel& model);
 
 /// Where a rule runs: once per model (given the main graph) or once per graph.
 enum class RuleScope { kModel, kGraph };
@@ -165,6 +198,13 @@ class ShapeIndex {
  private:
   std::unordered_map<std::string, std::vector<int64_t>> shapes_;
 };
+
+/// Whether `node` has the form `schema` defines: input and output counts within its ranges, every
+/// attribute one the schema has, every required attribute present.
+bool fits_schema(const onnx::NodeProto& node, const onnx::OpSchema& schema);
+/// The lowest opset of `domain` above `after` that introduced a version of the node's op (not a
+/// deprecated one) the node fits: the opset whose form the node has. 0 when none does.
+int64_t form_opset(const onnx::NodeProto& node, const std::string& domain, int64_t after);
 
 /// An INTS attribute's values as written, "[2, -1]", for messages.
 std::string ints_to_string(const onnx::AttributeProto& a);

@@ -1,11 +1,115 @@
 // Rule op_not_in_opset: an op that exists in ONNX but not at the opset the model imports (too new,
 // or already removed), and nodes in a domain the model does not import at all. Says which opset
-// has the op and how to convert (ONNX "Operator Versioning").
+// has the op and what fixes it (ONNX "Operator Versioning"): the opset whose form the node has, or
+// a conversion that lint has tried on a copy of the model before it names the command.
+#include <algorithm>
 #include <map>
 
+#include "lint/fixes.h"
 #include "lint/rule.h"
+#include "model/graph.h"
 
 namespace onnxdbg::lint {
+
+namespace {
+
+// What replaced a removed op (its schema's doc says so; the registry does not).
+const char* replacement_of(const std::string& op) {
+  static const std::map<std::string, const char*> kReplacements = {
+      {"Upsample", "Resize"},
+      {"Scatter", "ScatterElements"},
+      {"TreeEnsembleClassifier", "TreeEnsemble"},
+      {"TreeEnsembleRegressor", "TreeEnsemble"},
+  };
+  auto it = kReplacements.find(op);
+  return it == kReplacements.end() ? nullptr : it->second;
+}
+
+// Default-domain nodes of every graph, other than `self`, that do not fit their op at the
+// model's opset but fit a newer version: "#0 Clip 'clip'" -> that version.
+std::vector<std::pair<std::string, int64_t>> newer_forms(RuleContext& ctx,
+                                                         const onnx::NodeProto* self) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  const int64_t opset = ctx.opset("");
+  for (const auto& g : ctx.graphs())
+    for (int64_t i = 0; i < g->node_count(); ++i) {
+      const auto& n = g->node(i);
+      if (&n == self || !canonical_domain(n.domain()).empty() || ctx.is_local_function(n)) continue;
+      const SchemaLookup l = ctx.lookup(n);
+      if (l.beyond_known || (l.schema && !l.schema->Deprecated() && fits_schema(n, *l.schema)))
+        continue;
+      if (const int64_t v = form_opset(n, "", opset)) out.emplace_back(node_label(n, i), v);
+    }
+  return out;
+}
+
+// The fix for a default-domain op the model's opset does not have yet. No conversion can add it
+// (ONNX's version converter has no adapter into an op's first version), so the fix is declaring
+// the opset the model was written for: the one whose form this node and the others have.
+std::string fix_for_missing(RuleContext& ctx, const onnx::NodeProto& n, int64_t opset) {
+  const char* kNoCommand =
+      " (no onnxdbg command changes the declared opset, and onnxdbg surgeon convert-opset "
+      "cannot convert an op the model's own opset lacks).";
+  const int64_t form = form_opset(n, "", opset);
+  if (form == 0)
+    return ": if the model was written for a newer opset, set its ai.onnx version in opset_import "
+           "to that one; otherwise replace the node" +
+           std::string(kNoCommand);
+  std::string msg =
+      ", and this node has the form of its opset-" + std::to_string(form) + " version";
+  int64_t target = form;
+  const auto others = newer_forms(ctx, &n);
+  if (!others.empty()) {
+    std::string names;
+    for (size_t k = 0; k < others.size() && k < 3; ++k) names += (k ? ", " : "") + others[k].first;
+    for (const auto& o : others) target = std::max(target, o.second);
+    if (others.size() > 3) names += " and " + std::to_string(others.size() - 3) + " more";
+    msg += "; " + names + (others.size() == 1 ? " also has a form" : " also have forms") +
+           " newer than opset " + std::to_string(opset);
+  }
+  const std::string t = std::to_string(target);
+  return msg + ": if the model was written for opset " + t +
+         ", set its ai.onnx version in opset_import to " + t + kNoCommand;
+}
+
+// The fix for a removed (deprecated) op of the default domain. A later version of the op (as
+// GroupNormalization has at 21) may be reached with convert-opset: named when a trial on a copy
+// works. Else its replacement, or declaring the older opset the model may have been written for.
+std::string fix_for_removed(RuleContext& ctx, const onnx::NodeProto& n, const OpHistory& h,
+                            int removed_at, int last_before) {
+  int again = 0;  // the first version after removal that is not deprecated
+  for (size_t k = 0; k < h.since_versions.size() && !again; ++k)
+    if (!h.deprecated[k] && h.since_versions[k] > removed_at) again = h.since_versions[k];
+  if (again > 0) {
+    // ONNX's converter runs shape inference in this process; lint's own run of it is forked, and
+    // where that crashed or failed outright the converter is not tried (the fix stays in words).
+    static const FixTrial kNotTried;
+    const FixTrial& t =
+        !ctx.inference().other_error.empty()
+            ? kNotTried
+            : ctx.try_fix("convert-opset " + std::to_string(again),
+                          [again](onnx::ModelProto& m) { return convert_opset(m, again); });
+    const std::string v = std::to_string(again);
+    if (t.works())
+      return ": `" + ctx.surgeon_command("convert-opset", "--opset " + v, "opset" + v) +
+             "` converts the model to opset " + v + ", which defines " + n.op_type() + " again.";
+    std::string why = !t.tried                ? ""
+                      : !t.edit_error.empty() ? ": " + t.edit_error
+                                              : ": the result would still have lint errors";
+    return ": opset " + v + " defines " + n.op_type() + " again; convert the model to it" +
+           (t.tried ? " (onnxdbg surgeon convert-opset cannot on this model" + why + ")" : "") +
+           ".";
+  }
+  const char* repl = replacement_of(n.op_type());
+  std::string msg = repl ? std::string(": replace it with ") + repl : ": use its replacement";
+  if (last_before > 0)
+    msg += ", or, if the model was written for opset " + std::to_string(removed_at - 1) +
+           " or older, set its ai.onnx version in opset_import to that opset (onnxdbg surgeon "
+           "convert-opset cannot convert a removed op)";
+  return msg + ".";
+}
+
+}  // namespace
 
 void lint_op_not_in_opset(RuleContext& ctx, const GraphInfo& g) {
   // Domains used but not imported: one finding per domain and graph, on its first node.
@@ -33,8 +137,7 @@ void lint_op_not_in_opset(RuleContext& ctx, const GraphInfo& g) {
       std::string msg = n.op_type() + " does not exist at " + at + "; it was introduced in opset " +
                         std::to_string(since);
       if (domain.empty())
-        msg += ": convert the model with `onnxdbg surgeon convert-opset --opset " +
-               std::to_string(since) + "`.";
+        msg += fix_for_missing(ctx, n, l.opset);
       else
         msg += ": import " + domain_display(domain) + " version " + std::to_string(since) + ".";
       ctx.report(Severity::kError, g, i, msg);
@@ -49,11 +152,10 @@ void lint_op_not_in_opset(RuleContext& ctx, const GraphInfo& g) {
       std::string msg =
           n.op_type() + " was removed in opset " + std::to_string(l.schema->since_version()) +
           " of " + domain_display(domain) + " and the model imports " + std::to_string(l.opset);
-      if (last > 0 && domain.empty())
-        msg += ": use its replacement, or keep the model at opset " +
-               std::to_string(l.schema->since_version() - 1) +
-               " or older (`onnxdbg surgeon convert-opset --opset " +
-               std::to_string(l.schema->since_version() - 1) + "`).";
+      if (domain.empty())
+        msg += fix_for_removed(ctx, n, h, l.schema->since_version(), last);
+      else if (const char* repl = replacement_of(n.op_type()))
+        msg += ": replace it with " + std::string(repl) + ".";
       else
         msg += ".";
       ctx.report(l.beyond_known ? Severity::kWarning : Severity::kError, g, i, msg);
