@@ -1,7 +1,8 @@
 // Exact integer convolution and matrix product for the quantized kernels (ConvInteger,
-// QLinearConv, MatMulInteger, QLinearMatMul) through the float kernels' BLAS paths: the 8-bit
-// operands, minus their zero points, go to float (sgemm) when every partial sum is certain to
-// stay a float-exact integer, else to double (dgemm), so the sums are the exact integer sums.
+// QLinearConv, MatMulInteger, QLinearMatMul). The 8-bit operands, minus their zero points, go to
+// an int16 AVX2 convolution kernel with int32 sums (integer_gemm.cpp) when no sum can leave
+// int32, else to the float kernels' BLAS paths: float (sgemm) when every partial sum is certain
+// to stay a float-exact integer, else double (dgemm). Either way the sums are the exact ones.
 #pragma once
 
 #include <algorithm>
@@ -42,29 +43,31 @@ inline Expected<ExactFloat> exact_float_for(const KernelContext& ctx, double bou
                      ", beyond the 2^53 a double holds exactly");
 }
 
-/// The exact integer sums integer_conv and integer_matmul compute, held in the floating type that
-/// computed them (see exact_float_for); every value is an integer.
+/// The exact integer sums integer_conv and integer_matmul compute, held in the type that computed
+/// them: int32 (conv_forward_int16), float or double (see exact_float_for); every value is an
+/// integer.
 class IntegerSums {
  public:
+  enum class Type { kInt32, kFloat, kDouble };
   IntegerSums() = default;
   /// Room for `size` sums in `type`, uninitialised.
-  IntegerSums(ExactFloat type, int64_t size) : size_(size) {
+  IntegerSums(Type type, int64_t size) : size_(size) {
     const auto n = static_cast<size_t>(std::max<int64_t>(size, 1));
-    if (type == ExactFloat::kFloat)
+    if (type == Type::kInt32)
+      i_.reset(new int32_t[n]);
+    else if (type == Type::kFloat)
       f_.reset(new float[n]);
     else
       d_.reset(new double[n]);
   }
   int64_t size() const { return size_; }
-  bool is_float() const { return f_ != nullptr; }
+  int32_t* ints() { return i_.get(); }
   float* floats() { return f_.get(); }
   double* doubles() { return d_.get(); }
-  double operator[](int64_t i) const {
-    return f_ ? static_cast<double>(f_[i]) : d_[static_cast<size_t>(i)];
-  }
-  /// Calls f with the sums' storage: const float* or const double*.
+  /// Calls f with the sums' storage: const int32_t*, const float* or const double*.
   template <class F>
   decltype(auto) visit(F&& f) const {
+    if (i_) return f(static_cast<const int32_t*>(i_.get()));
     if (f_) return f(static_cast<const float*>(f_.get()));
     return f(static_cast<const double*>(d_.get()));
   }
@@ -79,18 +82,32 @@ class IntegerSums {
 
  private:
   int64_t size_ = 0;
+  std::unique_ptr<int32_t[]> i_;
   std::unique_ptr<float[]> f_;
   std::unique_ptr<double[]> d_;
 };
 
-/// An 8-bit operand minus its zero points, as float (exact: every difference of two 8-bit values
-/// is within 2^9), with the statistics exact_float_for's bound needs.
+/// An 8-bit operand minus its zero points, as int16 (every difference of two 8-bit values is
+/// within 2^9), with the statistics exact_float_for's bound needs.
 struct ShiftedOperand {
-  std::unique_ptr<float[]> values;
+  std::unique_ptr<int16_t[]> values;
   int64_t max_abs = 0;      ///< the largest |value|
   int64_t max_row_sum = 0;  ///< the largest sum of |value| over a row
   int64_t max_col_sum = 0;  ///< the largest sum of |value| over a column of one matrix
 };
+
+/// True when this CPU runs conv_forward_int16 (it has AVX2).
+bool int16_conv_available();
+
+/// Conv of int16 operands with exact int32 sums (integer_gemm.cpp): y [n, m, g.out...] = w [m,
+/// c / group, g.kernel...] * x [n, c, g.in...], laid out as conv_forward's. Per (image, group),
+/// bands of output positions are unfolded by im2col and multiplied by an AVX2 kernel that adds
+/// pairs of products (vpmaddwd) into int32 lanes: exact as long as every partial sum stays
+/// within int32, which the caller guarantees by bounding sum_k |w| |x| below 2^31. Needs
+/// int16_conv_available(). Errors: the run limits' error when the run is cancelled or out of
+/// time.
+Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
+                          int64_t m, int64_t group, const SpatialGeometry& g);
 
 /// The loop of shift_8bit for source type S; kColumns adds column zero points and column sums.
 /// Integer arithmetic throughout, so that it vectorises (float sums would not, for lack of
@@ -100,17 +117,17 @@ void shift_8bit_rows(const S* src, int64_t rows, int64_t cols, int64_t rows_per_
                      const std::vector<int32_t>& row_zero, const std::vector<int32_t>& col_zero,
                      ShiftedOperand& out) {
   std::vector<int64_t> col_sum(kColumns ? static_cast<size_t>(cols) : 0, 0);
-  float* dst = out.values.get();
+  int16_t* dst = out.values.get();
   int32_t max_abs = 0;
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t zr = row_zero.empty() ? 0 : row_zero[static_cast<size_t>(r) % row_zero.size()];
     const S* s = src + r * cols;
-    float* d = dst + r * cols;
+    int16_t* d = dst + r * cols;
     int64_t row_sum = 0;
     for (int64_t j = 0; j < cols; ++j) {
       int32_t v = static_cast<int32_t>(s[j]) - zr;
       if constexpr (kColumns) v -= col_zero[static_cast<size_t>(j)];
-      d[j] = static_cast<float>(v);
+      d[j] = static_cast<int16_t>(v);
       const int32_t a = v < 0 ? -v : v;
       row_sum += a;
       max_abs = a > max_abs ? a : max_abs;
@@ -137,7 +154,7 @@ inline ShiftedOperand shift_8bit(const Tensor& t, int64_t cols, int64_t rows_per
                                  const std::vector<double>& row_zero,
                                  const std::vector<double>& col_zero) {
   ShiftedOperand out;
-  out.values.reset(new float[static_cast<size_t>(std::max<int64_t>(t.numel(), 1))]);
+  out.values.reset(new int16_t[static_cast<size_t>(std::max<int64_t>(t.numel(), 1))]);
   if (t.numel() == 0 || cols <= 0) return out;
   const auto ints = [](const std::vector<double>& v) {
     return std::vector<int32_t>(v.begin(), v.end());
@@ -157,25 +174,21 @@ inline ShiftedOperand shift_8bit(const Tensor& t, int64_t cols, int64_t rows_per
   return out;
 }
 
-/// The operand's values as T: the float values themselves, or a double copy.
+/// The operand's n values converted to T.
 template <class T>
-const T* operand_as(const ShiftedOperand& op, int64_t n, std::unique_ptr<double[]>& storage) {
-  if constexpr (std::is_same_v<T, float>) {
-    return op.values.get();
-  } else {
-    storage.reset(new double[static_cast<size_t>(std::max<int64_t>(n, 1))]);
-    for (int64_t i = 0; i < n; ++i)
-      storage[static_cast<size_t>(i)] = op.values[static_cast<size_t>(i)];
-    return storage.get();
-  }
+std::unique_ptr<T[]> operand_as(const ShiftedOperand& op, int64_t n) {
+  std::unique_ptr<T[]> out(new T[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = op.values[static_cast<size_t>(i)];
+  return out;
 }
 
 /// Integer convolution of (x - x_zero) with (w - w_zero[m]) (w_zero per output channel, M
 /// values), following Conv's attributes (group, strides, dilations, pads, auto_pad,
 /// kernel_shape); x and w are uint8 or int8 (the caller checks). Padding reads x_zero, so it
-/// adds nothing. Computed by conv_forward (im2col + BLAS GEMM, or the depthwise loop) in float
-/// or double as exact_float_for allows, so the sums are exact. Returns the sums [N, M, O1, ...]
-/// with `out_shape` set to that shape. Errors: kModelError naming the node for inconsistent
+/// adds nothing. Computed by conv_forward_int16 when the sums' bound is below 2^31 on an AVX2
+/// CPU (depthwise convs aside), else by conv_forward (im2col + BLAS GEMM, or the depthwise loop)
+/// in float or double as exact_float_for allows, so the sums are exact. Returns the sums [N, M, O1,
+/// ...] with `out_shape` set to that shape. Errors: kModelError naming the node for inconsistent
 /// shapes or attributes; conv_forward's errors.
 inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor& x,
                                           const Tensor& w, double x_zero,
@@ -205,16 +218,26 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   // Each output is a dot product of one channel's weights with x's values or padding (0 once
   // shifted): bounded by that channel's sum of |w - w_zero| times the largest |x - x_zero|.
   const double bound = static_cast<double>(xs.max_abs) * static_cast<double>(ws.max_row_sum);
+  // Below 2^31 every partial sum fits int32: the AVX2 kernel, except for depthwise convs (one
+  // input channel per group), which conv_forward's direct loop does better than a GEMM.
+  if (bound < 0x1p31 && !(c / group == 1 && group > 1) && int16_conv_available()) {
+    IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
+    if (sums.size() > 0)
+      ODB_RETURN_IF_ERROR(
+          conv_forward_int16(xs.values.get(), ws.values.get(), sums.ints(), n, c, m, group, g));
+    return sums;
+  }
   ODB_ASSIGN_OR_RETURN(const ExactFloat type, exact_float_for(ctx, bound));
-  IntegerSums sums(type, product(out_shape));
+  IntegerSums sums(
+      type == ExactFloat::kFloat ? IntegerSums::Type::kFloat : IntegerSums::Type::kDouble,
+      product(out_shape));
   const auto run = [&](auto* y) -> Status {
     using T = std::remove_pointer_t<decltype(y)>;
-    std::unique_ptr<double[]> xd, wd;
-    return conv_forward<T>(operand_as<T>(xs, x.numel(), xd), operand_as<T>(ws, w.numel(), wd),
+    return conv_forward<T>(operand_as<T>(xs, x.numel()).get(), operand_as<T>(ws, w.numel()).get(),
                            nullptr, y, n, c, m, group, g);
   };
   if (sums.size() > 0)
-    ODB_RETURN_IF_ERROR(sums.is_float() ? run(sums.floats()) : run(sums.doubles()));
+    ODB_RETURN_IF_ERROR(type == ExactFloat::kFloat ? run(sums.floats()) : run(sums.doubles()));
   return sums;
 }
 
@@ -237,12 +260,14 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
                static_cast<double>(as.max_abs) * static_cast<double>(bs.max_col_sum));
   ODB_ASSIGN_OR_RETURN(const ExactFloat type, exact_float_for(ctx, bound));
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
-  IntegerSums sums(type, nb * mn);
+  IntegerSums sums(
+      type == ExactFloat::kFloat ? IntegerSums::Type::kFloat : IntegerSums::Type::kDouble, nb * mn);
   const auto run = [&](auto* y) -> Status {
     using T = std::remove_pointer_t<decltype(y)>;
-    std::unique_ptr<double[]> ad, bd;
-    const T* pa = operand_as<T>(as, a.numel(), ad);
-    const T* pb = operand_as<T>(bs, b.numel(), bd);
+    const std::unique_ptr<T[]> a_values = operand_as<T>(as, a.numel()),
+                               b_values = operand_as<T>(bs, b.numel());
+    const T* pa = a_values.get();
+    const T* pb = b_values.get();
     if (p.fold_batch)
       return parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n, T(0), y,
                               p.n);
@@ -253,7 +278,7 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
     });
   };
   if (sums.size() > 0)
-    ODB_RETURN_IF_ERROR(sums.is_float() ? run(sums.floats()) : run(sums.doubles()));
+    ODB_RETURN_IF_ERROR(type == ExactFloat::kFloat ? run(sums.floats()) : run(sums.doubles()));
   return sums;
 }
 

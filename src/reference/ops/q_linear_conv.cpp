@@ -16,6 +16,8 @@ namespace {
     for (int64_t i = 0; i < n; ++i)                                                               \
       out[i] = requantize<O>((static_cast<double>(s[i]) + add) * mul, zero);                      \
   }
+ODB_REQUANTIZE_PLANE(int32_t, uint8_t)
+ODB_REQUANTIZE_PLANE(int32_t, int8_t)
 ODB_REQUANTIZE_PLANE(float, uint8_t)
 ODB_REQUANTIZE_PLANE(float, int8_t)
 ODB_REQUANTIZE_PLANE(double, uint8_t)

@@ -1,8 +1,9 @@
-// The quantized kernels' fast paths (ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul
-// through im2col + float or double GEMM, reference/ops/integer_gemm.h) against straightforward
-// int64 loops on random data: int8/uint8 combinations, per-channel/per-row/per-column zero
-// points, groups and depthwise, pads, strides, dilations, auto_pad, 1-D to 3-D, batch
-// broadcasting, and sums that float could not hold exactly (the exactness guard's double path).
+// The quantized kernels' fast paths (reference/ops/integer_gemm.h: ConvInteger and QLinearConv
+// through im2col and the int16 AVX2 kernel or float/double GEMM, MatMulInteger and QLinearMatMul
+// through float or double GEMM) against straightforward int64 loops on random data: int8/uint8
+// combinations, per-channel/per-row/per-column zero points, groups and depthwise, pads, strides,
+// dilations, auto_pad, 1-D to 3-D, several bands and partial tiles, batch broadcasting, and sums
+// that float could not hold exactly (the exactness guard's double path).
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -144,6 +145,8 @@ std::vector<ConvCase> conv_cases() {
   add({{1, 6, 8, 8}, 6, 6, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   add({{1, 4, 9, 9}, 8, 4, {3, 3}, {2, 2}, {2, 2}, {2, 2, 2, 2}, "", true, true, false});
   add({{1, 5, 6, 7}, 3, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, "", false, false, true});
+  // Two bands of output rows, 13 output channels (two full row tiles and one of 1), even K.
+  add({{1, 2, 70, 70}, 13, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   add({{1, 3, 10, 9}, 4, 1, {3, 2}, {2, 3}, {1, 2}, {}, "SAME_UPPER", false, true, false});
   add({{1, 3, 10, 9}, 4, 1, {3, 2}, {2, 3}, {1, 2}, {}, "SAME_LOWER", true, false, true});
   add({{1, 3, 10, 9}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {}, "VALID", false, true, true});
@@ -401,8 +404,18 @@ g (uint8[1,512,3,3] x, int8[1,512,3,3] w) => (int32[1,1,3,3] z) {
   EXPECT_EQ(y.data<int32_t>()[4], c * 9 * 32385 - 255);
 }
 
-// A sum beyond the int32 range wraps as an int32 accumulator does (ONNX Runtime's behaviour).
+// A sum beyond the int32 range wraps as an int32 accumulator does (ONNX Runtime's behaviour);
+// for ConvInteger the bound past 2^31 also moves the work from the int16 kernel to double GEMM.
 TEST(QuantGemm, Int32OverflowWraps) {
+  const int64_t c = 8192;
+  std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
+  std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);
+  auto y =
+      run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (uint8[1,8192,3,3] x, int8[1,8192,3,3] w) => (int32[1,1,1,1] z) { z = ConvInteger(x, w) })",
+             {{"x", tensor<uint8_t>({1, c, 3, 3}, x)}, {"w", tensor<int8_t>({1, c, 3, 3}, w)}});
+  ASSERT_EQ(y.numel(), 1);
+  EXPECT_EQ(y.data<int32_t>()[0], static_cast<int32_t>(c * 9 * 32385 - (int64_t{1} << 32)));
   const int64_t k = 70000;
   std::vector<uint8_t> a(k, 255);
   std::vector<int8_t> b(k, 127);
