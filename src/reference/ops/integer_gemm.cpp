@@ -61,16 +61,20 @@ template <int kR>
 [[gnu::target("avx2")]] void micro_tile(const int32_t* a, int64_t k2, const int16_t* packed,
                                         int32_t* c, int64_t ldc, int64_t valid) {
   __m256i lo[kR], hi[kR];
+  // Unrolled, so that the accumulators live in registers (-O2 would keep them on the stack).
+#pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) lo[r] = hi[r] = _mm256_setzero_si256();
   for (int64_t kk = 0; kk < k2; ++kk) {
     const __m256i bl = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 32 * kk));
     const __m256i bh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 32 * kk + 16));
+#pragma GCC unroll 8
     for (int r = 0; r < kR; ++r) {
       const __m256i av = _mm256_set1_epi32(a[r * k2 + kk]);
       lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(av, bl));
       hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(av, bh));
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) {
     const __m256i first = _mm256_permute2x128_si256(lo[r], hi[r], 0x20);
     const __m256i second = _mm256_permute2x128_si256(lo[r], hi[r], 0x31);
