@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -96,12 +97,49 @@ constexpr MicroTile kMicroTiles[kTileRows + 1] = {nullptr,       micro_tile<1>, 
                                                   micro_tile<3>, micro_tile<4>, micro_tile<5>,
                                                   micro_tile<6>};
 
+// Rows of an int16 matrix [rows, k] as pairs of int16 in one int32 (the even k in the low half),
+// an odd k's last pair completed by 0: micro_tile's `a`.
+std::vector<int32_t> pack_pairs(const int16_t* w, int64_t rows, int64_t k) {
+  const int64_t k2 = (k + 1) / 2;
+  std::vector<int32_t> pairs(static_cast<size_t>(rows * k2));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kk = 0; kk < k2; ++kk) {
+      const auto lo = static_cast<uint16_t>(w[r * k + 2 * kk]);
+      const auto hi = static_cast<uint16_t>(2 * kk + 1 < k ? w[r * k + 2 * kk + 1] : 0);
+      pairs[static_cast<size_t>(r * k2 + kk)] =
+          static_cast<int32_t>(static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16));
+    }
+  return pairs;
+}
+
+// c[r][j] = sum_k a[r][k] b[k][j] for r < rows and j in [j0, j1): `pairs` is pack_pairs of a,
+// b's rows are ldb apart and must be readable for 2 * k2 rows and 16 elements past column j1 - 1
+// of the last one; c's rows are ldc apart.
+void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16_t* b, int64_t ldb,
+                     int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+  int16_t* packed = scratch<1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
+  for (int64_t j = j0; j < j1; j += kTileColumns) {
+    const int64_t valid = std::min(kTileColumns, j1 - j);
+    pack_strip(b + j, ldb, k2, packed);
+    for (int64_t r0 = 0; r0 < rows; r0 += kTileRows) {
+      const auto tile_rows = static_cast<int>(std::min<int64_t>(kTileRows, rows - r0));
+      kMicroTiles[tile_rows](pairs + r0 * k2, k2, packed, c + r0 * ldc + j, ldc, valid);
+    }
+  }
+}
+
 }  // namespace
 
-bool int16_conv_available() {
-  static const bool available = __builtin_cpu_supports("avx2");
-  return available;
+namespace {
+std::atomic<bool> int16_gemm_enabled{true};
+}  // namespace
+
+bool int16_gemm_available() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 && int16_gemm_enabled.load(std::memory_order_relaxed);
 }
+
+void set_int16_gemm_enabled(bool enabled) { int16_gemm_enabled.store(enabled); }
 
 Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
                           int64_t m, int64_t group, const SpatialGeometry& g) {
@@ -110,16 +148,7 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
   const int64_t k = cg * product(g.kernel), k2 = (k + 1) / 2, p = product(g.out);
   const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
   if (p == 0 || m == 0) return Status::ok();
-  // W's rows as pairs of int16 in one int32 (the even k in the low half), an odd k's last pair
-  // completed by 0.
-  std::vector<int32_t> pairs(static_cast<size_t>(m * k2));
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t kk = 0; kk < k2; ++kk) {
-      const auto lo = static_cast<uint16_t>(w[r * k + 2 * kk]);
-      const auto hi = static_cast<uint16_t>(2 * kk + 1 < k ? w[r * k + 2 * kk + 1] : 0);
-      pairs[static_cast<size_t>(r * k2 + kk)] =
-          static_cast<int32_t>(static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16));
-    }
+  const std::vector<int32_t> pairs = pack_pairs(w, m, k);
   // Bands of whole output rows (the outer index), about kBandColumns columns each: fixed by the
   // shapes, so the tiles, and the (exact) sums, do not depend on the thread count.
   const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
@@ -136,21 +165,31 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
         // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more
         // so that the last tile's 16-column reads stay inside the buffer.
         int16_t* col = scratch<0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
-        int16_t* packed = scratch<1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
         im2col(xg, cg, g, o0, o1, col);
         std::fill(col + k * cols, col + 2 * k2 * cols + kTileColumns, int16_t{0});
-        for (int64_t j0 = 0; j0 < cols; j0 += kTileColumns) {
-          const int64_t valid = std::min(kTileColumns, cols - j0);
-          pack_strip(col + j0, cols, k2, packed);
-          for (int64_t r0 = 0; r0 < mg; r0 += kTileRows) {
-            const auto rows = static_cast<int>(std::min<int64_t>(kTileRows, mg - r0));
-            kMicroTiles[rows](wg + r0 * k2, k2, packed, yg + r0 * p + o0 * out_last + j0, p, valid);
-          }
-        }
+        multiply_strips(wg, mg, k2, col, cols, 0, cols, yg + o0 * out_last, p);
         return Status::ok();
       }));
     }
   return Status::ok();
+}
+
+}  // namespace onnxdbg::reference
+
+namespace onnxdbg::reference {
+
+Status gemm_int16(const int16_t* a, int64_t m, int64_t k, const int16_t* b, int64_t n, int32_t* c) {
+  if (m == 0 || n == 0) return Status::ok();
+  const std::vector<int32_t> pairs = pack_pairs(a, m, k);
+  const int64_t k2 = (k + 1) / 2;
+  // Blocks of kBlockColumns columns, fixed by the shapes; each thread packs its own strips.
+  constexpr int64_t kBlockColumns = 256;
+  return parallel_for_status((n + kBlockColumns - 1) / kBlockColumns, [&](int64_t bi) {
+    ODB_RETURN_IF_ERROR(check_run_limits());
+    const int64_t j0 = bi * kBlockColumns;
+    multiply_strips(pairs.data(), m, k2, b, n, j0, std::min(n, j0 + kBlockColumns), c, n);
+    return Status::ok();
+  });
 }
 
 }  // namespace onnxdbg::reference

@@ -96,18 +96,30 @@ struct ShiftedOperand {
   int64_t max_col_sum = 0;  ///< the largest sum of |value| over a column of one matrix
 };
 
-/// True when this CPU runs conv_forward_int16 (it has AVX2).
-bool int16_conv_available();
+/// True when this CPU runs conv_forward_int16 and gemm_int16 (it has AVX2) and tests have not
+/// turned them off.
+bool int16_gemm_available();
+
+/// Turns the int16 kernels off (false) or back on, so that tests on an AVX2 machine also run the
+/// float/double BLAS paths that CPUs without AVX2 take. Not for use while a model runs.
+void set_int16_gemm_enabled(bool enabled);
 
 /// Conv of int16 operands with exact int32 sums (integer_gemm.cpp): y [n, m, g.out...] = w [m,
 /// c / group, g.kernel...] * x [n, c, g.in...], laid out as conv_forward's. Per (image, group),
 /// bands of output positions are unfolded by im2col and multiplied by an AVX2 kernel that adds
 /// pairs of products (vpmaddwd) into int32 lanes: exact as long as every partial sum stays
 /// within int32, which the caller guarantees by bounding sum_k |w| |x| below 2^31. Needs
-/// int16_conv_available(). Errors: the run limits' error when the run is cancelled or out of
+/// int16_gemm_available(). Errors: the run limits' error when the run is cancelled or out of
 /// time.
 Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
                           int64_t m, int64_t group, const SpatialGeometry& g);
+
+/// c [m, n] = a [m, k] * b [k, n] on int16 operands with exact int32 sums, by the kernel of
+/// conv_forward_int16 (all row-major and dense). b must be readable for n + 16 elements past its
+/// end (the kernel reads whole 16-column strips and, for an odd k, one row more, which it
+/// multiplies by 0). Exact as long as every partial sum stays within int32 (the caller bounds
+/// sum_k |a| |b| below 2^31). Needs int16_gemm_available(). Errors: the run limits' error.
+Status gemm_int16(const int16_t* a, int64_t m, int64_t k, const int16_t* b, int64_t n, int32_t* c);
 
 /// The loop of shift_8bit for source type S; kColumns adds column zero points and column sums.
 /// Integer arithmetic throughout, so that it vectorises (float sums would not, for lack of
@@ -149,12 +161,14 @@ void shift_8bit_rows(const S* src, int64_t rows, int64_t cols, int64_t rows_per_
 /// t (uint8 or int8, the caller checks) seen as rows of `cols` elements, minus its zero points:
 /// row r's `row_zero[r % row_zero.size()]` (none when empty) and, when `col_zero` is not empty,
 /// column j's col_zero[j] (cols values). Column sums are taken per matrix of `rows_per_matrix`
-/// rows (only with column zero points). Zero points are 8-bit values.
+/// rows (only with column zero points). Zero points are 8-bit values. `padding` zeros follow the
+/// values.
 inline ShiftedOperand shift_8bit(const Tensor& t, int64_t cols, int64_t rows_per_matrix,
                                  const std::vector<double>& row_zero,
-                                 const std::vector<double>& col_zero) {
+                                 const std::vector<double>& col_zero, int64_t padding = 0) {
   ShiftedOperand out;
-  out.values.reset(new int16_t[static_cast<size_t>(std::max<int64_t>(t.numel(), 1))]);
+  out.values.reset(new int16_t[static_cast<size_t>(std::max<int64_t>(t.numel() + padding, 1))]);
+  std::fill(out.values.get() + t.numel(), out.values.get() + t.numel() + padding, int16_t{0});
   if (t.numel() == 0 || cols <= 0) return out;
   const auto ints = [](const std::vector<double>& v) {
     return std::vector<int32_t>(v.begin(), v.end());
@@ -220,7 +234,7 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   const double bound = static_cast<double>(xs.max_abs) * static_cast<double>(ws.max_row_sum);
   // Below 2^31 every partial sum fits int32: the AVX2 kernel, except for depthwise convs (one
   // input channel per group), which conv_forward's direct loop does better than a GEMM.
-  if (bound < 0x1p31 && !(c / group == 1 && group > 1) && int16_conv_available()) {
+  if (bound < 0x1p31 && !(c / group == 1 && group > 1) && int16_gemm_available()) {
     IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
     if (sums.size() > 0)
       ODB_RETURN_IF_ERROR(
@@ -244,8 +258,9 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
 /// Integer matrix product (A - a_zero[row]) x (B - b_zero[col]) over the batches of `plan`
 /// (plan_matmul of A's and B's shapes; a_zero has plan.m values, one per row of each A matrix,
 /// b_zero plan.n, one per column of each B matrix); A and B are uint8 or int8 (the caller
-/// checks). Computed by BLAS GEMM in float or double as exact_float_for allows, in tiles fixed
-/// by the shapes, so the sums are exact. Returns the sums laid out as plan.out_shape.
+/// checks). Computed by gemm_int16 when the sums' bound is below 2^31 on an AVX2 CPU, else by
+/// BLAS GEMM in float or double as exact_float_for allows, in tiles fixed by the shapes, so the
+/// sums are exact. Returns the sums laid out as plan.out_shape.
 /// Errors: kUnsupported when a dimension exceeds 32-bit BLAS or even double could round.
 inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tensor& a,
                                             const Tensor& b, const std::vector<double>& a_zero,
@@ -254,12 +269,30 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
   // Output (r, c) is bounded both by row r's sum of |a - a_zero| times the largest |b - b_zero|
   // and by the largest |a - a_zero| times column c's sum of |b - b_zero|; the smaller bound holds.
   const ShiftedOperand as = shift_8bit(a, p.k, 1, a_zero, {});
-  const ShiftedOperand bs = shift_8bit(b, p.n, p.k, {}, b_zero);
+  // B padded for gemm_int16, which reads whole 16-column strips and one row more for an odd K.
+  const ShiftedOperand bs = shift_8bit(b, p.n, p.k, {}, b_zero, p.n + 16);
   const double bound =
       std::min(static_cast<double>(as.max_row_sum) * static_cast<double>(bs.max_abs),
                static_cast<double>(as.max_abs) * static_cast<double>(bs.max_col_sum));
-  ODB_ASSIGN_OR_RETURN(const ExactFloat type, exact_float_for(ctx, bound));
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
+  // Below 2^31 every partial sum fits int32: the AVX2 kernel.
+  if (bound < 0x1p31 && int16_gemm_available()) {
+    IntegerSums sums(IntegerSums::Type::kInt32, nb * mn);
+    if (sums.size() == 0) return sums;
+    const int16_t* pa = as.values.get();
+    const int16_t* pb = bs.values.get();
+    if (p.fold_batch) {
+      ODB_RETURN_IF_ERROR(gemm_int16(pa, nb * p.m, p.k, pb, p.n, sums.ints()));
+    } else {
+      for (int64_t i = 0; i < nb; ++i) {
+        const auto iu = static_cast<size_t>(i);
+        ODB_RETURN_IF_ERROR(gemm_int16(pa + p.a_offsets[iu], p.m, p.k, pb + p.b_offsets[iu], p.n,
+                                       sums.ints() + i * mn));
+      }
+    }
+    return sums;
+  }
+  ODB_ASSIGN_OR_RETURN(const ExactFloat type, exact_float_for(ctx, bound));
   IntegerSums sums(
       type == ExactFloat::kFloat ? IntegerSums::Type::kFloat : IntegerSums::Type::kDouble, nb * mn);
   const auto run = [&](auto* y) -> Status {

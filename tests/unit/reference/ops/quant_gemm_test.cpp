@@ -11,9 +11,22 @@
 #include <vector>
 
 #include "op_test_util.h"
+#include "reference/ops/integer_gemm.h"
 
 namespace onnxdbg::testing {
 namespace {
+
+// Runs `body` with the int16 kernels (where the CPU has AVX2) and again with them off, on the
+// float/double BLAS paths that CPUs without AVX2 take.
+template <class F>
+void on_both_paths(F body) {
+  for (bool int16 : {true, false}) {
+    SCOPED_TRACE(int16 ? "int16 kernels" : "BLAS paths");
+    reference::set_int16_gemm_enabled(int16);
+    body();
+    reference::set_int16_gemm_enabled(true);
+  }
+}
 
 std::string dims_text(const Shape& s) {
   std::string t = "[";
@@ -167,31 +180,34 @@ std::vector<ConvCase> conv_cases() {
 }
 
 TEST(QuantGemm, ConvIntegerMatchesLoop) {
-  std::mt19937 rng(7);
-  for (const ConvCase& c : conv_cases()) {
-    Shape wshape{c.m, c.x[1] / c.group};
-    wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
-    const IntTensor x = random_8bit(rng, c.x_signed, c.x), w = random_8bit(rng, c.w_signed, wshape);
-    const IntTensor xz = random_8bit(rng, c.x_signed, {}),
-                    wz = random_8bit(rng, c.w_signed, {c.per_channel ? c.m : 1});
-    std::vector<int64_t> wzs(static_cast<size_t>(c.m), wz.v[0]);
-    if (c.per_channel) wzs = wz.v;
-    Shape out;
-    const auto expect = naive_conv(c, x.v, w.v, xz.v[0], wzs, out);
-    Shape yshape{c.x[0], c.m};
-    yshape.insert(yshape.end(), out.begin(), out.end());
-    const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    std::mt19937 rng(7);
+    for (const ConvCase& c : conv_cases()) {
+      Shape wshape{c.m, c.x[1] / c.group};
+      wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
+      const IntTensor x = random_8bit(rng, c.x_signed, c.x),
+                      w = random_8bit(rng, c.w_signed, wshape);
+      const IntTensor xz = random_8bit(rng, c.x_signed, {}),
+                      wz = random_8bit(rng, c.w_signed, {c.per_channel ? c.m : 1});
+      std::vector<int64_t> wzs(static_cast<size_t>(c.m), wz.v[0]);
+      if (c.per_channel) wzs = wz.v;
+      Shape out;
+      const auto expect = naive_conv(c, x.v, w.v, xz.v[0], wzs, out);
+      Shape yshape{c.x[0], c.m};
+      yshape.insert(yshape.end(), out.begin(), out.end());
+      const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()") + type_name(c.x_signed) +
-                             dims_text(c.x) + " x, " + type_name(c.w_signed) + dims_text(wshape) +
-                             " w, " + type_name(c.x_signed) + " xz, " + type_name(c.w_signed) +
-                             dims_text(wz.t.shape()) + " wz) => (int32" + dims_text(yshape) +
-                             " z) { z = ConvInteger" + conv_attrs(c) + "(x, w, xz, wz) }";
-    const Tensor z = run_op(text, {{"x", x.t}, {"w", w.t}, {"xz", xz.t}, {"wz", wz.t}});
-    ASSERT_EQ(z.shape(), yshape) << text;
-    ASSERT_EQ(z.dtype(), DType::kInt32);
-    for (int64_t i = 0; i < z.numel(); ++i)
-      ASSERT_EQ(z.data<int32_t>()[i], expect[static_cast<size_t>(i)]) << text << " at " << i;
-  }
+                               dims_text(c.x) + " x, " + type_name(c.w_signed) + dims_text(wshape) +
+                               " w, " + type_name(c.x_signed) + " xz, " + type_name(c.w_signed) +
+                               dims_text(wz.t.shape()) + " wz) => (int32" + dims_text(yshape) +
+                               " z) { z = ConvInteger" + conv_attrs(c) + "(x, w, xz, wz) }";
+      const Tensor z = run_op(text, {{"x", x.t}, {"w", w.t}, {"xz", xz.t}, {"wz", wz.t}});
+      ASSERT_EQ(z.shape(), yshape) << text;
+      ASSERT_EQ(z.dtype(), DType::kInt32);
+      for (int64_t i = 0; i < z.numel(); ++i)
+        ASSERT_EQ(z.data<int32_t>()[i], expect[static_cast<size_t>(i)]) << text << " at " << i;
+    }
+  });
 }
 
 // saturate(round_half_even(v) + zero) to uint8 or int8, as QLinearConv/QLinearMatMul define it.
@@ -201,55 +217,58 @@ double requantize(double v, double zero, bool is_signed) {
 }
 
 TEST(QuantGemm, QLinearConvMatchesLoop) {
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> scale(0.001f, 0.05f);
-  std::uniform_int_distribution<int32_t> bias_dist(-5000, 5000);
-  for (const ConvCase& c : conv_cases()) {
-    Shape wshape{c.m, c.x[1] / c.group};
-    wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
-    const IntTensor x = random_8bit(rng, c.x_signed, c.x), w = random_8bit(rng, c.w_signed, wshape);
-    const IntTensor xz = random_8bit(rng, c.x_signed, {}),
-                    wz = random_8bit(rng, c.w_signed, {c.per_channel ? c.m : 1});
-    const IntTensor yz = random_8bit(rng, c.x_signed, {});
-    const int64_t nws = c.per_channel ? c.m : 1;
-    std::vector<float> ws(static_cast<size_t>(nws));
-    for (float& s : ws) s = scale(rng);
-    std::vector<int32_t> bias(static_cast<size_t>(c.m));
-    for (int32_t& b : bias) b = bias_dist(rng);
-    const float xs = scale(rng), ys = scale(rng) * 20;
-    std::vector<int64_t> wzs(static_cast<size_t>(c.m), wz.v[0]);
-    if (c.per_channel) wzs = wz.v;
-    Shape out;
-    const auto acc = naive_conv(c, x.v, w.v, xz.v[0], wzs, out);
-    Shape yshape{c.x[0], c.m};
-    yshape.insert(yshape.end(), out.begin(), out.end());
-    const std::string xt = type_name(c.x_signed), wt = type_name(c.w_signed);
-    const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> scale(0.001f, 0.05f);
+    std::uniform_int_distribution<int32_t> bias_dist(-5000, 5000);
+    for (const ConvCase& c : conv_cases()) {
+      Shape wshape{c.m, c.x[1] / c.group};
+      wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
+      const IntTensor x = random_8bit(rng, c.x_signed, c.x),
+                      w = random_8bit(rng, c.w_signed, wshape);
+      const IntTensor xz = random_8bit(rng, c.x_signed, {}),
+                      wz = random_8bit(rng, c.w_signed, {c.per_channel ? c.m : 1});
+      const IntTensor yz = random_8bit(rng, c.x_signed, {});
+      const int64_t nws = c.per_channel ? c.m : 1;
+      std::vector<float> ws(static_cast<size_t>(nws));
+      for (float& s : ws) s = scale(rng);
+      std::vector<int32_t> bias(static_cast<size_t>(c.m));
+      for (int32_t& b : bias) b = bias_dist(rng);
+      const float xs = scale(rng), ys = scale(rng) * 20;
+      std::vector<int64_t> wzs(static_cast<size_t>(c.m), wz.v[0]);
+      if (c.per_channel) wzs = wz.v;
+      Shape out;
+      const auto acc = naive_conv(c, x.v, w.v, xz.v[0], wzs, out);
+      Shape yshape{c.x[0], c.m};
+      yshape.insert(yshape.end(), out.begin(), out.end());
+      const std::string xt = type_name(c.x_signed), wt = type_name(c.w_signed);
+      const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()" + xt + dims_text(c.x) + " x, float xs, " +
-                             xt + " xz, " + wt + dims_text(wshape) + " w, float" +
-                             dims_text({nws}) + " ws, " + wt + dims_text({nws}) +
-                             " wz, float ys, " + xt + " yz, int32" + dims_text({c.m}) + " b) => (" +
-                             xt + dims_text(yshape) + " z) { z = QLinearConv" + conv_attrs(c) +
-                             "(x, xs, xz, w, ws, wz, ys, yz, b) }";
-    const Tensor z = run_op(text, {{"x", x.t},
-                                   {"xs", Tensor::scalar<float>(xs)},
-                                   {"xz", xz.t},
-                                   {"w", w.t},
-                                   {"ws", f32({nws}, ws)},
-                                   {"wz", wz.t},
-                                   {"ys", Tensor::scalar<float>(ys)},
-                                   {"yz", yz.t},
-                                   {"b", tensor<int32_t>({c.m}, bias)}});
-    ASSERT_EQ(z.shape(), yshape) << text;
-    const int64_t plane = count_of(out);
-    for (int64_t i = 0; i < z.numel(); ++i) {
-      const auto ch = static_cast<size_t>((i / plane) % c.m);
-      const double v = (static_cast<double>(acc[static_cast<size_t>(i)]) + bias[ch]) *
-                       (static_cast<double>(xs) * ws[c.per_channel ? ch : 0] / ys);
-      ASSERT_EQ(z.get_as_double(i), requantize(v, static_cast<double>(yz.v[0]), c.x_signed))
-          << text << " at " << i;
+                               xt + " xz, " + wt + dims_text(wshape) + " w, float" +
+                               dims_text({nws}) + " ws, " + wt + dims_text({nws}) +
+                               " wz, float ys, " + xt + " yz, int32" + dims_text({c.m}) +
+                               " b) => (" + xt + dims_text(yshape) + " z) { z = QLinearConv" +
+                               conv_attrs(c) + "(x, xs, xz, w, ws, wz, ys, yz, b) }";
+      const Tensor z = run_op(text, {{"x", x.t},
+                                     {"xs", Tensor::scalar<float>(xs)},
+                                     {"xz", xz.t},
+                                     {"w", w.t},
+                                     {"ws", f32({nws}, ws)},
+                                     {"wz", wz.t},
+                                     {"ys", Tensor::scalar<float>(ys)},
+                                     {"yz", yz.t},
+                                     {"b", tensor<int32_t>({c.m}, bias)}});
+      ASSERT_EQ(z.shape(), yshape) << text;
+      const int64_t plane = count_of(out);
+      for (int64_t i = 0; i < z.numel(); ++i) {
+        const auto ch = static_cast<size_t>((i / plane) % c.m);
+        const double v = (static_cast<double>(acc[static_cast<size_t>(i)]) + bias[ch]) *
+                         (static_cast<double>(xs) * ws[c.per_channel ? ch : 0] / ys);
+        ASSERT_EQ(z.get_as_double(i), requantize(v, static_cast<double>(yz.v[0]), c.x_signed))
+            << text << " at " << i;
+      }
     }
-  }
+  });
 }
 
 struct MatMulCase {
@@ -303,6 +322,9 @@ std::vector<MatMulCase> matmul_cases() {
   cases.push_back({{2, 1, 4, 8}, {3, 8, 5}, true, false, true, false});
   cases.push_back({{4, 6}, {2, 6, 3}, false, false, false, true});
   cases.push_back({{1, 300}, {300, 2}, false, true, false, true});
+  // Several row and column tiles of the int16 kernel, and more than one block of columns.
+  cases.push_back({{14, 33}, {33, 40}, false, true, true, true});
+  cases.push_back({{2, 3, 10}, {2, 10, 300}, true, true, false, true});
   return cases;
 }
 
@@ -311,119 +333,127 @@ std::vector<int64_t> zero_values(const IntTensor& zp, int64_t count) {
 }
 
 TEST(QuantGemm, MatMulIntegerMatchesLoop) {
-  std::mt19937 rng(3);
-  for (const MatMulCase& c : matmul_cases()) {
-    const int64_t m = c.a[c.a.size() - 2], n = c.b.back();
-    const IntTensor a = random_8bit(rng, c.a_signed, c.a), b = random_8bit(rng, c.b_signed, c.b);
-    const IntTensor az = random_8bit(rng, c.a_signed, {c.per_row ? m : 1}),
-                    bz = random_8bit(rng, c.b_signed, {c.per_col ? n : 1});
-    Shape out;
-    const auto expect = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
-    const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    std::mt19937 rng(3);
+    for (const MatMulCase& c : matmul_cases()) {
+      const int64_t m = c.a[c.a.size() - 2], n = c.b.back();
+      const IntTensor a = random_8bit(rng, c.a_signed, c.a), b = random_8bit(rng, c.b_signed, c.b);
+      const IntTensor az = random_8bit(rng, c.a_signed, {c.per_row ? m : 1}),
+                      bz = random_8bit(rng, c.b_signed, {c.per_col ? n : 1});
+      Shape out;
+      const auto expect = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
+      const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()") + type_name(c.a_signed) +
-                             dims_text(c.a) + " a, " + type_name(c.b_signed) + dims_text(c.b) +
-                             " b, " + type_name(c.a_signed) + dims_text(az.t.shape()) + " az, " +
-                             type_name(c.b_signed) + dims_text(bz.t.shape()) + " bz) => (int32" +
-                             dims_text(out) + " z) { z = MatMulInteger(a, b, az, bz) }";
-    const Tensor z = run_op(text, {{"a", a.t}, {"b", b.t}, {"az", az.t}, {"bz", bz.t}});
-    ASSERT_EQ(z.shape(), out) << text;
-    for (int64_t i = 0; i < z.numel(); ++i)
-      ASSERT_EQ(z.data<int32_t>()[i], expect[static_cast<size_t>(i)]) << text << " at " << i;
-  }
+                               dims_text(c.a) + " a, " + type_name(c.b_signed) + dims_text(c.b) +
+                               " b, " + type_name(c.a_signed) + dims_text(az.t.shape()) + " az, " +
+                               type_name(c.b_signed) + dims_text(bz.t.shape()) + " bz) => (int32" +
+                               dims_text(out) + " z) { z = MatMulInteger(a, b, az, bz) }";
+      const Tensor z = run_op(text, {{"a", a.t}, {"b", b.t}, {"az", az.t}, {"bz", bz.t}});
+      ASSERT_EQ(z.shape(), out) << text;
+      for (int64_t i = 0; i < z.numel(); ++i)
+        ASSERT_EQ(z.data<int32_t>()[i], expect[static_cast<size_t>(i)]) << text << " at " << i;
+    }
+  });
 }
 
 TEST(QuantGemm, QLinearMatMulMatchesLoop) {
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> scale(0.001f, 0.05f);
-  for (const MatMulCase& c : matmul_cases()) {
-    const int64_t m = c.a[c.a.size() - 2], n = c.b.back();
-    const IntTensor a = random_8bit(rng, c.a_signed, c.a), b = random_8bit(rng, c.b_signed, c.b);
-    const IntTensor az = random_8bit(rng, c.a_signed, {c.per_row ? m : 1}),
-                    bz = random_8bit(rng, c.b_signed, {c.per_col ? n : 1}),
-                    yz = random_8bit(rng, c.a_signed, {});
-    std::vector<float> as(static_cast<size_t>(c.per_row ? m : 1)),
-        bs(static_cast<size_t>(c.per_col ? n : 1));
-    for (float& s : as) s = scale(rng);
-    for (float& s : bs) s = scale(rng);
-    const float ys = scale(rng) * 10;
-    Shape out;
-    const auto acc = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
-    const std::string at = type_name(c.a_signed), bt = type_name(c.b_signed);
-    const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> scale(0.001f, 0.05f);
+    for (const MatMulCase& c : matmul_cases()) {
+      const int64_t m = c.a[c.a.size() - 2], n = c.b.back();
+      const IntTensor a = random_8bit(rng, c.a_signed, c.a), b = random_8bit(rng, c.b_signed, c.b);
+      const IntTensor az = random_8bit(rng, c.a_signed, {c.per_row ? m : 1}),
+                      bz = random_8bit(rng, c.b_signed, {c.per_col ? n : 1}),
+                      yz = random_8bit(rng, c.a_signed, {});
+      std::vector<float> as(static_cast<size_t>(c.per_row ? m : 1)),
+          bs(static_cast<size_t>(c.per_col ? n : 1));
+      for (float& s : as) s = scale(rng);
+      for (float& s : bs) s = scale(rng);
+      const float ys = scale(rng) * 10;
+      Shape out;
+      const auto acc = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
+      const std::string at = type_name(c.a_signed), bt = type_name(c.b_signed);
+      const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()" + at + dims_text(c.a) + " a, float" +
-                             dims_text(az.t.shape()) + " as, " + at + dims_text(az.t.shape()) +
-                             " az, " + bt + dims_text(c.b) + " b, float" + dims_text(bz.t.shape()) +
-                             " bs, " + bt + dims_text(bz.t.shape()) + " bz, float ys, " + at +
-                             " yz) => (" + at + dims_text(out) +
-                             " z) { z = QLinearMatMul(a, as, az, b, bs, bz, ys, yz) }";
-    const Tensor z = run_op(text, {{"a", a.t},
-                                   {"as", f32(az.t.shape(), as)},
-                                   {"az", az.t},
-                                   {"b", b.t},
-                                   {"bs", f32(bz.t.shape(), bs)},
-                                   {"bz", bz.t},
-                                   {"ys", Tensor::scalar<float>(ys)},
-                                   {"yz", yz.t}});
-    ASSERT_EQ(z.shape(), out) << text;
-    for (int64_t i = 0; i < z.numel(); ++i) {
-      const auto r = static_cast<size_t>((i / n) % m), col = static_cast<size_t>(i % n);
-      const double v = static_cast<double>(acc[static_cast<size_t>(i)]) * as[c.per_row ? r : 0] *
-                       bs[c.per_col ? col : 0] / ys;
-      ASSERT_EQ(z.get_as_double(i), requantize(v, static_cast<double>(yz.v[0]), c.a_signed))
-          << text << " at " << i;
+                               dims_text(az.t.shape()) + " as, " + at + dims_text(az.t.shape()) +
+                               " az, " + bt + dims_text(c.b) + " b, float" +
+                               dims_text(bz.t.shape()) + " bs, " + bt + dims_text(bz.t.shape()) +
+                               " bz, float ys, " + at + " yz) => (" + at + dims_text(out) +
+                               " z) { z = QLinearMatMul(a, as, az, b, bs, bz, ys, yz) }";
+      const Tensor z = run_op(text, {{"a", a.t},
+                                     {"as", f32(az.t.shape(), as)},
+                                     {"az", az.t},
+                                     {"b", b.t},
+                                     {"bs", f32(bz.t.shape(), bs)},
+                                     {"bz", bz.t},
+                                     {"ys", Tensor::scalar<float>(ys)},
+                                     {"yz", yz.t}});
+      ASSERT_EQ(z.shape(), out) << text;
+      for (int64_t i = 0; i < z.numel(); ++i) {
+        const auto r = static_cast<size_t>((i / n) % m), col = static_cast<size_t>(i % n);
+        const double v = static_cast<double>(acc[static_cast<size_t>(i)]) * as[c.per_row ? r : 0] *
+                         bs[c.per_col ? col : 0] / ys;
+        ASSERT_EQ(z.get_as_double(i), requantize(v, static_cast<double>(yz.v[0]), c.a_signed))
+            << text << " at " << i;
+      }
     }
-  }
+  });
 }
 
 // Sums whose partial sums pass 2^24 and whose value is odd: float holds no odd integer above
 // 2^24, so only the guard's double path gives them exactly.
 TEST(QuantGemm, SumsBeyondFloatPrecisionAreExact) {
-  // MatMulInteger: 4096 terms of 255 * 127, one of them 255 * 126: 4096 * 32385 - 255.
-  const int64_t k = 4096;
-  std::vector<uint8_t> a(k, 255);
-  std::vector<int8_t> b(k, 127);
-  b[1234] = 126;
-  auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    // MatMulInteger: 4096 terms of 255 * 127, one of them 255 * 126: 4096 * 32385 - 255.
+    const int64_t k = 4096;
+    std::vector<uint8_t> a(k, 255);
+    std::vector<int8_t> b(k, 127);
+    b[1234] = 126;
+    auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (uint8[1,4096] a, int8[4096,1] b) => (int32[1,1] z) { z = MatMulInteger(a, b) })",
-                  {{"a", tensor<uint8_t>({1, k}, a)}, {"b", tensor<int8_t>({k, 1}, b)}});
-  ASSERT_EQ(z.numel(), 1);
-  EXPECT_EQ(z.data<int32_t>()[0], k * 32385 - 255);
-  // ConvInteger: 512 channels x 3x3 = 4608 terms per output, one w of 126, with padding.
-  const int64_t c = 512;
-  std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
-  std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);
-  w[777] = 126;
-  auto y =
-      run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+                    {{"a", tensor<uint8_t>({1, k}, a)}, {"b", tensor<int8_t>({k, 1}, b)}});
+    ASSERT_EQ(z.numel(), 1);
+    EXPECT_EQ(z.data<int32_t>()[0], k * 32385 - 255);
+    // ConvInteger: 512 channels x 3x3 = 4608 terms per output, one w of 126, with padding.
+    const int64_t c = 512;
+    std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
+    std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);
+    w[777] = 126;
+    auto y =
+        run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (uint8[1,512,3,3] x, int8[1,512,3,3] w) => (int32[1,1,3,3] z) {
   z = ConvInteger<pads=[1,1,1,1]>(x, w)
 })",
-             {{"x", tensor<uint8_t>({1, c, 3, 3}, x)}, {"w", tensor<int8_t>({1, c, 3, 3}, w)}});
-  ASSERT_EQ(y.numel(), 9);
-  // The centre sees every tap.
-  EXPECT_EQ(y.data<int32_t>()[4], c * 9 * 32385 - 255);
+               {{"x", tensor<uint8_t>({1, c, 3, 3}, x)}, {"w", tensor<int8_t>({1, c, 3, 3}, w)}});
+    ASSERT_EQ(y.numel(), 9);
+    // The centre sees every tap.
+    EXPECT_EQ(y.data<int32_t>()[4], c * 9 * 32385 - 255);
+  });
 }
 
 // A sum beyond the int32 range wraps as an int32 accumulator does (ONNX Runtime's behaviour);
 // for ConvInteger the bound past 2^31 also moves the work from the int16 kernel to double GEMM.
 TEST(QuantGemm, Int32OverflowWraps) {
-  const int64_t c = 8192;
-  std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
-  std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);
-  auto y =
-      run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+  on_both_paths([] {
+    const int64_t c = 8192;
+    std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
+    std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);
+    auto y =
+        run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (uint8[1,8192,3,3] x, int8[1,8192,3,3] w) => (int32[1,1,1,1] z) { z = ConvInteger(x, w) })",
-             {{"x", tensor<uint8_t>({1, c, 3, 3}, x)}, {"w", tensor<int8_t>({1, c, 3, 3}, w)}});
-  ASSERT_EQ(y.numel(), 1);
-  EXPECT_EQ(y.data<int32_t>()[0], static_cast<int32_t>(c * 9 * 32385 - (int64_t{1} << 32)));
-  const int64_t k = 70000;
-  std::vector<uint8_t> a(k, 255);
-  std::vector<int8_t> b(k, 127);
-  auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+               {{"x", tensor<uint8_t>({1, c, 3, 3}, x)}, {"w", tensor<int8_t>({1, c, 3, 3}, w)}});
+    ASSERT_EQ(y.numel(), 1);
+    EXPECT_EQ(y.data<int32_t>()[0], static_cast<int32_t>(c * 9 * 32385 - (int64_t{1} << 32)));
+    const int64_t k = 70000;
+    std::vector<uint8_t> a(k, 255);
+    std::vector<int8_t> b(k, 127);
+    auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
 g (uint8[1,70000] a, int8[70000,1] b) => (int32[1,1] z) { z = MatMulInteger(a, b) })",
-                  {{"a", tensor<uint8_t>({1, k}, a)}, {"b", tensor<int8_t>({k, 1}, b)}});
-  ASSERT_EQ(z.numel(), 1);
-  EXPECT_EQ(z.data<int32_t>()[0], static_cast<int32_t>(k * 32385 - (int64_t{1} << 32)));
+                    {{"a", tensor<uint8_t>({1, k}, a)}, {"b", tensor<int8_t>({k, 1}, b)}});
+    ASSERT_EQ(z.numel(), 1);
+    EXPECT_EQ(z.data<int32_t>()[0], static_cast<int32_t>(k * 32385 - (int64_t{1} << 32)));
+  });
 }
 
 }  // namespace
