@@ -96,6 +96,7 @@ demo: build
 
 bench: build models
 	@bash bench/run.sh $(BUILD) $(MODELS)
+	@bash bench/quant.sh $(BUILD)
 	@cmake --build $(BUILD) --target make-synthetic-model >/dev/null
 	@node bench/viewer.js $(BUILD) $(MODELS)
 	@bash bench/reduce.sh $(BUILD) $(MODELS)

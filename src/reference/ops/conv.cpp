@@ -110,7 +110,6 @@ T* col_scratch(size_t n) {
 
 template <class T>
 Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
-  const int64_t nd = x.rank() - 2;
   const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
   const int64_t group = ctx.attr_int("group", 1);
   const std::string shapes = " (X " + shape_to_string(x.shape()) + ", W " +
@@ -140,15 +139,26 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
 
   Shape out_shape{n, m};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  // Every element is written below (by GEMM with beta 0 or the depthwise loops).
+  // Every element is written by conv_forward (by GEMM with beta 0 or the depthwise loops).
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), out_shape));
+  ODB_RETURN_IF_ERROR(conv_forward<T>(x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr,
+                                      y.data<T>(), n, c, m, group, g));
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+}  // namespace
+
+template <class T>
+Status conv_forward(const T* px, const T* pw, const T* pb, T* py, int64_t n, int64_t c, int64_t m,
+                    int64_t group, const SpatialGeometry& g) {
+  const int64_t nd = static_cast<int64_t>(g.in.size());
+  const Shape& in_spatial = g.in;
+  const Shape& kernel = g.kernel;
   const int64_t cg = c / group, mg = m / group, in_size = product(in_spatial);
   const int64_t k = cg * product(kernel), p = product(g.out);
   const int64_t out_last = g.out[static_cast<size_t>(nd - 1)],
                 outer = p / std::max<int64_t>(out_last, 1);
-  const T* px = x.data<T>();
-  const T* pw = w.data<T>();
-  T* py = y.data<T>();
 
   if (cg == 1 && group > 1 && nd <= 2 && p > 0) {
     // Only grouped convs: with one group and one input channel (an STFT as a 1-D conv, say) the
@@ -157,12 +167,10 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
     const auto at = [&](const std::vector<int64_t>& v, int64_t d, int64_t def) {
       return nd == 2 ? v[static_cast<size_t>(d)] : (d == 0 ? def : v[0]);
     };
-    depthwise_2d<T>(px, pw, bias ? bias->data<T>() : nullptr, py, n, c, mg, at(in_spatial, 0, 1),
-                    at(in_spatial, 1, 1), at(kernel, 0, 1), at(kernel, 1, 1), at(g.out, 0, 1),
-                    at(g.out, 1, 1), at(g.strides, 0, 1), at(g.strides, 1, 1),
-                    at(g.dilations, 0, 1), at(g.dilations, 1, 1), at(g.pads_begin, 0, 0),
-                    at(g.pads_begin, 1, 0));
-    ctx.set_output(0, std::move(y));
+    depthwise_2d<T>(px, pw, pb, py, n, c, mg, at(in_spatial, 0, 1), at(in_spatial, 1, 1),
+                    at(kernel, 0, 1), at(kernel, 1, 1), at(g.out, 0, 1), at(g.out, 1, 1),
+                    at(g.strides, 0, 1), at(g.strides, 1, 1), at(g.dilations, 0, 1),
+                    at(g.dilations, 1, 1), at(g.pads_begin, 0, 0), at(g.pads_begin, 1, 0));
     return Status::ok();
   }
 
@@ -187,8 +195,7 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
   const int64_t tile_rows = row_tiles > 1 ? kConvRowBlock : mg;
   // The bias is the GEMM's starting C (beta 1): BLAS scales or clears C before accumulating
   // anyway, so this saves a separate pass adding it afterwards.
-  const T beta = bias ? T(1) : T(0);
-  const T* pb = bias ? bias->data<T>() : nullptr;
+  const T beta = pb ? T(1) : T(0);
   // C = W[r0 : r0 + rows] x src[:, c0 : c0 + cols] (+ bias), src of leading dimension ld.
   const auto tile = [&](const T* wg, const T* src, int64_t ld, T* yg, const T* bg, int64_t r0,
                         int64_t rows, int64_t c0, int64_t cols) {
@@ -229,9 +236,15 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
       }));
     }
   }
-  ctx.set_output(0, std::move(y));
   return Status::ok();
 }
+
+template Status conv_forward<float>(const float*, const float*, const float*, float*, int64_t,
+                                    int64_t, int64_t, int64_t, const SpatialGeometry&);
+template Status conv_forward<double>(const double*, const double*, const double*, double*, int64_t,
+                                     int64_t, int64_t, int64_t, const SpatialGeometry&);
+
+namespace {
 
 Status conv(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));

@@ -205,6 +205,18 @@ void add_channel_bias(T* y, const Tensor* bias, int64_t n, int64_t m, int64_t p)
     }
 }
 
+/// The convolution Conv computes once its attributes are read (conv.cpp): y = W * x (+ bias) for
+/// x [n, c, g.in...], w [m, c / group, g.kernel...], the optional bias [m] (null for none) and y
+/// [n, m, g.out...], all dense row-major; T is float or double. Per (image, group) it runs im2col
+/// and BLAS GEMM in tiles fixed by the shapes alone (so its bits do not depend on the thread
+/// count), or, for grouped 1-D/2-D convolutions with one input channel per group, a direct loop
+/// that adds the taps of each output in row-major kernel order. `group` must divide c and m (the
+/// caller checks). Errors: kUnsupported when a GEMM dimension exceeds 32-bit BLAS, and the run
+/// limits' error when the run is cancelled or out of time.
+template <class T>
+Status conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_t c, int64_t m,
+                    int64_t group, const SpatialGeometry& g);
+
 /// im2col for 2-D geometry (see im2col below): the same matrix, without the multi-index
 /// bookkeeping per output row that dominates the generic version on small planes.
 template <class T>

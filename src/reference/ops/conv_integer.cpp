@@ -1,6 +1,6 @@
 // ConvInteger (ONNX ConvInteger-10): int32 convolution of (x - x_zero_point) with
 // (w - w_zero_point) for uint8/int8 operands; w's zero point per tensor or per output channel.
-// Attributes as Conv.
+// Attributes as Conv. The exact sums come from integer_conv (im2col + float or double GEMM).
 #include "reference/ops/quant_common.h"
 
 namespace onnxdbg::reference {
@@ -17,10 +17,9 @@ Status conv_integer(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto xz, per_slice_values(ctx, ctx.input(2), 1, "x_zero_point"));
   ODB_ASSIGN_OR_RETURN(auto wz, per_slice_values(ctx, ctx.input(3), w->dim(0), "w_zero_point"));
   Shape out_shape;
-  ODB_ASSIGN_OR_RETURN(auto acc, integer_conv(ctx, *x, *w, xz[0], wz, out_shape));
+  ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_conv(ctx, *x, *w, xz[0], wz, out_shape));
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, DType::kInt32, out_shape));
-  for (int64_t i = 0; i < y.numel(); ++i)
-    y.data<int32_t>()[i] = static_cast<int32_t>(acc[static_cast<size_t>(i)]);
+  acc.to_int32(y.data<int32_t>());
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

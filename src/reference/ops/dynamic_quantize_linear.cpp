@@ -6,6 +6,45 @@
 namespace onnxdbg::reference {
 namespace {
 
+// lo = min(lo, x[i]), hi = max(hi, x[i]) over x, NaN ignored, in eight independent lanes so that
+// the loop vectorises; min and max do not depend on the order (a -0 never replaces the starting
+// +0, in any lane), so the result is the one of a plain loop.
+[[gnu::target_clones("avx2", "default")]] void min_max(const float* __restrict x, int64_t n,
+                                                       float& lo, float& hi) {
+  constexpr int kLanes = 8;
+  float l[kLanes], h[kLanes];
+  for (int j = 0; j < kLanes; ++j) l[j] = h[j] = 0;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      l[j] = x[i + j] < l[j] ? x[i + j] : l[j];
+      h[j] = x[i + j] > h[j] ? x[i + j] : h[j];
+    }
+  for (; i < n; ++i) {
+    l[0] = x[i] < l[0] ? x[i] : l[0];
+    h[0] = x[i] > h[0] ? x[i] : h[0];
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    lo = l[j] < lo ? l[j] : lo;
+    hi = h[j] > hi ? h[j] : hi;
+  }
+}
+
+// y[i] = saturate(round_half_even(x[i] / scale) + zp) to uint8 (NaN gives 0), in float: the
+// rounded quotient is an integer, and adding zp (0 to 255) to it is exact below 2^24 and
+// saturates above, so this is what rounding and adding in double gives.
+[[gnu::target_clones("avx2", "default")]] void quantize_row(const float* __restrict x,
+                                                            uint8_t* __restrict y, int64_t n,
+                                                            float scale, float zp) {
+  for (int64_t i = 0; i < n; ++i) {
+    float r = round_half_even(x[i] / scale) + zp;
+    r = r < 0.0f ? 0.0f : r;
+    r = r > 255.0f ? 255.0f : r;
+    r = std::isnan(r) ? 0.0f : r;
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(r));
+  }
+}
+
 Status dynamic_quantize_linear(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
   if (x->dtype() != DType::kFloat)
@@ -13,19 +52,17 @@ Status dynamic_quantize_linear(KernelContext& ctx) {
                        std::string(dtype_name(x->dtype())));
   const float* px = x->data<float>();
   float lo = 0, hi = 0;
-  for (int64_t i = 0; i < x->numel(); ++i) {
-    lo = std::min(lo, px[i]);
-    hi = std::max(hi, px[i]);
-  }
+  min_max(px, x->numel(), lo, hi);
   const float scale = (hi - lo) / 255.0f;
   const double zp =
       scale == 0 ? 0 : saturate_round(static_cast<double>(0.0f - lo / scale), DType::kUint8);
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, DType::kUint8, x->shape()));
-  for (int64_t i = 0; i < x->numel(); ++i)
-    y.data<uint8_t>()[i] = static_cast<uint8_t>(
-        scale == 0 ? zp
-                   : saturate_round(std::nearbyint(static_cast<double>(px[i] / scale)) + zp,
-                                    DType::kUint8));
+  uint8_t* py = y.data<uint8_t>();
+  if (scale == 0) {
+    std::fill(py, py + x->numel(), static_cast<uint8_t>(zp));
+  } else {
+    quantize_row(px, py, x->numel(), scale, static_cast<float>(zp));
+  }
   ctx.set_output(0, std::move(y));
   ctx.set_output(1, Tensor::scalar<float>(scale));
   ctx.set_output(2, Tensor::scalar<uint8_t>(static_cast<uint8_t>(zp)));

@@ -1,17 +1,18 @@
 // MatMulInteger (ONNX MatMulInteger-10): int32 = (A - a_zero_point) x (B - b_zero_point) for
 // int8/uint8 operands with numpy matmul broadcasting; zero points are scalars, per row of A or per
-// column of B.
+// column of B. The exact sums come from integer_matmul (float or double GEMM).
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/ops/integer_gemm.h"
 #include "reference/ops/matmul_common.h"
 
 namespace onnxdbg::reference {
 namespace {
 
 // Zero points as one value per row (for A, `count` = M) or per column (for B, `count` = N).
-Expected<std::vector<int32_t>> zero_points(const KernelContext& ctx, const Tensor* zp,
-                                           const Tensor& operand, int64_t count, const char* name) {
-  std::vector<int32_t> v(static_cast<size_t>(count), 0);
+Expected<std::vector<double>> zero_points(const KernelContext& ctx, const Tensor* zp,
+                                          const Tensor& operand, int64_t count, const char* name) {
+  std::vector<double> v(static_cast<size_t>(count), 0);
   if (!zp) return v;
   if (zp->dtype() != operand.dtype() || (zp->numel() != 1 && zp->numel() != count))
     return model_error(ctx.describe() + ": " + name + " must be a scalar or hold " +
@@ -19,7 +20,7 @@ Expected<std::vector<int32_t>> zero_points(const KernelContext& ctx, const Tenso
                        std::string(dtype_name(zp->dtype())) + " of shape " +
                        shape_to_string(zp->shape()));
   for (int64_t i = 0; i < count; ++i)
-    v[static_cast<size_t>(i)] = static_cast<int32_t>(zp->get_as_double(zp->numel() == 1 ? 0 : i));
+    v[static_cast<size_t>(i)] = zp->get_as_double(zp->numel() == 1 ? 0 : i);
   return v;
 }
 
@@ -33,19 +34,9 @@ Status mat_mul_integer(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(ctx, a->shape(), b->shape()));
   ODB_ASSIGN_OR_RETURN(auto za, zero_points(ctx, ctx.input(2), *a, p.m, "a_zero_point"));
   ODB_ASSIGN_OR_RETURN(auto zb, zero_points(ctx, ctx.input(3), *b, p.n, "b_zero_point"));
+  ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_matmul(ctx, *a, *b, za, zb, p));
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(DType::kInt32, p.out_shape));
-  int32_t* py = y.data<int32_t>();
-  for (size_t i = 0; i < p.a_offsets.size(); ++i)
-    for (int64_t r = 0; r < p.m; ++r)
-      for (int64_t c = 0; c < p.n; ++c) {
-        int32_t acc = 0;
-        for (int64_t k = 0; k < p.k; ++k)
-          acc += (static_cast<int32_t>(a->get_as_double(p.a_offsets[i] + r * p.k + k)) -
-                  za[static_cast<size_t>(r)]) *
-                 (static_cast<int32_t>(b->get_as_double(p.b_offsets[i] + k * p.n + c)) -
-                  zb[static_cast<size_t>(c)]);
-        py[(static_cast<int64_t>(i) * p.m + r) * p.n + c] = acc;
-      }
+  acc.to_int32(y.data<int32_t>());
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -7,6 +7,23 @@
 namespace onnxdbg::reference {
 namespace {
 
+// out[i] = saturate(round_half_even((s[i] + add) * mul) + zero) for the sums s of one output
+// plane. The AVX2 clone does the same double operations four at a time (no FMA: GCC contracts
+// nothing without -mfma), so both clones give the same bits.
+#define ODB_REQUANTIZE_PLANE(S, O)                                                                \
+  [[gnu::target_clones("avx2", "default")]] void requantize_plane(                                \
+      const S* __restrict s, O* __restrict out, int64_t n, double add, double mul, double zero) { \
+    for (int64_t i = 0; i < n; ++i)                                                               \
+      out[i] = requantize<O>((static_cast<double>(s[i]) + add) * mul, zero);                      \
+  }
+ODB_REQUANTIZE_PLANE(int32_t, uint8_t)
+ODB_REQUANTIZE_PLANE(int32_t, int8_t)
+ODB_REQUANTIZE_PLANE(float, uint8_t)
+ODB_REQUANTIZE_PLANE(float, int8_t)
+ODB_REQUANTIZE_PLANE(double, uint8_t)
+ODB_REQUANTIZE_PLANE(double, int8_t)
+#undef ODB_REQUANTIZE_PLANE
+
 Status q_linear_conv(KernelContext& ctx) {
   std::vector<const Tensor*> in(8);
   for (size_t i = 0; i < 8; ++i) {
@@ -32,15 +49,26 @@ Status q_linear_conv(KernelContext& ctx) {
     for (int64_t i = 0; i < m; ++i) bias[static_cast<size_t>(i)] = b->get_as_double(i);
   }
   Shape out_shape;
-  ODB_ASSIGN_OR_RETURN(auto acc, integer_conv(ctx, x, w, xz[0], wz, out_shape));
+  ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_conv(ctx, x, w, xz[0], wz, out_shape));
   const DType out_type = in[7]->dtype();
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, out_shape));
   const int64_t plane = y.numel() / std::max<int64_t>(out_shape[0] * m, 1);
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    const auto ch = static_cast<size_t>((i / std::max<int64_t>(plane, 1)) % m);
-    const double v = (acc[static_cast<size_t>(i)] + bias[ch]) * (xs[0] * ws[ch] / ys[0]);
-    y.set_from_double(i, saturate_round(std::nearbyint(v) + yz[0], out_type));
-  }
+  std::vector<double> multiplier(static_cast<size_t>(m));
+  for (size_t ch = 0; ch < multiplier.size(); ++ch) multiplier[ch] = xs[0] * ws[ch] / ys[0];
+  // Per (image, channel) plane: y = saturate(round_half_even((acc + bias) * multiplier) + y_zp).
+  const auto emit = [&](auto* out, const auto* sums) {
+    for (int64_t i0 = 0; i0 < y.numel(); i0 += plane) {
+      const auto ch = static_cast<size_t>((i0 / plane) % m);
+      requantize_plane(sums + i0, out + i0, plane, bias[ch], multiplier[ch], yz[0]);
+    }
+  };
+  if (plane > 0)
+    acc.visit([&](const auto* sums) {
+      if (out_type == DType::kUint8)
+        emit(y.data<uint8_t>(), sums);
+      else
+        emit(y.data<int8_t>(), sums);
+    });
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

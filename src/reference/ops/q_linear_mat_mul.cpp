@@ -1,6 +1,7 @@
 // QLinearMatMul (ONNX QLinearMatMul-10): quantized matmul. y = saturate(round_half_even(
 // sum_k (a - a_zp)(b - b_zp) * a_scale * b_scale / y_scale) + y_zp), with numpy matmul
-// broadcasting; a's scale/zero point are per tensor or per row, b's per tensor or per column.
+// broadcasting; a's scale/zero point are per tensor or per row, b's per tensor or per column. The
+// exact sums come from integer_matmul (float or double GEMM).
 #include "reference/ops/matmul_common.h"
 #include "reference/ops/quant_common.h"
 
@@ -24,17 +25,25 @@ Status q_linear_mat_mul(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto yz, per_slice_values(ctx, in[7], 1, "y_zero_point"));
   const DType out_type = in[7]->dtype();
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, p.out_shape));
-  for (size_t i = 0; i < p.a_offsets.size(); ++i)
-    for (int64_t r = 0; r < p.m; ++r)
-      for (int64_t c = 0; c < p.n; ++c) {
-        double acc = 0;
-        for (int64_t k = 0; k < p.k; ++k)
-          acc += (a.get_as_double(p.a_offsets[i] + r * p.k + k) - az[static_cast<size_t>(r)]) *
-                 (b.get_as_double(p.b_offsets[i] + k * p.n + c) - bz[static_cast<size_t>(c)]);
-        const double v = acc * as[static_cast<size_t>(r)] * bs[static_cast<size_t>(c)] / ys[0];
-        y.set_from_double((static_cast<int64_t>(i) * p.m + r) * p.n + c,
-                          saturate_round(std::nearbyint(v) + yz[0], out_type));
-      }
+  ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_matmul(ctx, a, b, az, bz, p));
+  // y = saturate(round_half_even(acc * a_scale[row] * b_scale[col] / y_scale) + y_zp).
+  const auto emit = [&](auto* out, const auto* sums) {
+    using Out = std::remove_pointer_t<decltype(out)>;
+    for (int64_t i0 = 0; i0 < acc.size(); i0 += p.n) {
+      const double a_scale = as[static_cast<size_t>((i0 / p.n) % p.m)];
+      for (int64_t c = 0; c < p.n; ++c)
+        out[i0 + c] = requantize<Out>(
+            static_cast<double>(sums[i0 + c]) * a_scale * bs[static_cast<size_t>(c)] / ys[0],
+            yz[0]);
+    }
+  };
+  if (p.n > 0)
+    acc.visit([&](const auto* sums) {
+      if (out_type == DType::kUint8)
+        emit(y.data<uint8_t>(), sums);
+      else
+        emit(y.data<int8_t>(), sums);
+    });
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -1,8 +1,8 @@
 // Helpers shared by the quantization kernels (QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear, QLinearMatMul, QLinearConv, ConvInteger): per-tensor or per-axis
 // scale/zero-point reading, round-half-to-even with saturation to the integer type, the types
-// each QuantizeLinear/DequantizeLinear version takes, and an integer convolution computed exactly
-// in double (all sums stay far below 2^53).
+// each QuantizeLinear/DequantizeLinear version takes; the exact integer convolution and matrix
+// product come from integer_gemm.h.
 #pragma once
 
 #include <algorithm>
@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "reference/ops/blas.h"
-#include "reference/ops/conv_common.h"
 #include "reference/ops/data_movement.h"
+#include "reference/ops/integer_gemm.h"
 
 namespace onnxdbg::reference {
 
@@ -66,6 +65,32 @@ inline double saturate_round(double v, DType t) {
   }
   if (std::isnan(v)) return 0;
   return std::clamp(std::nearbyint(v), lo, hi);
+}
+
+/// std::nearbyint(v) under the default rounding mode (round half to even), without its library
+/// call, so that loops over it vectorise: adding and subtracting 1.5 * 2^52 leaves the nearest
+/// integer, ties to even, as the FPU rounds the sum (1.5 * 2^52 is even, so the tie goes the same
+/// way); a double of magnitude 2^52 or more is an integer already. NaN stays NaN.
+inline double round_half_even(double v) {
+  return std::fabs(v) < 0x1p52 ? (v + 0x1.8p52) - 0x1.8p52 : v;
+}
+
+/// The same for float (1.5 * 2^23): what std::nearbyint gives for a float v.
+inline float round_half_even(float v) {
+  return std::fabs(v) < 0x1p23f ? (v + 0x1.8p23f) - 0x1.8p23f : v;
+}
+
+/// saturate_round(std::nearbyint(v) + zero, t) for t the 8-bit type Out (uint8_t or int8_t): v
+/// rounded half to even, shifted by the integer `zero` and saturated to Out's range; NaN gives 0.
+/// Written without branches so that loops over it vectorise.
+template <class Out>
+Out requantize(double v, double zero) {
+  const double lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
+  double r = round_half_even(v) + zero;
+  r = r < lo ? lo : r;
+  r = r > hi ? hi : r;
+  r = std::isnan(r) ? 0.0 : r;
+  return static_cast<Out>(static_cast<int32_t>(r));
 }
 
 /// Values of a scale or zero-point input `t` spread over `count` slices: a scalar (or 1-element
@@ -235,49 +260,5 @@ inline std::string quant_type_names(int version) {
 
 /// True for the 8-bit integer types the quantized kernels take.
 inline bool is_8bit(DType t) { return t == DType::kUint8 || t == DType::kInt8; }
-
-/// Integer convolution of (x - x_zero) with (w - w_zero[m]) (w_zero per output channel),
-/// following Conv's attributes (group, strides, dilations, pads, auto_pad, kernel_shape).
-/// Returns the exact sums as doubles with `out_shape` set to [N, M, O1, ...].
-/// Errors: kModelError naming the node for inconsistent shapes or attributes.
-inline Expected<std::vector<double>> integer_conv(const KernelContext& ctx, const Tensor& x,
-                                                  const Tensor& w, double x_zero,
-                                                  const std::vector<double>& w_zero,
-                                                  Shape& out_shape) {
-  if (x.rank() < 3 || w.rank() != x.rank())
-    return model_error(ctx.describe() +
-                       ": expects X [N, C, D1, ...] and W [M, C/group, k1, ...] of one "
-                       "rank, got " +
-                       shape_to_string(x.shape()) + " and " + shape_to_string(w.shape()));
-  const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), group = ctx.attr_int("group", 1);
-  if (group < 1 || c % group != 0 || m % group != 0 || w.dim(1) != c / group)
-    return model_error(ctx.describe() + ": channels do not match group " + std::to_string(group) +
-                       " (X " + shape_to_string(x.shape()) + ", W " + shape_to_string(w.shape()) +
-                       ")");
-  Shape kernel(w.shape().begin() + 2, w.shape().end()),
-      in_spatial(x.shape().begin() + 2, x.shape().end());
-  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != kernel)
-    return model_error(ctx.describe() + ": kernel_shape does not match W " +
-                       shape_to_string(w.shape()));
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g, forward_geometry(ctx, in_spatial, kernel, false));
-  out_shape = {n, m};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  const int64_t cg = c / group, mg = m / group, in_size = product(in_spatial);
-  const int64_t k = cg * product(kernel), p = product(g.out);
-  const int64_t outer = p / std::max<int64_t>(g.out.back(), 1);
-  std::vector<double> xd(static_cast<size_t>(x.numel())), wd(static_cast<size_t>(w.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) xd[static_cast<size_t>(i)] = x.get_as_double(i) - x_zero;
-  for (int64_t i = 0; i < w.numel(); ++i)
-    wd[static_cast<size_t>(i)] =
-        w.get_as_double(i) - w_zero[static_cast<size_t>(i / (w.numel() / std::max<int64_t>(m, 1)))];
-  std::vector<double> y(static_cast<size_t>(n * m * p), 0.0), col(static_cast<size_t>(k * p));
-  for (int64_t b = 0; b < n && p > 0; ++b)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      im2col(xd.data() + (b * c + gi * cg) * in_size, cg, g, 0, outer, col.data());
-      ODB_RETURN_IF_ERROR(gemm<double>(false, false, mg, p, k, 1.0, wd.data() + gi * mg * k, k,
-                                       col.data(), p, 0.0, y.data() + (b * m + gi * mg) * p, p));
-    }
-  return y;
-}
 
 }  // namespace onnxdbg::reference

@@ -1,0 +1,195 @@
+// conv_forward_int16 (integer_gemm.h): the convolution of ConvInteger and QLinearConv on int16
+// operands (8-bit values minus zero points) with exact int32 sums, by im2col and an AVX2 kernel
+// built on vpmaddwd, which multiplies pairs of int16 and adds each pair into one int32 lane.
+#include "reference/ops/integer_gemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+
+#include "core/run_limits.h"
+
+namespace onnxdbg::reference {
+namespace {
+
+// Output columns per band (one im2col each) and per micro-tile, and rows per micro-tile: 6 rows
+// x 16 columns keep 12 accumulators, 2 operands and a broadcast in AVX2's 16 registers.
+constexpr int64_t kBandColumns = 4096;
+constexpr int64_t kTileColumns = 16;
+constexpr int kTileRows = 6;
+
+// Scratch buffers kept per thread from call to call (fresh pages each call cost more than the
+// copy, as for Conv): kSlot 0 is the im2col buffer, 1 the packed strip.
+template <int kSlot>
+int16_t* scratch(size_t n) {
+  thread_local std::unique_ptr<int16_t[]> buffer;
+  thread_local size_t size = 0;
+  if (size < n) {
+    buffer.reset();
+    buffer.reset(new int16_t[n]);
+    size = n;
+  }
+  return buffer.get();
+}
+
+// Packs 16 columns of the pair rows (2kk, 2kk + 1) of b (rows `ldb` apart) for micro_tile: per
+// pair, the two rows interleaved by unpacklo/unpackhi (which interleave within each 128-bit
+// lane, so the first vector holds columns 0-3 and 8-11, the second 4-7 and 12-15), 32 int16 in
+// all, one pair after the other. Reads 16 columns even past the last valid one (the caller
+// pads the buffer). Packing makes micro_tile's reads sequential: b's rows may be a multiple of
+// 4 KiB apart, and reading them in turn would keep evicting one L1 set.
+[[gnu::target("avx2")]] void pack_strip(const int16_t* b, int64_t ldb, int64_t k2,
+                                        int16_t* packed) {
+  for (int64_t kk = 0; kk < k2; ++kk) {
+    const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 2 * kk * ldb));
+    const __m256i r1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + (2 * kk + 1) * ldb));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(packed + 32 * kk),
+                        _mm256_unpacklo_epi16(r0, r1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(packed + 32 * kk + 16),
+                        _mm256_unpackhi_epi16(r0, r1));
+  }
+}
+
+// c[r][j] = sum over pairs kk of a[r][kk] . (b[2kk][j], b[2kk+1][j]) for r < kR and the first
+// `valid` of 16 columns j, from the strip pack_strip packed. `a` holds each row's pairs as int32
+// (low half the even k), k2 of them per row. vpmaddwd multiplies the pairs and adds each pair
+// into an int32 lane; `lo` gets columns 0-3 and 8-11 and `hi` 4-7 and 12-15, put back in order
+// when stored.
+template <int kR>
+[[gnu::target("avx2")]] void micro_tile(const int32_t* a, int64_t k2, const int16_t* packed,
+                                        int32_t* c, int64_t ldc, int64_t valid) {
+  __m256i lo[kR], hi[kR];
+  // Unrolled, so that the accumulators live in registers (-O2 would keep them on the stack).
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) lo[r] = hi[r] = _mm256_setzero_si256();
+  for (int64_t kk = 0; kk < k2; ++kk) {
+    const __m256i bl = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 32 * kk));
+    const __m256i bh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 32 * kk + 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {
+      const __m256i av = _mm256_set1_epi32(a[r * k2 + kk]);
+      lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(av, bl));
+      hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(av, bh));
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) {
+    const __m256i first = _mm256_permute2x128_si256(lo[r], hi[r], 0x20);
+    const __m256i second = _mm256_permute2x128_si256(lo[r], hi[r], 0x31);
+    int32_t* row = c + r * ldc;
+    if (valid == kTileColumns) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), first);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 8), second);
+    } else {
+      alignas(32) int32_t tmp[kTileColumns];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), first);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), second);
+      std::memcpy(row, tmp, static_cast<size_t>(valid) * sizeof(int32_t));
+    }
+  }
+}
+
+using MicroTile = void (*)(const int32_t*, int64_t, const int16_t*, int32_t*, int64_t, int64_t);
+constexpr MicroTile kMicroTiles[kTileRows + 1] = {nullptr,       micro_tile<1>, micro_tile<2>,
+                                                  micro_tile<3>, micro_tile<4>, micro_tile<5>,
+                                                  micro_tile<6>};
+
+// Rows of an int16 matrix [rows, k] as pairs of int16 in one int32 (the even k in the low half),
+// an odd k's last pair completed by 0: micro_tile's `a`.
+std::vector<int32_t> pack_pairs(const int16_t* w, int64_t rows, int64_t k) {
+  const int64_t k2 = (k + 1) / 2;
+  std::vector<int32_t> pairs(static_cast<size_t>(rows * k2));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kk = 0; kk < k2; ++kk) {
+      const auto lo = static_cast<uint16_t>(w[r * k + 2 * kk]);
+      const auto hi = static_cast<uint16_t>(2 * kk + 1 < k ? w[r * k + 2 * kk + 1] : 0);
+      pairs[static_cast<size_t>(r * k2 + kk)] =
+          static_cast<int32_t>(static_cast<uint32_t>(lo) | (static_cast<uint32_t>(hi) << 16));
+    }
+  return pairs;
+}
+
+// c[r][j] = sum_k a[r][k] b[k][j] for r < rows and j in [j0, j1): `pairs` is pack_pairs of a,
+// b's rows are ldb apart and must be readable for 2 * k2 rows and 16 elements past column j1 - 1
+// of the last one; c's rows are ldc apart.
+void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16_t* b, int64_t ldb,
+                     int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+  int16_t* packed = scratch<1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
+  for (int64_t j = j0; j < j1; j += kTileColumns) {
+    const int64_t valid = std::min(kTileColumns, j1 - j);
+    pack_strip(b + j, ldb, k2, packed);
+    for (int64_t r0 = 0; r0 < rows; r0 += kTileRows) {
+      const auto tile_rows = static_cast<int>(std::min<int64_t>(kTileRows, rows - r0));
+      kMicroTiles[tile_rows](pairs + r0 * k2, k2, packed, c + r0 * ldc + j, ldc, valid);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+std::atomic<bool> int16_gemm_enabled{true};
+}  // namespace
+
+bool int16_gemm_available() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 && int16_gemm_enabled.load(std::memory_order_relaxed);
+}
+
+void set_int16_gemm_enabled(bool enabled) { int16_gemm_enabled.store(enabled); }
+
+Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
+                          int64_t m, int64_t group, const SpatialGeometry& g) {
+  const size_t nd = g.in.size();
+  const int64_t cg = c / group, mg = m / group, in_size = product(g.in);
+  const int64_t k = cg * product(g.kernel), k2 = (k + 1) / 2, p = product(g.out);
+  const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
+  if (p == 0 || m == 0) return Status::ok();
+  const std::vector<int32_t> pairs = pack_pairs(w, m, k);
+  // Bands of whole output rows (the outer index), about kBandColumns columns each: fixed by the
+  // shapes, so the tiles, and the (exact) sums, do not depend on the thread count.
+  const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
+  const int64_t bands = (outer + band - 1) / band;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const int16_t* xg = x + (b * c + gi * cg) * in_size;
+      const int32_t* wg = pairs.data() + gi * mg * k2;
+      int32_t* yg = y + (b * m + gi * mg) * p;
+      ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t bi) {
+        ODB_RETURN_IF_ERROR(check_run_limits());
+        const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
+        const int64_t cols = (o1 - o0) * out_last;
+        // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more
+        // so that the last tile's 16-column reads stay inside the buffer.
+        int16_t* col = scratch<0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
+        im2col(xg, cg, g, o0, o1, col);
+        std::fill(col + k * cols, col + 2 * k2 * cols + kTileColumns, int16_t{0});
+        multiply_strips(wg, mg, k2, col, cols, 0, cols, yg + o0 * out_last, p);
+        return Status::ok();
+      }));
+    }
+  return Status::ok();
+}
+
+}  // namespace onnxdbg::reference
+
+namespace onnxdbg::reference {
+
+Status gemm_int16(const int16_t* a, int64_t m, int64_t k, const int16_t* b, int64_t n, int32_t* c) {
+  if (m == 0 || n == 0) return Status::ok();
+  const std::vector<int32_t> pairs = pack_pairs(a, m, k);
+  const int64_t k2 = (k + 1) / 2;
+  // Blocks of kBlockColumns columns, fixed by the shapes; each thread packs its own strips.
+  constexpr int64_t kBlockColumns = 256;
+  return parallel_for_status((n + kBlockColumns - 1) / kBlockColumns, [&](int64_t bi) {
+    ODB_RETURN_IF_ERROR(check_run_limits());
+    const int64_t j0 = bi * kBlockColumns;
+    multiply_strips(pairs.data(), m, k2, b, n, j0, std::min(n, j0 + kBlockColumns), c, n);
+    return Status::ok();
+  });
+}
+
+}  // namespace onnxdbg::reference
