@@ -105,6 +105,10 @@ report::ViewerOverlays run_overlays(const RunResult& r) {
   report::ViewerOverlays ov;
   nlohmann::json j = report::run_report_json(r.report.samples[shown]);
   if (lr) report::add_layerwise_json(*lr, j);
+  // The verdict of the whole run, as the terminal's last line and --json give it (the sample's
+  // own verdict leaves out the layerwise pass and a model problem).
+  j["verdict"] = verdict_name(r.verdict());
+  j["verdict_line"] = r.verdict_line();
   ov.run_report = std::move(j);
   return ov;
 }

@@ -33,6 +33,23 @@ std::string node_json_name(const LayerTensor& t) {
   return t.node.empty() ? fmt::format("#{}", t.node_index) : t.node;
 }
 
+// The failing tensors of `backend` in the order every rendering ranks them (the text table, the
+// JSON's layerwise_summary.backends[].worst, the HTML page's worst nodes): nodes failing on their
+// own first, then by error (own where isolated, else total). A float16 node reading an overflowed
+// input has an infinite own error, but inherited.
+std::vector<const LayerComparison*> ranked_failures(const LayerwiseReport& rep,
+                                                    const std::string& backend) {
+  std::vector<const LayerComparison*> failing;
+  for (const auto& c : rep.comparisons)
+    if (c.backend == backend && c.observed && !c.result.pass) failing.push_back(&c);
+  std::stable_sort(failing.begin(), failing.end(),
+                   [](const LayerComparison* a, const LayerComparison* c) {
+                     if (a->own_failure() != c->own_failure()) return a->own_failure();
+                     return rank_error(*a) > rank_error(*c);
+                   });
+  return failing;
+}
+
 // The producing node for people: model/graph.h's node_label, "#12 Conv 'c1'".
 std::string layer_node_label(const LayerTensor& t) {
   return node_label(t.node, t.op_type, static_cast<int64_t>(t.node_index));
@@ -73,31 +90,20 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     for (const auto& n : b.notes) os << "  note (" << b.backend << "): " << n << "\n";
 
   for (const auto& b : rep.backends) {
-    std::vector<const LayerComparison*> failing;
     const LayerComparison* hidden = nullptr;
     size_t hidden_count = 0;
     for (const auto& c : rep.comparisons) {
-      if (c.backend != b.backend) continue;
-      if (!c.observed) {
-        if (!hidden) hidden = &c;
-        ++hidden_count;
-      } else if (!c.result.pass) {
-        failing.push_back(&c);
-      }
+      if (c.backend != b.backend || c.observed) continue;
+      if (!hidden) hidden = &c;
+      ++hidden_count;
     }
     if (hidden_count) {
       os << "  not observable on " << b.backend << ": " << hidden_count << " tensor"
          << (hidden_count == 1 ? "" : "s") << " (e.g. '" << rep.tensors[hidden->tensor].name
          << "': " << hidden->note << ")\n";
     }
+    const std::vector<const LayerComparison*> failing = ranked_failures(rep, b.backend);
     if (failing.empty()) continue;
-    // Nodes failing on their own first, then by error (a float16 node reading an overflowed
-    // input has an infinite own error, but inherited).
-    std::stable_sort(failing.begin(), failing.end(),
-                     [](const LayerComparison* a, const LayerComparison* c) {
-                       if (a->own_failure() != c->own_failure()) return a->own_failure();
-                       return rank_error(*a) > rank_error(*c);
-                     });
     os << "\nworst tensors on " << b.backend << " (" << failing.size()
        << " outside tolerance; ranked by " << (failing.front()->isolated ? "own" : "total")
        << " error):\n";
@@ -216,6 +222,15 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
   j["layerwise"] = std::move(entries);
   json backends = json::array();
   for (const auto& b : rep.backends) {
+    json worst = json::array();
+    for (const LayerComparison* c : ranked_failures(rep, b.backend)) {
+      const LayerTensor& lt = rep.tensors[c->tensor];
+      worst.push_back(
+          {{"tensor", lt.name},
+           {"node", node_json_name(lt)},
+           {"node_index", lt.node_index},
+           {"error_source", error_source(*c).empty() ? json(nullptr) : json(error_source(*c))}});
+    }
     backends.push_back({{"backend", b.backend},
                         {"ok", b.ok},
                         {"error", b.ok ? json(nullptr) : json(b.error)},
@@ -224,7 +239,8 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
                         {"not_observed", b.not_observed},
                         {"failed", b.failed},
                         {"computed_in_float32", b.computed_in_float32},
-                        {"notes", b.notes}});
+                        {"notes", b.notes},
+                        {"worst", std::move(worst)}});
   }
   j["layerwise_summary"] = {
       {"tensors", rep.tensors.size()},        {"golden_source", rep.golden_source},

@@ -17,7 +17,9 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
                             size_t top = 10);
 
 /// Adds to `j` (the run report object): "layerwise" (one entry per tensor and backend),
-/// "layerwise_summary" and "first_divergent_node" (null when none diverges).
+/// "layerwise_summary" (per backend, "worst": every failing tensor {tensor, node, node_index,
+/// error_source} in the order the text report ranks them, which the HTML page shows too) and
+/// "first_divergent_node" (null when none diverges).
 void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j);
 
 }  // namespace onnxdbg::report

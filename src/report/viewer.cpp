@@ -354,27 +354,48 @@ void add_report(Builder& b, const json& rep, json& data) {
     b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }
-  std::sort(order.begin(), order.end(), [](auto& x, auto& y) { return x.first > y.first; });
+  std::stable_sort(order.begin(), order.end(), [](auto& x, auto& y) { return x.first > y.first; });
+  // The worst nodes as the CLI ranks them, so that the page and the terminal agree: with
+  // layerwise, each backend's ranking of its failing tensors (layerwise_summary.backends[].worst:
+  // own failures first), backends in order, each node once; without, the nodes of the failing
+  // outputs by error. A passing node is never among the worst.
   json worst = json::array();
-  for (size_t i = 0; i < order.size() && i < 20; ++i) worst.push_back(order[i].second);
+  std::set<int64_t> listed;
+  auto list = [&](int64_t n, const std::string& backend, const std::string& tensor,
+                  const json& source) {
+    if (n < 0 || worst.size() >= 20 || !listed.insert(n).second) return;
+    worst.push_back({{"index", n}, {"backend", backend}, {"tensor", tensor}, {"source", source}});
+  };
+  const json none = json::array();
+  if (has_layerwise && rep.contains("layerwise_summary") && rep["layerwise_summary"].is_object()) {
+    const json& backends = rep["layerwise_summary"].value("backends", none);
+    for (const auto& bj : backends.is_array() ? backends : none) {
+      const json& ranked = bj.is_object() ? bj.value("worst", none) : none;
+      for (const auto& w : ranked.is_array() ? ranked : none)
+        if (w.is_object())
+          list(node_of(w), json_string(bj, "backend"), json_string(w, "tensor"),
+               w.value("error_source", json(nullptr)));
+    }
+  } else {
+    for (const auto& [err, n] : order)
+      if (!errs[n].pass) list(n, errs[n].backend, errs[n].tensor, nullptr);
+  }
   out["worst"] = std::move(worst);
   out["atol"] = atol < 0 ? json(nullptr) : json(atol);
   out["rtol"] = rtol < 0 ? json(nullptr) : json(rtol);
   out["layerwise"] = has_layerwise;
+  // What colours the nodes: own errors where the layerwise pass isolated nodes, else the total.
+  const bool own =
+      std::any_of(errs.begin(), errs.end(), [](const auto& e) { return e.second.own >= 0; });
+  out["colour_basis"] = own ? "own" : has_layerwise ? "total" : "outputs";
+  // The first divergent node is the one the result names, never a guess: the page says "none"
+  // when the layerwise pass found none, as the terminal does.
   if (rep.contains("first_divergent_node") && rep["first_divergent_node"].is_object()) {
     const auto& f = rep["first_divergent_node"];
     json fj = f;
     int64_t idx = node_of(f);
     fj["index"] = idx;
     out["first"] = std::move(fj);
-  } else if (!order.empty()) {
-    // Without layerwise data, the failing node earliest in the graph is the best guess.
-    int64_t first = -1;
-    for (const auto& [n, e] : errs)
-      if (!e.pass && (first < 0 || n < first)) first = n;
-    if (first >= 0)
-      out["first"] = {
-          {"node", b.nodes[static_cast<size_t>(first)]["n"]}, {"index", first}, {"guessed", true}};
   }
   data["report"] = std::move(out);
 }

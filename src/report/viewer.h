@@ -79,7 +79,9 @@ struct ViewerOverlays {
 ///     {dtype, shape, bytes, min, max, mean, std, nan, inf, error} when an initializer or a
 ///     Constant's value; never the values)}],
 ///   report {verdict, verdict_line, atol, rtol, error_stat, first {node, tensor, backend,
-///     own_error, op_type, index}, worst [{node index, err, backend, tensor}]} with --report,
+///     own_error, op_type, index} (only when the result names one), worst [{index (node), backend,
+///     tensor, source ("own" | "inherited" | null)}] (ranked as the CLI ranks them, failing
+///     nodes only), layerwise, colour_basis ("own" | "total" | "outputs")} with --report,
 ///   diff {summary, a, b, only_in_a, only_in_b, changed, graph [[item, what]], layout ("merged" |
 ///     "side"), side_graph} with a diff: the nodes only in the other model are in the main graph
 ///     (df "b", for the merged layout), and the other model whole follows as graphs of its own

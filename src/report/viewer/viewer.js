@@ -601,12 +601,15 @@
     }
     if (report) {
       let l = `<h3>Error legend</h3><div class="scale"></div><div style="display:flex;justify-content:space-between;font-size:11px"><span>\u2264 atol</span><span>10\u00b2\u00d7</span><span>\u2265 10\u2074\u00d7 atol</span></div>`;
-      l += `<div id="tolerance">atol ${fmt(report.atol)}, rtol ${fmt(report.rtol)}${report.error_stat ? ', ' + esc(report.error_stat) : ''}; colour = ${report.layerwise ? 'own error of each node (isolated)' : 'max abs error of the outputs'}</div>`;
+      l += `<div id="tolerance">atol ${fmt(report.atol)}, rtol ${fmt(report.rtol)}${report.error_stat ? ', ' + esc(report.error_stat) : ''}; colour = ${{own: 'own error of each node (isolated)', total: 'max abs error of each node\'s outputs (total, not isolated)', outputs: 'max abs error of the graph outputs'}[report.colour_basis] || 'max abs error'}</div>`;
       l += '<div><span class="swatch" style="background:#c77dde"></span>NaN or Inf</div>';
-      if (report.first) l += `<p>First divergent node: ${report.first.index >= 0 ? nodeLink(report.first.index) : esc(report.first.node || '')}${report.first.guessed ? ' (earliest failing)' : ''}</p>`;
+      // The node the result names, as the terminal prints it; never a guess.
+      if (report.first) l += `<p id="first-divergent">First divergent node: ${report.first.index >= 0 ? nodeLink(report.first.index) : esc(report.first.node || '')}</p>`;
+      else if (report.layerwise) l += '<p id="first-divergent">First divergent node: none</p>';
       $('legend').innerHTML = l;
       if (report.worst.length) {
-        $('worst').innerHTML = `<h3>Worst nodes</h3><table id="worst-table"><tr><th>node</th><th>op</th><th>error</th><th>backend</th></tr>${report.worst.map((i) => `<tr><td>${nodeLink(i)}</td><td>${esc(NODES[i].o)}</td><td>${fmt(NODES[i].e.err)}</td><td>${esc(NODES[i].e.backend)}</td></tr>`).join('')}</table>`;
+        // Ranked as the terminal ranks them (own failures first); failing nodes only.
+        $('worst').innerHTML = `<h3>Worst nodes</h3><table id="worst-table"><tr><th>node</th><th>op</th><th>error</th><th>error is</th><th>backend</th></tr>${report.worst.map((w) => `<tr><td>${nodeLink(w.index)}</td><td>${esc(NODES[w.index].o)}</td><td>${fmt(NODES[w.index].e ? NODES[w.index].e.err : null)}</td><td>${esc(w.source || '')}</td><td>${esc(w.backend)}</td></tr>`).join('')}</table>`;
       }
     }
   }

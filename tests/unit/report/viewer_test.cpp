@@ -153,6 +153,8 @@ TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
       {"tensor": "y", "node": "", "op_type": "Softmax", "backend": "opencv", "max_abs_error": 0.2,
        "max_rel_error": 0.7, "own_error": 0.2, "nan_or_inf": false, "pass": false,
        "step_dtype": "float16", "max_error_steps": 410}],
+    "layerwise_summary": {"backends": [{"backend": "opencv", "worst": [
+      {"tensor": "y", "node": "#1", "node_index": 1, "error_source": "own"}]}]},
     "first_divergent_node": {"node": "", "op_type": "Softmax", "backend": "opencv", "tensor": "y",
                              "own_error": 0.2}})");
   auto data = report::viewer_data(m, ov);
@@ -166,8 +168,32 @@ TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
   EXPECT_EQ(nodes[1]["e"]["steps"][1], "float16");
   EXPECT_FALSE(nodes[0]["e"].contains("steps"));
   EXPECT_EQ((*data)["report"]["first"]["index"], 1);
-  EXPECT_EQ((*data)["report"]["worst"][0], 1);
+  // The worst nodes are the CLI's ranking (layerwise_summary), failing nodes only.
+  ASSERT_EQ((*data)["report"]["worst"].size(), 1u);
+  EXPECT_EQ((*data)["report"]["worst"][0]["index"], 1);
+  EXPECT_EQ((*data)["report"]["worst"][0]["source"], "own");
+  EXPECT_EQ((*data)["report"]["colour_basis"], "own");
   EXPECT_DOUBLE_EQ((*data)["report"]["atol"].get<double>(), 1e-5);
+}
+
+TEST(Viewer, NoFirstDivergentNodeIsGuessedWhenTheResultNamesNone) {
+  // The terminal says "first divergent node: none"; the page used to name the earliest failing
+  // node instead.
+  auto m = text_model(kModel);
+  report::ViewerOverlays ov;
+  ov.run_report = nlohmann::json::parse(R"({
+    "verdict": "disagree", "verdict_line": "DISAGREE",
+    "layerwise": [
+      {"tensor": "y", "node": "", "op_type": "Softmax", "backend": "opencv", "max_abs_error": 0.2,
+       "max_rel_error": 0.7, "own_error": null, "nan_or_inf": false, "pass": false}],
+    "layerwise_summary": {"backends": [{"backend": "opencv", "worst": [
+      {"tensor": "y", "node": "#1", "node_index": 1, "error_source": null}]}]},
+    "first_divergent_node": null})");
+  auto data = report::viewer_data(m, ov);
+  ASSERT_TRUE(data);
+  EXPECT_FALSE((*data)["report"].contains("first"));
+  EXPECT_TRUE((*data)["report"]["layerwise"].get<bool>());
+  EXPECT_EQ((*data)["report"]["colour_basis"], "total") << "no node was isolated";
 }
 
 TEST(Viewer, DiffMarksChangedAndAddsNodesOnlyInTheOtherModel) {
