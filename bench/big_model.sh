@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/big_model.sh BUILD_DIR [HIDDEN LAYERS]: a model over 2 GB with its weights in one external
 # file (bench/make_big_model.py; 4096 x 48 layers = 3.2 GB by default), written to a temp folder
-# beside the build, then each command a user runs on it, with its wall time and peak memory (the
-# largest resident set of the command and its worker processes, from GNU time's %M of the whole
-# process tree... of each process; workers report their own) against the weights' size. Target
-# (issue 19): every command under 1.5x the weights. Needs ~2x the weights in free disk space.
+# beside the build, then each command a user runs on it, with its wall time and peak memory (GNU
+# time's %M: the resident set of onnxdbg's own process; ONNX Runtime's worker is a process of its
+# own, holding its copy of the weights) against the weights' size. Target (issue 19): every
+# command under 1.5x the weights. Needs about 3x the weights in free disk space.
 set -euo pipefail
 build=$(realpath "$1")
 hidden=${2:-4096} layers=${3:-48}
@@ -37,7 +37,7 @@ measure "run reference,onnxruntime" "$bin" run m/big.onnx --backends reference,o
 measure "run --layerwise reference,onnxruntime" \
   "$bin" run m/big.onnx --backends reference,onnxruntime --layerwise
 measure "surgeon sanitize (another folder)" "$bin" surgeon sanitize m/big.onnx -o out/san.onnx
-measure "run sanitized vs original's outputs" \
+measure "run the sanitized model" \
   "$bin" run out/san.onnx --backends reference,onnxruntime
 measure "diff original sanitized" "$bin" diff m/big.onnx out/san.onnx
 measure "reduce --check (to the layer holding layer20)" "$bin" reduce m/big.onnx -o out/red.onnx \

@@ -483,7 +483,9 @@ std::optional<std::pair<Verdict, std::string>> layers_verdict(const SampleLayers
       line += "; first divergent node " +
               node_label(t.node, t.op_type, static_cast<int64_t>(t.node_index)) + ", tensor '" +
               t.name + "'" +
-              (b.first->basis == "own" ? " (its own error)" : " (the first outside tolerance)");
+              (b.first->basis == "own"       ? " (its own error)"
+               : b.first->basis == "context" ? " (agrees alone, not within the graph)"
+                                             : " (the first outside tolerance)");
     } else {
       line += "; no node is outside tolerance on its own";
     }

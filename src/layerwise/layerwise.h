@@ -119,10 +119,19 @@ struct LayerComparison {
   /// As computed_in_float32, for the node's output when it ran alone (own): the backend ran the
   /// isolated node in float32, so its own error shows no float16 rounding or overflow.
   bool own_computed_in_float32 = false;
+  /// An input of the producing node is an intermediate tensor outside tolerance on this backend
+  /// (graph inputs and initializers are the same everywhere): its error can be inherited.
+  bool input_failed = false;
   bool pass() const { return !observed || result.pass; }
   /// Isolated, and the node's error is its own: outside tolerance alone on golden inputs that
   /// its precision can hold.
   bool own_failure() const { return own && !own->pass && !input_beyond_fp16; }
+  /// Outside tolerance in the whole graph, within it alone on golden inputs, and no input of the
+  /// node disagrees: the error is not inherited but comes from how the backend ran the node in
+  /// context (fused with a neighbour, in another layout, or in float32 inside a float16 model).
+  bool context_failure() const {
+    return observed && !result.pass && own && own->pass && !input_failed;
+  }
 };
 
 /// The node named as the origin of the divergence on one backend.
@@ -130,8 +139,9 @@ struct FirstDivergence {
   size_t tensor = 0;  ///< index into LayerwiseReport::tensors
   std::string backend;
   std::optional<double> own_error;  ///< max abs error of the node alone (with --isolate)
-  /// "own": its own error exceeds the tolerance (isolation); "total": without isolation, the
-  /// first tensor outside tolerance.
+  /// "own": its own error exceeds the tolerance (isolation); "context": alone it agrees but no
+  /// input disagrees (LayerComparison::context_failure); "total": without isolation, the first
+  /// tensor outside tolerance.
   std::string basis;
   /// The precision the backend ran the node in: "fp32", or "fp16" for a precision=fp16 backend
   /// (its repro model is then the node alone converted to float16, as the backend ran it).

@@ -168,10 +168,26 @@ Status Runner::compare_batches(const std::vector<BackendSpec>& specs,
 
 void Runner::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {
   for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
+  mark_failed_inputs();
   pick_first_divergences();
   rep_.reference_runs = src_->runs();
   rep_.seconds = seconds_since(start);
   rep_.peak_rss_bytes = peak_rss_bytes();
+}
+
+void Runner::mark_failed_inputs() {
+  std::map<std::pair<std::string, std::string>, bool> failed;  // (backend, tensor) -> failed
+  for (const auto& c : rep_.comparisons)
+    if (c.observed) failed[{c.backend, rep_.tensors[c.tensor].name}] = !c.result.pass;
+  const auto& g = model_.proto.graph();
+  for (auto& c : rep_.comparisons) {
+    const size_t n = rep_.tensors[c.tensor].node_index;
+    if (n >= static_cast<size_t>(g.node_size())) continue;
+    for (const auto& in : g.node(static_cast<int>(n)).input()) {
+      auto it = failed.find({c.backend, in});
+      if (it != failed.end() && it->second) c.input_failed = true;
+    }
+  }
 }
 
 void Runner::pick_first_divergences() {
@@ -179,13 +195,15 @@ void Runner::pick_first_divergences() {
     LayerwiseBackend& b = rep_.backends[k];
     for (const auto& c : rep_.comparisons) {
       if (c.backend != b.backend || c.pass()) continue;
-      const bool counts = opt_.isolate ? c.own_failure() : true;
+      // With isolation, the divergence starts at a node failing alone, or at one failing only in
+      // context whose inputs all agree.
+      const bool counts = opt_.isolate ? c.own_failure() || c.context_failure() : true;
       if (!counts) continue;
       FirstDivergence f;
       f.tensor = c.tensor;
       f.backend = b.backend;
       if (c.own) f.own_error = c.own->max_abs_error;
-      f.basis = opt_.isolate ? "own" : "total";
+      f.basis = !opt_.isolate ? "total" : c.own_failure() ? "own" : "context";
       f.precision = fp16_[k] ? "fp16" : "fp32";
       b.first = f;
       break;

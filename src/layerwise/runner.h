@@ -77,6 +77,8 @@ class Runner {
                          const std::vector<BackendSpec>& run_specs, OpenBackends& open);
   /// The notes, first divergences and figures of the report, once everything ran.
   void finish(const std::vector<BackendSpec>& specs, Clock::time_point start);
+  /// Sets LayerComparison::input_failed from the comparisons of each node's inputs.
+  void mark_failed_inputs();
   void pick_first_divergences();
 
   // --- batch_run.cpp: one batch on one backend ------------------------------------------------

@@ -16,10 +16,12 @@ namespace onnxdbg::report {
 
 namespace {
 
-/// "own" (the node alone is outside tolerance), "inherited" (alone it is within), or why unknown.
+/// "own" (the node alone is outside tolerance), "inherited" (alone it is within, and an input
+/// disagrees), "in context" (alone it is within, and no input disagrees: the backend ran it
+/// differently in the whole graph), or why unknown.
 std::string error_source(const LayerComparison& c) {
   if (!c.observed || c.result.pass) return "";
-  if (c.own) return c.own_failure() ? "own" : "inherited";
+  if (c.own) return c.own_failure() ? "own" : c.context_failure() ? "in context" : "inherited";
   if (!c.isolate_error.empty()) return "isolation failed";
   return "";
 }
@@ -165,7 +167,12 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     os << "\n"
        << colorize("first divergent node", "bold", color) << ": " << layer_node_label(lt)
        << ", tensor '" << lt.name << "', on " << rep.first->backend;
-    if (rep.first->own_error) {
+    if (rep.first->basis == "context") {
+      os << ": alone, on golden inputs, it agrees (own error "
+         << short_number(rep.first->own_error.value_or(0))
+         << "), and none of its inputs disagrees: the backend computed it differently within the "
+            "whole graph (fused with a neighbour, in another layout, or in float32)";
+    } else if (rep.first->own_error) {
       os << ": its own error (alone, on golden inputs) is " << short_number(*rep.first->own_error)
          << ", outside tolerance";
     } else {
