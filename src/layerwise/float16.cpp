@@ -57,16 +57,18 @@ Expected<int64_t> Runner::save_for_backend(size_t k, onnx::ModelProto& m, const 
   return extra;
 }
 
-/// A float16 backend that computed some tensors in float32 does not show float16's rounding or
-/// overflow there: say how many and where, once.
+/// A float16 backend (precision=fp16, or any backend on a model that is float16 itself) that
+/// computed some tensors in float32 does not show float16's rounding or overflow there: say how
+/// many and where, once.
 void Runner::note_float32_tensors(size_t k, const std::vector<BackendSpec>& specs) {
   LayerwiseBackend& b = rep_.backends[k];
-  if (!fp16_[k]) return;
+  // The tensors a float16 run computes: float32 ones converted (precision=fp16), or the model's
+  // own float16 ones.
+  const DType computed = fp16_[k] ? DType::kFloat : DType::kFloat16;
   int floats = 0, isolated = 0, alone_in_float32 = 0;
   const LayerComparison *first = nullptr, *first_alone = nullptr;
   for (const auto& c : rep_.comparisons) {
-    if (c.backend != b.backend || !c.observed || rep_.tensors[c.tensor].dtype != DType::kFloat)
-      continue;
+    if (c.backend != b.backend || !c.observed || rep_.tensors[c.tensor].dtype != computed) continue;
     ++floats;
     if (c.computed_in_float32 && !first) first = &c;
     isolated += c.own.has_value();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.h"
@@ -88,7 +89,9 @@ class Runner {
                                const std::string& tag);
   /// The model with the batch's tensors as its first graph outputs; `added` counts those that
   /// were not graph outputs already.
-  onnx::ModelProto batch_model(const Batch& batch, int* added) const;
+  onnx::ModelProto batch_model(const Batch& batch, bool cast_float16, int* added, int* casts) const;
+  /// Suffix of the float32 output a float16 tensor is read through (batch_model).
+  static constexpr std::string_view kFloat32Suffix = "__onnxdbg_float32";
   Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
                                        const Batch& batch, int64_t plain_nodes,
                                        const TensorSink& sink);

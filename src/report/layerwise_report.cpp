@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compare/error_text.h"
 #include "model/graph.h"
 #include "report/run_report.h"
 #include "report/table.h"
@@ -119,7 +120,7 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
       std::string nan = "-";
       if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
         nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
-      t.add_row({layer_node_label(lt), lt.name, abs_error_text(c.result),
+      t.add_row({layer_node_label(lt), lt.name, max_abs_error_text(c.result),
                  short_number(c.result.max_rel_error),
                  c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
                  colorize("FAIL", "red", color)});

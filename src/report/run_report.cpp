@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compare/error_text.h"
 #include "model/graph.h"
 #include "report/table.h"
 
@@ -22,20 +23,6 @@ std::string seconds(double s) {
   return buf;
 }
 }  // namespace
-
-std::string abs_error_text(const TensorComparison& r) {
-  // In a low-precision type, the error in the type's own steps says more than its size.
-  std::string text = short_number(r.max_abs_error);
-  if (r.step_dtype == DType::kUndefined || !(r.max_error_steps > 0) ||
-      !std::isfinite(r.max_abs_error))
-    return text;
-  const char* unit = r.quant_scale > 0 ? " quantization step" : " step";
-  text += " (" + short_number(r.max_error_steps) + " " + std::string(dtype_name(r.step_dtype)) +
-          unit + (r.max_error_steps == 1 ? "" : "s");
-  if (r.quant_scale > 0)
-    text += ", " + short_number(r.max_abs_error * r.quant_scale) + " dequantized";
-  return text + ")";
-}
 
 void add_step_fields(nlohmann::json& j, const TensorComparison& r) {
   const bool stepped = r.step_dtype != DType::kUndefined;
@@ -151,7 +138,7 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
       std::string result =
           r.pass ? colorize("pass", "green", color) : colorize("FAIL", "red", color);
       if (!r.pass && r.worst_index < 0 && !r.reason.empty()) result += " (" + r.reason + ")";
-      t.add_row({c.backend, shape_to_string(r.shape), abs_error_text(r),
+      t.add_row({c.backend, shape_to_string(r.shape), max_abs_error_text(r),
                  short_number(r.max_rel_error),
                  std::to_string(r.mismatches) + " / " + std::to_string(r.numel), result});
     }

@@ -35,12 +35,6 @@ nlohmann::json run_samples_json(const SamplesRunReport& rep);
 /// A JSON number, or null for NaN/Inf (JSON has no such numbers).
 nlohmann::json json_number(double v);
 
-/// The "max abs err" cell of a comparison: short_number of the error and, in a low-precision
-/// type, its size in the type's steps: "0.25 (2 float8_e4m3fn steps)" (compare.h step_dtype);
-/// for a quantized tensor in quantization steps and dequantized: "3 (3 uint8 quantization
-/// steps, 0.06 dequantized)".
-std::string abs_error_text(const TensorComparison& r);
-
 /// Adds "step_dtype" (the type's name, or null), "max_error_steps" (number, or null),
 /// "quant_scale" and "max_dequantized_error" (numbers for a quantized tensor, else null) to a
 /// comparison's JSON object.

@@ -71,12 +71,4 @@ std::string colorize(const std::string& text, const std::string& color, bool on)
   return std::string("\x1b[") + code + "m" + text + "\x1b[0m";
 }
 
-std::string short_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 }  // namespace onnxdbg::report

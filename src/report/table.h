@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compare/error_text.h"  // short_number
+
 namespace onnxdbg::report {
 
 enum class Align { kLeft, kRight };
@@ -30,7 +32,5 @@ class Table {
 bool use_color(int fd);
 /// Wraps `text` in an ANSI colour ("red", "green", "yellow", "bold") when `on`.
 std::string colorize(const std::string& text, const std::string& color, bool on);
-/// "%.3g"-style short number; "inf"/"nan" spelled out.
-std::string short_number(double v);
 
 }  // namespace onnxdbg::report

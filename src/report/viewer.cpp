@@ -264,8 +264,9 @@ void add_report(Builder& b, const json& rep, json& data) {
   // Per-node error: the worst over backends; own_error where the layerwise entry has one.
   struct NodeErr {
     double err = -1, abs = -1, rel = -1, own = -1;
-    double steps = -1;       // max_error_steps, in step_dtype's steps (-1: none)
-    std::string step_dtype;  // the low-precision type the error is also counted in
+    double steps = -1;        // max_error_steps, in step_dtype's steps (-1: none)
+    double dequantized = -1;  // max_dequantized_error of a quantized tensor (-1: not quantized)
+    std::string step_dtype;   // the low-precision type the error is also counted in
     std::string backend, tensor;
     std::string note;  // the entry's note (onnxdbg.torch: the module the node belongs to)
     bool pass = true, nan = false;
@@ -305,6 +306,9 @@ void add_report(Builder& b, const json& rep, json& data) {
     ne.steps = !ne.step_dtype.empty() && e.contains("max_error_steps")
                    ? finite_or(e["max_error_steps"], inf)
                    : -1;
+    ne.dequantized = e.contains("max_dequantized_error") && e["max_dequantized_error"].is_number()
+                         ? e["max_dequantized_error"].get<double>()
+                         : -1;
     ne.own = layerwise && e.contains("own_error") && !e["own_error"].is_null()
                  ? finite_or(e["own_error"], inf)
                  : -1;
@@ -351,6 +355,7 @@ void add_report(Builder& b, const json& rep, json& data) {
             {"pass", e.pass},        {"nan", e.nan}};
     if (!e.note.empty()) ej["note"] = e.note;
     if (e.steps >= 0) ej["steps"] = {to_json(e.steps), e.step_dtype};
+    if (e.dequantized >= 0) ej["deq"] = e.dequantized;
     b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }

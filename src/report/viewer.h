@@ -71,9 +71,10 @@ struct ViewerOverlays {
 ///     nodes only in it), n (name), o (op type), d (domain), i/u (input/output tensor
 ///     indices, -1 for an omitted optional input), a [[name, type, value]] attributes,
 ///     s [graph indices of its subgraphs], and overlays: e {err, abs, rel, own, backend, pass,
-///     nan} from --report, df ("a" only in the viewed model, "b" only in the other, "c" changed),
-///     dw [what changed], p (index of its matched node on the other side of a diff), l [[severity,
-///     rule, message]] lint findings, h (1 when highlighted)}],
+///     nan, steps [count, dtype] in a low-precision type, deq (the dequantized error of a
+///     quantized tensor)} from --report, df ("a" only in the viewed model, "b" only in the other,
+///     "c" changed), dw [what changed], p (index of its matched node on the other side of a diff),
+///     l [[severity, rule, message]] lint findings, h (1 when highlighted)}],
 ///   tensors [{n (name), t (dtype or ""), s (inferred or declared shape "[1, 3, ?, ?]" or ""),
 ///     k ("in" graph input, "out" graph output, "w" initializer, "" otherwise), w (weight stats
 ///     {dtype, shape, bytes, min, max, mean, std, nan, inf, error} when an initializer or a

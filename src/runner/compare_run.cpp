@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "compare/error_text.h"
 #include "core/temp_dir.h"
 #include "model/model.h"
 #include "model/quantization.h"
@@ -130,7 +131,7 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
     if (!worst->result.reason.empty() && worst->result.worst_index < 0) {
       os << ": " << worst->result.reason;
     } else {
-      os << ": max abs error " << fmt_num(worst->result.max_abs_error) << " at "
+      os << ": max abs error " << max_abs_error_text(worst->result) << " at "
          << index_string(worst->result.worst_index, worst->result.shape) << ", "
          << worst->result.mismatches << " of " << worst->result.numel << " elements outside atol "
          << fmt_num(worst->tol.atol) << " rtol " << fmt_num(worst->tol.rtol);

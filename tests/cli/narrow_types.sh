@@ -125,6 +125,8 @@ np.savez('qoff.npz', **d)" || echo "FAIL: editing the golden outputs"
 out=$("$bin" run qdq.onnx --backends reference --load-inputs qin.npz --load-outputs qoff.npz 2>&1); rc=$?
 check "a quantized output's error is in quantization steps and dequantized" \
   '[ $rc -eq 1 ] && grep -q "1 (1 uint8 quantization step, 0.02 dequantized)" <<<"$out"' || echo "$out" | tail -6
+check "the verdict line says it the same way" \
+  'tail -1 <<<"$out" | grep -q "max abs error 1 (1 uint8 quantization step, 0.02 dequantized) at"' || echo "$out" | tail -1
 out=$("$bin" run qdq.onnx --backends reference --load-inputs qin.npz --load-outputs qoff.npz --json 2>/dev/null)
 check "--json gives quant_scale 0.02 and max_dequantized_error 0.02" \
   'python3 -c "

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "compare/compare.h"
+#include "compare/error_text.h"
 
 namespace onnxdbg::report {
 namespace {
@@ -14,9 +15,9 @@ TEST(RunReport, QuantizedErrorsInQuantizationStepsAndDequantized) {
   Tensor e = Tensor::from_vector<uint8_t>({3}, {10, 10, 199});
   TensorComparison r = compare_tensors(a, e, {0, 0});
   EXPECT_EQ(r.step_dtype, DType::kUndefined);  // a uint8 tensor is not known quantized...
-  EXPECT_EQ(abs_error_text(r), "3");
+  EXPECT_EQ(max_abs_error_text(r), "3");
   mark_quantized(r, DType::kUint8, 0.02);  // ...until its QuantizeLinear says with what scale
-  EXPECT_EQ(abs_error_text(r), "3 (3 uint8 quantization steps, 0.06 dequantized)");
+  EXPECT_EQ(max_abs_error_text(r), "3 (3 uint8 quantization steps, 0.06 dequantized)");
   nlohmann::json j;
   add_step_fields(j, r);
   EXPECT_EQ(j["step_dtype"], "uint8");
@@ -38,7 +39,7 @@ TEST(RunReport, LowPrecisionStepsAreSingularForOne) {
   Tensor a(DType::kInt4, {1}), e(DType::kInt4, {1});
   a.set_from_double(0, 3);
   e.set_from_double(0, 2);
-  EXPECT_EQ(abs_error_text(compare_tensors(a, e, {0, 0})), "1 (1 int4 step)");
+  EXPECT_EQ(max_abs_error_text(compare_tensors(a, e, {0, 0})), "1 (1 int4 step)");
 }
 
 }  // namespace
