@@ -16,6 +16,7 @@
 #include "data/polygraphy_json.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
+#include "lint/fixes.h"
 #include "lint/lint.h"
 #include "model/graph.h"
 #include "reference/interpreter.h"
@@ -594,8 +595,9 @@ Status check_node_order(const LoadedModel& model, bool layerwise, Messages& mess
            std::to_string(early) + " node" + (early == 1 ? " is" : "s are") +
                " listed before the nodes producing " + (early == 1 ? "its" : "their") +
                " inputs, which ONNX forbids (`onnxdbg lint` lists them); the reference runs the "
-               "nodes in a topological order, as ONNX Runtime does, and `onnxdbg surgeon "
-               "sanitize --toposort` writes the model sorted" +
+               "nodes in a topological order, as ONNX Runtime does, and `" +
+               lint::surgeon_command_line(model.path, "sanitize", "--toposort", "sorted") +
+               "` writes the model sorted (unless lint finds other errors in it)" +
                (layerwise ? "; --layerwise numbers the nodes (#N) in that order" : ""));
   return Status::ok();
 }

@@ -5,6 +5,8 @@
 #include "lint/fixes.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <regex>
 #include <unordered_set>
 
@@ -152,6 +154,35 @@ Status convert_opset(onnx::ModelProto& model, int64_t target) {
   if (converted.producer_name().empty()) converted.set_producer_name(model.producer_name());
   model = std::move(converted);
   return Status::ok();
+}
+
+namespace {
+
+// A path as one shell word: unchanged when it holds only characters no shell treats specially,
+// else in single quotes (a quote inside as '\'').
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           (c != '\0' && std::strchr("_-./+,:@%=", c) != nullptr);
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string surgeon_command_line(const std::filesystem::path& model_path,
+                                 const std::string& command, const std::string& flags,
+                                 const std::string& out_suffix) {
+  std::filesystem::path model = model_path.empty() ? "model.onnx" : model_path;
+  // A relative path starting with '-' would read as an option.
+  if (model.string().front() == '-') model = std::filesystem::path(".") / model;
+  const std::filesystem::path out =
+      model.parent_path() / (model.stem().string() + "." + out_suffix + ".onnx");
+  return "onnxdbg surgeon " + command + " " + shell_word(model.string()) + " " + flags + " -o " +
+         shell_word(out.string());
 }
 
 }  // namespace onnxdbg::lint

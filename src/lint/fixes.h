@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
 
 #include "core/onnx.h"
 #include "core/status.h"
@@ -24,5 +26,12 @@ Expected<int64_t> sort_nodes(onnx::ModelProto& model);
 /// the converter cannot convert; kInvalidArgument for a target outside what the linked ONNX knows
 /// or a model without a default-domain opset.
 Status convert_opset(onnx::ModelProto& model, int64_t target);
+
+/// A copy-pasteable surgeon command on the model at `model`: "onnxdbg surgeon sanitize m.onnx
+/// --toposort -o m.sorted.onnx" for ("sanitize", "--toposort", "sorted"); the output sits next to
+/// the model as "<stem>.<out_suffix>.onnx"; paths are shell-quoted where they need it, and a
+/// relative path starting with '-' gets "./". An empty `model` is written "model.onnx".
+std::string surgeon_command_line(const std::filesystem::path& model, const std::string& command,
+                                 const std::string& flags, const std::string& out_suffix);
 
 }  // namespace onnxdbg::lint

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "core/onnx.h"
+#include "lint/fixes.h"
 #include "model/model.h"
 #include "model/shape_inference.h"
 #include "onnx/shape_inference/implementation.h"
@@ -306,32 +307,9 @@ const FixTrial& RuleContext::try_fix(const std::string& key,
   return t;
 }
 
-namespace {
-
-// A path as one shell word: unchanged when it holds only characters no shell treats specially,
-// else in single quotes (a quote inside as '\'').
-std::string shell_word(const std::string& s) {
-  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           (c != '\0' && std::strchr("_-./+,:@%=", c) != nullptr);
-  });
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 std::string RuleContext::surgeon_command(const std::string& command, const std::string& flags,
                                          const std::string& out_suffix) const {
-  std::filesystem::path model = model_.path.empty() ? "model.onnx" : model_.path;
-  // A relative path starting with '-' would read as an option.
-  if (model.string().front() == '-') model = std::filesystem::path(".") / model;
-  const std::filesystem::path out =
-      model.parent_path() / (model.stem().string() + "." + out_suffix + ".onnx");
-  return "onnxdbg surgeon " + command + " " + shell_word(model.string()) + " " + flags + " -o " +
-         shell_word(out.string());
+  return surgeon_command_line(model_.path, command, flags, out_suffix);
 }
 
 std::string RuleContext::describe(const onnx::NodeProto& node, int64_t index) {

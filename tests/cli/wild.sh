@@ -27,8 +27,8 @@ out=$("$bin" run out_of_order_fp16.onnx --backends reference,onnxruntime --atol 
 echo "$out" | grep -E "note|AGREE|ERROR|DISAGREE"
 check "out-of-order float16 model agrees on reference and onnxruntime" \
   '[ $rc -eq 0 ] && [[ "$(tail -n1 <<<"$out")" == AGREE* ]]'
-check "the note counts the 79 nodes and names surgeon sanitize --toposort" \
-  'grep -q "79 nodes are listed before the nodes producing their inputs" <<<"$out" && grep -q "surgeon sanitize --toposort" <<<"$out"'
+check "the note counts the 79 nodes and names the whole surgeon sanitize --toposort command" \
+  'grep -q "79 nodes are listed before the nodes producing their inputs" <<<"$out" && grep -q "surgeon sanitize out_of_order_fp16.onnx --toposort -o out_of_order_fp16.sorted.onnx" <<<"$out"'
 out=$("$bin" run out_of_order_fp16.onnx --backends reference,onnxruntime --atol 1e-3 --rtol 1e-2 --layerwise 2>&1); rc=$?
 check "--layerwise on it agrees (exit 0, AGREE last)" '[ $rc -eq 0 ] && [[ "$(tail -n1 <<<"$out")" == AGREE* ]]'
 out=$("$bin" lint out_of_order_fp16.onnx --json 2>&1); rc=$?

@@ -134,7 +134,11 @@ backwards (float16[1,4] x) => (float16[1,4] y)
   EXPECT_NE(r.err.find("4 nodes are listed before the nodes producing their inputs"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("onnxdbg surgeon sanitize --toposort"), std::string::npos) << r.err;
+  // The whole command, as lint's fix gives it: model and output paths included.
+  EXPECT_NE(
+      r.err.find("onnxdbg surgeon sanitize backwards.onnx --toposort -o backwards.sorted.onnx"),
+      std::string::npos)
+      << r.err;
   CliResult lw =
       run_cli("run backwards.onnx --backends reference,onnxruntime --layerwise" + tol, dir_);
   EXPECT_EQ(lw.exit_code, 0) << lw.out << lw.err;
