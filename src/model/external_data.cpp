@@ -95,23 +95,6 @@ void for_each_tensor(const onnx::GraphProto& g, Fn& fn) {
     }
 }
 
-// Bytes an external tensor's dims and type claim (its "length" must agree when given).
-Expected<int64_t> external_byte_count(const onnx::TensorProto& t, const ExternalData& ext) {
-  ODB_ASSIGN_OR_RETURN(DType dtype, dtype_from_onnx(t.data_type()));
-  if (dtype == DType::kString)
-    return model_error("tensor '" + t.name() + "': string tensors cannot be external");
-  ODB_ASSIGN_OR_RETURN(int64_t numel, shape_numel(Shape(t.dims().begin(), t.dims().end())));
-  auto bytes = dtype_storage_bytes(dtype, numel);
-  if (!bytes || *bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
-    return model_error("tensor '" + t.name() + "' has too many bytes to be stored anywhere");
-  const auto want = static_cast<int64_t>(*bytes);
-  if (ext.length >= 0 && ext.length != want)
-    return model_error("tensor '" + t.name() + "' external data length " +
-                       std::to_string(ext.length) + " does not match its shape (" +
-                       std::to_string(want) + " bytes)");
-  return want;
-}
-
 Status write_error(const fs::path& path, int err) {
   return invalid_argument("cannot write '" + path.string() + "': " + std::strerror(err));
 }
@@ -233,6 +216,25 @@ Expected<ExternalData> external_data(const onnx::TensorProto& t, const fs::path&
   }
   ODB_ASSIGN_OR_RETURN(ext.file, resolve_external(ext.location, base_dir, t.name()));
   return ext;
+}
+
+Expected<int64_t> external_byte_count(const onnx::TensorProto& t, const ExternalData& ext) {
+  ODB_ASSIGN_OR_RETURN(DType dtype, dtype_from_onnx(t.data_type()));
+  if (dtype == DType::kString)
+    return model_error("tensor '" + t.name() + "': string tensors cannot be external");
+  const Shape shape(t.dims().begin(), t.dims().end());
+  ODB_ASSIGN_OR_RETURN(int64_t numel, shape_numel(shape));
+  auto bytes = dtype_storage_bytes(dtype, numel);
+  if (!bytes || dtype_size(dtype) == 0 ||
+      *bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
+    return model_error("tensor '" + t.name() + "' of shape " + shape_to_string(shape) +
+                       " has too many bytes to be stored anywhere");
+  const auto want = static_cast<int64_t>(*bytes);
+  if (ext.length >= 0 && ext.length != want)
+    return model_error("tensor '" + t.name() + "' external data length " +
+                       std::to_string(ext.length) + " does not match its shape (" +
+                       std::to_string(want) + " bytes)");
+  return want;
 }
 
 Status check_external_data(const onnx::GraphProto& g, const fs::path& base_dir) {

@@ -31,6 +31,11 @@ struct ExternalData {
 Expected<ExternalData> external_data(const onnx::TensorProto& t,
                                      const std::filesystem::path& base_dir);
 
+/// Bytes the dims and type of the external tensor `t` claim (packed for the 4-, 2- and 6-bit
+/// types), which `ext.length`, when given, must equal. Errors: kModelError for a string tensor,
+/// a length that disagrees, or dims whose bytes no file could hold.
+Expected<int64_t> external_byte_count(const onnx::TensorProto& t, const ExternalData& ext);
+
 /// Checks every external reference of `g` and its subgraphs (initializers and tensor attributes)
 /// without reading the data: a safe location, a file there, long enough for offset + length.
 /// Errors: kModelError naming the first bad tensor.

@@ -8,7 +8,6 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
-#include <optional>
 #include <set>
 
 #include "core/atomic_file.h"
@@ -179,27 +178,39 @@ void normalize_bools(Tensor& t) {
   for (size_t i = 0; i < t.nbytes(); ++i) b[i] = b[i] != 0 ? 1 : 0;
 }
 
-// An external tensor of 1 MiB or more mapped from its file instead of read (see map_file_region):
-// nullopt, and the caller reads it, for types whose bytes need work after reading (bool, packed
-// and narrow types), a length that disagrees with the dims (the reader reports it), an offset
-// that does not suit the element size, or a mapping the system refuses.
-std::optional<Tensor> map_external_tensor(const onnx::TensorProto& p, DType dtype,
-                                          const Shape& shape, const fs::path& base_dir) {
-  if (p.data_location() != onnx::TensorProto::EXTERNAL || dtype == DType::kBool ||
-      dtype == DType::kString || is_narrow_float(dtype) || is_narrow_integer(dtype))
-    return std::nullopt;
-  auto ext = external_data(p, base_dir);
-  auto numel = shape_numel(shape);
-  if (!ext || !numel) return std::nullopt;
-  const int64_t bytes = *numel * static_cast<int64_t>(dtype_size(dtype));  // checked by caller
-  if (bytes < (int64_t{1} << 20) || (ext->length >= 0 && ext->length != bytes) ||
-      ext->offset % static_cast<int64_t>(dtype_size(dtype)) != 0)
-    return std::nullopt;
-  auto buffer = map_file_region(ext->file, ext->offset, bytes);
-  if (!buffer) return std::nullopt;
-  auto t = Tensor::adopt(dtype, shape, std::move(*buffer));
-  if (!t) return std::nullopt;
-  return std::move(*t);
+// The bytes of an external tensor whose reference, byte count `want` and file tensor_from_proto
+// has checked. One of 1 MiB or more whose type is used as stored (not bool, packed or narrow) is
+// mapped from its file (map_file_region) rather than read, when its offset suits the element
+// size and the system allows; everything else is read.
+Expected<Tensor> read_external_tensor(const onnx::TensorProto& p, DType dtype, const Shape& shape,
+                                      const ExternalData& ext, int64_t want) {
+  const bool as_stored =
+      dtype != DType::kBool && !is_narrow_float(dtype) && !is_narrow_integer(dtype);
+  if (as_stored && want >= (int64_t{1} << 20) &&
+      ext.offset % static_cast<int64_t>(dtype_size(dtype)) == 0)
+    if (auto buffer = map_file_region(ext.file, ext.offset, want))
+      if (auto mapped = Tensor::adopt(dtype, shape, std::move(*buffer))) return mapped;
+  auto made = Tensor::make(dtype, shape);
+  if (!made) return std::move(made).status().with_context("tensor '" + p.name() + "'");
+  Tensor t = std::move(*made);
+  const std::string label = "tensor '" + p.name() + "'";
+  std::ifstream in(ext.file, std::ios::binary);
+  if (!in)
+    return model_error(label + ": cannot open external data file '" + ext.file.string() + "'");
+  in.seekg(ext.offset);
+  const bool packed = static_cast<size_t>(want) != t.nbytes();
+  std::vector<char> packed_bytes(packed ? static_cast<size_t>(want) : 0);
+  in.read(packed ? packed_bytes.data() : reinterpret_cast<char*>(t.raw()), want);
+  if (!in || in.gcount() != want)
+    return model_error(label + ": external data file '" + ext.file.string() +
+                       "' is too short for " + std::to_string(want) + " bytes at offset " +
+                       std::to_string(ext.offset));
+  if (packed)
+    unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(packed_bytes.data()), t.numel(),
+                  reinterpret_cast<uint8_t*>(t.raw()));
+  normalize_bools(t);
+  mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
+  return t;
 }
 
 }  // namespace
@@ -219,12 +230,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
       if (dtype == DType::kString)
         return model_error("tensor '" + p.name() + "': string tensors cannot be external");
       ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
-      auto bytes = dtype_storage_bytes(dtype, *numel);
-      if (!bytes || dtype_size(dtype) == 0 ||
-          *bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()))
-        return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
-                           " has too many bytes to be stored anywhere");
-      const auto want = static_cast<int64_t>(*bytes);
+      ODB_ASSIGN_OR_RETURN(const int64_t want, external_byte_count(p, ext));
       std::error_code ec;
       const uintmax_t size = fs::file_size(ext.file, ec);
       if (ec)
@@ -236,6 +242,7 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
                            " needs " + std::to_string(want) + " bytes at offset " +
                            std::to_string(ext.offset) + " of '" + ext.location +
                            "', which has only " + std::to_string(size) + " bytes");
+      return read_external_tensor(p, dtype, shape, ext, want);
     } else if (p.has_raw_data() && dtype != DType::kString) {
       auto bytes = dtype_storage_bytes(dtype, *numel);
       if (dtype_size(dtype) == 0 || !bytes || p.raw_data().size() != *bytes)
@@ -260,7 +267,6 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
             (want != *numel ? " (packed " + std::string(dtype_name(dtype)) + ")" : std::string()));
     }
   }
-  if (auto mapped = map_external_tensor(p, dtype, shape, base_dir)) return std::move(*mapped);
   auto made = Tensor::make(dtype, shape);
   if (!made) return std::move(made).status().with_context("tensor '" + p.name() + "'");
   Tensor t = std::move(*made);
@@ -270,32 +276,6 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
     return model_error(label + " of shape " + shape_to_string(shape) + " holds " +
                        std::to_string(got) + " values, expected " + std::to_string(n));
   };
-
-  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-    ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
-    const fs::path& file = ext.file;
-    const int64_t offset = ext.offset, length = ext.length;
-    if (dtype == DType::kString) return model_error(label + ": string tensors cannot be external");
-    const auto want = static_cast<int64_t>(*dtype_storage_bytes(dtype, n));  // checked above
-    if (length >= 0 && length != want)
-      return model_error(label + " external data length " + std::to_string(length) +
-                         " does not match its shape (" + std::to_string(want) + " bytes)");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return model_error(label + ": cannot open external data file '" + file.string() + "'");
-    in.seekg(offset);
-    const bool packed = static_cast<size_t>(want) != t.nbytes();
-    std::vector<char> packed_bytes(packed ? static_cast<size_t>(want) : 0);
-    in.read(packed ? packed_bytes.data() : reinterpret_cast<char*>(t.raw()), want);
-    if (!in || in.gcount() != want)
-      return model_error(label + ": external data file '" + file.string() + "' is too short for " +
-                         std::to_string(want) + " bytes at offset " + std::to_string(offset));
-    if (packed)
-      unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(packed_bytes.data()), n,
-                    reinterpret_cast<uint8_t*>(t.raw()));
-    normalize_bools(t);
-    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
-    return t;
-  }
 
   if (p.has_raw_data() && dtype != DType::kString) {
     // The size was checked against dtype_storage_bytes above; sub-byte types are packed.
