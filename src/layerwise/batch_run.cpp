@@ -11,6 +11,7 @@
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
 #include "layerwise/runner.h"
+#include "model/graph.h"
 #include "runner/precision.h"
 
 namespace onnxdbg::layerwise_detail {
@@ -64,15 +65,7 @@ onnx::ModelProto Runner::batch_model(const Batch& batch, bool cast_float16, int*
     ++*added;
     if (t.dtype == DType::kFloat16 && cast_float16) {
       const std::string f32 = t.name + std::string(kFloat32Suffix);
-      onnx::NodeProto* cast = m.mutable_graph()->add_node();
-      cast->set_op_type("Cast");
-      cast->set_name(f32);
-      cast->add_input(t.name);
-      cast->add_output(f32);
-      onnx::AttributeProto* to = cast->add_attribute();
-      to->set_name("to");
-      to->set_type(onnx::AttributeProto::INT);
-      to->set_i(onnx::TensorProto::FLOAT);
+      make_cast_node(*m.mutable_graph()->add_node(), f32, t.name, f32, onnx::TensorProto::FLOAT);
       set_tensor_type(m.mutable_graph()->add_output(), f32, DType::kFloat, nullptr);
       ++*casts;
       continue;

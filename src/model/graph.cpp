@@ -244,4 +244,17 @@ Expected<std::vector<int>> topological_order(const onnx::GraphProto& graph, cons
   return order;
 }
 
+void make_cast_node(onnx::NodeProto& node, const std::string& name, const std::string& input,
+                    const std::string& output, int32_t to) {
+  node.Clear();
+  node.set_op_type("Cast");
+  node.set_name(name);
+  node.add_input(input);
+  node.add_output(output);
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name("to");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(to);
+}
+
 }  // namespace onnxdbg

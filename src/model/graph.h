@@ -172,4 +172,10 @@ std::unordered_map<std::string, std::vector<int>> consumers(const onnx::GraphPro
 Expected<std::vector<int>> topological_order(const onnx::GraphProto& graph,
                                              const NameSet& outer = {});
 
+/// Makes `node` the Cast (ONNX Cast-6 and later) of `input` to the TensorProto element type `to`
+/// (onnx::TensorProto::FLOAT, FLOAT16, ...) into `output`, named `name`; whatever it held before
+/// is replaced.
+void make_cast_node(onnx::NodeProto& node, const std::string& name, const std::string& input,
+                    const std::string& output, int32_t to);
+
 }  // namespace onnxdbg

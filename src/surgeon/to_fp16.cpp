@@ -181,15 +181,7 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
     auto key = std::make_pair(x, to);
     if (auto it = casts.find(key); it != casts.end()) return it->second;
     const std::string y = fresh(x + (to == kF16 ? "_fp16" : "_fp32"));
-    auto* c = out.Add();
-    c->set_op_type("Cast");
-    c->set_name(fresh(y + "_cast"));
-    c->add_input(x);
-    c->add_output(y);
-    auto* a = c->add_attribute();
-    a->set_name("to");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(to);
+    make_cast_node(*out.Add(), fresh(y + "_cast"), x, y, to);
     cur[y] = to;
     casts[key] = y;
     ++stats.casts_inserted;
@@ -247,15 +239,7 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
     }
     for (auto& t : *g->mutable_initializer())
       if (t.name() == z) t.set_name(inner);
-    auto* c = g->add_node();
-    c->set_op_type("Cast");
-    c->set_name(fresh(z + "_cast"));
-    c->add_input(inner);
-    c->add_output(z);
-    auto* a = c->add_attribute();
-    a->set_name("to");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(kF32);
+    make_cast_node(*g->add_node(), fresh(z + "_cast"), inner, z, kF32);
     ++stats.casts_inserted;
   }
   g->clear_value_info();
