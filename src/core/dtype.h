@@ -2,6 +2,7 @@
 // "Tensor Element Types"), their sizes and names, and the 16-bit float types.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -82,7 +83,7 @@ Expected<size_t> dtype_storage_bytes(DType t, int64_t numel);
 /// values outside the enum.
 Expected<DType> dtype_from_onnx(int32_t v);
 
-/// IEEE 754 binary16, stored as its bit pattern. Conversions round to nearest even.
+/// IEEE 754 binary16, stored as its bit pattern. Conversions round to nearest even, NaNs quiet.
 struct Float16 {
   uint16_t bits = 0;
   Float16() = default;
@@ -91,6 +92,14 @@ struct Float16 {
   static uint16_t from_float(float f);
   static float to_float(uint16_t h);
 };
+
+/// Converts `n` float16 bit patterns to float32, exactly (every float16 is a float32), with the
+/// CPU's F16C instructions where it has them; the result is bit-identical to Float16::to_float.
+void float16_to_float(const uint16_t* in, float* out, size_t n);
+/// Converts `n` float32 values to float16 bit patterns, rounding to nearest even (IEEE 754
+/// convertFormat; overflow to Inf, NaN stays a quiet NaN), with F16C where the CPU has it; the
+/// result is bit-identical to Float16::from_float.
+void float_to_float16(const float* in, uint16_t* out, size_t n);
 
 /// bfloat16 (the upper half of a float32), stored as its bit pattern. Conversion from float32
 /// rounds to nearest even and keeps NaN a NaN.
