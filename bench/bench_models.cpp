@@ -29,6 +29,7 @@
 
 #include "backends/backend.h"
 #include "model/model.h"
+#include "reference/openblas_core.h"
 #include "runner/input_gen.h"
 
 using namespace onnxdbg;
@@ -175,6 +176,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  reference::restart_with_better_openblas_core(argv);  // as the onnxdbg executable does
   int iterations = 5;
   double min_seconds = 1.0;
   std::string backends =

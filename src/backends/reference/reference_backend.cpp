@@ -7,6 +7,7 @@
 
 #include "core/run_limits.h"
 #include "model/model.h"
+#include "reference/openblas_core.h"
 
 namespace onnxdbg {
 namespace {
@@ -62,7 +63,13 @@ class ReferenceBackend : public Backend {
   explicit ReferenceBackend(BackendSpec spec) : spec_(std::move(spec)) {}
   std::string name() const override { return "reference"; }
   const BackendSpec& spec() const override { return spec_; }
-  std::string describe() const override { return "onnxdbg reference interpreter"; }
+  std::string describe() const override {
+    std::string s =
+        "onnxdbg reference interpreter (OpenBLAS " + reference::openblas_core_name() + " kernels";
+    if (const char* better = reference::better_openblas_core())
+      s += std::string("; OPENBLAS_CORETYPE=") + better + " is faster on this CPU";
+    return s + ")";
+  }
   std::vector<std::string> unsupported_ops(const onnx::ModelProto& model) const override {
     std::vector<std::string> out;
     for (const auto& m : reference::find_missing_kernels(model))
