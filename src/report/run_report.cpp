@@ -1,6 +1,7 @@
 // Terminal and JSON rendering of `onnxdbg run` results.
 #include "report/run_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -180,6 +181,7 @@ nlohmann::json backend_json(const BackendRun& b) {
                            ? json(nullptr)
                            : json(b.info.load_seconds);
   jb["run_seconds"] = b.ok ? json(b.run_seconds) : json(nullptr);
+  jb["peak_rss_bytes"] = b.peak_rss_bytes > 0 ? json(b.peak_rss_bytes) : json(nullptr);
   jb["providers"] = b.info.providers;
   jb["warnings"] = b.info.warnings;
   jb["providers_requested"] = b.info.providers_requested;
@@ -261,8 +263,10 @@ nlohmann::json run_samples_json(const SamplesRunReport& rep) {
     const BackendRun* shown = &first.backends[b];
     std::vector<size_t> failed;
     double run_sum = 0;
+    int64_t peak = 0;
     for (size_t i = 0; i < rep.samples.size(); ++i) {
       const BackendRun& r = rep.samples[i].backends[b];
+      peak = std::max(peak, r.peak_rss_bytes);
       if (r.ok) {
         run_sum += r.run_seconds;
         continue;
@@ -276,6 +280,7 @@ nlohmann::json run_samples_json(const SamplesRunReport& rep) {
     const size_t ran = rep.samples.size() - failed.size();
     jb["run_seconds"] = failed.empty() ? json(run_sum / static_cast<double>(ran)) : json(nullptr);
     jb["failed_samples"] = failed;
+    jb["peak_rss_bytes"] = peak > 0 ? json(peak) : json(nullptr);
     j["backends"].push_back(std::move(jb));
   }
   j["comparisons"] = json::array();

@@ -354,6 +354,7 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
       if (run->load_seconds) br.info.load_seconds += *run->load_seconds;
       br.ok = true;
       br.run_seconds = run->run_seconds;
+      br.peak_rss_bytes = run->peak_rss_bytes;
       br.outputs = std::move(run->outputs);
       if (is_fp16) warn_float32_outputs(spec, br);
     }

@@ -28,6 +28,9 @@ struct BackendRun {
   ErrorCode error_code = ErrorCode::kOk;
   SessionInfo info;        ///< load_seconds, providers, warnings
   double run_seconds = 0;  ///< inference wall time, seconds
+  /// Peak resident memory of the process that ran the model (RunResult::peak_rss_bytes: the
+  /// worker's for an isolated backend, onnxdbg's own for the reference), bytes; 0 when unknown.
+  int64_t peak_rss_bytes = 0;
   /// With several samples: this run used the session loaded for an earlier sample (info and its
   /// load_seconds are that load's).
   bool session_reused = false;
