@@ -50,12 +50,20 @@ graph {
   output { name: "<y>" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } } }
 }
 PB
-if command -v protoc >/dev/null && [ -f /usr/include/onnx/onnx.proto ]; then
-  protoc --encode=onnx.ModelProto -I/usr/include /usr/include/onnx/onnx.proto \
+# onnx.proto from libonnx-dev, or from Debian's python3-onnx, which scripts/install-deps.sh
+# installs (the build itself uses ONNX 1.23 from PyPI, whose .proto is not installed).
+proto_root=""
+for d in /usr/include /usr/lib/python3/dist-packages; do
+  if [ -f "$d/onnx/onnx.proto" ]; then proto_root=$d; break; fi
+done
+if command -v protoc >/dev/null && [ -n "$proto_root" ]; then
+  protoc --encode=onnx.ModelProto -I"$proto_root" "$proto_root/onnx/onnx.proto" \
     < "$out/names.txtpb" > "$out/names.onnx"
   "$bin" view "$out/names.onnx" -o "$out/names.html"; rc=$?
   check "names with <>&'\": exit 0, no raw </script> from the model" \
     '[ $rc -eq 0 ] && [ "$(grep -c "</script>" "$out/names.html")" -eq 3 ]'
+else
+  check "protoc and onnx.proto are installed (scripts/install-deps.sh)" false
 fi
 
 # Two small models for a side-by-side diff: Softmax's axis changed, Neg only in A, Abs only in B.
