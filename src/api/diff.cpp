@@ -21,7 +21,8 @@ nlohmann::json to_json(const DiffResult& result) {
   j["only_in_a"] = d.only_in_a;
   j["only_in_b"] = d.only_in_b;
   j["changed"] = nlohmann::json::array();
-  for (const auto& c : d.changed) j["changed"].push_back({{"node", c.item}, {"what", c.what}});
+  for (const auto& c : d.changed)
+    j["changed"].push_back({{"node", c.item}, {"what", c.what}, {"graph", c.graph}});
   j["graph"] = nlohmann::json::array();
   for (const auto& c : d.graph_changes) j["graph"].push_back({{"item", c.item}, {"what", c.what}});
   j["matched_by_name"] = d.matched_by_name;

@@ -15,10 +15,15 @@ namespace onnxdbg {
 
 /// One difference on a matched node or a graph-level item.
 struct DiffChange {
-  /// node_label of A's node ("#12 Conv 'c1'"), or "initializer 'w'", "input 'x'"
+  /// node_label of A's node ("#12 Conv 'c1'"; inside a subgraph prefixed by its path,
+  /// "main/If_0:then_branch/#3 Conv 'c'"), or "initializer 'w'", "input 'x'"
   std::string item;
-  std::string what;   ///< one phrase: "op type Conv -> ConvTranspose", "attribute group 1 -> 2"
-  int64_t node = -1;  ///< index of A's main-graph node the change is on; -1 for graph-level items
+  std::string what;  ///< one phrase: "op type Conv -> ConvTranspose", "attribute group 1 -> 2"
+  /// Index of A's main-graph node the change is on (for a change inside a subgraph, the node
+  /// owning it); -1 for graph-level items.
+  int64_t node = -1;
+  /// The graph the change is in: "main", or a subgraph's path ("main/If_0:then_branch").
+  std::string graph = "main";
 };
 
 struct ModelDiff {
@@ -39,10 +44,14 @@ struct ModelDiff {
   }
 };
 
-/// Compares the main graphs of `a` and `b` (subgraphs are compared as attributes: equal or
-/// "subgraph differs"). Initializer values are read (external data included) to give the max
-/// absolute difference where dtype and shape agree. Errors: kModelError when an initializer
-/// cannot be read.
+/// Compares the main graphs of `a` and `b`, and the subgraphs (If's branches, Loop's and Scan's
+/// bodies, nested ones too) of each matched node pair the same way: their nodes are matched, and
+/// their changes (nodes only on one side, op types, attributes, wiring, initializers, inputs and
+/// outputs) go to `changed`, named by path ("main/If_0:then_branch/#3 Conv 'c'", subgraph_path)
+/// and recorded on the main-graph node that owns the subgraph. Initializer values and tensor
+/// attributes (Constant's value) are read (external data included) to give how many values differ
+/// and the max absolute difference where dtype and shape agree. Errors: kModelError when an
+/// initializer cannot be read.
 Expected<ModelDiff> diff_models(const LoadedModel& a, const LoadedModel& b);
 
 }  // namespace onnxdbg

@@ -113,5 +113,72 @@ g (float[2,4] x) => (float[1,4] pos) <float[2] w = {1.0, 2.0}> {
   EXPECT_NE(d->summary.find("3 graph-level differences"), std::string::npos) << d->summary;
 }
 
+// Two versions of a model with control flow that differ only inside the If's branches: a
+// Constant's values in then_branch and, one If deeper in else_branch, Softmax's axis and an
+// initializer. Each change is named by its path inside the subgraphs and recorded on the If.
+const char* kBranches = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,4] x, bool c, bool d) => (float[1,4] y) {
+  y = If(c) <
+    then_branch = t () => (float[1,4] ty) {
+      k = Constant<value = float[4] {1.0, 2.0, 3.0, 4.0}>()
+      ty = Mul(x, k)
+    },
+    else_branch = e () => (float[1,4] ey) {
+      ey = If(d) <
+        then_branch = t2 () => (float[1,4] t2y) <float[4] w = {0.5, 0.5, 0.5, 0.5}> {
+          m = Mul(x, w)
+          t2y = Softmax<axis = 1>(m)
+        },
+        else_branch = e2 () => (float[1,4] e2y) {
+          e2y = Relu(x)
+        }
+      >
+    }
+  >
+}
+)";
+
+TEST(Diff, ChangesInsideNestedSubgraphsAreNamedByPath) {
+  auto a = model(kBranches, "a.onnx");
+  std::string text_b = kBranches;
+  text_b.replace(text_b.find("{1.0, 2.0, 3.0, 4.0}"), 20, "{1.0, 2.5, 3.0, 4.0}");
+  text_b.replace(text_b.find("<axis = 1>"), 10, "<axis = 0>");
+  text_b.replace(text_b.find("{0.5, 0.5, 0.5, 0.5}"), 20, "{0.5, 0.5, 0.5, 0.75}");
+  auto b = model(text_b, "b.onnx");
+  auto d = diff_models(a, b);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->only_in_a.empty());
+  EXPECT_TRUE(d->only_in_b.empty());
+  EXPECT_TRUE(d->graph_changes.empty());
+  EXPECT_TRUE(has_change(d->changed, "main/If#0:then_branch/#0 Constant",
+                         "attribute value: 1 of 4 values differ (max abs difference 0.5)"));
+  EXPECT_TRUE(has_change(d->changed, "main/If#0:else_branch/If#0:then_branch/#1 Softmax",
+                         "attribute axis 1 -> 0"));
+  EXPECT_TRUE(has_change(d->changed, "initializer 'w' in main/If#0:else_branch/If#0:then_branch",
+                         "1 of 4 values differ (max abs difference 0.25)"));
+  EXPECT_EQ(d->changed.size(), 3u);
+  for (const auto& c : d->changed) EXPECT_EQ(c.node, 0) << c.item;  // recorded on the If
+  EXPECT_NE(d->summary.find("1 matched node changed (3 changes inside subgraphs)"),
+            std::string::npos)
+      << d->summary;
+  for (const auto& c : d->changed)
+    if (c.what.find("axis") != std::string::npos)
+      EXPECT_EQ(c.graph, "main/If#0:else_branch/If#0:then_branch");
+}
+
+TEST(Diff, NodesOnlyOnOneSideOfABranch) {
+  auto a = model(kBranches, "a.onnx");
+  std::string text_b = kBranches;
+  text_b.replace(text_b.find("e2y = Relu(x)"), 13, "r = Relu(x)\n          e2y = Neg(r)");
+  auto b = model(text_b, "b.onnx");
+  auto d = diff_models(a, b);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(has_change(d->changed, "main/If#0:else_branch/If#0:else_branch/#1 Neg", "only in B"));
+  // The Relu still reads x: matched, and not rewired.
+  EXPECT_FALSE(has_change(d->changed, "main/If#0:else_branch/If#0:else_branch/#0 Relu", "input"));
+  EXPECT_EQ(d->changed.size(), 1u);
+}
+
 }  // namespace
 }  // namespace onnxdbg
