@@ -162,9 +162,10 @@ TEST(Diff, ChangesInsideNestedSubgraphsAreNamedByPath) {
   EXPECT_NE(d->summary.find("1 matched node changed (3 changes inside subgraphs)"),
             std::string::npos)
       << d->summary;
-  for (const auto& c : d->changed)
+  for (const auto& c : d->changed) {
     if (c.what.find("axis") != std::string::npos)
       EXPECT_EQ(c.graph, "main/If#0:else_branch/If#0:then_branch");
+  }
 }
 
 TEST(Diff, NodesOnlyOnOneSideOfABranch) {
