@@ -163,8 +163,9 @@ TEST(Diff, ChangesInsideNestedSubgraphsAreNamedByPath) {
             std::string::npos)
       << d->summary;
   for (const auto& c : d->changed) {
-    if (c.what.find("axis") != std::string::npos)
+    if (c.what.find("axis") != std::string::npos) {
       EXPECT_EQ(c.graph, "main/If#0:else_branch/If#0:then_branch");
+    }
   }
 }
 
