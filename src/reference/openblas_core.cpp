@@ -36,8 +36,13 @@ const char* better_openblas_core() {
 void restart_with_better_openblas_core(char** argv) {
   const char* core = better_openblas_core();
   if (core == nullptr || argv == nullptr || argv[0] == nullptr) return;
+  // The executable's own path, not /proc/self/exe, which would rename the process "exe" (ps, top).
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof path - 1) return;
+  path[n] = '\0';
   setenv("OPENBLAS_CORETYPE", core, 1);
-  execv("/proc/self/exe", argv);
+  execv(path, argv);
   unsetenv("OPENBLAS_CORETYPE");  // the exec failed: go on with the kernels there are
 }
 

@@ -18,10 +18,10 @@ std::string openblas_core_name();
 const char* better_openblas_core();
 
 /// For an executable's main(), first thing: when better_openblas_core() names a core, sets
-/// OPENBLAS_CORETYPE to it and executes the program again (/proc/self/exe, the same argv), since
-/// OpenBLAS reads the variable only when it loads, before main(). Returns (changing nothing) when
-/// no core is better or the exec fails. Changes speed, and (as any BLAS change may) the last bits
-/// of float GEMM sums.
+/// OPENBLAS_CORETYPE to it and executes the program again (its path from /proc/self/exe, the same
+/// argv), since OpenBLAS reads the variable only when it loads, before main(). Returns (changing
+/// nothing) when no core is better or the exec fails. Changes speed, and (as any BLAS change may)
+/// the last bits of float GEMM sums.
 void restart_with_better_openblas_core(char** argv);
 
 }  // namespace onnxdbg::reference

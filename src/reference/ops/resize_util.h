@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reference/ops/data_movement.h"
+#include "reference/parallel.h"
 
 namespace onnxdbg::reference {
 
@@ -152,6 +153,62 @@ inline std::vector<std::vector<ResizeTap>> resize_axis_taps(const ResizeParams& 
   return taps;
 }
 
+/// True when resize_tensor's general loop reduces to resize_planes: a linear or cubic mode, no
+/// extrapolated output, float or double values, and every axis before the last two copied (one
+/// tap of weight 1 per output index: N and C of an image resize).
+inline bool resizes_planes_only(const ResizeParams& p, const Tensor& x,
+                                const std::vector<std::vector<std::vector<ResizeTap>>>& taps) {
+  const size_t rank = taps.size();
+  if (p.mode == ResizeMode::kNearest || rank < 2 ||
+      (x.dtype() != DType::kFloat && x.dtype() != DType::kDouble))
+    return false;
+  for (size_t d = 0; d < rank; ++d)
+    for (const auto& t : taps[d])
+      if (t.empty() || (d + 2 < rank && (t.size() != 1 || t[0].weight != 1.0))) return false;
+  return true;
+}
+
+/// resize_tensor's general loop for resizes_planes_only(): the same sums, term by term in the same
+/// order (the last axis's taps fastest) and in double, with the same weights (1 * 1 * ... * wh *
+/// ww is wh * ww exactly), so the same bits; planes in parallel, each independent of the others.
+template <class T>
+void resize_planes(const T* src, T* dst,
+                   const std::vector<std::vector<std::vector<ResizeTap>>>& taps,
+                   const Shape& in_shape, const Shape& out_shape) {
+  const size_t rank = in_shape.size();
+  const int64_t in_w = in_shape[rank - 1];
+  const int64_t out_h = out_shape[rank - 2], out_w = out_shape[rank - 1];
+  const auto& th = taps[rank - 2];
+  const auto& tw = taps[rank - 1];
+  int64_t planes = 1;
+  for (size_t d = 0; d + 2 < rank; ++d) planes *= out_shape[d];
+  const auto in_strides = strides_of(in_shape);
+  parallel_for(planes, [&](int64_t plane) {
+    // The input plane this output plane copies: each leading axis's single tap.
+    int64_t in_off = 0, rest = plane;
+    for (size_t d = rank - 2; d-- > 0;) {
+      const int64_t i = rest % out_shape[d];
+      rest /= out_shape[d];
+      in_off += taps[d][static_cast<size_t>(i)][0].index * in_strides[d];
+    }
+    const T* in = src + in_off;
+    T* out = dst + plane * out_h * out_w;
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      const auto& hs = th[static_cast<size_t>(oh)];
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        const auto& ws = tw[static_cast<size_t>(ow)];
+        double sum = 0;
+        for (const ResizeTap& a : hs) {
+          const T* row = in + a.index * in_w;
+          for (const ResizeTap& b : ws)
+            sum += a.weight * b.weight * static_cast<double>(row[b.index]);
+        }
+        out[oh * out_w + ow] = static_cast<T>(sum);
+      }
+    }
+  });
+}
+
 /// Resamples x to p.out_shape. Errors: kModelError for rank/length mismatches or an empty input
 /// axis that must be resized.
 inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x,
@@ -218,6 +275,13 @@ inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x,
         gather(uint64_t{});
         break;
     }
+    return out;
+  }
+  if (resizes_planes_only(p, x, taps)) {
+    if (x.dtype() == DType::kFloat)
+      resize_planes(x.data<float>(), out.data<float>(), taps, x.shape(), p.out_shape);
+    else
+      resize_planes(x.data<double>(), out.data<double>(), taps, x.shape(), p.out_shape);
     return out;
   }
   std::vector<double> in;
