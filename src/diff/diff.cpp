@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "google/protobuf/util/message_differencer.h"
 #include "model/graph.h"
@@ -81,6 +82,17 @@ std::string type_string(const onnx::ValueInfoProto& vi) {
   return out;
 }
 
+// "kind 'name'" then `suffix`: how the diff names an input, output or initializer.
+std::string item_name(std::string_view kind, const std::string& name,
+                      std::string_view suffix = {}) {
+  std::string s(kind);
+  s += " '";
+  s += name;
+  s += '\'';
+  s += suffix;
+  return s;
+}
+
 void diff_value_infos(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& a,
                       const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& b,
                       const std::set<std::string>& skip, const std::string& kind,
@@ -93,14 +105,13 @@ void diff_value_infos(const google::protobuf::RepeatedPtrField<onnx::ValueInfoPr
   for (const auto& [name, v] : ma) {
     auto it = mb.find(name);
     if (it == mb.end())
-      out.push_back({kind + " '" + name + "'", "only in A (" + type_string(*v) + ")"});
+      out.push_back({item_name(kind, name), "only in A (" + type_string(*v) + ")"});
     else if (type_string(*v) != type_string(*it->second))
-      out.push_back(
-          {kind + " '" + name + "'", type_string(*v) + " -> " + type_string(*it->second)});
+      out.push_back({item_name(kind, name), type_string(*v) + " -> " + type_string(*it->second)});
   }
   for (const auto& [name, v] : mb)
     if (!ma.count(name))
-      out.push_back({kind + " '" + name + "'", "only in B (" + type_string(*v) + ")"});
+      out.push_back({item_name(kind, name), "only in B (" + type_string(*v) + ")"});
 }
 
 // Nodes of two graphs paired: by unique non-empty name first, then the rest by op type in graph
@@ -234,7 +245,7 @@ class GraphDiffer {
     for (const auto& t : ga.initializer()) ia[t.name()] = &t;
     for (const auto& t : gb.initializer()) ib[t.name()] = &t;
     for (const auto& [name, ta] : ia) {
-      const std::string item = "initializer '" + name + "'" + where;
+      const std::string item = item_name("initializer", name, where);
       auto it = ib.find(name);
       if (it == ib.end()) {
         out.push_back({item, "only in A (" + tensor_desc(*ta) + ")", owner});
@@ -246,7 +257,7 @@ class GraphDiffer {
     for (const auto& [name, tb] : ib)
       if (!ia.count(name))
         out.push_back(
-            {"initializer '" + name + "'" + where, "only in B (" + tensor_desc(*tb) + ")", owner});
+            {item_name("initializer", name, where), "only in B (" + tensor_desc(*tb) + ")", owner});
     return Status::ok();
   }
 
@@ -284,7 +295,7 @@ class GraphDiffer {
       if (x->type() == y.type() && x->type() == onnx::AttributeProto::TENSOR) {
         ODB_ASSIGN_OR_RETURN(
             std::string what,
-            tensor_difference(x->t(), y.t(), "attribute " + name + " of " + label));
+            tensor_difference(x->t(), y.t(), item_name("attribute", name, " of " + label)));
         out.push_back(
             {label, "attribute " + name + ": " + (what.empty() ? "encoding differs" : what), at});
       } else if (x->type() == y.type() && (x->type() == onnx::AttributeProto::GRAPH ||
