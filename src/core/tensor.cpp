@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <sstream>
@@ -176,6 +177,21 @@ double Tensor::get_as_double(int64_t i) const {
 }
 
 namespace {
+// float64 to float32 rounding to odd: the float32 toward zero, with its last bit set when
+// inexact. Rounding that once more to float16 or bfloat16 (at most 24 - 2 bits) gives the same as
+// rounding the float64 directly (Boldo and Melquiond, "Emulation of FMA and correctly rounded
+// sums: proved algorithms using rounding to odd"), so a float64 is rounded once, not twice.
+float round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || std::isinf(f) || static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof bits);
+  return f;
+}
+
 template <class I>
 I to_int(double v) {
   if (std::isnan(v)) return I{0};
@@ -195,10 +211,10 @@ void Tensor::set_from_double(int64_t i, double v) {
       data<double>()[i] = v;
       break;
     case DType::kFloat16:
-      data<Float16>()[i] = Float16(static_cast<float>(v));
+      data<Float16>()[i] = Float16(round_to_odd(v));
       break;
     case DType::kBFloat16:
-      data<BFloat16>()[i] = BFloat16(static_cast<float>(v));
+      data<BFloat16>()[i] = BFloat16(round_to_odd(v));
       break;
     case DType::kInt8:
       data<int8_t>()[i] = to_int<int8_t>(v);
@@ -402,6 +418,16 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow
   }
   if (t.dtype() == DType::kFloat16 && to == DType::kFloat) {
     float16_to_float(&t.data<Float16>()->bits, out.data<float>(), static_cast<size_t>(n));
+    return out;
+  }
+  if (t.dtype() == DType::kDouble && (to == DType::kFloat16 || to == DType::kBFloat16)) {
+    const double* src = t.data<double>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (to == DType::kFloat16)
+        out.data<Float16>()[i] = Float16(round_to_odd(src[i]));
+      else
+        out.data<BFloat16>()[i] = BFloat16(round_to_odd(src[i]));
+    }
     return out;
   }
   if (is_narrow_float(to) || is_narrow_integer(to)) {  // the attributes of Cast-19/24 apply

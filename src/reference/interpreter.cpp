@@ -171,31 +171,6 @@ onnx::TypeProto type_of(const Value& v) {
   return t;
 }
 
-// float64 to float32 rounding to odd: the float32 toward zero, with its last bit set when
-// inexact. Rounding that once more to float16 or bfloat16 (at most 24 - 2 bits) gives the same as
-// rounding the float64 directly (Boldo and Melquiond, "Emulation of FMA and correctly rounded
-// sums: proved algorithms using rounding to odd"), so a float64 result is rounded once.
-float round_to_odd(double d) {
-  float f = static_cast<float>(d);
-  if (std::isnan(d) || std::isinf(f) || static_cast<double>(f) == d) return f;
-  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits |= 1u;
-  std::memcpy(&f, &bits, sizeof bits);
-  return f;
-}
-
-// `t` (float64 or float32) rounded once to `to` (float32, float16 or bfloat16).
-Expected<Tensor> narrow_once(const Tensor& t, DType to) {
-  if (t.dtype() != DType::kDouble || to == DType::kFloat) return cast_tensor(t, to);
-  Tensor odd(DType::kFloat, t.shape());
-  const double* src = t.data<double>();
-  float* dst = odd.data<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) dst[i] = round_to_odd(src[i]);
-  return cast_tensor(odd, to);
-}
-
 // Tensors of a few megabytes are allocated and freed at every node. By default glibc serves them
 // with mmap (above a threshold that only adapts after the first frees) and gives the top of the
 // heap back to the kernel, so each run takes fresh zeroed pages and their page faults: on the
@@ -694,7 +669,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
             .with_context(context());
       if (narrow_type != DType::kUndefined && out.is_tensor() &&
           out.tensor().dtype() == wide_type) {
-        auto h = narrow_once(out.tensor(), narrow_type);
+        auto h = cast_tensor(out.tensor(), narrow_type);  // float64 rounded once (cast_tensor)
         if (!h) return std::move(h).status().with_context(context());
         out = Value(std::move(*h));
       }

@@ -108,5 +108,25 @@ TEST(CastTensor, TypedLoopsKeepTheDoublePathsResults) {
   EXPECT_EQ(h32->data<float>()[2], std::ldexp(1.0f, -24));
 }
 
+// A float64 just above the midpoint between two float16 values rounds up, though the float32
+// nearest it is the midpoint itself (which would round to even, down): cast_tensor and
+// set_from_double round a float64 once (round to odd through float32), not twice.
+TEST(CastTensor, Float64ToFloat16AndBFloat16RoundOnce) {
+  const double above_half = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  const double below_half = 1.0 + std::ldexp(1.0, -11) - std::ldexp(1.0, -40);
+  Tensor d = Tensor::from_vector<double>({2}, {above_half, below_half});
+  auto h = cast_tensor(d, DType::kFloat16);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->data<Float16>()[0].bits, 0x3c01);  // 1 + 2^-10
+  EXPECT_EQ(h->data<Float16>()[1].bits, 0x3c00);  // 1
+  Tensor one(DType::kFloat16, {1});
+  one.set_from_double(0, above_half);
+  EXPECT_EQ(one.data<Float16>()[0].bits, 0x3c01);
+  const double bf_above = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  auto b = cast_tensor(Tensor::from_vector<double>({1}, {bf_above}), DType::kBFloat16);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->data<BFloat16>()[0].bits, 0x3f81);  // 1 + 2^-7
+}
+
 }  // namespace
 }  // namespace onnxdbg
