@@ -286,16 +286,35 @@ Status check_save_paths(const RunOptions& o, size_t n) {
   return Status::ok();
 }
 
+/// The main graph's float16 and bfloat16 values: initializers, graph inputs, value_info and the
+/// outputs of Casts to those types (a model exported in float16 has many of them).
+int64_t half_precision_values(const onnx::GraphProto& g) {
+  const auto half = [](int32_t t) {
+    return t == onnx::TensorProto::FLOAT16 || t == onnx::TensorProto::BFLOAT16;
+  };
+  int64_t n = 0;
+  for (const auto& t : g.initializer()) n += half(t.data_type());
+  for (const auto* list : {&g.input(), &g.value_info()})
+    for (const auto& v : *list) n += half(v.type().tensor_type().elem_type());
+  for (const auto& node : g.node())
+    if (node.op_type() == "Cast" && (node.domain().empty() || node.domain() == "ai.onnx"))
+      for (const auto& a : node.attribute())
+        if (a.name() == "to") n += half(static_cast<int32_t>(a.i()));
+  return n;
+}
+
 /// float16 rounds every value to 11 significant bits: tolerances meant for float32 put nearly
-/// every tensor of a float16 backend outside tolerance, which hides where it really goes wrong.
+/// every tensor of a float16 backend, or of a model that computes in float16 (whose backends
+/// round differently: ONNX Runtime's CPU provider computes most float16 ops in float32), outside
+/// tolerance, which hides where it really goes wrong.
 void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& specs,
-                         Messages& messages) {
+                         const onnx::GraphProto& graph, Messages& messages) {
   const double rtol = o.comparison.tolerance.default_tol.rtol;
   if (rtol >= kFloat16RelativeRounding) return;
+  std::ostringstream r;
+  r << rtol;
   for (const auto& s : specs)
     if (s.option("precision") == "fp16") {
-      std::ostringstream r;
-      r << rtol;
       add_note(messages, s.to_string() +
                              " rounds every value to float16 (relative error up to 4.9e-4), "
                              "beyond --rtol " +
@@ -303,6 +322,15 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
                              "; float16 runs are usually compared with --atol 1e-3 --rtol 1e-2");
       return;
     }
+  if (specs.size() + (golden_given(o.comparison) ? 1 : 0) < 2) return;
+  if (const int64_t n = half_precision_values(graph); n > 0)
+    add_note(messages, "the model computes in float16 or bfloat16 (" + std::to_string(n) +
+                           " such values in its main graph), which backends round differently "
+                           "(ONNX Runtime's CPU provider computes most float16 ops in float32): "
+                           "errors beyond --rtol " +
+                           r.str() +
+                           " are usual; such models are usually compared with --atol 1e-3 "
+                           "--rtol 1e-2, and --layerwise tells rounding from a divergence");
 }
 
 /// The layerwise pass of every sample, and the repro folder of the first sample that has a
@@ -638,7 +666,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (Status st = check_save_paths(o, samples.size()); !st) return st;
   if (!o.save_inputs.empty())
     if (Status st = write_samples(o.save_inputs, samples); !st) return st;
-  note_fp16_tolerance(o, specs, out.messages);
+  note_fp16_tolerance(o, specs, graph, out.messages);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled before any backend ran");
 
   CompareRunOptions opt;

@@ -45,6 +45,10 @@ check "the first node failed in context, the rest inherited" \
   'grep -E -q "^  #0 Mul .scale. .* in context " out.txt && grep -E -q "^  #1 Erf .erf. .* inherited " out.txt'
 check "the first divergent node is the Mul, failing in context" \
   'grep -q "^first divergent node: #0 Mul .scale., tensor .a., on onnxruntime: alone, on golden inputs, it agrees" out.txt'
+check "a note says the model computes in float16 and which tolerances fit it" \
+  'grep -q "note: the model computes in float16 or bfloat16 ([0-9]* such values in its main graph).*--atol 1e-3 --rtol 1e-2" out.txt'
+"$bin" run fp16.onnx --backends reference,onnxruntime --atol 1e-3 --rtol 1e-2 >tol.txt 2>&1
+check "no such note when --rtol is float16's precision or wider" '! grep -q "computes in float16" tol.txt'
 "$bin" run fp16.onnx --backends reference,onnxruntime --layerwise --isolate --json >out.json 2>/dev/null
 check "--json: computed_in_float32, error_source and basis" '/usr/bin/python3 -c "
 import json
