@@ -122,6 +122,16 @@ TEST(CastTensor, Float64ToFloat16AndBFloat16RoundOnce) {
   Tensor one(DType::kFloat16, {1});
   one.set_from_double(0, above_half);
   EXPECT_EQ(one.data<Float16>()[0].bits, 0x3c01);
+  // Across cast_tensor's blocks (1,024 elements), each element as set_from_double rounds it.
+  std::vector<double> many(2500);
+  for (size_t i = 0; i < many.size(); ++i)
+    many[i] = (static_cast<double>(i) - 1250.0) * 0.0137 + std::ldexp(1.0, -40) * (i % 3);
+  auto bulk = cast_tensor(Tensor::from_vector<double>({2500}, many), DType::kFloat16);
+  ASSERT_TRUE(bulk.has_value());
+  for (int64_t i = 0; i < 2500; ++i) {
+    one.set_from_double(0, many[static_cast<size_t>(i)]);
+    ASSERT_EQ(bulk->data<Float16>()[i].bits, one.data<Float16>()[0].bits) << i;
+  }
   const double bf_above = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
   auto b = cast_tensor(Tensor::from_vector<double>({1}, {bf_above}), DType::kBFloat16);
   ASSERT_TRUE(b.has_value());
