@@ -153,9 +153,9 @@ inline std::vector<std::vector<ResizeTap>> resize_axis_taps(const ResizeParams& 
   return taps;
 }
 
-/// True when resize_tensor's general loop reduces to resize_planes: a linear or cubic mode, no
-/// extrapolated output, float or double values, and every axis before the last two copied (one
-/// tap of weight 1 per output index: N and C of an image resize).
+/// True when resize_tensor's general loop, for an output with no extrapolated element, reduces to
+/// resize_planes: a linear or cubic mode, float or double values, and every axis before the last
+/// two copied (one tap of weight 1 per output index: N and C of an image resize).
 inline bool resizes_planes_only(const ResizeParams& p, const Tensor& x,
                                 const std::vector<std::vector<std::vector<ResizeTap>>>& taps) {
   const size_t rank = taps.size();
@@ -164,7 +164,7 @@ inline bool resizes_planes_only(const ResizeParams& p, const Tensor& x,
     return false;
   for (size_t d = 0; d < rank; ++d)
     for (const auto& t : taps[d])
-      if (t.empty() || (d + 2 < rank && (t.size() != 1 || t[0].weight != 1.0))) return false;
+      if (d + 2 < rank && (t.size() != 1 || t[0].weight != 1.0)) return false;
   return true;
 }
 
@@ -277,7 +277,7 @@ inline Expected<Tensor> resize_tensor(const KernelContext& ctx, const Tensor& x,
     }
     return out;
   }
-  if (resizes_planes_only(p, x, taps)) {
+  if (!any_extrapolation && resizes_planes_only(p, x, taps)) {
     if (x.dtype() == DType::kFloat)
       resize_planes(x.data<float>(), out.data<float>(), taps, x.shape(), p.out_shape);
     else
