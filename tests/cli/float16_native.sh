@@ -8,15 +8,9 @@
 # usage: float16_native.sh ONNXDBG
 set -uo pipefail
 bin=$(realpath -m "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+source "$(dirname "$0")/common/setup.sh"
 
-if ! /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
-  echo "FAIL: Debian's python3 lacks onnx (scripts/install-deps.sh installs it)"; exit 1
-fi
+require_debian_onnx
 /usr/bin/python3 - <<'PY' || { echo "FAIL: building the model"; exit 1; }
 import numpy as np, onnx
 from onnx import helper, TensorProto, numpy_helper

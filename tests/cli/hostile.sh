@@ -9,19 +9,13 @@
 # usage: hostile.sh ONNXDBG MODELS_DIR
 set -uo pipefail
 bin=$(realpath -m "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
-if ! command -v protoc >/dev/null || [ ! -f /usr/include/onnx/onnx.proto ]; then
-  echo "SKIP: protoc or /usr/include/onnx/onnx.proto missing"
-  exit 0
+source "$(dirname "$0")/common/onnx_proto.sh"
+source "$(dirname "$0")/common/setup.sh"  # last: it changes the working directory
+if [ "$protoc_ok" != 1 ]; then
+  echo "FAIL: protoc or onnx.proto missing (scripts/install-deps.sh installs them)"
+  exit 1
 fi
-encode() {  # encode NAME: NAME.txtpb -> NAME.onnx
-  protoc --encode=onnx.ModelProto -I/usr/include /usr/include/onnx/onnx.proto \
-    < "$tmp/$1.txtpb" > "$tmp/$1.onnx"
-}
+encode() { encode_onnx_text "$tmp/$1.txtpb" "$tmp/$1.onnx"; }  # encode NAME: NAME.txtpb -> .onnx
 # A float tensor type of the given dims: vt 2 3 -> type { ... dim 2, dim 3 ... }
 vt() {
   local d=""

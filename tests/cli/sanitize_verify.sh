@@ -8,15 +8,9 @@
 set -uo pipefail
 bin=$(realpath -m "$1")
 here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+source "$(dirname "$0")/common/setup.sh"
 
-if ! /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
-  echo "FAIL: Debian's python3 lacks onnx (scripts/install-deps.sh installs it)"; exit 1
-fi
+require_debian_onnx
 /usr/bin/python3 "$here/bench/make_big_model.py" mlp.onnx --hidden 64 --layers 2 >/dev/null ||
   { echo "FAIL: building the MLP"; exit 1; }
 # y = x + float(int4(c)) with c a Constant: foldable, and ONNX Runtime 1.29 rounds the Cast.

@@ -50,15 +50,9 @@ graph {
   output { name: "<y>" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } } }
 }
 PB
-# onnx.proto from libonnx-dev, or from Debian's python3-onnx, which scripts/install-deps.sh
-# installs (the build itself uses ONNX 1.23 from PyPI, whose .proto is not installed).
-proto_root=""
-for d in /usr/include /usr/lib/python3/dist-packages; do
-  if [ -f "$d/onnx/onnx.proto" ]; then proto_root=$d; break; fi
-done
-if command -v protoc >/dev/null && [ -n "$proto_root" ]; then
-  protoc --encode=onnx.ModelProto -I"$proto_root" "$proto_root/onnx/onnx.proto" \
-    < "$out/names.txtpb" > "$out/names.onnx"
+source "$here/tests/cli/common/onnx_proto.sh"
+if [ "$protoc_ok" = 1 ]; then
+  encode_onnx_text "$out/names.txtpb" "$out/names.onnx"
   "$bin" view "$out/names.onnx" -o "$out/names.html"; rc=$?
   check "names with <>&'\": exit 0, no raw </script> from the model" \
     '[ $rc -eq 0 ] && [ "$(grep -c "</script>" "$out/names.html")" -eq 3 ]'

@@ -10,11 +10,7 @@
 set -uo pipefail
 bin=$(realpath -m "$1") models=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+source "$(dirname "$0")/common/setup.sh"
 
 if ! /usr/bin/python3 -c 'import onnx, numpy' 2>/dev/null; then
   echo "FAIL: Debian's python3 lacks onnx or numpy (scripts/install-deps.sh installs them)"; exit 1
