@@ -221,7 +221,7 @@ Status conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int6
 /// bookkeeping per output row that dominates the generic version on small planes.
 template <class T>
 void im2col_2d(const T* x, int64_t channels, const SpatialGeometry& g, int64_t r0, int64_t r1,
-               T* col) {
+               T* col, T pad = T(0)) {
   const int64_t h = g.in[0], w = g.in[1], ow = g.out[1], kh = g.kernel[0], kw = g.kernel[1];
   const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
   const int64_t ph = g.pads_begin[0], pw = g.pads_begin[1], cols = (r1 - r0) * ow;
@@ -239,17 +239,17 @@ void im2col_2d(const T* x, int64_t channels, const SpatialGeometry& g, int64_t r
           T* dst = row + (r - r0) * ow;
           const int64_t ih = r * sh - ph + ki * dh;
           if (ih < 0 || ih >= h) {
-            std::fill(dst, dst + ow, T(0));
+            std::fill(dst, dst + ow, pad);
             continue;
           }
           const T* src = xc + ih * w + kofs;
-          for (int64_t j = 0; j < j_lo; ++j) dst[j] = T(0);
+          for (int64_t j = 0; j < j_lo; ++j) dst[j] = pad;
           if (sw == 1) {
             for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j];
           } else {
             for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j * sw];
           }
-          for (int64_t j = j_hi; j < ow; ++j) dst[j] = T(0);
+          for (int64_t j = j_hi; j < ow; ++j) dst[j] = pad;
         }
       }
     }
@@ -258,11 +258,12 @@ void im2col_2d(const T* x, int64_t channels, const SpatialGeometry& g, int64_t r
 
 /// Unfolds `channels` planes of `x` (each product(g.in) elements) into the column matrix `col`
 /// with rows (channel, kernel offset) and columns the output positions whose outer index (all
-/// spatial dims but the last, flattened) lies in [outer_begin, outer_end). Padding reads 0.
+/// spatial dims but the last, flattened) lies in [outer_begin, outer_end). Padding reads `pad`
+/// (0 unless given: the quantized kernels pass the input's zero point).
 template <class T>
 void im2col(const T* x, int64_t channels, const SpatialGeometry& g, int64_t outer_begin,
-            int64_t outer_end, T* col) {
-  if (g.in.size() == 2) return im2col_2d(x, channels, g, outer_begin, outer_end, col);
+            int64_t outer_end, T* col, T pad = T(0)) {
+  if (g.in.size() == 2) return im2col_2d(x, channels, g, outer_begin, outer_end, col, pad);
   const size_t nd = g.in.size(), last = nd - 1;
   const int64_t in_size = product(g.in), k_size = product(g.kernel), out_last = g.out[last];
   const int64_t cols = (outer_end - outer_begin) * out_last;
@@ -293,16 +294,16 @@ void im2col(const T* x, int64_t channels, const SpatialGeometry& g, int64_t oute
         }
         T* dst = row + (o - outer_begin) * out_last;
         if (!valid) {
-          std::fill(dst, dst + out_last, T(0));
+          std::fill(dst, dst + out_last, pad);
         } else {
           const T* src = xc + off * g.in[last] + kofs;
-          std::fill(dst, dst + j_lo, T(0));
+          std::fill(dst, dst + j_lo, pad);
           if (s == 1) {
             std::copy(src + j_lo, src + j_hi, dst + j_lo);
           } else {
             for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j * s];
           }
-          std::fill(dst + j_hi, dst + out_last, T(0));
+          std::fill(dst + j_hi, dst + out_last, pad);
         }
         for (size_t d = last; d-- > 0;) {
           if (++oidx[d] < g.out[d]) break;

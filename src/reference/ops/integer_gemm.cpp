@@ -131,15 +131,37 @@ void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16
 }  // namespace
 
 namespace {
-std::atomic<bool> int16_gemm_enabled{true};
+std::atomic<IntegerKernel> kernel_limit{IntegerKernel::kVnni512};
 }  // namespace
 
-bool int16_gemm_available() {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2 && int16_gemm_enabled.load(std::memory_order_relaxed);
+const char* integer_kernel_name(IntegerKernel kernel) {
+  switch (kernel) {
+    case IntegerKernel::kBlas:
+      return "blas";
+    case IntegerKernel::kInt16Avx2:
+      return "int16-avx2";
+    case IntegerKernel::kVnni512:
+      return "vnni512";
+  }
+  return "?";
 }
 
-void set_int16_gemm_enabled(bool enabled) { int16_gemm_enabled.store(enabled); }
+std::vector<IntegerKernel> integer_kernels_available() {
+  static const std::vector<IntegerKernel> available = [] {
+    std::vector<IntegerKernel> v{IntegerKernel::kBlas};
+    if (__builtin_cpu_supports("avx2")) v.push_back(IntegerKernel::kInt16Avx2);
+    if (vnni_available()) v.push_back(IntegerKernel::kVnni512);
+    return v;
+  }();
+  return available;
+}
+
+IntegerKernel integer_kernel() {
+  static const IntegerKernel best = integer_kernels_available().back();
+  return std::min(best, kernel_limit.load(std::memory_order_relaxed));
+}
+
+void set_integer_kernel_limit(IntegerKernel limit) { kernel_limit.store(limit); }
 
 Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
                           int64_t m, int64_t group, const SpatialGeometry& g) {

@@ -1,8 +1,10 @@
 // Exact integer convolution and matrix product for the quantized kernels (ConvInteger,
-// QLinearConv, MatMulInteger, QLinearMatMul). The 8-bit operands, minus their zero points, go to
-// an int16 AVX2 convolution kernel with int32 sums (integer_gemm.cpp) when no sum can leave
-// int32, else to the float kernels' BLAS paths: float (sgemm) when every partial sum is certain
-// to stay a float-exact integer, else double (dgemm). Either way the sums are the exact ones.
+// QLinearConv, MatMulInteger, QLinearMatMul). On AVX-512 VNNI CPUs the 8-bit operands go as
+// stored to a vpdpbusd kernel with int32 sums, zero points folded in afterwards
+// (integer_gemm_8bit.cpp); elsewhere, minus their zero points, to an int16 AVX2 kernel with int32
+// sums (integer_gemm.cpp) when no sum can leave int32, else to the float kernels' BLAS paths: float
+// (sgemm) when every partial sum is certain to stay a float-exact integer, else double (dgemm).
+// Either way the sums are the exact ones.
 #pragma once
 
 #include <algorithm>
@@ -96,21 +98,58 @@ struct ShiftedOperand {
   int64_t max_col_sum = 0;  ///< the largest sum of |value| over a column of one matrix
 };
 
-/// True when this CPU runs conv_forward_int16 and gemm_int16 (it has AVX2) and tests have not
-/// turned them off.
-bool int16_gemm_available();
+/// The kernels integer_conv and integer_matmul choose from, slowest first. All give the same
+/// (exact) sums.
+enum class IntegerKernel {
+  kBlas,       ///< float or double BLAS GEMM (every CPU)
+  kInt16Avx2,  ///< conv_forward_int16 / gemm_int16 (AVX2)
+  kVnni512,    ///< conv_forward_8bit / matmul_8bit (AVX-512 VNNI)
+};
 
-/// Turns the int16 kernels off (false) or back on, so that tests on an AVX2 machine also run the
-/// float/double BLAS paths that CPUs without AVX2 take. Not for use while a model runs.
-void set_int16_gemm_enabled(bool enabled);
+/// The kernel's name as tests and benchmarks print it ("blas", "int16-avx2", "vnni512").
+const char* integer_kernel_name(IntegerKernel kernel);
+
+/// The kernels this CPU runs, slowest first (kBlas always).
+std::vector<IntegerKernel> integer_kernels_available();
+
+/// The fastest kernel this CPU runs, no faster than the limit set_integer_kernel_limit set.
+IntegerKernel integer_kernel();
+
+/// Caps integer_kernel() at `limit` (kVnni512, the default, caps nothing), so that tests also run
+/// the kernels slower CPUs take. Not for use while a model runs.
+void set_integer_kernel_limit(IntegerKernel limit);
+
+/// True when the CPU has AVX-512 F, BW and VNNI (integer_gemm_8bit.cpp).
+bool vnni_available();
+
+/// The largest K (terms per sum) for which the 8-bit kernels' int32 sums are certain to be exact
+/// whatever the values: K * 255 * 255 < 2^31.
+constexpr int64_t kMaxExact8bitTerms = 33024;
+
+/// Conv of x (uint8 or int8, [n, c, g.in...]) minus x_zero with w (uint8 or int8, [m, c / group,
+/// g.kernel...]) minus w_zero[o] (one per output channel; none when empty), exact int32 sums
+/// into y [n, m, g.out...], by im2col and AVX-512 VNNI (integer_gemm_8bit.cpp) on the 8-bit
+/// values as stored, zero points folded in afterwards. Padding reads x_zero. Needs
+/// vnni_available() and c / group * product(g.kernel) <= kMaxExact8bitTerms. Errors: the run
+/// limits' error when the run is cancelled or out of time.
+Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
+                         const std::vector<double>& w_zero, int32_t* y, int64_t n, int64_t c,
+                         int64_t m, int64_t group, const SpatialGeometry& g);
+
+/// The sums of integer_matmul by AVX-512 VNNI on the 8-bit values as stored: c (laid out as
+/// p.out_shape) = (A - a_zero[row]) x (B - b_zero[col]) for uint8/int8 A and B, a_zero with p.m
+/// values (or none), b_zero with p.n (or none). Needs vnni_available() and p.k <=
+/// kMaxExact8bitTerms. Errors: the run limits' error.
+Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
+                   const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c);
 
 /// Conv of int16 operands with exact int32 sums (integer_gemm.cpp): y [n, m, g.out...] = w [m,
 /// c / group, g.kernel...] * x [n, c, g.in...], laid out as conv_forward's. Per (image, group),
 /// bands of output positions are unfolded by im2col and multiplied by an AVX2 kernel that adds
 /// pairs of products (vpmaddwd) into int32 lanes: exact as long as every partial sum stays
 /// within int32, which the caller guarantees by bounding sum_k |w| |x| below 2^31. Needs
-/// int16_gemm_available(). Errors: the run limits' error when the run is cancelled or out of
-/// time.
+/// integer_kernel() >= IntegerKernel::kInt16Avx2. Errors: the run limits' error when the run is
+/// cancelled or out of time.
 Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_t n, int64_t c,
                           int64_t m, int64_t group, const SpatialGeometry& g);
 
@@ -118,7 +157,8 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
 /// conv_forward_int16 (all row-major and dense). b must be readable for n + 16 elements past its
 /// end (the kernel reads whole 16-column strips and, for an odd k, one row more, which it
 /// multiplies by 0). Exact as long as every partial sum stays within int32 (the caller bounds
-/// sum_k |a| |b| below 2^31). Needs int16_gemm_available(). Errors: the run limits' error.
+/// sum_k |a| |b| below 2^31). Needs integer_kernel() >= IntegerKernel::kInt16Avx2. Errors: the run
+/// limits' error.
 Status gemm_int16(const int16_t* a, int64_t m, int64_t k, const int16_t* b, int64_t n, int32_t* c);
 
 /// The loop of shift_8bit for source type S; kColumns adds column zero points and column sums.
@@ -225,6 +265,15 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   ODB_ASSIGN_OR_RETURN(SpatialGeometry g, forward_geometry(ctx, in_spatial, kernel, false));
   out_shape = {n, m};
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+  const bool depthwise = c / group == 1 && group > 1;
+  const IntegerKernel kernel_used = integer_kernel();
+  if (kernel_used == IntegerKernel::kVnni512 && !depthwise &&
+      c / group * product(kernel) <= kMaxExact8bitTerms) {
+    IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
+    if (sums.size() > 0)
+      ODB_RETURN_IF_ERROR(conv_forward_8bit(x, w, x_zero, w_zero, sums.ints(), n, c, m, group, g));
+    return sums;
+  }
   const int64_t per_channel = w.numel() / std::max<int64_t>(m, 1);
   const ShiftedOperand xs =
       shift_8bit(x, std::max<int64_t>(product(in_spatial), 1), 1, std::vector<double>{x_zero}, {});
@@ -234,7 +283,7 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   const double bound = static_cast<double>(xs.max_abs) * static_cast<double>(ws.max_row_sum);
   // Below 2^31 every partial sum fits int32: the AVX2 kernel, except for depthwise convs (one
   // input channel per group), which conv_forward's direct loop does better than a GEMM.
-  if (bound < 0x1p31 && !(c / group == 1 && group > 1) && int16_gemm_available()) {
+  if (bound < 0x1p31 && !depthwise && kernel_used >= IntegerKernel::kInt16Avx2) {
     IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
     if (sums.size() > 0)
       ODB_RETURN_IF_ERROR(
@@ -266,6 +315,13 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
                                             const Tensor& b, const std::vector<double>& a_zero,
                                             const std::vector<double>& b_zero,
                                             const MatMulPlan& p) {
+  const IntegerKernel kernel_used = integer_kernel();
+  if (kernel_used == IntegerKernel::kVnni512 && p.k <= kMaxExact8bitTerms) {
+    IntegerSums sums(IntegerSums::Type::kInt32,
+                     static_cast<int64_t>(p.a_offsets.size()) * p.m * p.n);
+    if (sums.size() > 0) ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, sums.ints()));
+    return sums;
+  }
   // Output (r, c) is bounded both by row r's sum of |a - a_zero| times the largest |b - b_zero|
   // and by the largest |a - a_zero| times column c's sum of |b - b_zero|; the smaller bound holds.
   const ShiftedOperand as = shift_8bit(a, p.k, 1, a_zero, {});
@@ -276,7 +332,7 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
                static_cast<double>(as.max_abs) * static_cast<double>(bs.max_col_sum));
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   // Below 2^31 every partial sum fits int32: the AVX2 kernel.
-  if (bound < 0x1p31 && int16_gemm_available()) {
+  if (bound < 0x1p31 && kernel_used >= IntegerKernel::kInt16Avx2) {
     IntegerSums sums(IntegerSums::Type::kInt32, nb * mn);
     if (sums.size() == 0) return sums;
     const int16_t* pa = as.values.get();

@@ -1,6 +1,6 @@
-// The quantized kernels' fast paths (reference/ops/integer_gemm.h: ConvInteger and QLinearConv
-// through im2col and the int16 AVX2 kernel or float/double GEMM, MatMulInteger and QLinearMatMul
-// through float or double GEMM) against straightforward int64 loops on random data: int8/uint8
+// The quantized kernels' fast paths (reference/ops/integer_gemm.h: ConvInteger, QLinearConv,
+// MatMulInteger and QLinearMatMul through the 8-bit AVX-512 VNNI kernels, the int16 AVX2 kernels
+// and float/double GEMM, each kernel the CPU has in turn) against straightforward int64 loops on random data: int8/uint8
 // combinations, per-channel/per-row/per-column zero points, groups and depthwise, pads, strides,
 // dilations, auto_pad, 1-D to 3-D, several bands and partial tiles, batch broadcasting, and sums
 // that float could not hold exactly (the exactness guard's double path).
@@ -16,16 +16,17 @@
 namespace onnxdbg::testing {
 namespace {
 
-// Runs `body` with the int16 kernels (where the CPU has AVX2) and again with them off, on the
-// float/double BLAS paths that CPUs without AVX2 take.
+// Runs `body` once per kernel this CPU has (the 8-bit VNNI kernels, the int16 AVX2 kernels and
+// the float/double BLAS paths that CPUs without AVX2 take), each time capping the choice there.
 template <class F>
-void on_both_paths(F body) {
-  for (bool int16 : {true, false}) {
-    SCOPED_TRACE(int16 ? "int16 kernels" : "BLAS paths");
-    reference::set_int16_gemm_enabled(int16);
+void on_every_kernel(F body) {
+  for (reference::IntegerKernel kernel : reference::integer_kernels_available()) {
+    SCOPED_TRACE(reference::integer_kernel_name(kernel));
+    reference::set_integer_kernel_limit(kernel);
+    EXPECT_EQ(reference::integer_kernel(), kernel);
     body();
-    reference::set_int16_gemm_enabled(true);
   }
+  reference::set_integer_kernel_limit(reference::IntegerKernel::kVnni512);
 }
 
 std::string dims_text(const Shape& s) {
@@ -180,7 +181,7 @@ std::vector<ConvCase> conv_cases() {
 }
 
 TEST(QuantGemm, ConvIntegerMatchesLoop) {
-  on_both_paths([] {
+  on_every_kernel([] {
     std::mt19937 rng(7);
     for (const ConvCase& c : conv_cases()) {
       Shape wshape{c.m, c.x[1] / c.group};
@@ -217,7 +218,7 @@ double requantize(double v, double zero, bool is_signed) {
 }
 
 TEST(QuantGemm, QLinearConvMatchesLoop) {
-  on_both_paths([] {
+  on_every_kernel([] {
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> scale(0.001f, 0.05f);
     std::uniform_int_distribution<int32_t> bias_dist(-5000, 5000);
@@ -333,7 +334,7 @@ std::vector<int64_t> zero_values(const IntTensor& zp, int64_t count) {
 }
 
 TEST(QuantGemm, MatMulIntegerMatchesLoop) {
-  on_both_paths([] {
+  on_every_kernel([] {
     std::mt19937 rng(3);
     for (const MatMulCase& c : matmul_cases()) {
       const int64_t m = c.a[c.a.size() - 2], n = c.b.back();
@@ -357,7 +358,7 @@ g ()") + type_name(c.a_signed) +
 }
 
 TEST(QuantGemm, QLinearMatMulMatchesLoop) {
-  on_both_paths([] {
+  on_every_kernel([] {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> scale(0.001f, 0.05f);
     for (const MatMulCase& c : matmul_cases()) {
@@ -404,7 +405,7 @@ g ()" + at + dims_text(c.a) + " a, float" +
 // Sums whose partial sums pass 2^24 and whose value is odd: float holds no odd integer above
 // 2^24, so only the guard's double path gives them exactly.
 TEST(QuantGemm, SumsBeyondFloatPrecisionAreExact) {
-  on_both_paths([] {
+  on_every_kernel([] {
     // MatMulInteger: 4096 terms of 255 * 127, one of them 255 * 126: 4096 * 32385 - 255.
     const int64_t k = 4096;
     std::vector<uint8_t> a(k, 255);
@@ -435,7 +436,7 @@ g (uint8[1,512,3,3] x, int8[1,512,3,3] w) => (int32[1,1,3,3] z) {
 // A sum beyond the int32 range wraps as an int32 accumulator does (ONNX Runtime's behaviour);
 // for ConvInteger the bound past 2^31 also moves the work from the int16 kernel to double GEMM.
 TEST(QuantGemm, Int32OverflowWraps) {
-  on_both_paths([] {
+  on_every_kernel([] {
     const int64_t c = 8192;
     std::vector<uint8_t> x(static_cast<size_t>(c * 9), 255);
     std::vector<int8_t> w(static_cast<size_t>(c * 9), 127);

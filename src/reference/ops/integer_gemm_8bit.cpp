@@ -1,0 +1,302 @@
+// conv_forward_8bit and matmul_8bit (integer_gemm.h): the quantized products on their 8-bit
+// operands as stored, by AVX-512 VNNI's vpdpbusd, which multiplies four unsigned bytes by four
+// signed bytes and adds the four products into one int32 lane.
+//
+// The operands are mapped to the instruction's types by flipping the top bit, and the zero
+// points folded in afterwards. With a_s = a - sa (int8: sa = 128 for a uint8 A, else 0) and
+// b_u = b + sb (uint8: sb = 128 for an int8 B, else 0), A0 = a_zero - sa and B0 = b_zero + sb:
+//   sum_k (a - a_zero)(b - b_zero) = sum_k (a_s - A0)(b_u - B0)
+//                                  = S - B0 * RA - A0 * CB + K * A0 * B0
+// where S = sum_k a_s b_u (vpdpbusd's sums), RA = sum_k a_s (per row) and CB = sum_k b_u (per
+// column). Every term is taken modulo 2^32, which is exact whenever the true sum lies in int32:
+// the callers guarantee it by bounding K * 255 * 255 below 2^31. Padding (K up to a multiple of
+// 4, partial column strips) is 0 in both a_s and b_u, so it adds nothing to S, RA or CB.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/run_limits.h"
+#include "reference/ops/integer_gemm.h"
+
+namespace onnxdbg::reference {
+namespace {
+
+// Rows per micro-tile and columns per strip: 12 rows x 2 strips of 16 columns keep 24
+// accumulators, 2 strip vectors and a broadcast in AVX-512's 32 registers.
+constexpr int kTileRows = 8;
+constexpr int64_t kStrip = 16;
+// Output columns per band of a convolution (one im2col each) and per block of a matrix product
+// (one task each): fixed by the shapes, so the work split does not depend on the thread count.
+constexpr int64_t kBandColumns = 4096;
+constexpr int64_t kBlockColumns = 256;
+
+// A per-thread scratch buffer of at least n bytes, kept from call to call (kSlot 0: im2col
+// columns, 1: packed strips).
+template <int kSlot>
+uint8_t* scratch(size_t n) {
+  thread_local std::unique_ptr<uint8_t[]> buffer;
+  thread_local size_t size = 0;
+  if (size < n) {
+    buffer.reset();
+    buffer.reset(new uint8_t[n]);
+    size = n;
+  }
+  return buffer.get();
+}
+
+const uint8_t* bytes_of(const Tensor& t) {
+  return t.dtype() == DType::kUint8 ? t.data<uint8_t>()
+                                    : reinterpret_cast<const uint8_t*>(t.data<int8_t>());
+}
+
+// The A operand of vpdpbusd's signed side: `rows` rows of k values as int8 (a_s), each padded
+// with zeros to kp (k rounded up to 4), with per row A0 and u = RA - K * A0 (modulo 2^32).
+struct SignedRows {
+  std::unique_ptr<int8_t[]> values;
+  int64_t rows = 0, k = 0, kp = 0;
+  std::vector<int32_t> a0, u;
+};
+
+uint32_t wrap(int64_t v) { return static_cast<uint32_t>(v); }
+
+// a: rows x k bytes (uint8 when a_unsigned, else int8); zero: the zero point of row r is
+// zero[r % zero.size()] (0 when empty).
+SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t k,
+                       const std::vector<double>& zero) {
+  SignedRows s;
+  s.rows = rows;
+  s.k = k;
+  s.kp = (k + 3) / 4 * 4;
+  s.values.reset(new int8_t[static_cast<size_t>(std::max<int64_t>(rows * s.kp, 1))]);
+  s.a0.resize(static_cast<size_t>(rows));
+  s.u.resize(static_cast<size_t>(rows));
+  const uint8_t flip = a_unsigned ? 0x80 : 0;
+  const int32_t sa = a_unsigned ? 128 : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* src = a + r * k;
+    int8_t* dst = s.values.get() + r * s.kp;
+    int32_t sum = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const auto v = static_cast<int8_t>(src[j] ^ flip);
+      dst[j] = v;
+      sum += v;
+    }
+    std::fill(dst + k, dst + s.kp, int8_t{0});
+    const auto z = zero.empty() ? 0 : static_cast<int32_t>(zero[static_cast<size_t>(r) % zero.size()]);
+    const int32_t a0 = z - sa;
+    s.a0[static_cast<size_t>(r)] = a0;
+    s.u[static_cast<size_t>(r)] = static_cast<int32_t>(wrap(sum) - wrap(k) * wrap(a0));
+  }
+  return s;
+}
+
+// Packs columns [0, valid) (valid <= 16) of b's rows [0, k) (rows ldb apart), each byte xor
+// `flip`, for micro_tile: per quad q of rows, 64 bytes, byte 4c + t holding row 4q + t of column
+// c. Rows past k and columns past `valid` read 0. cb gets the 16 column sums of the packed bytes.
+[[gnu::target("avx512f,avx512bw,avx512vnni")]] void pack_strip(const uint8_t* b, int64_t ldb,
+                                                               int64_t k, int64_t valid,
+                                                               uint8_t flip, uint8_t* panel,
+                                                               int32_t* cb) {
+  const int64_t nq = (k + 3) / 4, full = valid == kStrip ? k / 4 : 0;
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  const auto row = [&](int64_t r) {
+    return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + r * ldb)), f);
+  };
+  for (int64_t q = 0; q < full; ++q) {
+    const __m128i r0 = row(4 * q), r1 = row(4 * q + 1), r2 = row(4 * q + 2), r3 = row(4 * q + 3);
+    const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
+    const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
+    auto* out = reinterpret_cast<__m128i*>(panel + 64 * q);
+    _mm_storeu_si128(out, _mm_unpacklo_epi16(lo01, lo23));
+    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
+    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
+    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
+  }
+  for (int64_t q = full; q < nq; ++q)
+    for (int64_t c = 0; c < kStrip; ++c)
+      for (int64_t t = 0; t < 4; ++t) {
+        const int64_t r = 4 * q + t;
+        panel[64 * q + 4 * c + t] = r < k && c < valid ? b[r * ldb + c] ^ flip : 0;
+      }
+  // Column sums: each packed vector times bytes of 1 adds a column's four bytes into its lane.
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sums = _mm512_setzero_si512();
+  for (int64_t q = 0; q < nq; ++q)
+    sums = _mm512_dpbusd_epi32(sums, _mm512_loadu_si512(panel + 64 * q), ones);
+  _mm512_storeu_si512(cb, sums);
+}
+
+// acc += vpdpbusd(u, s): per int32 lane, the four products of u's unsigned bytes with s's signed
+// bytes. In assembly because GCC 12 copies the accumulator around _mm512_dpbusd_epi32, twice per
+// instruction, which halved the kernel's speed.
+[[gnu::target("avx512f,avx512vnni")]] inline void dpbusd(__m512i& acc, __m512i u, __m512i s) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+}
+
+// The sums of kR rows of `a` (rows kp bytes apart, nq quads each) with kS packed strips (each
+// 64 * nq bytes, one after the other), corrected to sum (a_s - A0)(b_u - B0) as the file's
+// comment derives, stored in c (rows ldc apart) for the first `valid` of the 16 * kS columns.
+// a0 and u: the rows' A0 and u; cb and b0: the strips' column sums and B0 (16 * kS each).
+template <int kR, int kS>
+[[gnu::target("avx512f,avx512bw,avx512vnni")]] void micro_tile(
+    const int8_t* a, int64_t kp, int64_t nq, const uint8_t* panels, const int32_t* a0,
+    const int32_t* u, const int32_t* cb, const int32_t* b0, int32_t* c, int64_t ldc,
+    int64_t valid) {
+  __m512i acc[kR][kS];
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r)
+#pragma GCC unroll 2
+    for (int s = 0; s < kS; ++s) acc[r][s] = _mm512_setzero_si512();
+  for (int64_t q = 0; q < nq; ++q) {
+    __m512i bv[kS];
+#pragma GCC unroll 2
+    for (int s = 0; s < kS; ++s) bv[s] = _mm512_loadu_si512(panels + s * 64 * nq + 64 * q);
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, a + r * kp + 4 * q, sizeof quad);
+      const __m512i av = _mm512_set1_epi32(quad);
+#pragma GCC unroll 2
+      for (int s = 0; s < kS; ++s) dpbusd(acc[r][s], bv[s], av);
+    }
+  }
+#pragma GCC unroll 2
+  for (int s = 0; s < kS; ++s) {
+    const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
+    const auto mask = static_cast<__mmask16>((1u << left) - 1u);
+    const __m512i cbv = _mm512_loadu_si512(cb + s * kStrip);
+    const __m512i b0v = _mm512_loadu_si512(b0 + s * kStrip);
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {
+      __m512i v = _mm512_sub_epi32(acc[r][s], _mm512_mullo_epi32(b0v, _mm512_set1_epi32(u[r])));
+      v = _mm512_sub_epi32(v, _mm512_mullo_epi32(cbv, _mm512_set1_epi32(a0[r])));
+      _mm512_mask_storeu_epi32(c + r * ldc + s * kStrip, mask, v);
+    }
+  }
+}
+
+using MicroTile = void (*)(const int8_t*, int64_t, int64_t, const uint8_t*, const int32_t*,
+                           const int32_t*, const int32_t*, const int32_t*, int32_t*, int64_t,
+                           int64_t);
+
+template <int kS, int... kRows>
+constexpr std::array<MicroTile, kTileRows + 1> tiles(std::integer_sequence<int, kRows...>) {
+  return {nullptr, micro_tile<kRows + 1, kS>...};
+}
+constexpr auto kOneStrip = tiles<1>(std::make_integer_sequence<int, kTileRows>());
+constexpr auto kTwoStrips = tiles<2>(std::make_integer_sequence<int, kTileRows>());
+
+// c[r][j] (rows ldc apart) for rows [r0, r0 + rows) of `a` and columns [j0, j1) of b: b's rows
+// are ldb bytes apart and each byte is xor-ed with `flip`; b0 holds every column's B0 and is
+// readable 32 entries past j1 - 1.
+void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb,
+              uint8_t flip, const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+  const int64_t nq = a.kp / 4;
+  uint8_t* panels = scratch<1>(static_cast<size_t>(2 * 64 * std::max<int64_t>(nq, 1)));
+  alignas(64) int32_t cb[2 * kStrip];
+  for (int64_t j = j0; j < j1; j += 2 * kStrip) {
+    const int64_t valid = std::min(2 * kStrip, j1 - j);
+    const int strips = valid > kStrip ? 2 : 1;
+    for (int s = 0; s < strips; ++s)
+      pack_strip(b + j + s * kStrip, ldb, a.k, std::min(kStrip, valid - s * kStrip), flip,
+                 panels + s * 64 * nq, cb + s * kStrip);
+    const auto& table = strips == 2 ? kTwoStrips : kOneStrip;
+    for (int64_t r = 0; r < rows; r += kTileRows) {
+      const int64_t row = r0 + r;
+      const auto tile_rows = static_cast<size_t>(std::min<int64_t>(kTileRows, rows - r));
+      table[tile_rows](a.values.get() + row * a.kp, a.kp, nq, panels,
+                       a.a0.data() + row, a.u.data() + row, cb, b0 + j, c + r * ldc + j, ldc,
+                       valid);
+    }
+  }
+}
+
+}  // namespace
+
+bool vnni_available() {
+  static const bool has = __builtin_cpu_supports("avx512f") &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vnni");
+  return has;
+}
+
+Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
+                   const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c) {
+  const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
+  if (nb * mn == 0) return Status::ok();
+  const bool b_signed = b.dtype() == DType::kInt8;
+  const SignedRows as = signed_rows(bytes_of(a), a.dtype() == DType::kUint8,
+                                    p.k == 0 ? 0 : a.numel() / p.k, p.k, a_zero);
+  // B0 per column (zero point + sb), and 32 more for the last tile's reads.
+  std::vector<int32_t> b0(static_cast<size_t>(p.n + 2 * kStrip), 0);
+  for (int64_t j = 0; j < p.n; ++j)
+    b0[static_cast<size_t>(j)] =
+        (b_zero.empty() ? 0 : static_cast<int32_t>(b_zero[static_cast<size_t>(j)])) +
+        (b_signed ? 128 : 0);
+  const uint8_t* pb = bytes_of(b);
+  const uint8_t flip = b_signed ? 0x80 : 0;
+  const int64_t blocks = (p.n + kBlockColumns - 1) / kBlockColumns;
+  const auto product = [&](int64_t row0, int64_t rows, const uint8_t* bm, int32_t* cm) {
+    return parallel_for_status(blocks, [&](int64_t bi) {
+      ODB_RETURN_IF_ERROR(check_run_limits());
+      const int64_t j0 = bi * kBlockColumns;
+      multiply(as, row0, rows, bm, p.n, flip, b0.data(), j0, std::min(p.n, j0 + kBlockColumns),
+               cm, p.n);
+      return Status::ok();
+    });
+  };
+  if (p.fold_batch) return product(0, nb * p.m, pb, c);
+  for (int64_t i = 0; i < nb; ++i) {
+    const auto iu = static_cast<size_t>(i);
+    ODB_RETURN_IF_ERROR(
+        product(p.k == 0 ? 0 : p.a_offsets[iu] / p.k, p.m, pb + p.b_offsets[iu], c + i * mn));
+  }
+  return Status::ok();
+}
+
+Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
+                         const std::vector<double>& w_zero, int32_t* y, int64_t n, int64_t c,
+                         int64_t m, int64_t group, const SpatialGeometry& g) {
+  const size_t nd = g.in.size();
+  const int64_t cg = c / group, mg = m / group, in_size = product(g.in);
+  const int64_t k = cg * product(g.kernel), p = product(g.out);
+  const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
+  if (p == 0 || m == 0) return Status::ok();
+  const SignedRows ws = signed_rows(bytes_of(w), w.dtype() == DType::kUint8, m, k, w_zero);
+  // x as uint8 (b_u): flipped once when int8. Padding reads x's zero point, which becomes 0 once
+  // the zero point is subtracted, as in every other Conv path.
+  const bool x_signed = x.dtype() == DType::kInt8;
+  std::unique_ptr<uint8_t[]> flipped;
+  const uint8_t* xu = bytes_of(x);
+  if (x_signed) {
+    flipped.reset(new uint8_t[static_cast<size_t>(x.numel())]);
+    for (int64_t i = 0; i < x.numel(); ++i) flipped[static_cast<size_t>(i)] = xu[i] ^ 0x80;
+    xu = flipped.get();
+  }
+  const auto pad = static_cast<uint8_t>(static_cast<int32_t>(x_zero) + (x_signed ? 128 : 0));
+  const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
+  const int64_t bands = (outer + band - 1) / band;
+  const std::vector<int32_t> b0(static_cast<size_t>(band * out_last + 2 * kStrip), pad);
+  for (int64_t bi = 0; bi < n; ++bi)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
+      int32_t* yg = y + (bi * m + gi * mg) * p;
+      ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t band_index) {
+        ODB_RETURN_IF_ERROR(check_run_limits());
+        const int64_t o0 = band_index * band, o1 = std::min(outer, o0 + band);
+        const int64_t cols = (o1 - o0) * out_last;
+        uint8_t* col = scratch<0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
+        im2col(xg, cg, g, o0, o1, col, pad);
+        multiply(ws, gi * mg, mg, col, cols, 0, b0.data(), 0, cols, yg + o0 * out_last, p);
+        return Status::ok();
+      }));
+    }
+  return Status::ok();
+}
+
+}  // namespace onnxdbg::reference
