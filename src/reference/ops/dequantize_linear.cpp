@@ -32,6 +32,10 @@ Status dequantize_linear(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, DType::kFloat, x->shape()));
   const int64_t inner =
       count > 1 ? dims_product(x->shape(), static_cast<size_t>(axis) + 1, x->shape().size()) : 1;
+  if (dequantize_to_floats(*x, count, inner, s, z, y)) {
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
   float* py = y.data<float>();
   for (int64_t i = 0; i < x->numel(); ++i) {
     const auto k = static_cast<size_t>(count > 1 ? (i / inner) % count : 0);
@@ -79,6 +83,10 @@ Status dequantize_linear_v(KernelContext& ctx) {
     ODB_ASSIGN_OR_RETURN(q, read_per_axis_layout(ctx, *x, *scale, zp, "x_scale", "x_zero_point"));
   }
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, x->shape()));
+  if (q.block == 0 && dequantize_to_floats(*x, q.count, q.inner, q.scale, q.zero, y)) {
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
   for (int64_t i = 0; i < x->numel(); ++i) {
     const size_t k = q.at(i);
     // (x - zero) is exact in float32 for 16-bit and narrower x; the product rounds once, as in

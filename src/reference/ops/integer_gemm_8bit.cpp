@@ -87,7 +87,8 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
       sum += v;
     }
     std::fill(dst + k, dst + s.kp, int8_t{0});
-    const auto z = zero.empty() ? 0 : static_cast<int32_t>(zero[static_cast<size_t>(r) % zero.size()]);
+    const auto z =
+        zero.empty() ? 0 : static_cast<int32_t>(zero[static_cast<size_t>(r) % zero.size()]);
     const int32_t a0 = z - sa;
     s.a0[static_cast<size_t>(r)] = a0;
     s.u[static_cast<size_t>(r)] = static_cast<int32_t>(wrap(sum) - wrap(k) * wrap(a0));
@@ -143,10 +144,12 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
 // comment derives, stored in c (rows ldc apart) for the first `valid` of the 16 * kS columns.
 // a0 and u: the rows' A0 and u; cb and b0: the strips' column sums and B0 (16 * kS each).
 template <int kR, int kS>
-[[gnu::target("avx512f,avx512bw,avx512vnni")]] void micro_tile(
-    const int8_t* a, int64_t kp, int64_t nq, const uint8_t* panels, const int32_t* a0,
-    const int32_t* u, const int32_t* cb, const int32_t* b0, int32_t* c, int64_t ldc,
-    int64_t valid) {
+[[gnu::target("avx512f,avx512bw,avx512vnni")]] void micro_tile(const int8_t* a, int64_t kp,
+                                                               int64_t nq, const uint8_t* panels,
+                                                               const int32_t* a0, const int32_t* u,
+                                                               const int32_t* cb, const int32_t* b0,
+                                                               int32_t* c, int64_t ldc,
+                                                               int64_t valid) {
   __m512i acc[kR][kS];
 #pragma GCC unroll 8
   for (int r = 0; r < kR; ++r)
@@ -209,9 +212,8 @@ void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, i
     for (int64_t r = 0; r < rows; r += kTileRows) {
       const int64_t row = r0 + r;
       const auto tile_rows = static_cast<size_t>(std::min<int64_t>(kTileRows, rows - r));
-      table[tile_rows](a.values.get() + row * a.kp, a.kp, nq, panels,
-                       a.a0.data() + row, a.u.data() + row, cb, b0 + j, c + r * ldc + j, ldc,
-                       valid);
+      table[tile_rows](a.values.get() + row * a.kp, a.kp, nq, panels, a.a0.data() + row,
+                       a.u.data() + row, cb, b0 + j, c + r * ldc + j, ldc, valid);
     }
   }
 }
@@ -219,8 +221,7 @@ void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, i
 }  // namespace
 
 bool vnni_available() {
-  static const bool has = __builtin_cpu_supports("avx512f") &&
-                          __builtin_cpu_supports("avx512bw") &&
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                           __builtin_cpu_supports("avx512vnni");
   return has;
 }
@@ -245,8 +246,8 @@ Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& 
     return parallel_for_status(blocks, [&](int64_t bi) {
       ODB_RETURN_IF_ERROR(check_run_limits());
       const int64_t j0 = bi * kBlockColumns;
-      multiply(as, row0, rows, bm, p.n, flip, b0.data(), j0, std::min(p.n, j0 + kBlockColumns),
-               cm, p.n);
+      multiply(as, row0, rows, bm, p.n, flip, b0.data(), j0, std::min(p.n, j0 + kBlockColumns), cm,
+               p.n);
       return Status::ok();
     });
   };

@@ -261,4 +261,67 @@ inline std::string quant_type_names(int version) {
 /// True for the 8-bit integer types the quantized kernels take.
 inline bool is_8bit(DType t) { return t == DType::kUint8 || t == DType::kInt8; }
 
+/// Calls f(begin, end, k) over the n elements of x in runs [begin, end) that share scale and
+/// zero-point slice k: one run for a per-tensor scale (count 1), else runs of `inner` elements,
+/// run r using slice r % count (QuantLayout::at without blocks).
+template <class F>
+void for_each_slice_run(int64_t n, int64_t count, int64_t inner, F&& f) {
+  if (count <= 1) {
+    f(int64_t{0}, n, size_t{0});
+    return;
+  }
+  for (int64_t b = 0, r = 0; b < n; b += inner, ++r)
+    f(b, std::min(n, b + inner), static_cast<size_t>(r % count));
+}
+
+/// QuantizeLinear's loop for float32 x and uint8/int8 y, typed so that it vectorises: y[i] =
+/// saturate(round_half_even(x[i] / scale[k] in float32) + zero[k]) (the same values as the
+/// per-element path: requantize). scale and zero hold a value per slice (for_each_slice_run).
+/// Returns false, doing nothing, for other types.
+inline bool quantize_floats_to_8bit(const Tensor& x, int64_t count, int64_t inner,
+                                    const std::vector<double>& scale,
+                                    const std::vector<double>& zero, Tensor& y) {
+  if (x.dtype() != DType::kFloat || !is_8bit(y.dtype())) return false;
+  const float* px = x.data<float>();
+  const auto run = [&](auto* py) {
+    using Out = std::remove_pointer_t<decltype(py)>;
+    for_each_slice_run(x.numel(), count, inner, [&](int64_t b, int64_t e, size_t k) {
+      const auto s = static_cast<float>(scale[k]);
+      const double z = zero.empty() ? 0.0 : zero[k];
+      for (int64_t i = b; i < e; ++i) py[i] = requantize<Out>(static_cast<double>(px[i] / s), z);
+    });
+  };
+  if (y.dtype() == DType::kUint8)
+    run(y.data<uint8_t>());
+  else
+    run(y.data<int8_t>());
+  return true;
+}
+
+/// DequantizeLinear's loop for uint8/int8/int32 x and float32 y, typed so that it vectorises:
+/// y[i] = float(x[i] - zero[k]) * float(scale[k]) (x - zero taken in double, as the per-element
+/// path does). Returns false, doing nothing, for other types.
+inline bool dequantize_to_floats(const Tensor& x, int64_t count, int64_t inner,
+                                 const std::vector<double>& scale, const std::vector<double>& zero,
+                                 Tensor& y) {
+  if (y.dtype() != DType::kFloat || !(is_8bit(x.dtype()) || x.dtype() == DType::kInt32))
+    return false;
+  float* py = y.data<float>();
+  const auto run = [&](const auto* px) {
+    for_each_slice_run(x.numel(), count, inner, [&](int64_t b, int64_t e, size_t k) {
+      const auto s = static_cast<float>(scale[k]);
+      const double z = zero.empty() ? 0.0 : zero[k];
+      for (int64_t i = b; i < e; ++i)
+        py[i] = static_cast<float>(static_cast<double>(px[i]) - z) * s;
+    });
+  };
+  if (x.dtype() == DType::kUint8)
+    run(x.data<uint8_t>());
+  else if (x.dtype() == DType::kInt8)
+    run(x.data<int8_t>());
+  else
+    run(x.data<int32_t>());
+  return true;
+}
+
 }  // namespace onnxdbg::reference

@@ -32,6 +32,10 @@ Status quantize_linear(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, x->shape()));
   const int64_t inner =
       count > 1 ? dims_product(x->shape(), static_cast<size_t>(axis) + 1, x->shape().size()) : 1;
+  if (quantize_floats_to_8bit(*x, count, inner, s, z, y)) {
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
   for (int64_t i = 0; i < x->numel(); ++i) {
     const auto k = static_cast<size_t>(count > 1 ? (i / inner) % count : 0);
     // float32 x is divided in float32, as numpy does, so that ties round the same way.
@@ -110,6 +114,11 @@ Status quantize_linear_v(KernelContext& ctx) {
   const bool narrow_float = is_narrow_float(out_type);
   const bool float8 = out_type == DType::kFloat8E4M3FN || out_type == DType::kFloat8E4M3FNUZ ||
                       out_type == DType::kFloat8E5M2 || out_type == DType::kFloat8E5M2FNUZ;
+  if (in_float && q.block == 0 &&
+      quantize_floats_to_8bit(*x, q.count, q.inner, q.scale, q.zero, y)) {
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
   for (int64_t i = 0; i < x->numel(); ++i) {
     const size_t k = q.at(i);
     double v = 0;

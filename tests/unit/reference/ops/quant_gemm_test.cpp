@@ -1,9 +1,9 @@
 // The quantized kernels' fast paths (reference/ops/integer_gemm.h: ConvInteger, QLinearConv,
 // MatMulInteger and QLinearMatMul through the 8-bit AVX-512 VNNI kernels, the int16 AVX2 kernels
-// and float/double GEMM, each kernel the CPU has in turn) against straightforward int64 loops on random data: int8/uint8
-// combinations, per-channel/per-row/per-column zero points, groups and depthwise, pads, strides,
-// dilations, auto_pad, 1-D to 3-D, several bands and partial tiles, batch broadcasting, and sums
-// that float could not hold exactly (the exactness guard's double path).
+// and float/double GEMM, each kernel the CPU has in turn) against straightforward int64 loops on
+// random data: int8/uint8 combinations, per-channel/per-row/per-column zero points, groups and
+// depthwise, pads, strides, dilations, auto_pad, 1-D to 3-D, several bands and partial tiles, batch
+// broadcasting, and sums that float could not hold exactly (the exactness guard's double path).
 #include <cmath>
 #include <cstdint>
 #include <random>
