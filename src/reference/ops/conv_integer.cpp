@@ -17,9 +17,8 @@ Status conv_integer(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto xz, per_slice_values(ctx, ctx.input(2), 1, "x_zero_point"));
   ODB_ASSIGN_OR_RETURN(auto wz, per_slice_values(ctx, ctx.input(3), w->dim(0), "w_zero_point"));
   Shape out_shape;
-  ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_conv(ctx, *x, *w, xz[0], wz, out_shape));
-  ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, DType::kInt32, out_shape));
-  acc.to_int32(y.data<int32_t>());
+  ODB_ASSIGN_OR_RETURN(IntegerSums acc, integer_conv(ctx, *x, *w, xz[0], wz, out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, std::move(acc).into_int32_tensor(ctx, out_shape));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -131,7 +132,7 @@ void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16
 }  // namespace
 
 namespace {
-std::atomic<IntegerKernel> kernel_limit{IntegerKernel::kVnni512};
+std::atomic<IntegerKernel> kernel_limit{IntegerKernel::kAmx};
 }  // namespace
 
 const char* integer_kernel_name(IntegerKernel kernel) {
@@ -142,6 +143,8 @@ const char* integer_kernel_name(IntegerKernel kernel) {
       return "int16-avx2";
     case IntegerKernel::kVnni512:
       return "vnni512";
+    case IntegerKernel::kAmx:
+      return "amx";
   }
   return "?";
 }
@@ -151,13 +154,22 @@ std::vector<IntegerKernel> integer_kernels_available() {
     std::vector<IntegerKernel> v{IntegerKernel::kBlas};
     if (__builtin_cpu_supports("avx2")) v.push_back(IntegerKernel::kInt16Avx2);
     if (vnni_available()) v.push_back(IntegerKernel::kVnni512);
+    if (amx_available()) v.push_back(IntegerKernel::kAmx);
     return v;
   }();
   return available;
 }
 
 IntegerKernel integer_kernel() {
-  static const IntegerKernel best = integer_kernels_available().back();
+  // ONNXDBG_INTEGER_KERNEL=blas|int16-avx2|vnni512|amx caps the choice, to time one kernel
+  // against another (bench/quant.sh); unknown names are ignored.
+  static const IntegerKernel best = [] {
+    IntegerKernel b = integer_kernels_available().back();
+    if (const char* env = std::getenv("ONNXDBG_INTEGER_KERNEL"))
+      for (IntegerKernel k : integer_kernels_available())
+        if (std::strcmp(env, integer_kernel_name(k)) == 0) b = k;
+    return b;
+  }();
   return std::min(best, kernel_limit.load(std::memory_order_relaxed));
 }
 

@@ -1,6 +1,6 @@
 // Exact integer convolution and matrix product for the quantized kernels (ConvInteger,
-// QLinearConv, MatMulInteger, QLinearMatMul). On AVX-512 VNNI CPUs the 8-bit operands go as
-// stored to a vpdpbusd kernel with int32 sums, zero points folded in afterwards
+// QLinearConv, MatMulInteger, QLinearMatMul). On AMX or AVX-512 VNNI CPUs the 8-bit operands go
+// as stored to tile or vpdpbusd kernels with int32 sums, zero points folded in afterwards
 // (integer_gemm_8bit.cpp); elsewhere, minus their zero points, to an int16 AVX2 kernel with int32
 // sums (integer_gemm.cpp) when no sum can leave int32, else to the float kernels' BLAS paths: float
 // (sgemm) when every partial sum is certain to stay a float-exact integer, else double (dgemm).
@@ -82,6 +82,26 @@ class IntegerSums {
     });
   }
 
+  /// The sums as an int32 tensor of `shape` (whose element count is size()): int32 sums are
+  /// handed over without a copy, float or double ones converted by to_int32. Errors:
+  /// kModelError naming the node when the tensor cannot be made.
+  Expected<Tensor> into_int32_tensor(const KernelContext& ctx, const Shape& shape) && {
+    if (i_ && size_ > 0) {
+      int32_t* p = i_.release();
+      const auto release = [](void* owner) noexcept { delete[] static_cast<int32_t*>(owner); };
+      return Tensor::adopt(
+          DType::kInt32, shape,
+          ByteBuffer::adopt(reinterpret_cast<std::byte*>(p),
+                            static_cast<size_t>(size_) * sizeof(int32_t), release, p));
+    }
+    auto y = Tensor::make_uninitialized(DType::kInt32, shape);
+    if (!y)
+      return model_error(ctx.describe() + ": cannot create an output of shape " +
+                         shape_to_string(shape) + ": " + y.status().message());
+    to_int32(y->data<int32_t>());
+    return std::move(*y);
+  }
+
  private:
   int64_t size_ = 0;
   std::unique_ptr<int32_t[]> i_;
@@ -104,23 +124,29 @@ enum class IntegerKernel {
   kBlas,       ///< float or double BLAS GEMM (every CPU)
   kInt16Avx2,  ///< conv_forward_int16 / gemm_int16 (AVX2)
   kVnni512,    ///< conv_forward_8bit / matmul_8bit (AVX-512 VNNI)
+  kAmx,        ///< conv_forward_8bit / matmul_8bit (AMX int8 tiles)
 };
 
-/// The kernel's name as tests and benchmarks print it ("blas", "int16-avx2", "vnni512").
+/// The kernel's name as tests and benchmarks print it ("blas", "int16-avx2", "vnni512", "amx").
 const char* integer_kernel_name(IntegerKernel kernel);
 
 /// The kernels this CPU runs, slowest first (kBlas always).
 std::vector<IntegerKernel> integer_kernels_available();
 
-/// The fastest kernel this CPU runs, no faster than the limit set_integer_kernel_limit set.
+/// The fastest kernel this CPU runs, no faster than the limit set_integer_kernel_limit set, nor
+/// than the one environment variable ONNXDBG_INTEGER_KERNEL names (read once), if any.
 IntegerKernel integer_kernel();
 
-/// Caps integer_kernel() at `limit` (kVnni512, the default, caps nothing), so that tests also run
+/// Caps integer_kernel() at `limit` (kAmx, the default, caps nothing), so that tests also run
 /// the kernels slower CPUs take. Not for use while a model runs.
 void set_integer_kernel_limit(IntegerKernel limit);
 
 /// True when the CPU has AVX-512 F, BW and VNNI (integer_gemm_8bit.cpp).
 bool vnni_available();
+
+/// True when vnni_available() and the CPU has AMX-TILE and AMX-INT8 and Linux granted the process
+/// the tile data state (asked once, on the first call).
+bool amx_available();
 
 /// The largest K (terms per sum) for which the 8-bit kernels' int32 sums are certain to be exact
 /// whatever the values: K * 255 * 255 < 2^31.
@@ -128,17 +154,18 @@ constexpr int64_t kMaxExact8bitTerms = 33024;
 
 /// Conv of x (uint8 or int8, [n, c, g.in...]) minus x_zero with w (uint8 or int8, [m, c / group,
 /// g.kernel...]) minus w_zero[o] (one per output channel; none when empty), exact int32 sums
-/// into y [n, m, g.out...], by im2col and AVX-512 VNNI (integer_gemm_8bit.cpp) on the 8-bit
-/// values as stored, zero points folded in afterwards. Padding reads x_zero. Needs
-/// vnni_available() and c / group * product(g.kernel) <= kMaxExact8bitTerms. Errors: the run
-/// limits' error when the run is cancelled or out of time.
+/// into y [n, m, g.out...], by im2col and AMX tiles or AVX-512 VNNI, as integer_kernel() says
+/// (integer_gemm_8bit.cpp), on the 8-bit values as stored, zero points folded in afterwards.
+/// Padding reads x_zero. Needs integer_kernel() >= kVnni512 and c / group * product(g.kernel) <=
+/// kMaxExact8bitTerms. Errors: the run limits' error when the run is cancelled or out of time.
 Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
                          const std::vector<double>& w_zero, int32_t* y, int64_t n, int64_t c,
                          int64_t m, int64_t group, const SpatialGeometry& g);
 
-/// The sums of integer_matmul by AVX-512 VNNI on the 8-bit values as stored: c (laid out as
+/// The sums of integer_matmul by AMX tiles or AVX-512 VNNI (as integer_kernel() says) on the
+/// 8-bit values as stored: c (laid out as
 /// p.out_shape) = (A - a_zero[row]) x (B - b_zero[col]) for uint8/int8 A and B, a_zero with p.m
-/// values (or none), b_zero with p.n (or none). Needs vnni_available() and p.k <=
+/// values (or none), b_zero with p.n (or none). Needs integer_kernel() >= kVnni512 and p.k <=
 /// kMaxExact8bitTerms. Errors: the run limits' error.
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
                    const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c);
@@ -267,7 +294,7 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
   const bool depthwise = c / group == 1 && group > 1;
   const IntegerKernel kernel_used = integer_kernel();
-  if (kernel_used == IntegerKernel::kVnni512 && !depthwise &&
+  if (kernel_used >= IntegerKernel::kVnni512 && !depthwise &&
       c / group * product(kernel) <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
     if (sums.size() > 0)
@@ -316,7 +343,7 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
                                             const std::vector<double>& b_zero,
                                             const MatMulPlan& p) {
   const IntegerKernel kernel_used = integer_kernel();
-  if (kernel_used == IntegerKernel::kVnni512 && p.k <= kMaxExact8bitTerms) {
+  if (kernel_used >= IntegerKernel::kVnni512 && p.k <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32,
                      static_cast<int64_t>(p.a_offsets.size()) * p.m * p.n);
     if (sums.size() > 0) ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, sums.ints()));

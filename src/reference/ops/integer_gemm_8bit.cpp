@@ -12,6 +12,8 @@
 // the callers guarantee it by bounding K * 255 * 255 below 2^31. Padding (K up to a multiple of
 // 4, partial column strips) is 0 in both a_s and b_u, so it adds nothing to S, RA or CB.
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -30,6 +32,9 @@ namespace {
 // accumulators, 2 strip vectors and a broadcast in AVX-512's 32 registers.
 constexpr int kTileRows = 8;
 constexpr int64_t kStrip = 16;
+// AMX tiles: 16 rows of 64 bytes (A: 16 rows x 64 k; B: 16 quads x 16 columns; C: 16 x 16 int32).
+constexpr int64_t kAmxRows = 16;
+constexpr int64_t kAmxK = 64;
 // Output columns per band of a convolution (one im2col each) and per block of a matrix product
 // (one task each): fixed by the shapes, so the work split does not depend on the thread count.
 constexpr int64_t kBandColumns = 4096;
@@ -65,14 +70,19 @@ struct SignedRows {
 uint32_t wrap(int64_t v) { return static_cast<uint32_t>(v); }
 
 // a: rows x k bytes (uint8 when a_unsigned, else int8); zero: the zero point of row r is
-// zero[r % zero.size()] (0 when empty).
+// zero[r % zero.size()] (0 when empty); amx: laid out for multiply_amx.
 SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t k,
-                       const std::vector<double>& zero) {
+                       const std::vector<double>& zero, bool amx) {
   SignedRows s;
   s.rows = rows;
   s.k = k;
-  s.kp = (k + 3) / 4 * 4;
-  s.values.reset(new int8_t[static_cast<size_t>(std::max<int64_t>(rows * s.kp, 1))]);
+  // AMX reads A in tiles of 16 rows x 64 bytes: K padded to 64, and 32 zero rows more, so that
+  // the last tiles of any row block stay inside the buffer (their sums are not stored).
+  const int64_t align = amx ? kAmxK : 4;
+  s.kp = std::max<int64_t>((k + align - 1) / align * align, align);
+  const int64_t padded_rows = rows + (amx ? 2 * kAmxRows : 0);
+  s.values.reset(new int8_t[static_cast<size_t>(std::max<int64_t>(padded_rows * s.kp, 1))]);
+  std::fill(s.values.get() + rows * s.kp, s.values.get() + padded_rows * s.kp, int8_t{0});
   s.a0.resize(static_cast<size_t>(rows));
   s.u.resize(static_cast<size_t>(rows));
   const uint8_t flip = a_unsigned ? 0x80 : 0;
@@ -97,19 +107,22 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
 }
 
 // Packs columns [0, valid) (valid <= 16) of b's rows [0, k) (rows ldb apart), each byte xor
-// `flip`, for micro_tile: per quad q of rows, 64 bytes, byte 4c + t holding row 4q + t of column
-// c. Rows past k and columns past `valid` read 0. cb gets the 16 column sums of the packed bytes.
-[[gnu::target("avx512f,avx512bw,avx512vnni")]] void pack_strip(const uint8_t* b, int64_t ldb,
-                                                               int64_t k, int64_t valid,
-                                                               uint8_t flip, uint8_t* panel,
-                                                               int32_t* cb) {
-  const int64_t nq = (k + 3) / 4, full = valid == kStrip ? k / 4 : 0;
-  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
-  const auto row = [&](int64_t r) {
-    return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + r * ldb)), f);
-  };
+// `flip`, for micro_tile and multiply_amx: per quad q < nq of rows, 64 bytes, byte 4c + t
+// holding row 4q + t of column c (16 quads make one AMX B tile). Rows past k and columns past
+// `valid` read 0. cb gets the 16 column sums of the packed bytes.
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vnni")]] void pack_strip(
+    const uint8_t* b, int64_t ldb, int64_t k, int64_t nq, int64_t valid, uint8_t flip,
+    uint8_t* panel, int32_t* cb) {
+  // Masked loads read only the `valid` columns (the others read 0, and are never touched).
+  const auto mask = static_cast<__mmask16>((1u << valid) - 1u);
+  const __m128i f = _mm_maskz_set1_epi8(mask, static_cast<char>(flip));
+  const int64_t full = valid > 0 ? k / 4 : 0;
   for (int64_t q = 0; q < full; ++q) {
-    const __m128i r0 = row(4 * q), r1 = row(4 * q + 1), r2 = row(4 * q + 2), r3 = row(4 * q + 3);
+    const uint8_t* src = b + 4 * q * ldb;
+    const __m128i r0 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src), f);
+    const __m128i r1 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + ldb), f);
+    const __m128i r2 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 2 * ldb), f);
+    const __m128i r3 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 3 * ldb), f);
     const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
     const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
     auto* out = reinterpret_cast<__m128i*>(panel + 64 * q);
@@ -118,16 +131,16 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
     _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
     _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
   }
-  for (int64_t q = full; q < nq; ++q)
-    for (int64_t c = 0; c < kStrip; ++c)
-      for (int64_t t = 0; t < 4; ++t) {
-        const int64_t r = 4 * q + t;
-        panel[64 * q + 4 * c + t] = r < k && c < valid ? b[r * ldb + c] ^ flip : 0;
-      }
+  // The quad K ends in (if K is not a multiple of 4), then zero quads up to nq.
+  std::fill(panel + 64 * full, panel + 64 * nq, uint8_t{0});
+  if (full < nq && valid > 0)
+    for (int64_t c = 0; c < valid; ++c)
+      for (int64_t r = 4 * full; r < k; ++r)
+        panel[64 * full + 4 * c + (r - 4 * full)] = b[r * ldb + c] ^ flip;
   // Column sums: each packed vector times bytes of 1 adds a column's four bytes into its lane.
   const __m512i ones = _mm512_set1_epi8(1);
   __m512i sums = _mm512_setzero_si512();
-  for (int64_t q = 0; q < nq; ++q)
+  for (int64_t q = 0, used = std::min(nq, full + 1); q < used; ++q)
     sums = _mm512_dpbusd_epi32(sums, _mm512_loadu_si512(panel + 64 * q), ones);
   _mm512_storeu_si512(cb, sums);
 }
@@ -194,11 +207,12 @@ constexpr std::array<MicroTile, kTileRows + 1> tiles(std::integer_sequence<int, 
 constexpr auto kOneStrip = tiles<1>(std::make_integer_sequence<int, kTileRows>());
 constexpr auto kTwoStrips = tiles<2>(std::make_integer_sequence<int, kTileRows>());
 
-// c[r][j] (rows ldc apart) for rows [r0, r0 + rows) of `a` and columns [j0, j1) of b: b's rows
-// are ldb bytes apart and each byte is xor-ed with `flip`; b0 holds every column's B0 and is
-// readable 32 entries past j1 - 1.
-void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb,
-              uint8_t flip, const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+// c[r][j] (rows ldc apart) for rows [r0, r0 + rows) of `a` and columns [j0, j1) of b, by
+// micro_tile: b's rows are ldb bytes apart and each byte is xor-ed with `flip`; b0 holds every
+// column's B0 and is readable 32 entries past j1 - 1.
+void multiply_vnni(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb,
+                   uint8_t flip, const int32_t* b0, int64_t j0, int64_t j1, int32_t* c,
+                   int64_t ldc) {
   const int64_t nq = a.kp / 4;
   uint8_t* panels = scratch<1>(static_cast<size_t>(2 * 64 * std::max<int64_t>(nq, 1)));
   alignas(64) int32_t cb[2 * kStrip];
@@ -206,7 +220,7 @@ void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, i
     const int64_t valid = std::min(2 * kStrip, j1 - j);
     const int strips = valid > kStrip ? 2 : 1;
     for (int s = 0; s < strips; ++s)
-      pack_strip(b + j + s * kStrip, ldb, a.k, std::min(kStrip, valid - s * kStrip), flip,
+      pack_strip(b + j + s * kStrip, ldb, a.k, nq, std::min(kStrip, valid - s * kStrip), flip,
                  panels + s * 64 * nq, cb + s * kStrip);
     const auto& table = strips == 2 ? kTwoStrips : kOneStrip;
     for (int64_t r = 0; r < rows; r += kTileRows) {
@@ -218,6 +232,113 @@ void multiply(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, i
   }
 }
 
+// The AMX tile configuration multiply_amx uses: tiles 0-3 the int32 sums of a 32 x 32 block
+// (2 x 2 tiles of 16 x 16), 4-5 two A tiles (16 rows x 64 k each), 6-7 two B tiles (16 quads x
+// 16 columns each); all 16 rows of 64 bytes. The layout is the one of Intel's
+// LDTILECFG (palette 1).
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// Stores 16 corrected sums of row `row` of the block (acc, one C tile row) at c, the first
+// `valid` of them: sum - B0 * u - A0 * CB, as micro_tile's store.
+[[gnu::target("avx512f,avx512bw")]] inline void store_corrected(__m512i acc, int32_t a0, int32_t u,
+                                                                const int32_t* cb,
+                                                                const int32_t* b0, int32_t* c,
+                                                                int64_t valid) {
+  __m512i v =
+      _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_loadu_si512(b0), _mm512_set1_epi32(u)));
+  v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_loadu_si512(cb), _mm512_set1_epi32(a0)));
+  _mm512_mask_storeu_epi32(c, static_cast<__mmask16>((1u << valid) - 1u), v);
+}
+
+// The int32 sums of 32 rows of `a` (rows kp bytes apart, from a; kp a multiple of 64) with two
+// packed strips (each 64 * nq bytes, nq a multiple of 16) into out: 4 tiles of 16 x 16, in the
+// order (rows 0-15, strip 0), (0-15, 1), (16-31, 0), (16-31, 1). Needs multiply_amx's tile
+// configuration loaded.
+[[gnu::target("amx-tile,amx-int8")]] void amx_block(const int8_t* a, int64_t kp, int64_t nq,
+                                                    const uint8_t* panels, int32_t* out) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const uint8_t* second = panels + 64 * nq;
+  for (int64_t kc = 0; kc < nq / kAmxRows; ++kc) {
+    _tile_loadd(4, a + kc * kAmxK, kp);
+    _tile_loadd(5, a + kAmxRows * kp + kc * kAmxK, kp);
+    _tile_loadd(6, panels + kc * 1024, 64);
+    _tile_loadd(7, second + kc * 1024, 64);
+    // Signed A bytes times unsigned B bytes, four per int32 lane, as vpdpbusd with the roles of
+    // its operands swapped.
+    _tile_dpbsud(0, 4, 6);
+    _tile_dpbsud(1, 4, 7);
+    _tile_dpbsud(2, 5, 6);
+    _tile_dpbsud(3, 5, 7);
+  }
+  _tile_stored(0, out, 64);
+  _tile_stored(1, out + 256, 64);
+  _tile_stored(2, out + 512, 64);
+  _tile_stored(3, out + 768, 64);
+}
+
+// multiply_vnni's result by AMX tiles, 32 x 32 sums at a time; `a` is laid out for AMX
+// (signed_rows with amx: K padded to 64, 32 zero rows after the last).
+[[gnu::target("amx-tile,amx-int8,avx512f,avx512bw,avx512vnni")]] void multiply_amx(
+    const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb, uint8_t flip,
+    const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+  const int64_t nq = a.kp / 4;  // a multiple of 16
+  uint8_t* panels = scratch<1>(static_cast<size_t>(2 * 64 * nq));
+  alignas(64) int32_t cb[2 * kStrip];
+  alignas(64) int32_t sums[4 * 256];
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.colsb[t] = 64;
+    config.rows[t] = kAmxRows;
+  }
+  _tile_loadconfig(&config);
+  for (int64_t j = j0; j < j1; j += 2 * kStrip) {
+    const int64_t valid = std::min(2 * kStrip, j1 - j);
+    // A missing second strip is packed as zeros (valid 0): the block always multiplies two.
+    for (int s = 0; s < 2; ++s)
+      pack_strip(b + j + s * kStrip, ldb, a.k, nq,
+                 std::clamp<int64_t>(valid - s * kStrip, 0, kStrip), flip, panels + s * 64 * nq,
+                 cb + s * kStrip);
+    for (int64_t r = 0; r < rows; r += 2 * kAmxRows) {
+      amx_block(a.values.get() + (r0 + r) * a.kp, a.kp, nq, panels, sums);
+      for (int64_t i = 0; i < std::min<int64_t>(2 * kAmxRows, rows - r); ++i) {
+        const int64_t row = r0 + r + i;
+        const int32_t* tile_row = sums + (i / kAmxRows) * 512 + (i % kAmxRows) * kStrip;
+        const auto a0 = a.a0[static_cast<size_t>(row)], u = a.u[static_cast<size_t>(row)];
+        for (int s = 0; s < 2; ++s) {
+          const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
+          if (left > 0)
+            store_corrected(_mm512_load_si512(tile_row + s * 256), a0, u, cb + s * kStrip,
+                            b0 + j + s * kStrip, c + (r + i) * ldc + j + s * kStrip, left);
+        }
+      }
+    }
+  }
+  _tile_release();
+}
+
+// Asks Linux for the AMX tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA),
+// which a process must do before its first tile instruction; true when granted.
+bool request_amx() {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+#else
+  return false;
+#endif
+}
+
+using Multiply = void (*)(const SignedRows&, int64_t, int64_t, const uint8_t*, int64_t, uint8_t,
+                          const int32_t*, int64_t, int64_t, int32_t*, int64_t);
+
 }  // namespace
 
 bool vnni_available() {
@@ -226,13 +347,21 @@ bool vnni_available() {
   return has;
 }
 
+bool amx_available() {
+  static const bool has = vnni_available() && __builtin_cpu_supports("amx-tile") &&
+                          __builtin_cpu_supports("amx-int8") && request_amx();
+  return has;
+}
+
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
                    const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c) {
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   if (nb * mn == 0) return Status::ok();
   const bool b_signed = b.dtype() == DType::kInt8;
+  const bool amx = integer_kernel() == IntegerKernel::kAmx;
+  const Multiply multiply = amx ? multiply_amx : multiply_vnni;
   const SignedRows as = signed_rows(bytes_of(a), a.dtype() == DType::kUint8,
-                                    p.k == 0 ? 0 : a.numel() / p.k, p.k, a_zero);
+                                    p.k == 0 ? 0 : a.numel() / p.k, p.k, a_zero, amx);
   // B0 per column (zero point + sb), and 32 more for the last tile's reads.
   std::vector<int32_t> b0(static_cast<size_t>(p.n + 2 * kStrip), 0);
   for (int64_t j = 0; j < p.n; ++j)
@@ -268,7 +397,9 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   const int64_t k = cg * product(g.kernel), p = product(g.out);
   const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
   if (p == 0 || m == 0) return Status::ok();
-  const SignedRows ws = signed_rows(bytes_of(w), w.dtype() == DType::kUint8, m, k, w_zero);
+  const bool amx = integer_kernel() == IntegerKernel::kAmx;
+  const Multiply multiply = amx ? multiply_amx : multiply_vnni;
+  const SignedRows ws = signed_rows(bytes_of(w), w.dtype() == DType::kUint8, m, k, w_zero, amx);
   // x as uint8 (b_u): flipped once when int8. Padding reads x's zero point, which becomes 0 once
   // the zero point is subtracted, as in every other Conv path.
   const bool x_signed = x.dtype() == DType::kInt8;

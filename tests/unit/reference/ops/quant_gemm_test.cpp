@@ -1,9 +1,10 @@
 // The quantized kernels' fast paths (reference/ops/integer_gemm.h: ConvInteger, QLinearConv,
-// MatMulInteger and QLinearMatMul through the 8-bit AVX-512 VNNI kernels, the int16 AVX2 kernels
-// and float/double GEMM, each kernel the CPU has in turn) against straightforward int64 loops on
-// random data: int8/uint8 combinations, per-channel/per-row/per-column zero points, groups and
-// depthwise, pads, strides, dilations, auto_pad, 1-D to 3-D, several bands and partial tiles, batch
-// broadcasting, and sums that float could not hold exactly (the exactness guard's double path).
+// MatMulInteger and QLinearMatMul through the 8-bit AMX and AVX-512 VNNI kernels, the int16 AVX2
+// kernels and float/double GEMM, each kernel the CPU has in turn) against straightforward int64
+// loops on random data: int8/uint8 combinations, per-channel/per-row/per-column zero points, groups
+// and depthwise, pads, strides, dilations, auto_pad, 1-D to 3-D, several bands and partial tiles,
+// batch broadcasting, and sums that float could not hold exactly (the exactness guard's double
+// path).
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -16,8 +17,8 @@
 namespace onnxdbg::testing {
 namespace {
 
-// Runs `body` once per kernel this CPU has (the 8-bit VNNI kernels, the int16 AVX2 kernels and
-// the float/double BLAS paths that CPUs without AVX2 take), each time capping the choice there.
+// Runs `body` once per kernel this CPU has (the 8-bit AMX and VNNI kernels, the int16 AVX2 kernels
+// and the float/double BLAS paths that CPUs without AVX2 take), each time capping the choice there.
 template <class F>
 void on_every_kernel(F body) {
   for (reference::IntegerKernel kernel : reference::integer_kernels_available()) {
@@ -26,7 +27,7 @@ void on_every_kernel(F body) {
     EXPECT_EQ(reference::integer_kernel(), kernel);
     body();
   }
-  reference::set_integer_kernel_limit(reference::IntegerKernel::kVnni512);
+  reference::set_integer_kernel_limit(reference::IntegerKernel::kAmx);
 }
 
 std::string dims_text(const Shape& s) {
@@ -161,6 +162,10 @@ std::vector<ConvCase> conv_cases() {
   add({{1, 5, 6, 7}, 3, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, "", false, false, true});
   // Two bands of output rows, 13 output channels (two full row tiles and one of 1), even K.
   add({{1, 2, 70, 70}, 13, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
+  // 40 output channels and K = 8 * 9 = 72: every tile of the AMX kernel's 32 x 32 blocks, and a
+  // second, partial 64-byte chunk of K; grouped, with rows of one group beside another's.
+  add({{1, 8, 11, 9}, 40, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", true, true, true});
+  add({{1, 16, 9, 9}, 40, 2, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, false, true});
   add({{1, 3, 10, 9}, 4, 1, {3, 2}, {2, 3}, {1, 2}, {}, "SAME_UPPER", false, true, false});
   add({{1, 3, 10, 9}, 4, 1, {3, 2}, {2, 3}, {1, 2}, {}, "SAME_LOWER", true, false, true});
   add({{1, 3, 10, 9}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {}, "VALID", false, true, true});
@@ -326,6 +331,11 @@ std::vector<MatMulCase> matmul_cases() {
   // Several row and column tiles of the int16 kernel, and more than one block of columns.
   cases.push_back({{14, 33}, {33, 40}, false, true, true, true});
   cases.push_back({{2, 3, 10}, {2, 10, 300}, true, true, false, true});
+  // The AMX kernel's 32 x 32 blocks: two blocks of rows (the second partial), a partial second
+  // strip, and K over one 64-byte tile (two chunks, the second partial); and a batched B.
+  for (bool as : {false, true})
+    for (bool bs : {false, true}) cases.push_back({{45, 70}, {70, 50}, as, bs, true, true});
+  cases.push_back({{2, 40, 130}, {2, 130, 33}, false, true, true, true});
   return cases;
 }
 
