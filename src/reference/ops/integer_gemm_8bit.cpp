@@ -35,9 +35,11 @@ constexpr int64_t kStrip = 16;
 // AMX tiles: 16 rows of 64 bytes (A: 16 rows x 64 k; B: 16 quads x 16 columns; C: 16 x 16 int32).
 constexpr int64_t kAmxRows = 16;
 constexpr int64_t kAmxK = 64;
-// Output columns per band of a convolution (one im2col each) and per block of a matrix product
-// (one task each): fixed by the shapes, so the work split does not depend on the thread count.
-constexpr int64_t kBandColumns = 4096;
+// Output columns per band of a convolution (one im2col each: 1,024 keeps a band of K = 576 bytes
+// per column in L2 while its strips are packed, 5-10% faster than 4,096 on the QLinearConv CNN)
+// and per block of a matrix product (one task each): fixed by the shapes, so the work split does
+// not depend on the thread count.
+constexpr int64_t kBandColumns = 1024;
 constexpr int64_t kBlockColumns = 256;
 
 // A per-thread scratch buffer of at least n bytes, kept from call to call (kSlot 0: im2col
