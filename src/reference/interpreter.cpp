@@ -543,8 +543,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     };
     std::vector<const Value*> ins;
     std::vector<Tensor*> movable;
-    std::vector<Value> upcast;  // widened copies of inputs
-    upcast.reserve(static_cast<size_t>(node.input_size()));
+    std::vector<Value> upcast;  // widened copies of inputs (reserved at the first, see below)
     DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
     for (int k = 0; k < node.input_size(); ++k) {
       const std::string& name = node.input(k);
@@ -572,6 +571,9 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         }
         auto f = cast_tensor(*t, to);
         if (!f) return std::move(f).status().with_context(context());
+        // Room for every input at once, so that `ins` can point into it: reserved only by nodes
+        // that widen something, to save the other nodes an allocation.
+        if (upcast.empty()) upcast.reserve(static_cast<size_t>(node.input_size()));
         upcast.emplace_back(std::move(*f));
         v = &upcast.back();
         mov = &upcast.back().tensor();

@@ -11,16 +11,19 @@ template <class T>
 Status gemm_typed(KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor* c) {
   const bool ta = ctx.attr_int("transA", 0) != 0, tb = ctx.attr_int("transB", 0) != 0;
   const double alpha = ctx.attr_float("alpha", 1.0f), beta = ctx.attr_float("beta", 1.0f);
-  const std::string shapes = " (A " + shape_to_string(a.shape()) + (ta ? " transposed" : "") +
-                             ", B " + shape_to_string(b.shape()) + (tb ? " transposed" : "") +
-                             (c ? ", C " + shape_to_string(c->shape()) : std::string()) + ")";
+  // The operands' shapes for error messages, built only for one (not on every run).
+  const auto shapes = [&] {
+    return " (A " + shape_to_string(a.shape()) + (ta ? " transposed" : "") + ", B " +
+           shape_to_string(b.shape()) + (tb ? " transposed" : "") +
+           (c ? ", C " + shape_to_string(c->shape()) : std::string()) + ")";
+  };
   if (a.rank() != 2 || b.rank() != 2)
-    return model_error(ctx.describe() + ": A and B must be 2-D" + shapes);
+    return model_error(ctx.describe() + ": A and B must be 2-D" + shapes());
   const int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   const int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
   if (k != kb)
     return model_error(ctx.describe() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
-                       std::to_string(kb) + ")" + shapes);
+                       std::to_string(kb) + ")" + shapes());
   ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make(a.dtype(), {m, n}));
   T* py = y.data<T>();
   if (c) {
@@ -30,7 +33,7 @@ Status gemm_typed(KernelContext& ctx, const Tensor& a, const Tensor& b, const Te
     auto bs = broadcast_shapes({c->shape(), {m, n}});
     if (c->rank() > 2 || !bs || *bs != Shape{m, n})
       return model_error(ctx.describe() + ": C does not broadcast to " + shape_to_string({m, n}) +
-                         shapes);
+                         shapes());
     const T* pc = c->data<T>();
     for_each_broadcast({m, n}, {broadcast_strides(c->shape(), {m, n})},
                        [&](int64_t i, const int64_t* o) {

@@ -26,9 +26,12 @@ struct MatMulPlan {
 /// Plans A (shape `a`) times B (shape `b`). Errors: kModelError naming the node and both shapes for
 /// scalars, mismatched inner dims, or batch dims that do not broadcast.
 inline Expected<MatMulPlan> plan_matmul(const KernelContext& ctx, const Shape& a, const Shape& b) {
-  const std::string shapes = " (A " + shape_to_string(a) + ", B " + shape_to_string(b) + ")";
+  // Both shapes for error messages, built only for one (not on every run).
+  const auto shapes = [&] {
+    return " (A " + shape_to_string(a) + ", B " + shape_to_string(b) + ")";
+  };
   if (a.empty() || b.empty())
-    return model_error(ctx.describe() + ": MatMul operands must have rank >= 1" + shapes);
+    return model_error(ctx.describe() + ": MatMul operands must have rank >= 1" + shapes());
   Shape a2 = a, b2 = b;
   if (a2.size() == 1) a2.insert(a2.begin(), 1);
   if (b2.size() == 1) b2.push_back(1);
@@ -38,10 +41,10 @@ inline Expected<MatMulPlan> plan_matmul(const KernelContext& ctx, const Shape& a
   p.n = b2.back();
   if (b2[b2.size() - 2] != p.k)
     return model_error(ctx.describe() + ": inner dimensions differ: A has " + std::to_string(p.k) +
-                       " columns, B has " + std::to_string(b2[b2.size() - 2]) + " rows" + shapes);
+                       " columns, B has " + std::to_string(b2[b2.size() - 2]) + " rows" + shapes());
   Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
   auto batch = broadcast_shapes({ab, bb});
-  if (!batch) return model_error(ctx.describe() + ": batch dimensions do not broadcast" + shapes);
+  if (!batch) return model_error(ctx.describe() + ": batch dimensions do not broadcast" + shapes());
   p.out_shape = *batch;
   if (a.size() > 1) p.out_shape.push_back(p.m);
   if (b.size() > 1) p.out_shape.push_back(p.n);
