@@ -93,21 +93,6 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
   });
 }
 
-// The im2col buffer, kept per thread from call to call: a fresh multi-megabyte allocation each
-// call is fresh pages from the kernel each call, and their page faults cost more than the copy.
-// It holds at most kMaxColElements; im2col writes every element GEMM reads.
-template <class T>
-T* col_scratch(size_t n) {
-  thread_local std::unique_ptr<T[]> buffer;
-  thread_local size_t size = 0;
-  if (size < n) {
-    buffer.reset();  // no copy of the old contents, no zero fill
-    buffer.reset(new T[n]);
-    size = n;
-  }
-  return buffer.get();
-}
-
 template <class T>
 Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
   const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
@@ -216,7 +201,7 @@ Status conv_forward(const T* px, const T* pw, const T* pb, T* py, int64_t n, int
           ODB_RETURN_IF_ERROR(check_run_limits());
           const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
           const int64_t cols = (o1 - o0) * out_last;
-          T* col = col_scratch<T>(static_cast<size_t>(k * band * out_last));
+          T* col = thread_scratch<T>(static_cast<size_t>(k * band * out_last));
           im2col(xg, cg, g, o0, o1, col);
           return tile(wg, col, cols, yg, bg, 0, mg, o0 * out_last, cols);
         }));
@@ -224,7 +209,7 @@ Status conv_forward(const T* px, const T* pw, const T* pb, T* py, int64_t n, int
       }
       const T* src = xg;
       if (!pointwise) {
-        T* col = col_scratch<T>(static_cast<size_t>(k * p));
+        T* col = thread_scratch<T>(static_cast<size_t>(k * p));
         im2col(xg, cg, g, 0, outer, col);
         src = col;
       }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,23 @@ void add_channel_bias(T* y, const Tensor* bias, int64_t n, int64_t m, int64_t p)
 template <class T>
 Status conv_forward(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_t c, int64_t m,
                     int64_t group, const SpatialGeometry& g);
+
+/// A buffer of at least n elements of T, kept per thread and per kSlot from call to call, its
+/// contents unspecified: a fresh multi-megabyte allocation on every call of a kernel means fresh
+/// pages from the OS each time, whose page faults cost more than the work done in them (im2col
+/// columns and packed GEMM operands: the callers write every element they read). Grows, never
+/// shrinks; freed when the thread ends.
+template <class T, int kSlot = 0>
+T* thread_scratch(size_t n) {
+  thread_local std::unique_ptr<T[]> buffer;
+  thread_local size_t size = 0;
+  if (size < n) {
+    buffer.reset();  // no copy of the old contents, no zero fill
+    buffer.reset(new T[n]);
+    size = n;
+  }
+  return buffer.get();
+}
 
 /// im2col for 2-D geometry (see im2col below): the same matrix, without the multi-index
 /// bookkeeping per output row that dominates the generic version on small planes.

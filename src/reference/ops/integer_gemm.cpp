@@ -22,20 +22,6 @@ constexpr int64_t kBandColumns = 4096;
 constexpr int64_t kTileColumns = 16;
 constexpr int kTileRows = 6;
 
-// Scratch buffers kept per thread from call to call (fresh pages each call cost more than the
-// copy, as for Conv): kSlot 0 is the im2col buffer, 1 the packed strip.
-template <int kSlot>
-int16_t* scratch(size_t n) {
-  thread_local std::unique_ptr<int16_t[]> buffer;
-  thread_local size_t size = 0;
-  if (size < n) {
-    buffer.reset();
-    buffer.reset(new int16_t[n]);
-    size = n;
-  }
-  return buffer.get();
-}
-
 // Packs 16 columns of the pair rows (2kk, 2kk + 1) of b (rows `ldb` apart) for micro_tile: per
 // pair, the two rows interleaved by unpacklo/unpackhi (which interleave within each 128-bit
 // lane, so the first vector holds columns 0-3 and 8-11, the second 4-7 and 12-15), 32 int16 in
@@ -118,7 +104,7 @@ std::vector<int32_t> pack_pairs(const int16_t* w, int64_t rows, int64_t k) {
 // of the last one; c's rows are ldc apart.
 void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16_t* b, int64_t ldb,
                      int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
-  int16_t* packed = scratch<1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
+  int16_t* packed = thread_scratch<int16_t, 1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
   for (int64_t j = j0; j < j1; j += kTileColumns) {
     const int64_t valid = std::min(kTileColumns, j1 - j);
     pack_strip(b + j, ldb, k2, packed);
@@ -198,7 +184,8 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
         const int64_t cols = (o1 - o0) * out_last;
         // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more
         // so that the last tile's 16-column reads stay inside the buffer.
-        int16_t* col = scratch<0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
+        int16_t* col =
+            thread_scratch<int16_t, 0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
         im2col(xg, cg, g, o0, o1, col);
         std::fill(col + k * cols, col + 2 * k2 * cols + kTileColumns, int16_t{0});
         multiply_strips(wg, mg, k2, col, cols, 0, cols, yg + o0 * out_last, p);

@@ -28,8 +28,9 @@
 namespace onnxdbg::reference {
 namespace {
 
-// Rows per micro-tile and columns per strip: 12 rows x 2 strips of 16 columns keep 24
-// accumulators, 2 strip vectors and a broadcast in AVX-512's 32 registers.
+// Rows per micro-tile and columns per strip: 8 rows x 2 strips of 16 columns keep 16
+// accumulators, 2 strip vectors and a broadcast in AVX-512's 32 registers (12 rows, 24
+// accumulators, made GCC 12 spill them).
 constexpr int kTileRows = 8;
 constexpr int64_t kStrip = 16;
 // AMX tiles: 16 rows of 64 bytes (A: 16 rows x 64 k; B: 16 quads x 16 columns; C: 16 x 16 int32).
@@ -41,20 +42,6 @@ constexpr int64_t kAmxK = 64;
 // not depend on the thread count.
 constexpr int64_t kBandColumns = 1024;
 constexpr int64_t kBlockColumns = 256;
-
-// A per-thread scratch buffer of at least n bytes, kept from call to call (kSlot 0: im2col
-// columns, 1: packed strips).
-template <int kSlot>
-uint8_t* scratch(size_t n) {
-  thread_local std::unique_ptr<uint8_t[]> buffer;
-  thread_local size_t size = 0;
-  if (size < n) {
-    buffer.reset();
-    buffer.reset(new uint8_t[n]);
-    size = n;
-  }
-  return buffer.get();
-}
 
 const uint8_t* bytes_of(const Tensor& t) {
   return t.dtype() == DType::kUint8 ? t.data<uint8_t>()
@@ -216,7 +203,8 @@ void multiply_vnni(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t*
                    uint8_t flip, const int32_t* b0, int64_t j0, int64_t j1, int32_t* c,
                    int64_t ldc) {
   const int64_t nq = a.kp / 4;
-  uint8_t* panels = scratch<1>(static_cast<size_t>(2 * 64 * std::max<int64_t>(nq, 1)));
+  uint8_t* panels =
+      thread_scratch<uint8_t, 1>(static_cast<size_t>(2 * 64 * std::max<int64_t>(nq, 1)));
   alignas(64) int32_t cb[2 * kStrip];
   for (int64_t j = j0; j < j1; j += 2 * kStrip) {
     const int64_t valid = std::min(2 * kStrip, j1 - j);
@@ -293,7 +281,7 @@ struct alignas(64) TileConfig {
     const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb, uint8_t flip,
     const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
   const int64_t nq = a.kp / 4;  // a multiple of 16
-  uint8_t* panels = scratch<1>(static_cast<size_t>(2 * 64 * nq));
+  uint8_t* panels = thread_scratch<uint8_t, 1>(static_cast<size_t>(2 * 64 * nq));
   alignas(64) int32_t cb[2 * kStrip];
   alignas(64) int32_t sums[4 * 256];
   TileConfig config;
@@ -424,7 +412,8 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
         ODB_RETURN_IF_ERROR(check_run_limits());
         const int64_t o0 = band_index * band, o1 = std::min(outer, o0 + band);
         const int64_t cols = (o1 - o0) * out_last;
-        uint8_t* col = scratch<0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
+        uint8_t* col =
+            thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
         im2col(xg, cg, g, o0, o1, col, pad);
         multiply(ws, gi * mg, mg, col, cols, 0, b0.data(), 0, cols, yg + o0 * out_last, p);
         return Status::ok();
