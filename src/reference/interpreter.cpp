@@ -217,13 +217,18 @@ std::vector<MissingKernel> find_missing_kernels(const onnx::ModelProto& model) {
 // Values visible while running one graph: its own (owned or borrowed), then the parent's.
 struct Interpreter::Scope {
   const Scope* parent = nullptr;
-  std::map<std::string, const Value*> borrowed;  // feeds and initializers
-  std::map<std::string, Value> owned;            // produced by nodes of this graph
+  std::map<std::string, const Value*> borrowed;  // feeds (they win over initializers)
+  // The graph's initializers, looked up where they are kept (initializers_of) rather than
+  // copied into `borrowed` on every run of the graph.
+  const std::map<std::string, Value>* initializers = nullptr;
+  std::map<std::string, Value> owned;  // produced by nodes of this graph
 
   const Value* find(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent) {
       if (auto it = s->owned.find(name); it != s->owned.end()) return &it->second;
       if (auto it = s->borrowed.find(name); it != s->borrowed.end()) return it->second;
+      if (s->initializers)
+        if (auto it = s->initializers->find(name); it != s->initializers->end()) return &it->second;
     }
     return nullptr;
   }
@@ -507,7 +512,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   Scope scope;
   scope.parent = parent;
   ODB_ASSIGN_OR_RETURN(const auto* inits, initializers_of(graph));
-  for (const auto& [name, v] : *inits) scope.borrowed[name] = &v;
+  scope.initializers = inits;
   for (const auto& [name, v] : feeds) scope.borrowed[name] = v;
 
   const GraphPlan& plan = plan_of(graph, opsets);
@@ -543,6 +548,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     };
     std::vector<const Value*> ins;
     std::vector<Tensor*> movable;
+    ins.reserve(static_cast<size_t>(node.input_size()));
+    movable.reserve(static_cast<size_t>(node.input_size()));
     std::vector<Value> upcast;  // widened copies of inputs (reserved at the first, see below)
     DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
     for (int k = 0; k < node.input_size(); ++k) {
@@ -649,6 +656,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       // outputs unfinished: the run ends here.
       if (st.is_ok()) st = check_run_limits();
       if (!st.is_ok()) return std::move(st).with_context(context());
+      outs.reserve(static_cast<size_t>(node.output_size()));
       for (size_t k = 0; k < static_cast<size_t>(node.output_size()); ++k)
         outs.push_back(ctx.take_output(k));
     }

@@ -53,6 +53,7 @@ class KernelContext {
         values_(std::move(inputs)),
         value_outputs_(static_cast<size_t>(node.output_size())),
         value_subgraph_runner_(std::move(value_subgraph_runner)) {
+    inputs_.reserve(values_.size());
     for (const Value* v : values_) inputs_.push_back(v ? v->as_tensor() : nullptr);
   }
 

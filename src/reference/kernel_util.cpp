@@ -54,6 +54,11 @@ Expected<Shape> broadcast_shapes(const std::vector<Shape>& shapes) {
   return out;
 }
 
+Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+  if (a == b) return a;
+  return broadcast_shapes(std::vector<Shape>{a, b});
+}
+
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
   std::vector<int64_t> s(out.size(), 0);
   const auto in_strides = strides_of(in);

@@ -21,6 +21,9 @@ std::vector<int64_t> strides_of(const Shape& shape);
 /// of dims is neither equal nor 1.
 Expected<Shape> broadcast_shapes(const std::vector<Shape>& shapes);
 
+/// broadcast_shapes of two shapes, without building a vector of them (the binary ops' case).
+Expected<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+
 /// Strides of `in` seen through the broadcast `out` shape: aligned to the right, 0 on broadcast
 /// dims. Length equals out.size().
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
@@ -139,7 +142,7 @@ template <class TA, class TB, class TOut, class F>
 /// chunks on the interpreter's threads: f is called from several threads at once.
 template <class TA, class TB, class TOut, class F>
 Expected<Tensor> broadcast_binary(const Tensor& a, const Tensor& b, F&& f) {
-  ODB_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes({a.shape(), b.shape()}));
+  ODB_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes(a.shape(), b.shape()));
   ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make_uninitialized(DTypeOf<TOut>::value, out_shape));
   const TA* pa = a.data<TA>();
   const TB* pb = b.data<TB>();
@@ -165,23 +168,40 @@ Expected<int64_t> normalize_axis(int64_t axis, int64_t rank, const std::string& 
 /// Errors: kModelError for other dtypes.
 Expected<std::vector<int64_t>> to_int64_vector(const Tensor& t);
 
+/// Who an error of the visit_* functions names: a string, or a node (KernelContext::describe(),
+/// built only when there is an error to report, not on every run of the kernel).
+class OpName {
+ public:
+  OpName(const std::string& text) : text_(&text) {}  // NOLINT(google-explicit-constructor)
+  OpName(const char* text) : literal_(text) {}       // NOLINT(google-explicit-constructor)
+  OpName(const KernelContext& ctx) : ctx_(&ctx) {}   // NOLINT(google-explicit-constructor)
+  std::string str() const {
+    return ctx_ ? ctx_->describe() : text_ ? *text_ : std::string(literal_ ? literal_ : "");
+  }
+
+ private:
+  const std::string* text_ = nullptr;
+  const char* literal_ = nullptr;
+  const KernelContext* ctx_ = nullptr;
+};
+
 /// Calls f(T{}) with T the C++ type of `t`; errors with kUnsupported naming `op` for other types.
 /// Float types: float, double (float16/bfloat16 arrive as float32 in HalfMode::kViaFloat32).
 template <class F>
-Status visit_float(DType t, const std::string& op, F&& f) {
+Status visit_float(DType t, const OpName& op, F&& f) {
   switch (t) {
     case DType::kFloat:
       return f(float{});
     case DType::kDouble:
       return f(double{});
     default:
-      return unsupported(op + " does not support element type " + std::string(dtype_name(t)));
+      return unsupported(op.str() + " does not support element type " + std::string(dtype_name(t)));
   }
 }
 
 /// Numeric types: float, double, and the signed and unsigned integers.
 template <class F>
-Status visit_numeric(DType t, const std::string& op, F&& f) {
+Status visit_numeric(DType t, const OpName& op, F&& f) {
   switch (t) {
     case DType::kFloat:
       return f(float{});
@@ -204,14 +224,14 @@ Status visit_numeric(DType t, const std::string& op, F&& f) {
     case DType::kUint64:
       return f(uint64_t{});
     default:
-      return unsupported(op + " does not support element type " + std::string(dtype_name(t)));
+      return unsupported(op.str() + " does not support element type " + std::string(dtype_name(t)));
   }
 }
 
 /// Every fixed-size type, including bool, float16 and bfloat16 as opaque values (for ops that
 /// move data without arithmetic: Transpose, Gather, Concat, ...). Strings are handled apart.
 template <class F>
-Status visit_all(DType t, const std::string& op, F&& f) {
+Status visit_all(DType t, const OpName& op, F&& f) {
   switch (t) {
     case DType::kBool:
       return f(bool{});

@@ -60,7 +60,7 @@ inline Status binary_inputs(KernelContext& ctx, Broadcast mode, const Tensor*& a
 /// Calls f(T{}) for bool and the numeric types (comparison ops); kUnsupported naming `op`
 /// otherwise.
 template <class F>
-Status visit_numeric_or_bool(DType t, const std::string& op, F&& f) {
+Status visit_numeric_or_bool(DType t, const OpName& op, F&& f) {
   if (t == DType::kBool) return f(bool{});
   return visit_numeric(t, op, std::forward<F>(f));
 }
@@ -130,7 +130,7 @@ bool binary_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b, size_
   const Tensor& other = k == 0 ? b : a;
   if (!m || m != &same || other.dtype() != same.dtype() || other.numel() > same.numel())
     return false;
-  auto shape = broadcast_shapes({a.shape(), b.shape()});
+  auto shape = broadcast_shapes(a.shape(), b.shape());
   if (!shape || *shape != same.shape()) return false;
   Tensor y = std::move(*m);
   T* py = y.data<T>();
@@ -159,7 +159,7 @@ Status binary_elementwise(KernelContext& ctx, Broadcast mode, Visit&& visit, F&&
   const Tensor* b = nullptr;
   Tensor storage;
   ODB_RETURN_IF_ERROR(binary_inputs(ctx, mode, a, b, storage));
-  return visit(a->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit(a->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using R = std::decay_t<decltype(f(T{}, T{}))>;
     if constexpr (std::is_same_v<R, T>) {
@@ -175,28 +175,28 @@ Status binary_elementwise(KernelContext& ctx, Broadcast mode, Visit&& visit, F&&
 /// Visitor objects for binary_elementwise.
 struct VisitFloat {
   template <class F>
-  Status operator()(DType t, const std::string& op, F&& f) const {
+  Status operator()(DType t, const OpName& op, F&& f) const {
     return visit_float(t, op, std::forward<F>(f));
   }
 };
 struct VisitNumeric {
   template <class F>
-  Status operator()(DType t, const std::string& op, F&& f) const {
+  Status operator()(DType t, const OpName& op, F&& f) const {
     return visit_numeric(t, op, std::forward<F>(f));
   }
 };
 struct VisitNumericOrBool {
   template <class F>
-  Status operator()(DType t, const std::string& op, F&& f) const {
+  Status operator()(DType t, const OpName& op, F&& f) const {
     return visit_numeric_or_bool(t, op, std::forward<F>(f));
   }
 };
 /// The signed and unsigned integer types (bitwise ops); kModelError naming `op` otherwise.
 struct VisitInteger {
   template <class F>
-  Status operator()(DType t, const std::string& op, F&& f) const {
+  Status operator()(DType t, const OpName& op, F&& f) const {
     if (!is_integer(t))
-      return model_error(op + " takes integer inputs, not " + std::string(dtype_name(t)));
+      return model_error(op.str() + " takes integer inputs, not " + std::string(dtype_name(t)));
     return visit_numeric(t, op, [&](auto tag) -> Status {
       if constexpr (std::is_integral_v<decltype(tag)>) {
         return f(tag);
@@ -208,9 +208,9 @@ struct VisitInteger {
 };
 struct VisitBool {
   template <class F>
-  Status operator()(DType t, const std::string& op, F&& f) const {
+  Status operator()(DType t, const OpName& op, F&& f) const {
     if (t != DType::kBool)
-      return model_error(op + " takes bool inputs, not " + std::string(dtype_name(t)));
+      return model_error(op.str() + " takes bool inputs, not " + std::string(dtype_name(t)));
     return f(bool{});
   }
 };

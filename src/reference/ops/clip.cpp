@@ -41,7 +41,7 @@ Expected<T> bound(const KernelContext& ctx, size_t i, T def) {
 
 Status clip_v11_kernel(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using L = std::numeric_limits<T>;
     ODB_ASSIGN_OR_RETURN(T lo, bound<T>(ctx, 1, L::has_infinity ? -L::infinity() : L::lowest()));

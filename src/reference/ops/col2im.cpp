@@ -43,7 +43,7 @@ Status col2im_kernel(KernelContext& ctx) {
   const int64_t n = x->dim(0), c = x->dim(1) / k_size;
   Shape out_shape{n, c};
   out_shape.insert(out_shape.end(), image->begin(), image->end());
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make(x->dtype(), out_shape));
     const int64_t in_per_batch = x->dim(1) * x->dim(2), out_per_batch = c * product(g.in);

@@ -28,7 +28,7 @@ Status cumulative_kernel(KernelContext& ctx) {
     if (d < axis) outer *= x->dim(d);
     if (d > axis) inner *= x->dim(d);
   }
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
     Tensor out(x->dtype(), x->shape());

@@ -71,7 +71,7 @@ Status deform_conv_kernel(KernelContext& ctx) {
   if (bias && bias->shape() != Shape{oc})
     return model_error(ctx.describe() + ": B has shape " + shape_to_string(bias->shape()) +
                        ", expected [" + std::to_string(oc) + "]");
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, x->dtype(), {n, oc, oh, ow}));
     const T* px = x->data<T>();

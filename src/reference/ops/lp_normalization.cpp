@@ -22,7 +22,7 @@ Status lp_normalization_kernel(KernelContext& ctx) {
     if (d < axis) outer *= x->dim(d);
     if (d > axis) inner *= x->dim(d);
   }
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make_uninitialized(x->dtype(), x->shape()));
     const T* px = x->data<T>();

@@ -8,7 +8,7 @@ namespace {
 
 Status mean_kernel(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto ins, variadic_inputs(ctx));
-  return visit_float(ins[0]->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(ins[0]->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     return variadic_fold<T>(
         ctx, ins, [](T acc, T x) { return acc + x; },

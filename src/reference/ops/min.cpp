@@ -10,7 +10,7 @@ namespace {
 
 Status min_kernel(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto ins, variadic_inputs(ctx));
-  return visit_numeric(ins[0]->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(ins[0]->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     return variadic_fold<T>(
         ctx, ins,

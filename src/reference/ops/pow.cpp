@@ -70,8 +70,8 @@ Status pow_kernel(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(a, as_computable(a, a_half));
   ODB_ASSIGN_OR_RETURN(b, as_computable(b, b_half));
   Tensor out;
-  ODB_RETURN_IF_ERROR(visit_numeric(a->dtype(), ctx.describe(), [&](auto ta) -> Status {
-    return visit_numeric(b->dtype(), ctx.describe(), [&](auto tb) -> Status {
+  ODB_RETURN_IF_ERROR(visit_numeric(a->dtype(), ctx, [&](auto ta) -> Status {
+    return visit_numeric(b->dtype(), ctx, [&](auto tb) -> Status {
       using T = decltype(ta);
       using E = decltype(tb);
       ODB_ASSIGN_OR_RETURN(

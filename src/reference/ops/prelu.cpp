@@ -28,7 +28,7 @@ Status prelu_kernel(KernelContext& ctx) {
   if (out_shape != x->shape())
     return model_error(ctx.describe() + ": slope of shape " + shape_to_string(slope->shape()) +
                        " does not broadcast to X's shape " + shape_to_string(x->shape()));
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ODB_ASSIGN_OR_RETURN(Tensor out, (broadcast_binary<T, T, T>(*x, *slope, [](T v, T s) {
                            return v < T{0} ? wrapping_mul(s, v) : v;

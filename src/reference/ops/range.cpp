@@ -53,7 +53,7 @@ Status range(KernelContext& ctx) {
                          shape_to_string(delta_t->shape()) + ")");
   if (start_t->dtype() == DType::kFloat16 || start_t->dtype() == DType::kBFloat16)
     return range_half(ctx, *start_t, *limit_t, *delta_t);
-  return visit_numeric(start_t->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(start_t->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     const T start = start_t->data<T>()[0], limit = limit_t->data<T>()[0],
             delta = delta_t->data<T>()[0];

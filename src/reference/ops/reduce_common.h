@@ -188,7 +188,7 @@ Status reduce_tensor(KernelContext& ctx, const Tensor* x) {
   for (int64_t d = 0; d < rank; ++d)
     if (reduced[static_cast<size_t>(d)]) to_out[static_cast<size_t>(d)] = 0;
 
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using Op = ReduceOp<K, T>;
     ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make(x->dtype(), out_shape));
@@ -263,7 +263,7 @@ Status arg_reduce_kernel(KernelContext& ctx) {
     else if (keepdims)
       out_shape.push_back(1);
   }
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make(DType::kInt64, out_shape));
     const T* px = x->data<T>();

@@ -54,7 +54,7 @@ inline Status apply_scatter(const KernelContext& ctx, Tensor& out, const Tensor&
     for (const auto& [d, s] : pairs) copy_element(updates, s, out, d);
     return Status::ok();
   }
-  return visit_all(out.dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_all(out.dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
       return unsupported(ctx.describe() + ": reduction '" + ctx.attr_string("reduction", "") +

@@ -42,7 +42,7 @@ Status softmax_family(KernelContext& ctx) {
         inner *= x->dim(d);
     }
   }
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     Tensor out(x->dtype(), x->shape());
     const T* px = x->data<T>();

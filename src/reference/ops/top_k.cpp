@@ -39,7 +39,7 @@ Status top_k(KernelContext& ctx) {
   const auto a = static_cast<size_t>(axis);
   const int64_t outer = dims_product(x->shape(), 0, a);
   const int64_t inner = dims_product(x->shape(), a + 1, x->shape().size());
-  ODB_RETURN_IF_ERROR(visit_all(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  ODB_RETURN_IF_ERROR(visit_all(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
       return unsupported(ctx.describe() + " does not support element type " +

@@ -65,7 +65,7 @@ void map_input_of_same_type(KernelContext& ctx, const Tensor& x, F&& f) {
 template <class F>
 Status unary_float_op(KernelContext& ctx, F&& f) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     map_input_of_same_type<decltype(tag)>(ctx, *x, f);
     return Status::ok();
   });
@@ -75,7 +75,7 @@ Status unary_float_op(KernelContext& ctx, F&& f) {
 template <class F>
 Status unary_numeric_op(KernelContext& ctx, F&& f) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  return visit_numeric(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     map_input_of_same_type<decltype(tag)>(ctx, *x, f);
     return Status::ok();
   });
@@ -85,7 +85,7 @@ Status unary_numeric_op(KernelContext& ctx, F&& f) {
 template <class F>
 Status unary_float_predicate(KernelContext& ctx, F&& pred) {
   ODB_ASSIGN_OR_RETURN(const Tensor* x, ctx.required_input(0));
-  return visit_float(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  return visit_float(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     ctx.set_output(0, map_elements<T>(*x, [&](T v) { return static_cast<bool>(pred(v)); }));
     return Status::ok();

@@ -23,7 +23,7 @@ Status unique(KernelContext& ctx) {
   // Slices are numbered in order of first occurrence.
   std::vector<int64_t> first, counts, inverse(static_cast<size_t>(dim));
   std::vector<size_t> order;  // slice ids in output order
-  ODB_RETURN_IF_ERROR(visit_all(x->dtype(), ctx.describe(), [&](auto tag) -> Status {
+  ODB_RETURN_IF_ERROR(visit_all(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using K =
         std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
