@@ -130,8 +130,13 @@ bool binary_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b, size_
   const Tensor& other = k == 0 ? b : a;
   if (!m || m != &same || other.dtype() != same.dtype() || other.numel() > same.numel())
     return false;
-  auto shape = broadcast_shapes(a.shape(), b.shape());
-  if (!shape || *shape != same.shape()) return false;
+  // Broadcasting `other` against `same` must give same's shape: other's dims, aligned to the
+  // right, are each 1 or same's (checked without building the broadcast shape).
+  const Shape& to = same.shape();
+  const Shape& from = other.shape();
+  if (from.size() > to.size()) return false;
+  for (size_t i = 0, off = to.size() - from.size(); i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[off + i]) return false;
   Tensor y = std::move(*m);
   T* py = y.data<T>();
   const T* po = other.data<T>();

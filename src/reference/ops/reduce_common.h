@@ -188,6 +188,23 @@ Status reduce_tensor(KernelContext& ctx, const Tensor* x) {
   for (int64_t d = 0; d < rank; ++d)
     if (reduced[static_cast<size_t>(d)]) to_out[static_cast<size_t>(d)] = 0;
 
+  // Reduced dims that are all the trailing ones (e.g. axes=[-1]): output j reduces the
+  // contiguous elements [j * count, (j + 1) * count), visited in the same order as below.
+  int64_t first_reduced = rank;
+  while (first_reduced > 0 && reduced[static_cast<size_t>(first_reduced - 1)]) --first_reduced;
+  bool suffix = true;
+  for (int64_t d = 0; d < first_reduced; ++d) suffix = suffix && !reduced[static_cast<size_t>(d)];
+  // Calls f(i, j) for every input element i and its output j, in row-major order of i.
+  const auto each_element = [&](auto&& f) {
+    if (suffix) {
+      for (int64_t i = 0, n = x->numel(); i < n; ++i)
+        f(i, static_cast<size_t>(count > 0 ? i / count : 0));
+      return;
+    }
+    for_each_broadcast(x->shape(), {to_out},
+                       [&](int64_t i, const int64_t* o) { f(i, static_cast<size_t>(o[0])); });
+  };
+
   return visit_numeric(x->dtype(), ctx, [&](auto tag) -> Status {
     using T = decltype(tag);
     using Op = ReduceOp<K, T>;
@@ -197,16 +214,22 @@ Status reduce_tensor(KernelContext& ctx, const Tensor* x) {
     std::vector<double> shift(n_out, 0.0);
     if constexpr (K == ReduceKind::kLogSumExp) {  // first pass: the maximum of each group
       std::fill(shift.begin(), shift.end(), -std::numeric_limits<double>::infinity());
-      for_each_broadcast(x->shape(), {to_out}, [&](int64_t i, const int64_t* o) {
+      each_element([&](int64_t i, size_t j) {
         const double v = static_cast<double>(px[i]);
-        if (v > shift[static_cast<size_t>(o[0])]) shift[static_cast<size_t>(o[0])] = v;
+        if (v > shift[j]) shift[j] = v;
       });
     }
     std::vector<typename Op::Acc> acc(n_out, Op::init());
-    for_each_broadcast(x->shape(), {to_out}, [&](int64_t i, const int64_t* o) {
-      const size_t j = static_cast<size_t>(o[0]);
-      acc[j] = Op::step(acc[j], px[i], shift[j]);
-    });
+    if (suffix && count > 0) {  // per output, a plain loop over its contiguous group
+      for (size_t j = 0; j < n_out; ++j) {
+        typename Op::Acc a = acc[j];
+        const T* g = px + static_cast<int64_t>(j) * count;
+        for (int64_t t = 0; t < count; ++t) a = Op::step(a, g[t], shift[j]);
+        acc[j] = a;
+      }
+    } else {
+      each_element([&](int64_t i, size_t j) { acc[j] = Op::step(acc[j], px[i], shift[j]); });
+    }
     T* po = out.data<T>();
     for (size_t j = 0; j < n_out; ++j) po[j] = Op::finish(acc[j], count, shift[j]);
     ctx.set_output(0, std::move(out));
