@@ -105,6 +105,7 @@ bench: build models bench-models
 	@cmake --build $(BUILD) --target make-synthetic-model >/dev/null
 	@node bench/viewer.js $(BUILD) $(MODELS)
 	@bash bench/reduce.sh $(BUILD) $(MODELS)
+	@bash bench/reduce_polygraphy.sh $(BUILD) $(MODELS)
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py

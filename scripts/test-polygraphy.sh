@@ -9,9 +9,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 bin="$BUILD/onnxdbg"
-venv="$BUILD/polygraphy-venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q polygraphy numpy onnx onnxruntime
+venv=$(bash "$ROOT/scripts/polygraphy-venv.sh" "$BUILD")
 py="$venv/bin/python"
 "$py" -c 'import polygraphy, onnxruntime; print("test-polygraphy: polygraphy", polygraphy.__version__, "onnxruntime", onnxruntime.__version__)'
 tmp=$(mktemp -d)

@@ -5,7 +5,9 @@
 //   resnet70.onnx        70 nodes, ResNet-18-like (Conv, Relu, Add, MaxPool, GAP, Gemm)
 //   transformer611.onnx  611 nodes, 12-layer transformer encoder (decomposed LayerNorm, MHA, FFN)
 //   dag1994.onnx         1,994 nodes, a DAG with skip connections
-//   chain300.onnx        300 nodes, a chain
+//   chain300.onnx        300 nodes, a chain (also chain50.onnx and chain2000.onnx, Log at 60%)
+//   nested_if.onnx       41 main-graph nodes around an If whose then branch holds another If,
+//                        whose then branch holds the Log (both conditions true for any input)
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -84,7 +86,9 @@ struct Builder {
   }
   // The rare node: Log of a value made negative, so it yields NaN from finite inputs.
   std::string rare(const std::string& x) { return op("Log", {op("Sub", {x, scalar(10.0f)})}); }
-  void io(const std::string& in, const std::vector<int64_t>& in_shape, const std::string& out) {
+  // The graph's input and output; the output's shape is declared when out_shape is given.
+  void io(const std::string& in, const std::vector<int64_t>& in_shape, const std::string& out,
+          const std::vector<int64_t>* out_shape = nullptr) {
     auto* vi = g->add_input();
     vi->set_name(in);
     auto* t = vi->mutable_type()->mutable_tensor_type();
@@ -93,6 +97,9 @@ struct Builder {
     auto* vo = g->add_output();
     vo->set_name(out);
     vo->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    if (out_shape)
+      for (int64_t d : *out_shape)
+        vo->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
   }
   // Pads with Relu nodes on `x` until the graph has `n` nodes.
   std::string pad_to(std::string x, int n) {
@@ -215,15 +222,70 @@ onnx::ModelProto dag1994() {
   return b.model;
 }
 
-onnx::ModelProto chain300() {
-  Builder b("chain300", 13);
+// A chain of n nodes alternating Mul and Tanh, the Log at 60% of it.
+onnx::ModelProto chain(int n) {
+  Builder b("chain" + std::to_string(n), 13);
   std::string x = "input";
   const std::string w = b.weight({16}, 1.0f);
-  while (b.g->node_size() < 300) {
+  while (b.g->node_size() < n) {
     x = b.g->node_size() % 2 ? b.op("Tanh", {x}) : b.op("Mul", {x, w});
-    if (b.g->node_size() == 180) x = b.rare(x);
+    if (b.g->node_size() == n * 3 / 5) x = b.rare(x);
   }
-  b.io("input", {1, 16}, x);
+  const std::vector<int64_t> row{1, 16};
+  b.io("input", row, x, &row);
+  return b.model;
+}
+
+// Declares `out` (a float [1, 16] tensor) as the output of `graph`, an If branch.
+void branch_output(onnx::GraphProto* graph, const std::string& out) {
+  auto* vo = graph->add_output();
+  vo->set_name(out);
+  vo->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {1, 16})
+    vo->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// An If node on `cond` with both branches empty, added to b's current graph; returns it.
+onnx::NodeProto* if_node(Builder& b, const std::string& cond, const std::string& name) {
+  auto* n = b.node("If", {cond});
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(name + "_" + branch);
+  }
+  return n;
+}
+
+onnx::GraphProto* branch(onnx::NodeProto* n, int k) { return n->mutable_attribute(k)->mutable_g(); }
+
+// Issue 18's nested-If case: the failing op sits two If levels down.
+onnx::ModelProto nested_if() {
+  Builder b("nested_if", 13);
+  onnx::GraphProto* main = b.g;
+  std::string x = "input";
+  const std::string w = b.weight({16}, 1.0f);
+  while (b.g->node_size() < 20) x = b.g->node_size() % 2 ? b.op("Tanh", {x}) : b.op("Mul", {x, w});
+  // Always true: the largest element of tanh/mul values is above -1e9.
+  const std::string cond = b.op("Greater", {b.op("ReduceMax", {x}), b.scalar(-1e9f)});
+  onnx::NodeProto* outer = if_node(b, cond, "outer");
+  const std::string outer_out = outer->output(0);
+  // outer then: a = Tanh(x); inner If; outer else: Identity(x).
+  b.g = branch(outer, 0);
+  const std::string a = b.op("Tanh", {x});
+  onnx::NodeProto* inner = if_node(b, cond, "inner");
+  branch_output(b.g, inner->output(0));
+  b.g = branch(inner, 0);
+  branch_output(b.g, b.op("Tanh", {b.rare(b.op("Tanh", {a}))}));
+  b.g = branch(inner, 1);
+  branch_output(b.g, b.op("Identity", {a}));
+  b.g = branch(outer, 1);
+  branch_output(b.g, b.op("Identity", {x}));
+  b.g = main;
+  x = outer_out;
+  while (b.g->node_size() < 41) x = b.g->node_size() % 2 ? b.op("Tanh", {x}) : b.op("Mul", {x, w});
+  const std::vector<int64_t> row{1, 16};
+  b.io("input", row, x, &row);
   return b.model;
 }
 
@@ -238,10 +300,10 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::pair<const char*, onnx::ModelProto> models[] = {
-      {"resnet70.onnx", resnet70()},
-      {"transformer611.onnx", transformer611()},
-      {"dag1994.onnx", dag1994()},
-      {"chain300.onnx", chain300()}};
+      {"resnet70.onnx", resnet70()},  {"transformer611.onnx", transformer611()},
+      {"dag1994.onnx", dag1994()},    {"chain300.onnx", chain(300)},
+      {"chain50.onnx", chain(50)},    {"chain2000.onnx", chain(2000)},
+      {"nested_if.onnx", nested_if()}};
   for (const auto& [name, m] : models) {
     if (onnxdbg::Status st = onnxdbg::save_model(m, dir / name); !st) {
       std::cerr << "make-reduce-models: " << st.to_string() << "\n";
