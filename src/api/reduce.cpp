@@ -3,11 +3,17 @@
 // (include/onnxdbg/reduce.h).
 #include "onnxdbg/reduce.h"
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
 #include "backends/backend_limits.h"
+#include "core/atomic_file.h"
 #include "core/run_limits.h"
 #include "core/temp_dir.h"
 #include "data/npz.h"
 #include "data/test_data.h"
+#include "model/graph.h"
 #include "model/model.h"
 #include "reduce/strategies/strategies.h"
 #include "surgeon/surgeon.h"
@@ -184,6 +190,178 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
       std::make_unique<CancellableOracle>(std::move(inner), ctx.cancel));
 }
 
+/// `late` merged into `early`, the report of the reduction it continued: counts add up, the
+/// result and notes are late's (early's notes first), nodes_before stays early's.
+reduce::ReduceReport merge_reports(const reduce::ReduceReport& early, reduce::ReduceReport late) {
+  late.nodes_before = early.nodes_before;
+  late.original_detail = early.original_detail;
+  late.passes += early.passes;
+  late.oracle_calls += early.oracle_calls;
+  late.cache_hits += early.cache_hits;
+  late.invalid_skipped += early.invalid_skipped;
+  for (const auto& [reason, n] : early.invalid_reasons) late.invalid_reasons[reason] += n;
+  late.failed_differently += early.failed_differently;
+  late.timeouts += early.timeouts;
+  late.seconds += early.seconds;
+  std::vector<reduce::StrategyStats> strategies = early.strategies;
+  for (const auto& s : late.strategies) {
+    auto it = std::find_if(strategies.begin(), strategies.end(),
+                           [&](const reduce::StrategyStats& e) { return e.name == s.name; });
+    if (it == strategies.end()) {
+      strategies.push_back(s);
+      continue;
+    }
+    it->runs += s.runs;
+    it->oracle_calls += s.oracle_calls;
+    it->nodes_removed += s.nodes_removed;
+    it->seconds += s.seconds;
+  }
+  late.strategies = std::move(strategies);
+  std::vector<std::string> notes = early.notes;
+  notes.insert(notes.end(), late.notes.begin(), late.notes.end());
+  late.notes = std::move(notes);
+  if (late.signature.empty()) late.signature = early.signature;
+  return late;
+}
+
+/// Initializers of `reduced` (a reduction's result) that `root` (the model it was reduced from)
+/// does not have: boundary values the reduction froze. They become graph inputs again, their
+/// value added to every sample, so that a reduction starting from `reduced` can cut the graph
+/// after the nodes that read them (a value computed from initializers alone is never made an
+/// output). Errors: those of reading an initializer.
+Status unfreeze_boundary_values(const onnx::ModelProto& root, onnx::ModelProto& reduced,
+                                const fs::path& base_dir, std::vector<TensorMap>& samples) {
+  NameSet known;
+  walk_graphs(root.graph(), [&](const GraphVisit& v) {
+    for (const auto& n : initializer_names(*v.graph)) known.insert(n);
+  });
+  const NameSet inputs = graph_input_names(reduced.graph());
+  onnx::GraphProto* g = reduced.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto& init : *g->mutable_initializer()) {
+    if (known.count(init.name()) || inputs.count(init.name())) {
+      *kept.Add() = std::move(init);
+      continue;
+    }
+    ODB_ASSIGN_OR_RETURN(Tensor value, tensor_from_proto(init, base_dir));
+    auto* in = g->add_input();
+    in->set_name(init.name());
+    auto* type = in->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(init.data_type());
+    type->mutable_shape();  // a scalar has a shape with no dims
+    for (int64_t d : init.dims()) type->mutable_shape()->add_dim()->set_dim_value(d);
+    for (auto& sample : samples) sample[init.name()] = value;
+  }
+  g->mutable_initializer()->Swap(&kept);
+  return Status::ok();
+}
+
+/// Rounds of reduce_inside_branches at most (each removes one If).
+constexpr int kMaxBranchRounds = 16;
+
+/// A failure inside an If branch reduces past the If (issue 18): while the reduced model (at
+/// o.output) holds an If, each If in turn is replaced by its then branch, then its else branch
+/// (surgeon::inline_if_branch), and the first replacement the oracle still fails, as the
+/// original failed, becomes the model the strategies reduce again, fed the values the reduced
+/// model's inputs had. A replacement that passes costs one oracle call and is noted. Updates
+/// out.report, out.original and out.base_dir; an error stops the rounds with out.stopped set,
+/// the best model so far still at o.output.
+void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, reduce::Oracle& oracle,
+                            const reduce::ReduceOptions& ro, const fs::path& work,
+                            ReduceResult& out) {
+  int64_t spent = 0;  // oracle calls of replacements that did not fail
+  for (int round = 0; round < kMaxBranchRounds; ++round) {
+    auto reduced = load_model(o.output);
+    if (!reduced) return;
+    const onnx::GraphProto& g = reduced->proto.graph();
+    bool replaced = false;
+    for (int i = 0; i < g.node_size() && !replaced; ++i) {
+      if (g.node(i).op_type() != "If") continue;
+      for (bool then_branch : {true, false}) {
+        std::vector<TensorMap> samples = out.report->feeds;
+        onnx::ModelProto model = reduced->proto;
+        if (!samples.empty())
+          if (Status st = unfreeze_boundary_values(out.original, model, reduced->base_dir, samples);
+              !st)
+            return;
+        auto inlined = surgeon::inline_if_branch(model, i, then_branch);
+        if (!inlined) continue;
+        reduce::Original next;
+        next.model = std::move(*inlined);
+        next.base_dir = reduced->base_dir;
+        next.fallback_shapes = o.fallback_shapes;
+        next.keep_inputs = o.keep_inputs;
+        next.keep_outputs = o.keep_outputs;
+        next.samples = std::move(samples);
+        if (next.samples.empty())
+          if (Status st = generate_input_values(o, next, out.messages); !st) return;
+        {
+          RunLimits limits;
+          limits.timeout_seconds = o.timeout_seconds;
+          limits.max_memory = o.max_memory;
+          limits.cancel = ctx.cancel.flag();
+          ScopedRunLimits scoped(limits);
+          if (Status st = prepare_original(next); !st) continue;
+        }
+        reduce::ReduceOptions again = ro;
+        again.reducer.journal = work / ("branch-" + std::to_string(round) + ".journal");
+        // Written apart, so that a replacement that fails otherwise leaves o.output as it was.
+        again.reducer.output = work / ("branch-" + std::to_string(round) + ".onnx");
+        again.reducer.resume = false;
+        again.min_good.clear();
+        again.note_if_all_fail = false;
+        const std::string label = std::string("the ") +
+                                  (then_branch ? "then_branch" : "else_branch") + " of " +
+                                  node_label(g.node(i), i);
+        if (ctx.progress) ctx.progress("replacing " + label);
+        auto rep = reduce::reduce_model(next, oracle, again);
+        if (!rep) {
+          out.stopped = Status(rep.status()).with_context("while reducing " + label);
+          out.best_so_far = true;
+          return;
+        }
+        const bool same_failure = o.any_failure || rep->signature.empty() ||
+                                  out.report->signature.empty() ||
+                                  rep->signature == out.report->signature;
+        if (!rep->original_fails || !same_failure) {
+          spent += rep->oracle_calls;
+          continue;
+        }
+        // The replacement's result becomes the output (self-contained: it was written outside
+        // the original's folder).
+        std::ifstream in(again.reducer.output, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+        if (Status st = write_file_atomic(o.output, bytes); !st) {
+          out.stopped = st.with_context("while writing " + o.output.string());
+          out.best_so_far = true;
+          return;
+        }
+        reduce::ReduceReport merged = merge_reports(*out.report, std::move(*rep));
+        merged.output = o.output.string();
+        merged.oracle_calls += spent;
+        spent = 0;
+        merged.notes.insert(
+            merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
+            "the failure is inside " + label +
+                ": the If was replaced by it, "
+                "and the result reduced again");
+        out.report = std::move(merged);
+        out.original = std::move(next.model);
+        out.base_dir = next.base_dir;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) break;
+  }
+  if (spent > 0) {
+    out.report->oracle_calls += spent;
+    out.report->notes.push_back("replacing an If by a branch made the failure go away (" +
+                                std::to_string(spent) + " oracle calls), so the If stays");
+  }
+}
+
 }  // namespace
 
 Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
@@ -220,6 +398,7 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
     return out;
   }
   out.report = std::move(*rep);
+  if (out.report->original_fails) reduce_inside_branches(o, ctx, *oracle, ro, tmp.path(), out);
   return out;
 }
 

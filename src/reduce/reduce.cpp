@@ -57,7 +57,7 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
       }
       if (r.current().nodes.size() >= before) break;
     }
-    if (!r.saw_passing() && r.oracle_calls() > 2)
+    if (options.note_if_all_fail && !r.saw_passing() && r.oracle_calls() > 2)
       r.add_note("the oracle failed every one of the " + std::to_string(r.oracle_calls()) +
                  " candidates it tested, the smallest included, so it may fail for a reason "
                  "other than the model (a check that cannot start, a missing module, a wrong "
@@ -91,6 +91,7 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
     rep.kept_op_types.push_back(g.node(i).op_type());
   }
   rep.inputs = r.current_built().inputs;
+  rep.feeds = r.current_built().feeds;
   rep.outputs = r.current_built().outputs;
   rep.nodes_after = static_cast<int64_t>(r.current_built().nodes.size());
   rep.oracle_calls = r.oracle_calls();

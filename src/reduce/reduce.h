@@ -26,6 +26,9 @@ struct ReduceOptions {
   ReducerOptions reducer;          ///< output, journal, resume, artifacts, progress
   std::filesystem::path min_good;  ///< --min-good: where to write the closest passing model
   bool confirm = true;             ///< re-test the result without the cache (flakiness)
+  /// Note when the oracle failed every candidate (a check failing for its own reasons); off for
+  /// a reduction that continues another (api::reduce inside If branches), where that is expected.
+  bool note_if_all_fail = true;
 };
 
 struct ReduceReport {
@@ -36,6 +39,10 @@ struct ReduceReport {
   std::vector<std::string> kept_nodes;       ///< node_label of each: "#12 Conv 'c1'"
   std::vector<std::string> kept_op_types;    ///< op type of each kept node
   std::vector<std::string> inputs, outputs;  ///< of the reduced model
+  /// Per input sample, the values the reduced model's graph inputs take (golden values of the
+  /// tensors they stand for); empty without golden values. What a reduction that starts again
+  /// from the reduced model (api::reduce inside If branches) feeds it.
+  std::vector<TensorMap> feeds;
   int64_t passes = 0;
   /// oracle_calls: the original, each candidate tested and the confirmation; cache_hits:
   /// candidates answered from the cache; invalid_skipped: candidates dropped before the oracle

@@ -76,6 +76,18 @@ struct CleanupStats {
 /// stay (they are the model's interface) unless they only declared an unused initializer.
 CleanupStats cleanup(onnx::ModelProto& model);
 
+/// The model with main-graph node `node_index`, an If, replaced by the nodes of its then_branch
+/// (or else_branch) at its place, as if its condition were constant: each branch output a branch
+/// node produces takes the name of the If's output (else an Identity makes it), the branch's
+/// initializers join the main graph's, and a value the branch defines under a name the main
+/// graph (or one of its bodies) already uses is renamed "<name>_<branch>_<k>", in nested bodies
+/// too (ONNX IR "Scoping"). Inlined nodes are named "<If name>/<branch>/<node name>". The If's
+/// condition is left to whatever else reads it (a cleanup or reduce removes it when nothing
+/// does). Errors: kInvalidArgument when the node is missing or not an If; kModelError when the
+/// branch is missing or its output count differs from the node's.
+Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int node_index,
+                                            bool then_branch);
+
 /// Reorders the nodes of the main graph and of every subgraph so each node comes after the
 /// producers of everything it reads (inputs and values its subgraphs read from this graph),
 /// keeping the original order wherever it is already valid (stable Kahn). Returns how many nodes

@@ -257,6 +257,61 @@ TEST_F(ApiTest, ReduceWithACallersOracleKeepsTheFailingNode) {
   EXPECT_EQ(to_json(*r)["nodes_after"], 1);
 }
 
+/// A Neg two If levels down: in the else branch of an If inside the then branch of another.
+constexpr const char* kNestedIf = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+nested (bool c, float[2,3] x) => (float[2,3] y) {
+  a = Relu(x)
+  y = If(c) <
+    then_branch = t1 () => (float[2,3] p) {
+      s = Sigmoid(a)
+      p = If(c) <
+        then_branch = t2 () => (float[2,3] q) { q = Abs(s) },
+        else_branch = e2 () => (float[2,3] r) { n = Neg(s)  r = Tanh(n) }
+      >
+    },
+    else_branch = e1 () => (float[2,3] u) { u = Exp(a) }
+  >
+}
+)";
+
+/// True when `g` or a body nested in it holds a node of `op`.
+bool holds_op(const onnx::GraphProto& g, const std::string& op) {
+  for (const auto& n : g.node()) {
+    if (n.op_type() == op) return true;
+    for (const auto& a : n.attribute())
+      if (a.has_g() && holds_op(a.g(), op)) return true;
+  }
+  return false;
+}
+
+TEST_F(ApiTest, ReduceReachesAFailingNodeTwoIfLevelsDownAndRemovesTheIfs) {
+  ReduceOptions o;
+  o.model = write("nested.onnx", kNestedIf);
+  o.output = dir_.path() / "reduced.onnx";
+  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
+    return holds_op(c.model.graph(), "Neg");
+  };
+  o.oracle_description = "holds a Neg";
+  auto r = reduce(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_TRUE(r->stopped) << r->stopped.to_string();
+  ASSERT_TRUE(r->report.has_value());
+  EXPECT_EQ(r->report->kept_op_types, std::vector<std::string>{"Neg"});
+  EXPECT_EQ(r->report->nodes_before, 2);
+  auto reduced = load_model(o.output);
+  ASSERT_TRUE(reduced.has_value()) << reduced.status().to_string();
+  EXPECT_EQ(reduced->proto.graph().node_size(), 1);
+  EXPECT_FALSE(holds_op(reduced->proto.graph(), "If"));
+  // Both replacements are noted: the outer If by its then branch, the inner one by its else
+  // branch (its then branch, tried first, lost the Neg and cost a call).
+  std::string notes;
+  for (const auto& n : r->report->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("the then_branch of #"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("the else_branch of #"), std::string::npos) << notes;
+  EXPECT_EQ(to_json(*r)["nodes_after"], 1);
+}
+
 TEST_F(ApiTest, ReduceStopsBeforeTheNextOracleCallWhenCancelled) {
   ReduceOptions o;
   o.model = write("chain.onnx", kChain);

@@ -1,0 +1,129 @@
+// inline_if_branch (surgeon.h): an If node of the main graph replaced by the nodes of one of its
+// branches, as reduce does when a failure lives inside a branch (issue 18).
+#include <map>
+#include <string>
+
+#include "model/graph.h"
+#include "surgeon/surgeon.h"
+
+namespace onnxdbg::surgeon {
+namespace {
+
+using Renames = std::map<std::string, std::string>;
+
+std::string renamed(const Renames& r, const std::string& name) {
+  auto it = r.find(name);
+  return it == r.end() ? name : it->second;
+}
+
+// Renames what `graph` (a body nested in the inlined branch) reads from enclosing scopes: node
+// inputs and graph outputs, in it and in its own bodies, except names it defines itself (ONNX IR
+// "Scoping": a body's own inputs, initializers and node outputs shadow outer names).
+void rename_outer_reads(onnx::GraphProto& graph, Renames r) {
+  for (const auto& n : graph_input_names(graph)) r.erase(n);
+  for (const auto& n : initializer_names(graph)) r.erase(n);
+  for (const auto& node : graph.node())
+    for (const auto& o : node.output()) r.erase(o);
+  if (r.empty()) return;
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& in : *node.mutable_input()) in = renamed(r, in);
+    for_each_subgraph_mut(node, [&](onnx::GraphProto& sub, const std::string&) {
+      rename_outer_reads(sub, r);
+    });
+  }
+  for (auto& o : *graph.mutable_output()) o.set_name(renamed(r, o.name()));
+}
+
+}  // namespace
+
+Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int node_index,
+                                            bool then_branch) {
+  const onnx::GraphProto& main = model.graph();
+  if (node_index < 0 || node_index >= main.node_size())
+    return invalid_argument("no node #" + std::to_string(node_index) + " in the main graph");
+  const onnx::NodeProto& node = main.node(node_index);
+  const std::string which = then_branch ? "then_branch" : "else_branch";
+  if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx"))
+    return invalid_argument(node_label(node, node_index) + " is not an If");
+  const onnx::GraphProto* branch = nullptr;
+  for (const auto& a : node.attribute())
+    if (a.name() == which && a.has_g()) branch = &a.g();
+  if (!branch) return model_error(node_label(node, node_index) + " has no " + which);
+  if (branch->output_size() != node.output_size())
+    return model_error(node_label(node, node_index) + ": its " + which + " has " +
+                       std::to_string(branch->output_size()) + " outputs for the node's " +
+                       std::to_string(node.output_size()));
+  // Every name the main graph (or any of its bodies) uses, so that the branch's own names can be
+  // kept apart from them.
+  NameSet taken;
+  walk_graphs(main, [&](const GraphVisit& v) {
+    for (const auto& n : graph_input_names(*v.graph)) taken.insert(n);
+    for (const auto& n : initializer_names(*v.graph)) taken.insert(n);
+    for (const auto& n : v.graph->node())
+      for (const auto& o : n.output()) taken.insert(o);
+  });
+  // The branch's outputs become the If's outputs where a branch node produces them; the other
+  // values it defines keep their names unless the main graph already uses them.
+  NameSet produced;
+  for (const auto& n : branch->node())
+    for (const auto& o : n.output()) produced.insert(o);
+  Renames r;
+  for (int i = 0; i < branch->output_size(); ++i)
+    if (produced.count(branch->output(i).name()) && !r.count(branch->output(i).name()) &&
+        !node.output(i).empty())
+      r[branch->output(i).name()] = node.output(i);
+  NameSet defined = produced;
+  for (const auto& n : initializer_names(*branch)) defined.insert(n);
+  int counter = 0;
+  for (const auto& n : defined) {
+    if (r.count(n) || !taken.count(n)) continue;
+    std::string fresh;
+    do fresh = n + "_" + which + "_" + std::to_string(counter++);
+    while (taken.count(fresh) || defined.count(fresh));
+    r[n] = fresh;
+    taken.insert(fresh);
+  }
+
+  onnx::ModelProto out = model;
+  onnx::GraphProto* g = out.mutable_graph();
+  std::vector<onnx::NodeProto> inlined;
+  for (const auto& bn : branch->node()) {
+    onnx::NodeProto n = bn;
+    for (auto& in : *n.mutable_input()) in = renamed(r, in);
+    for (auto& o : *n.mutable_output()) o = renamed(r, o);
+    for_each_subgraph_mut(n, [&](onnx::GraphProto& sub, const std::string&) {
+      rename_outer_reads(sub, r);
+    });
+    if (!n.name().empty()) n.set_name(node.name() + "/" + which + "/" + n.name());
+    inlined.push_back(std::move(n));
+  }
+  // Outputs no branch node produces (an outer value or a branch initializer): an Identity.
+  for (int i = 0; i < branch->output_size(); ++i) {
+    const std::string& o = branch->output(i).name();
+    if (node.output(i).empty() || (produced.count(o) && renamed(r, o) == node.output(i))) continue;
+    onnx::NodeProto id;
+    id.set_op_type("Identity");
+    id.set_name(node.name() + "/" + which + "/output_" + std::to_string(i));
+    id.add_input(renamed(r, o));
+    id.add_output(node.output(i));
+    inlined.push_back(std::move(id));
+  }
+  for (const auto& init : branch->initializer()) {
+    auto* t = g->add_initializer();
+    *t = init;
+    t->set_name(renamed(r, init.name()));
+  }
+  // The branch's nodes take the If's place, so the order stays topological.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (i != node_index) {
+      *nodes.Add() = g->node(i);
+      continue;
+    }
+    for (auto& n : inlined) *nodes.Add() = std::move(n);
+  }
+  g->mutable_node()->Swap(&nodes);
+  return out;
+}
+
+}  // namespace onnxdbg::surgeon

@@ -1,0 +1,89 @@
+// inline_if_branch: an If replaced by one of its branches computes what the If computes when its
+// condition takes that value, with the branch's names kept apart from the main graph's (in nested
+// bodies too), its initializers lifted and an output it passes through made by an Identity.
+#include <gtest/gtest.h>
+
+#include "surgeon_test_util.h"
+
+namespace onnxdbg::surgeon {
+namespace {
+
+using namespace testing;
+
+// The then branch defines `a`, a name the main graph uses too, and reads it in a nested If; the
+// else branch passes the outer `a` through and holds an initializer.
+const char* kNested = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[4] x) => (float[4] y, float[4] z)
+{
+  a = Relu(x)
+  y = If(c) <
+    then_branch = then_g () => (float[4] p) {
+      a = Sigmoid(x)
+      p = If(c) <
+        then_branch = t2 () => (float[4] q) { q = Add(a, a) },
+        else_branch = e2 () => (float[4] r) { r = Neg(a) }
+      >
+    },
+    else_branch = else_g () => (float[4] b) <float[4] k = {1.0, 2.0, 3.0, 4.0}> {
+      b = Mul(a, k)
+    }
+  >
+  z = Abs(a)
+})";
+
+TEST(InlineIf, EachBranchComputesWhatTheIfComputesForThatCondition) {
+  const auto m = parse_text_model(kNested);
+  for (bool then_branch : {true, false}) {
+    SCOPED_TRACE(then_branch ? "then_branch" : "else_branch");
+    auto inlined = inline_if_branch(m, 1, then_branch);
+    ASSERT_TRUE(inlined.has_value()) << inlined.status().to_string();
+    EXPECT_EQ(count_op(*inlined, "If"), then_branch ? 1 : 0);  // the nested one stays
+    expect_lint_clean(*inlined);
+    for (bool c : {true, false}) {
+      // The inlined model computes the chosen branch whatever c is; the original does when c
+      // selects it.
+      if (c != then_branch) continue;
+      expect_same_outputs(m, *inlined, {{"c", Tensor::scalar<bool>(c)}, {"x", ramp({4})}});
+    }
+  }
+  // The branch's own `a` was renamed, in the nested If's bodies too, and the outer `a` kept.
+  auto inlined = inline_if_branch(m, 1, true);
+  ASSERT_TRUE(inlined.has_value());
+  const auto& g = inlined->graph();
+  EXPECT_EQ(g.node(0).output(0), "a");
+  EXPECT_EQ(g.node(1).op_type(), "Sigmoid");
+  EXPECT_NE(g.node(1).output(0), "a");
+  EXPECT_EQ(g.node(2).op_type(), "If");
+  EXPECT_EQ(g.node(2).output(0), "y");  // the branch output takes the If's name
+  EXPECT_EQ(g.node(2).attribute(0).g().node(0).input(0), g.node(1).output(0));
+}
+
+TEST(InlineIf, AnOutputOfTheOuterScopeOrAnInitializerComesThroughAnIdentity) {
+  const auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[2] x) => (float[2] y, float[2] w)
+{
+  y, w = If(c) <
+    then_branch = t () => (float[2] x, float[2] k) <float[2] k = {5.0, 6.0}> {},
+    else_branch = e () => (float[2] p, float[2] q) { p = Neg(x)  q = Abs(x) }
+  >
+})");
+  auto inlined = inline_if_branch(m, 0, true);
+  ASSERT_TRUE(inlined.has_value()) << inlined.status().to_string();
+  EXPECT_EQ(count_op(*inlined, "Identity"), 2);
+  expect_lint_clean(*inlined);
+  expect_same_outputs(m, *inlined, {{"c", Tensor::scalar<bool>(true)}, {"x", ramp({2})}});
+}
+
+TEST(InlineIf, ANodeThatIsNotAnIfIsRefusedByName) {
+  const auto m = parse_text_model(kNested);
+  auto r = inline_if_branch(m, 0, true);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("Relu"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("is not an If"), std::string::npos);
+  EXPECT_FALSE(inline_if_branch(m, 9, true).has_value());
+}
+
+}  // namespace
+}  // namespace onnxdbg::surgeon
