@@ -27,9 +27,8 @@ void rename_outer_reads(onnx::GraphProto& graph, Renames r) {
   if (r.empty()) return;
   for (auto& node : *graph.mutable_node()) {
     for (auto& in : *node.mutable_input()) in = renamed(r, in);
-    for_each_subgraph_mut(node, [&](onnx::GraphProto& sub, const std::string&) {
-      rename_outer_reads(sub, r);
-    });
+    for_each_subgraph_mut(
+        node, [&](onnx::GraphProto& sub, const std::string&) { rename_outer_reads(sub, r); });
   }
   for (auto& o : *graph.mutable_output()) o.set_name(renamed(r, o.name()));
 }
@@ -91,9 +90,8 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
     onnx::NodeProto n = bn;
     for (auto& in : *n.mutable_input()) in = renamed(r, in);
     for (auto& o : *n.mutable_output()) o = renamed(r, o);
-    for_each_subgraph_mut(n, [&](onnx::GraphProto& sub, const std::string&) {
-      rename_outer_reads(sub, r);
-    });
+    for_each_subgraph_mut(
+        n, [&](onnx::GraphProto& sub, const std::string&) { rename_outer_reads(sub, r); });
     if (!n.name().empty()) n.set_name(node.name() + "/" + which + "/" + n.name());
     inlined.push_back(std::move(n));
   }

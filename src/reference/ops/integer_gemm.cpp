@@ -172,27 +172,21 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
   // Bands of whole output rows (the outer index), about kBandColumns columns each: fixed by the
   // shapes, so the tiles, and the (exact) sums, do not depend on the thread count.
   const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
-  const int64_t bands = (outer + band - 1) / band;
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      const int16_t* xg = x + (b * c + gi * cg) * in_size;
-      const int32_t* wg = pairs.data() + gi * mg * k2;
-      int32_t* yg = y + (b * m + gi * mg) * p;
-      ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t bi) {
-        ODB_RETURN_IF_ERROR(check_run_limits());
-        const int64_t o0 = bi * band, o1 = std::min(outer, o0 + band);
+  return for_each_conv_band(
+      n, group, outer, band, [&](int64_t b, int64_t gi, int64_t o0, int64_t o1) {
+        const int16_t* xg = x + (b * c + gi * cg) * in_size;
+        const int32_t* wg = pairs.data() + gi * mg * k2;
+        int32_t* yg = y + (b * m + gi * mg) * p;
         const int64_t cols = (o1 - o0) * out_last;
-        // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more
-        // so that the last tile's 16-column reads stay inside the buffer.
+        // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more so
+        // that the last tile's 16-column reads stay inside the buffer.
         int16_t* col =
             thread_scratch<int16_t, 0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
         im2col(xg, cg, g, o0, o1, col);
         std::fill(col + k * cols, col + 2 * k2 * cols + kTileColumns, int16_t{0});
         multiply_strips(wg, mg, k2, col, cols, 0, cols, yg + o0 * out_last, p);
         return Status::ok();
-      }));
-    }
-  return Status::ok();
+      });
 }
 
 }  // namespace onnxdbg::reference

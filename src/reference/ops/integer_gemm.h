@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_limits.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 #include "reference/ops/blas.h"
@@ -169,6 +170,24 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
 /// kMaxExact8bitTerms. Errors: the run limits' error.
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
                    const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c);
+
+/// The banding of the integer convolutions: f(image, group, o0, o1) for each band [o0, o1) of
+/// `band` output rows (the outer index, all spatial dims but the last, of `outer` in all) of
+/// every (image, group), the bands of one (image, group) in parallel, the run limits checked
+/// before each. The bands depend on the shapes alone, not on the thread count. Errors: f's, and
+/// the run limits' when the run is cancelled or out of time.
+template <class F>
+Status for_each_conv_band(int64_t n, int64_t group, int64_t outer, int64_t band, F&& f) {
+  const int64_t bands = (outer + band - 1) / band;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi)
+      ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t bi) -> Status {
+        ODB_RETURN_IF_ERROR(check_run_limits());
+        const int64_t o0 = bi * band;
+        return f(b, gi, o0, std::min(outer, o0 + band));
+      }));
+  return Status::ok();
+}
 
 /// Conv of int16 operands with exact int32 sums (integer_gemm.cpp): y [n, m, g.out...] = w [m,
 /// c / group, g.kernel...] * x [n, c, g.in...], laid out as conv_forward's. Per (image, group),

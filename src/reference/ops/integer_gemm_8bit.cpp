@@ -402,24 +402,18 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   }
   const auto pad = static_cast<uint8_t>(static_cast<int32_t>(x_zero) + (x_signed ? 128 : 0));
   const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
-  const int64_t bands = (outer + band - 1) / band;
   const std::vector<int32_t> b0(static_cast<size_t>(band * out_last + 2 * kStrip), pad);
-  for (int64_t bi = 0; bi < n; ++bi)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
-      int32_t* yg = y + (bi * m + gi * mg) * p;
-      ODB_RETURN_IF_ERROR(parallel_for_status(bands, [&](int64_t band_index) {
-        ODB_RETURN_IF_ERROR(check_run_limits());
-        const int64_t o0 = band_index * band, o1 = std::min(outer, o0 + band);
+  return for_each_conv_band(
+      n, group, outer, band, [&](int64_t bi, int64_t gi, int64_t o0, int64_t o1) {
+        const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
+        int32_t* yg = y + (bi * m + gi * mg) * p;
         const int64_t cols = (o1 - o0) * out_last;
         uint8_t* col =
             thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
         im2col(xg, cg, g, o0, o1, col, pad);
         multiply(ws, gi * mg, mg, col, cols, 0, b0.data(), 0, cols, yg + o0 * out_last, p);
         return Status::ok();
-      }));
-    }
-  return Status::ok();
+      });
 }
 
 }  // namespace onnxdbg::reference
