@@ -155,21 +155,23 @@ constexpr int64_t kMaxExact8bitTerms = 33024;
 
 /// Conv of x (uint8 or int8, [n, c, g.in...]) minus x_zero with w (uint8 or int8, [m, c / group,
 /// g.kernel...]) minus w_zero[o] (one per output channel; none when empty), exact int32 sums
-/// into y [n, m, g.out...], by im2col and AMX tiles or AVX-512 VNNI, as integer_kernel() says
-/// (integer_gemm_8bit.cpp), on the 8-bit values as stored, zero points folded in afterwards.
-/// Padding reads x_zero. Needs integer_kernel() >= kVnni512 and c / group * product(g.kernel) <=
-/// kMaxExact8bitTerms. Errors: the run limits' error when the run is cancelled or out of time.
+/// into y [n, m, g.out...], by im2col and `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI;
+/// integer_gemm_8bit.cpp), on the 8-bit values as stored, zero points folded in afterwards.
+/// Padding reads x_zero. Needs kernel <= integer_kernel(), kernel >= kVnni512 and
+/// c / group * product(g.kernel) <= kMaxExact8bitTerms. Errors: the run limits' error when the
+/// run is cancelled or out of time.
 Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
-                         const std::vector<double>& w_zero, int32_t* y, int64_t n, int64_t c,
-                         int64_t m, int64_t group, const SpatialGeometry& g);
+                         const std::vector<double>& w_zero, IntegerKernel kernel, int32_t* y,
+                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g);
 
-/// The sums of integer_matmul by AMX tiles or AVX-512 VNNI (as integer_kernel() says) on the
-/// 8-bit values as stored: c (laid out as
-/// p.out_shape) = (A - a_zero[row]) x (B - b_zero[col]) for uint8/int8 A and B, a_zero with p.m
-/// values (or none), b_zero with p.n (or none). Needs integer_kernel() >= kVnni512 and p.k <=
-/// kMaxExact8bitTerms. Errors: the run limits' error.
+/// The sums of integer_matmul by `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI) on the
+/// 8-bit values as stored: c (laid out as p.out_shape) = (A - a_zero[row]) x (B - b_zero[col])
+/// for uint8/int8 A and B, a_zero with p.m values (or none), b_zero with p.n (or none). Needs
+/// kernel <= integer_kernel(), kernel >= kVnni512 and p.k <= kMaxExact8bitTerms. Errors: the
+/// run limits' error.
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
-                   const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c);
+                   const std::vector<double>& b_zero, const MatMulPlan& p, IntegerKernel kernel,
+                   int32_t* c);
 
 /// The banding of the integer convolutions: f(image, group, o0, o1) for each band [o0, o1) of
 /// `band` output rows (the outer index, all spatial dims but the last, of `outer` in all) of
@@ -317,7 +319,8 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
       c / group * product(kernel) <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
     if (sums.size() > 0)
-      ODB_RETURN_IF_ERROR(conv_forward_8bit(x, w, x_zero, w_zero, sums.ints(), n, c, m, group, g));
+      ODB_RETURN_IF_ERROR(
+          conv_forward_8bit(x, w, x_zero, w_zero, kernel_used, sums.ints(), n, c, m, group, g));
     return sums;
   }
   const int64_t per_channel = w.numel() / std::max<int64_t>(m, 1);
@@ -365,7 +368,8 @@ inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tens
   if (kernel_used >= IntegerKernel::kVnni512 && p.k <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32,
                      static_cast<int64_t>(p.a_offsets.size()) * p.m * p.n);
-    if (sums.size() > 0) ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, sums.ints()));
+    if (sums.size() > 0)
+      ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, kernel_used, sums.ints()));
     return sums;
   }
   // Output (r, c) is bounded both by row r's sum of |a - a_zero| times the largest |b - b_zero|

@@ -43,13 +43,12 @@ constexpr int64_t kAmxK = 64;
 constexpr int64_t kBandColumns = 1024;
 constexpr int64_t kBlockColumns = 256;
 
-const uint8_t* bytes_of(const Tensor& t) {
-  return t.dtype() == DType::kUint8 ? t.data<uint8_t>()
-                                    : reinterpret_cast<const uint8_t*>(t.data<int8_t>());
-}
+// The bytes of a uint8 or int8 tensor.
+const uint8_t* bytes_of(const Tensor& t) { return reinterpret_cast<const uint8_t*>(t.raw()); }
 
 // The A operand of vpdpbusd's signed side: `rows` rows of k values as int8 (a_s), each padded
-// with zeros to kp (k rounded up to 4), with per row A0 and u = RA - K * A0 (modulo 2^32).
+// with zeros to kp (k rounded up to 4, or to 64 for AMX), with per row A0 and u = RA - K * A0
+// (modulo 2^32).
 struct SignedRows {
   std::unique_ptr<int8_t[]> values;
   int64_t rows = 0, k = 0, kp = 0;
@@ -141,10 +140,21 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
   asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
 }
 
+// Stores acc (16 sums of S for one row) corrected to sum (a_s - A0)(b_u - B0) as the file's
+// comment derives, acc - B0 * u - A0 * CB, at c: the first `valid` of the 16 columns. a0 and u:
+// the row's A0 and u; cb and b0: the 16 columns' CB and B0.
+[[gnu::target("avx512f,avx512bw")]] inline void store_corrected(__m512i acc, int32_t a0, int32_t u,
+                                                                __m512i cb, __m512i b0, int32_t* c,
+                                                                int64_t valid) {
+  __m512i v = _mm512_sub_epi32(acc, _mm512_mullo_epi32(b0, _mm512_set1_epi32(u)));
+  v = _mm512_sub_epi32(v, _mm512_mullo_epi32(cb, _mm512_set1_epi32(a0)));
+  _mm512_mask_storeu_epi32(c, static_cast<__mmask16>((1u << valid) - 1u), v);
+}
+
 // The sums of kR rows of `a` (rows kp bytes apart, nq quads each) with kS packed strips (each
-// 64 * nq bytes, one after the other), corrected to sum (a_s - A0)(b_u - B0) as the file's
-// comment derives, stored in c (rows ldc apart) for the first `valid` of the 16 * kS columns.
-// a0 and u: the rows' A0 and u; cb and b0: the strips' column sums and B0 (16 * kS each).
+// 64 * nq bytes, one after the other), corrected by store_corrected, stored in c (rows ldc apart)
+// for the first `valid` of the 16 * kS columns. a0 and u: the rows' A0 and u; cb and b0: the
+// strips' column sums and B0 (16 * kS each).
 template <int kR, int kS>
 [[gnu::target("avx512f,avx512bw,avx512vnni")]] void micro_tile(const int8_t* a, int64_t kp,
                                                                int64_t nq, const uint8_t* panels,
@@ -173,15 +183,11 @@ template <int kR, int kS>
 #pragma GCC unroll 2
   for (int s = 0; s < kS; ++s) {
     const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
-    const auto mask = static_cast<__mmask16>((1u << left) - 1u);
     const __m512i cbv = _mm512_loadu_si512(cb + s * kStrip);
     const __m512i b0v = _mm512_loadu_si512(b0 + s * kStrip);
 #pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) {
-      __m512i v = _mm512_sub_epi32(acc[r][s], _mm512_mullo_epi32(b0v, _mm512_set1_epi32(u[r])));
-      v = _mm512_sub_epi32(v, _mm512_mullo_epi32(cbv, _mm512_set1_epi32(a0[r])));
-      _mm512_mask_storeu_epi32(c + r * ldc + s * kStrip, mask, v);
-    }
+    for (int r = 0; r < kR; ++r)
+      store_corrected(acc[r][s], a0[r], u[r], cbv, b0v, c + r * ldc + s * kStrip, left);
   }
 }
 
@@ -233,18 +239,6 @@ struct alignas(64) TileConfig {
   uint16_t colsb[16] = {};
   uint8_t rows[16] = {};
 };
-
-// Stores 16 corrected sums of row `row` of the block (acc, one C tile row) at c, the first
-// `valid` of them: sum - B0 * u - A0 * CB, as micro_tile's store.
-[[gnu::target("avx512f,avx512bw")]] inline void store_corrected(__m512i acc, int32_t a0, int32_t u,
-                                                                const int32_t* cb,
-                                                                const int32_t* b0, int32_t* c,
-                                                                int64_t valid) {
-  __m512i v =
-      _mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_loadu_si512(b0), _mm512_set1_epi32(u)));
-  v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_loadu_si512(cb), _mm512_set1_epi32(a0)));
-  _mm512_mask_storeu_epi32(c, static_cast<__mmask16>((1u << valid) - 1u), v);
-}
 
 // The int32 sums of 32 rows of `a` (rows kp bytes apart, from a; kp a multiple of 64) with two
 // packed strips (each 64 * nq bytes, nq a multiple of 16) into out: 4 tiles of 16 x 16, in the
@@ -299,15 +293,17 @@ struct alignas(64) TileConfig {
                  cb + s * kStrip);
     for (int64_t r = 0; r < rows; r += 2 * kAmxRows) {
       amx_block(a.values.get() + (r0 + r) * a.kp, a.kp, nq, panels, sums);
-      for (int64_t i = 0; i < std::min<int64_t>(2 * kAmxRows, rows - r); ++i) {
-        const int64_t row = r0 + r + i;
-        const int32_t* tile_row = sums + (i / kAmxRows) * 512 + (i % kAmxRows) * kStrip;
-        const auto a0 = a.a0[static_cast<size_t>(row)], u = a.u[static_cast<size_t>(row)];
-        for (int s = 0; s < 2; ++s) {
-          const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
-          if (left > 0)
-            store_corrected(_mm512_load_si512(tile_row + s * 256), a0, u, cb + s * kStrip,
-                            b0 + j + s * kStrip, c + (r + i) * ldc + j + s * kStrip, left);
+      for (int s = 0; s < 2; ++s) {
+        const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
+        if (left == 0) continue;
+        const __m512i cbv = _mm512_loadu_si512(cb + s * kStrip);
+        const __m512i b0v = _mm512_loadu_si512(b0 + j + s * kStrip);
+        for (int64_t i = 0; i < std::min<int64_t>(2 * kAmxRows, rows - r); ++i) {
+          const auto row = static_cast<size_t>(r0 + r + i);
+          // Row i of the block: tile (i / 16, s), row i % 16.
+          const int32_t* tile_row = sums + (i / kAmxRows) * 512 + s * 256 + (i % kAmxRows) * kStrip;
+          store_corrected(_mm512_load_si512(tile_row), a.a0[row], a.u[row], cbv, b0v,
+                          c + (r + i) * ldc + j + s * kStrip, left);
         }
       }
     }
@@ -344,11 +340,12 @@ bool amx_available() {
 }
 
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
-                   const std::vector<double>& b_zero, const MatMulPlan& p, int32_t* c) {
+                   const std::vector<double>& b_zero, const MatMulPlan& p, IntegerKernel kernel,
+                   int32_t* c) {
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   if (nb * mn == 0) return Status::ok();
   const bool b_signed = b.dtype() == DType::kInt8;
-  const bool amx = integer_kernel() == IntegerKernel::kAmx;
+  const bool amx = kernel == IntegerKernel::kAmx;
   const Multiply multiply = amx ? multiply_amx : multiply_vnni;
   const SignedRows as = signed_rows(bytes_of(a), a.dtype() == DType::kUint8,
                                     p.k == 0 ? 0 : a.numel() / p.k, p.k, a_zero, amx);
@@ -380,29 +377,26 @@ Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& 
 }
 
 Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
-                         const std::vector<double>& w_zero, int32_t* y, int64_t n, int64_t c,
-                         int64_t m, int64_t group, const SpatialGeometry& g) {
+                         const std::vector<double>& w_zero, IntegerKernel kernel, int32_t* y,
+                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g) {
   const size_t nd = g.in.size();
   const int64_t cg = c / group, mg = m / group, in_size = product(g.in);
   const int64_t k = cg * product(g.kernel), p = product(g.out);
   const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
   if (p == 0 || m == 0) return Status::ok();
-  const bool amx = integer_kernel() == IntegerKernel::kAmx;
+  const bool amx = kernel == IntegerKernel::kAmx;
   const Multiply multiply = amx ? multiply_amx : multiply_vnni;
   const SignedRows ws = signed_rows(bytes_of(w), w.dtype() == DType::kUint8, m, k, w_zero, amx);
-  // x as uint8 (b_u): flipped once when int8. Padding reads x's zero point, which becomes 0 once
-  // the zero point is subtracted, as in every other Conv path.
+  // x's bytes as stored go through im2col, padding with x's zero point (which becomes 0 once
+  // the zero point is subtracted, as in every other Conv path); an int8 x becomes b_u when
+  // packed (flip).
   const bool x_signed = x.dtype() == DType::kInt8;
-  std::unique_ptr<uint8_t[]> flipped;
   const uint8_t* xu = bytes_of(x);
-  if (x_signed) {
-    flipped.reset(new uint8_t[static_cast<size_t>(x.numel())]);
-    for (int64_t i = 0; i < x.numel(); ++i) flipped[static_cast<size_t>(i)] = xu[i] ^ 0x80;
-    xu = flipped.get();
-  }
-  const auto pad = static_cast<uint8_t>(static_cast<int32_t>(x_zero) + (x_signed ? 128 : 0));
+  const auto pad = static_cast<uint8_t>(static_cast<int32_t>(x_zero));
+  const uint8_t flip = x_signed ? 0x80 : 0;
+  const int32_t x_b0 = static_cast<int32_t>(x_zero) + (x_signed ? 128 : 0);
   const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
-  const std::vector<int32_t> b0(static_cast<size_t>(band * out_last + 2 * kStrip), pad);
+  const std::vector<int32_t> b0(static_cast<size_t>(band * out_last + 2 * kStrip), x_b0);
   return for_each_conv_band(
       n, group, outer, band, [&](int64_t bi, int64_t gi, int64_t o0, int64_t o1) {
         const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
@@ -411,7 +405,7 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
         uint8_t* col =
             thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
         im2col(xg, cg, g, o0, o1, col, pad);
-        multiply(ws, gi * mg, mg, col, cols, 0, b0.data(), 0, cols, yg + o0 * out_last, p);
+        multiply(ws, gi * mg, mg, col, cols, flip, b0.data(), 0, cols, yg + o0 * out_last, p);
         return Status::ok();
       });
 }
