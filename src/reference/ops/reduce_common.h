@@ -197,8 +197,9 @@ Status reduce_tensor(KernelContext& ctx, const Tensor* x) {
   // Calls f(i, j) for every input element i and its output j, in row-major order of i.
   const auto each_element = [&](auto&& f) {
     if (suffix) {
-      for (int64_t i = 0, n = x->numel(); i < n; ++i)
-        f(i, static_cast<size_t>(count > 0 ? i / count : 0));
+      const int64_t groups = count > 0 ? x->numel() / count : 0;
+      for (int64_t j = 0, i = 0; j < groups; ++j)
+        for (int64_t t = 0; t < count; ++t, ++i) f(i, static_cast<size_t>(j));
       return;
     }
     for_each_broadcast(x->shape(), {to_out},
