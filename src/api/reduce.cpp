@@ -119,17 +119,36 @@ Status generate_input_values(const ReduceOptions& o, reduce::Original& original,
   return Status::ok();
 }
 
+/// An Original of `model` (external data read from `base_dir`) with the options' switches.
+reduce::Original original_of(const ReduceOptions& o, onnx::ModelProto model,
+                             const fs::path& base_dir) {
+  reduce::Original original;
+  original.model = std::move(model);
+  original.base_dir = base_dir;
+  original.fallback_shapes = o.fallback_shapes;
+  original.keep_inputs = o.keep_inputs;
+  original.keep_outputs = o.keep_outputs;
+  return original;
+}
+
+/// prepare_original under the options' --timeout and --max-memory (for the reference runs on
+/// every sample, together) and ctx's cancel token.
+Status prepare_with_limits(const ReduceOptions& o, const CallContext& ctx,
+                           reduce::Original& original) {
+  RunLimits golden_limits;
+  golden_limits.timeout_seconds = o.timeout_seconds;
+  golden_limits.max_memory = o.max_memory;
+  golden_limits.cancel = ctx.cancel.flag();
+  ScopedRunLimits limits(golden_limits);
+  return prepare_original(original);
+}
+
 /// The model being reduced with its samples and golden values.
 Expected<reduce::Original> prepare(const ReduceOptions& o, const CallContext& ctx,
                                    Messages& messages) {
   ODB_ASSIGN_OR_RETURN(LoadedModel loaded, load_model(o.model));
   for (const auto& w : loaded.warnings) add_warning(messages, w);
-  reduce::Original original;
-  original.model = std::move(loaded.proto);
-  original.base_dir = loaded.base_dir;
-  original.fallback_shapes = o.fallback_shapes;
-  original.keep_inputs = o.keep_inputs;
-  original.keep_outputs = o.keep_outputs;
+  reduce::Original original = original_of(o, std::move(loaded.proto), loaded.base_dir);
   if (!o.model_input_shapes.empty())
     if (Status st = surgeon::override_input_shapes(original.model, o.model_input_shapes); !st)
       return st.with_context("--model-input-shapes");
@@ -137,14 +156,7 @@ Expected<reduce::Original> prepare(const ReduceOptions& o, const CallContext& ct
                                     : load_input_values(o, original);
   if (!st) return st;
   if (ctx.progress) ctx.progress("computing golden values on the reference");
-  {
-    RunLimits golden_limits;  // for the reference runs on every sample, together
-    golden_limits.timeout_seconds = o.timeout_seconds;
-    golden_limits.max_memory = o.max_memory;
-    golden_limits.cancel = ctx.cancel.flag();
-    ScopedRunLimits limits(golden_limits);
-    if (Status p = prepare_original(original); !p) return p;
-  }
+  if (Status p = prepare_with_limits(o, ctx, original); !p) return p;
   if (!original.golden_error.empty())
     add_warning(messages,
                 "the reference cannot run the model, so candidates get no golden values (only "
@@ -273,36 +285,26 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
   for (int round = 0; round < kMaxBranchRounds; ++round) {
     auto reduced = load_model(o.output);
     if (!reduced) return;
+    // The reduced model's boundary values as inputs again, fed what they held (once per round:
+    // it does not depend on the If tried).
+    std::vector<TensorMap> samples = out.report->feeds;
+    if (!samples.empty())
+      if (Status st =
+              unfreeze_boundary_values(out.original, reduced->proto, reduced->base_dir, samples);
+          !st)
+        return;
     const onnx::GraphProto& g = reduced->proto.graph();
     bool replaced = false;
     for (int i = 0; i < g.node_size() && !replaced; ++i) {
       if (g.node(i).op_type() != "If") continue;
       for (bool then_branch : {true, false}) {
-        std::vector<TensorMap> samples = out.report->feeds;
-        onnx::ModelProto model = reduced->proto;
-        if (!samples.empty())
-          if (Status st = unfreeze_boundary_values(out.original, model, reduced->base_dir, samples);
-              !st)
-            return;
-        auto inlined = surgeon::inline_if_branch(model, i, then_branch);
+        auto inlined = surgeon::inline_if_branch(reduced->proto, i, then_branch);
         if (!inlined) continue;
-        reduce::Original next;
-        next.model = std::move(*inlined);
-        next.base_dir = reduced->base_dir;
-        next.fallback_shapes = o.fallback_shapes;
-        next.keep_inputs = o.keep_inputs;
-        next.keep_outputs = o.keep_outputs;
-        next.samples = std::move(samples);
+        reduce::Original next = original_of(o, std::move(*inlined), reduced->base_dir);
+        next.samples = samples;
         if (next.samples.empty())
           if (Status st = generate_input_values(o, next, out.messages); !st) return;
-        {
-          RunLimits limits;
-          limits.timeout_seconds = o.timeout_seconds;
-          limits.max_memory = o.max_memory;
-          limits.cancel = ctx.cancel.flag();
-          ScopedRunLimits scoped(limits);
-          if (Status st = prepare_original(next); !st) continue;
-        }
+        if (Status st = prepare_with_limits(o, ctx, next); !st) continue;
         reduce::ReduceOptions again = ro;
         again.reducer.journal = work / ("branch-" + std::to_string(round) + ".journal");
         // Written apart, so that a replacement that fails otherwise leaves o.output as it was.

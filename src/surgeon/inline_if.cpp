@@ -71,10 +71,16 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
     if (produced.count(branch->output(i).name()) && !r.count(branch->output(i).name()) &&
         !node.output(i).empty())
       r[branch->output(i).name()] = node.output(i);
-  NameSet defined = produced;
-  for (const auto& n : initializer_names(*branch)) defined.insert(n);
+  // In the branch's order (node outputs, then initializers), so that fresh names do not depend on
+  // a hash table's order.
+  std::vector<std::string> defined_order;
+  for (const auto& n : branch->node())
+    for (const auto& o : n.output())
+      if (!o.empty()) defined_order.push_back(o);
+  for (const auto& t : branch->initializer()) defined_order.push_back(t.name());
+  const NameSet defined(defined_order.begin(), defined_order.end());
   int counter = 0;
-  for (const auto& n : defined) {
+  for (const auto& n : defined_order) {
     if (r.count(n) || !taken.count(n)) continue;
     std::string fresh;
     do fresh = n + "_" + which + "_" + std::to_string(counter++);
