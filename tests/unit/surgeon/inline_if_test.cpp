@@ -76,6 +76,35 @@ g (bool c, float[2] x) => (float[2] y, float[2] w)
   expect_same_outputs(m, *inlined, {{"c", Tensor::scalar<bool>(true)}, {"x", ramp({2})}});
 }
 
+TEST(InlineIf, AnOmittedOptionalOutputStaysOmitted) {
+  // Dropout's optional mask output left out ("") both in the main graph and in the branch.
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[2] x) => (float[2] y)
+{
+  d = Dropout(x)
+  y = If(c) <
+    then_branch = t () => (float[2] p) { p = Dropout(d) },
+    else_branch = e () => (float[2] q) { q = Neg(d) }
+  >
+})");
+  m.mutable_graph()->mutable_node(0)->add_output("");
+  m.mutable_graph()
+      ->mutable_node(1)
+      ->mutable_attribute(0)
+      ->mutable_g()
+      ->mutable_node(0)
+      ->add_output("");
+  auto inlined = inline_if_branch(m, 1, true);
+  ASSERT_TRUE(inlined.has_value()) << inlined.status().to_string();
+  const auto& dropout = inlined->graph().node(1);
+  ASSERT_EQ(dropout.output_size(), 2);
+  EXPECT_EQ(dropout.output(0), "y");
+  EXPECT_EQ(dropout.output(1), "");
+  expect_lint_clean(*inlined);
+  expect_same_outputs(m, *inlined, {{"c", Tensor::scalar<bool>(true)}, {"x", ramp({2})}});
+}
+
 TEST(InlineIf, ANodeThatIsNotAnIfIsRefusedByName) {
   const auto m = parse_text_model(kNested);
   auto r = inline_if_branch(m, 0, true);
