@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "layerwise/layerwise.h"
@@ -30,6 +31,44 @@ const LoadedModel& in_run_order(const LoadedModel& model, std::optional<LoadedMo
   nodes->Clear();
   for (int i : *order) *nodes->Add() = g.node(i);
   return *sorted;
+}
+
+const LoadedModel& as_run(const LoadedModel& model, const TensorMap& inputs,
+                          const reference::InterpreterOptions& options,
+                          std::optional<LoadedModel>& copy, LayerwiseReport* rep) {
+  const LoadedModel* m = &model;
+  const auto& nodes = model.proto.graph().node();
+  const bool has_if = std::any_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) {
+    return n.op_type() == "If" && (n.domain().empty() || n.domain() == "ai.onnx");
+  });
+  if (has_if) {
+    auto flat = surgeon::inline_taken_branches(model.proto, model.base_dir, inputs, options);
+    if (!flat) {
+      if (rep)
+        rep->control_flow_note =
+            "the If nodes were compared as whole nodes (the values inside their branches were "
+            "not): their branches could not be inlined: " +
+            flat.status().message();
+    } else {
+      copy.emplace();
+      copy->path = model.path;
+      copy->base_dir = model.base_dir;
+      copy->warnings = model.warnings;
+      copy->proto = std::move(flat->model);
+      if (rep) {
+        rep->taken_branches = std::move(flat->taken);
+        if (flat->left_nested > 0)
+          rep->control_flow_note = fmt::format(
+              "{} If node{} nested deeper than {} levels compared as whole nodes",
+              flat->left_nested, flat->left_nested == 1 ? "" : "s", surgeon::kMaxInlinedIfDepth);
+      }
+      m = &*copy;
+    }
+  }
+  std::optional<LoadedModel> sorted;
+  in_run_order(*m, sorted);
+  if (sorted) copy = std::move(sorted);
+  return copy ? *copy : model;
 }
 
 std::set<std::string> constant_node_outputs(const onnx::GraphProto& g) {

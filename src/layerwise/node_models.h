@@ -17,6 +17,11 @@
 #include "core/tensor.h"
 #include "model/graph.h"
 #include "model/model.h"
+#include "reference/interpreter.h"
+
+namespace onnxdbg {
+struct LayerwiseReport;
+}
 
 namespace onnxdbg::layerwise_detail {
 
@@ -26,6 +31,15 @@ namespace onnxdbg::layerwise_detail {
 /// sorted into `sorted`. The layerwise pass and its repro work on it, so node indices, the order
 /// of the tensors and the prefixes the reference runs agree with one another.
 const LoadedModel& in_run_order(const LoadedModel& model, std::optional<LoadedModel>& sorted);
+
+/// `model` as the layerwise pass runs it on `inputs`: each If replaced by the branch it takes
+/// (surgeon::inline_taken_branches, recorded in `rep` when given; when that fails the Ifs stay
+/// and `rep->control_flow_note` says why), then in run order (in_run_order). Returns `model`
+/// itself when neither changes anything, else the copy held in `copy`. The pass and its repro
+/// both call it, so their node indices agree.
+const LoadedModel& as_run(const LoadedModel& model, const TensorMap& inputs,
+                          const reference::InterpreterOptions& options,
+                          std::optional<LoadedModel>& copy, LayerwiseReport* rep);
 
 /// Outputs of the Constant nodes (default domain) of `g`: model data, not compared, and given to
 /// isolated nodes as initializers.

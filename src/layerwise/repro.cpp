@@ -69,9 +69,10 @@ Status save_layerwise_repro(const LoadedModel& file_model, const TensorMap& inpu
                             LayerwiseReport& report, const fs::path& dir,
                             const reference::InterpreterOptions& options, const TensorMap* loaded) {
   if (!report.first) return invalid_argument("no divergent node to write a repro for");
-  // The report's node indices are those of the model in run order (as run_layerwise used it).
-  std::optional<LoadedModel> sorted;
-  const LoadedModel& model = layerwise_detail::in_run_order(file_model, sorted);
+  // The report's node indices are those of the model as run_layerwise ran it (Ifs replaced by
+  // their taken branches, in run order).
+  std::optional<LoadedModel> copy;
+  const LoadedModel& model = layerwise_detail::as_run(file_model, inputs, options, copy, nullptr);
   const LayerTensor& t = report.tensors[report.first->tensor];
   const auto& g = model.proto.graph();
   const auto& node = g.node(static_cast<int>(t.node_index));

@@ -44,9 +44,10 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
   tmp_ = tmp.path();
   whole_path_ = model_.path;
-  if (sorted_) {
-    // The file lists nodes before their inputs' producers; OpenCV's importer refuses that.
-    whole_path_ = tmp_ / "model_sorted.onnx";
+  if (copy_) {
+    // The model as run (Ifs replaced by their taken branches, nodes sorted: OpenCV's importer
+    // refuses nodes listed before their inputs' producers), not the file.
+    whole_path_ = tmp_ / "model_as_run.onnx";
     ODB_RETURN_IF_ERROR(save_model(model_.proto, whole_path_));
   }
   ODB_ASSIGN_OR_RETURN(GoldenSource src,
@@ -229,9 +230,10 @@ Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
                                         const TensorMap& inputs, const LayerwiseOptions& options) {
   LayerwiseReport rep;
-  std::optional<LoadedModel> sorted;
-  const LoadedModel& in_order = layerwise_detail::in_run_order(model, sorted);
-  layerwise_detail::Runner runner(in_order, inputs, options, rep, sorted.has_value());
+  std::optional<LoadedModel> copy;
+  const LoadedModel& as_run =
+      layerwise_detail::as_run(model, inputs, options.reference, copy, &rep);
+  layerwise_detail::Runner runner(as_run, inputs, options, rep, copy.has_value());
   ODB_RETURN_IF_ERROR(runner.run(backends));
   return rep;
 }

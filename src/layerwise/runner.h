@@ -48,11 +48,11 @@ struct OpenBackends {
 /// One layerwise pass of `model` on `inputs`, filling `rep` (see run_layerwise).
 class Runner {
  public:
-  /// `sorted`: `model` is a copy of the file with its nodes sorted (in_run_order), so the
+  /// `copy`: `model` is not the file but as_run's copy of it (Ifs inlined, nodes sorted), so the
   /// backends load it saved beside the pass's temporary models, not the file.
   Runner(const LoadedModel& model, const TensorMap& inputs, const LayerwiseOptions& options,
-         LayerwiseReport& rep, bool sorted = false)
-      : model_(model), inputs_(inputs), opt_(options), rep_(rep), sorted_(sorted) {}
+         LayerwiseReport& rep, bool copy = false)
+      : model_(model), inputs_(inputs), opt_(options), rep_(rep), copy_(copy) {}
 
   /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded).
   /// Errors: as run_layerwise.
@@ -147,7 +147,7 @@ class Runner {
   std::vector<bool> fp16_;                         // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model
   std::vector<std::filesystem::path> load_paths_;  // per backend: the whole model it loads
-  bool sorted_ = false;                            // see the constructor
+  bool copy_ = false;                              // see the constructor
   std::filesystem::path whole_path_;               // the whole model as backends load it
 };
 

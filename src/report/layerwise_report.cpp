@@ -69,6 +69,19 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
      << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs
      << (rep.reference_runs == 1 ? " reference run, " : " reference runs, ")
      << fmt::format("{:.2f} s", rep.seconds) << "\n";
+  if (!rep.taken_branches.empty()) {
+    constexpr size_t kShown = 4;
+    std::vector<std::string> shown;
+    for (size_t i = 0; i < rep.taken_branches.size() && i < kShown; ++i) {
+      const auto& t = rep.taken_branches[i];
+      shown.push_back("'" + t.node + "' " + (t.then_branch ? "then_branch" : "else_branch"));
+    }
+    const size_t n = rep.taken_branches.size();
+    os << "control flow: " << n << " If node" << (n == 1 ? "" : "s")
+       << " compared inside the branch taken (" << fmt::format("{}", fmt::join(shown, ", "))
+       << (n > kShown ? ", ..." : "") << "); their nodes are named by path\n";
+  }
+  if (!rep.control_flow_note.empty()) os << "note: " << rep.control_flow_note << "\n";
   if (!rep.no_golden.empty()) {
     constexpr size_t kShown = 5;
     std::vector<std::string> shown;
@@ -237,6 +250,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
           {{"tensor", lt.name},
            {"node", node_json_name(lt)},
            {"node_index", lt.node_index},
+           {"label", layer_node_label(lt)},
            {"error_source", error_source(*c).empty() ? json(nullptr) : json(error_source(*c))}});
     }
     backends.push_back({{"backend", b.backend},
@@ -255,11 +269,20 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
       {"no_golden", rep.no_golden},           {"memory_budget_bytes", rep.memory_budget},
       {"reference_runs", rep.reference_runs}, {"seconds", rep.seconds},
       {"peak_rss_bytes", rep.peak_rss_bytes}, {"backends", std::move(backends)}};
+  json taken = json::array();
+  for (const auto& t : rep.taken_branches)
+    taken.push_back({{"node", t.node},
+                     {"branch", t.then_branch ? "then_branch" : "else_branch"},
+                     {"depth", t.depth}});
+  j["layerwise_summary"]["taken_branches"] = std::move(taken);
+  j["layerwise_summary"]["control_flow_note"] =
+      rep.control_flow_note.empty() ? json(nullptr) : json(rep.control_flow_note);
   if (rep.first) {
     const LayerTensor& lt = rep.tensors[rep.first->tensor];
     j["first_divergent_node"] = {
         {"node", node_json_name(lt)},
         {"node_index", lt.node_index},
+        {"label", layer_node_label(lt)},
         {"op_type", lt.op_type},
         {"backend", rep.first->backend},
         {"tensor", lt.name},

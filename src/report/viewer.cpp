@@ -190,7 +190,10 @@ struct Builder {
     return idx;
   }
 
-  int64_t add_node(const NodeSummary& n, int64_t g) {
+  // `path_prefix`: "" in the main graph; in a subgraph the prefix of the name its nodes get when
+  // the If owning it is inlined (surgeon::inline_if_branch: "outer/then_branch/"), which the
+  // layerwise pass reports nodes inside branches by; registered as another name of the node.
+  int64_t add_node(const NodeSummary& n, int64_t g, const std::string& path_prefix = "") {
     json j{{"g", g}, {"x", n.index}, {"n", n.name}, {"o", n.op_type}};
     if (!n.domain.empty() && n.domain != "ai.onnx") j["d"] = n.domain;
     json in = json::array(), out = json::array(), attrs = json::array();
@@ -204,19 +207,22 @@ struct Builder {
     j["s"] = json::array();
     const int64_t idx = static_cast<int64_t>(nodes.size());
     nodes.push_back(std::move(j));
+    if (!path_prefix.empty())
+      node_by_name.emplace(
+          path_prefix + (n.name.empty() ? n.op_type + "#" + std::to_string(n.index) : n.name), idx);
     if (!n.name.empty()) node_by_name.emplace(n.name, idx);
     return idx;
   }
 
   void add_graph(const GraphSummary& gs, const std::string& path, int64_t parent,
-                 const std::string& attribute) {
+                 const std::string& attribute, const std::string& path_prefix = "") {
     const int64_t g = static_cast<int64_t>(graphs.size());
     graphs.push_back(
         {{"name", gs.name}, {"path", path}, {"parent", parent}, {"attribute", attribute}});
     graph_by_path[path] = g;
     std::vector<std::pair<int64_t, const NodeSummary*>> with_subgraphs;
     for (const auto& n : gs.nodes) {
-      const int64_t idx = add_node(n, g);
+      const int64_t idx = add_node(n, g, path_prefix);
       if (!n.subgraphs.empty()) with_subgraphs.emplace_back(idx, &n);
     }
     // Subgraph nodes come after all of their parent graph's nodes, so each graph's nodes are
@@ -226,7 +232,10 @@ struct Builder {
         nodes[static_cast<size_t>(idx)]["s"].push_back(static_cast<int64_t>(graphs.size()));
         add_graph(sg.graph.front(),
                   subgraph_path(path, n->name, n->op_type, n->index, sg.attribute), idx,
-                  sg.attribute);
+                  sg.attribute,
+                  path_prefix +
+                      (n->name.empty() ? n->op_type + "#" + std::to_string(n->index) : n->name) +
+                      "/" + sg.attribute + "/");
       }
   }
 };
@@ -366,10 +375,16 @@ void add_report(Builder& b, const json& rep, json& data) {
   // outputs by error. A passing node is never among the worst.
   json worst = json::array();
   std::set<int64_t> listed;
+  // `label`: how the result names the node ("#4 Mul 'outer/then_branch/Mul_1'" for a node the
+  // layerwise pass met inside an If branch), shown in place of the page's own label.
   auto list = [&](int64_t n, const std::string& backend, const std::string& tensor,
-                  const json& source) {
+                  const json& source, const json& label) {
     if (n < 0 || worst.size() >= 20 || !listed.insert(n).second) return;
-    worst.push_back({{"index", n}, {"backend", backend}, {"tensor", tensor}, {"source", source}});
+    worst.push_back({{"index", n},
+                     {"backend", backend},
+                     {"tensor", tensor},
+                     {"source", source},
+                     {"label", label}});
   };
   const json none = json::array();
   if (has_layerwise && rep.contains("layerwise_summary") && rep["layerwise_summary"].is_object()) {
@@ -379,11 +394,11 @@ void add_report(Builder& b, const json& rep, json& data) {
       for (const auto& w : ranked.is_array() ? ranked : none)
         if (w.is_object())
           list(node_of(w), json_string(bj, "backend"), json_string(w, "tensor"),
-               w.value("error_source", json(nullptr)));
+               w.value("error_source", json(nullptr)), w.value("label", json(nullptr)));
     }
   } else {
     for (const auto& [err, n] : order)
-      if (!errs[n].pass) list(n, errs[n].backend, errs[n].tensor, nullptr);
+      if (!errs[n].pass) list(n, errs[n].backend, errs[n].tensor, nullptr, nullptr);
   }
   out["worst"] = std::move(worst);
   out["atol"] = atol < 0 ? json(nullptr) : json(atol);

@@ -52,15 +52,23 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
     return model_error(node_label(node, node_index) + ": its " + which + " has " +
                        std::to_string(branch->output_size()) + " outputs for the node's " +
                        std::to_string(node.output_size()));
-  // Every name the main graph (or any of its bodies) uses, so that the branch's own names can be
-  // kept apart from them.
+  // Every name the main graph (or any body of its other nodes) uses, so that the branch's own
+  // names can be kept apart from them; the If's own branches go with it.
   NameSet taken;
-  walk_graphs(main, [&](const GraphVisit& v) {
+  auto take = [&](const GraphVisit& v) {
     for (const auto& n : graph_input_names(*v.graph)) taken.insert(n);
     for (const auto& n : initializer_names(*v.graph)) taken.insert(n);
     for (const auto& n : v.graph->node())
       for (const auto& o : n.output()) taken.insert(o);
-  });
+  };
+  GraphVisit root;
+  root.graph = &main;
+  take(root);
+  for (int i = 0; i < main.node_size(); ++i)
+    if (i != node_index)
+      for_each_subgraph(main.node(i), [&](const onnx::GraphProto& sub, const std::string&) {
+        walk_graphs(sub, take);
+      });
   // The branch's outputs become the If's outputs where a branch node produces them; the other
   // values it defines keep their names unless the main graph already uses them.
   NameSet produced;
@@ -91,14 +99,19 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
 
   onnx::ModelProto out = model;
   onnx::GraphProto* g = out.mutable_graph();
+  // Inlined nodes are named by their path (an unnamed If or node by its op type and index, as
+  // subgraph_path names them), so a node found inside the branch can be told where it came from.
+  const std::string prefix =
+      (node.name().empty() ? "If#" + std::to_string(node_index) : node.name()) + "/" + which + "/";
   std::vector<onnx::NodeProto> inlined;
-  for (const auto& bn : branch->node()) {
+  for (int k = 0; k < branch->node_size(); ++k) {
+    const onnx::NodeProto& bn = branch->node(k);
     onnx::NodeProto n = bn;
     for (auto& in : *n.mutable_input()) in = renamed(r, in);
     for (auto& o : *n.mutable_output()) o = renamed(r, o);
     for_each_subgraph_mut(
         n, [&](onnx::GraphProto& sub, const std::string&) { rename_outer_reads(sub, r); });
-    if (!n.name().empty()) n.set_name(node.name() + "/" + which + "/" + n.name());
+    n.set_name(prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(k) : n.name()));
     inlined.push_back(std::move(n));
   }
   // Outputs no branch node produces (an outer value or a branch initializer): an Identity.
@@ -107,7 +120,7 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
     if (node.output(i).empty() || (produced.count(o) && renamed(r, o) == node.output(i))) continue;
     onnx::NodeProto id;
     id.set_op_type("Identity");
-    id.set_name(node.name() + "/" + which + "/output_" + std::to_string(i));
+    id.set_name(prefix + "output_" + std::to_string(i));
     id.add_input(renamed(r, o));
     id.add_output(node.output(i));
     inlined.push_back(std::move(id));

@@ -81,7 +81,8 @@ CleanupStats cleanup(onnx::ModelProto& model);
 /// node produces takes the name of the If's output (else an Identity makes it), the branch's
 /// initializers join the main graph's, and a value the branch defines under a name the main
 /// graph (or one of its bodies) already uses is renamed "<name>_<branch>_<k>", in nested bodies
-/// too (ONNX IR "Scoping"). Inlined nodes are named "<If name>/<branch>/<node name>". The If's
+/// too (ONNX IR "Scoping"). Inlined nodes are named by their path, "<If name>/<branch>/<node
+/// name>" (an unnamed If "If#<index>", an unnamed node "<op type>#<index in the branch>"). The If's
 /// condition is left to whatever else reads it (a cleanup or reduce removes it when nothing
 /// does). Errors: kInvalidArgument when the node is missing or not an If; kModelError when the
 /// branch is missing or its output count differs from the node's.

@@ -449,7 +449,9 @@
   }
 
   // ---- details --------------------------------------------------------------------------------
-  const nodeLink = (i) => `<a class="link" data-node="${i}">${esc(nodeLabel(i))}</a>`;
+  // `label`: how the result names the node, where it differs from the page's own label (a node
+  // the layerwise pass met inside an If branch is named by its path there).
+  const nodeLink = (i, label) => `<a class="link" data-node="${i}">${esc(label || nodeLabel(i))}</a>`;
   function weightHtml(w) {
     if (!w) return '';
     let s = `<div class="w">${esc(w.source)} ${esc(w.dtype)} [${w.shape.join(', ')}], ${w.bytes} bytes${w.external ? ', external' : ''}`;
@@ -604,12 +606,12 @@
       l += `<div id="tolerance">atol ${fmt(report.atol)}, rtol ${fmt(report.rtol)}${report.error_stat ? ', ' + esc(report.error_stat) : ''}; colour = ${{own: 'own error of each node (isolated)', total: 'max abs error of each node\'s outputs (total, not isolated)', outputs: 'max abs error of the graph outputs'}[report.colour_basis] || 'max abs error'}</div>`;
       l += '<div><span class="swatch" style="background:#c77dde"></span>NaN or Inf</div>';
       // The node the result names, as the terminal prints it; never a guess.
-      if (report.first) l += `<p id="first-divergent">First divergent node: ${report.first.index >= 0 ? nodeLink(report.first.index) : esc(report.first.node || '')}</p>`;
+      if (report.first) l += `<p id="first-divergent">First divergent node: ${report.first.index >= 0 ? nodeLink(report.first.index, report.first.label) : esc(report.first.label || report.first.node || '')}</p>`;
       else if (report.layerwise) l += '<p id="first-divergent">First divergent node: none</p>';
       $('legend').innerHTML = l;
       if (report.worst.length) {
         // Ranked as the terminal ranks them (own failures first); failing nodes only.
-        $('worst').innerHTML = `<h3>Worst nodes</h3><table id="worst-table"><tr><th>node</th><th>op</th><th>error</th><th>error is</th><th>backend</th></tr>${report.worst.map((w) => `<tr><td>${nodeLink(w.index)}</td><td>${esc(NODES[w.index].o)}</td><td>${fmt(NODES[w.index].e ? NODES[w.index].e.err : null)}</td><td>${esc(w.source || '')}</td><td>${esc(w.backend)}</td></tr>`).join('')}</table>`;
+        $('worst').innerHTML = `<h3>Worst nodes</h3><table id="worst-table"><tr><th>node</th><th>op</th><th>error</th><th>error is</th><th>backend</th></tr>${report.worst.map((w) => `<tr><td>${nodeLink(w.index, w.label)}</td><td>${esc(NODES[w.index].o)}</td><td>${fmt(NODES[w.index].e ? NODES[w.index].e.err : null)}</td><td>${esc(w.source || '')}</td><td>${esc(w.backend)}</td></tr>`).join('')}</table>`;
       }
     }
   }

@@ -14,6 +14,7 @@
 #include "layerwise/layer_values.h"
 #include "model/model.h"
 #include "runner/input_gen.h"
+#include "surgeon/taken_branches.h"
 #include "test_util.h"
 
 namespace onnxdbg {
@@ -166,6 +167,119 @@ TEST_F(Layerwise, NodesListedBeforeTheirInputsAreComparedInRunOrder) {
   ASSERT_TRUE(rm.has_value());
   ASSERT_EQ(rm->proto.graph().node_size(), 1);
   EXPECT_EQ(rm->proto.graph().node(0).op_type(), "Softmax");
+}
+
+// Issue 18: the overflowing Mul of kFp32Overflow two If levels down, the conditions computed from
+// x (sum(x) > 0, sum(x) < 1000). Unnamed nodes, so the paths use "If#<index>" and "Mul#<index>".
+const char* kNestedIf = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+nested_if (float[2,4] x) => (float[2,4] y)
+<float[1] k1 = {1000.0}, float[1] k2 = {100.0}, float zero = {0.0}, float big = {1000.0}>
+{
+  s = ReduceSum<keepdims = 0>(x)
+  c1 = Greater(s, zero)
+  c2 = Less(s, big)
+  y = If(c1) <
+    then_branch = outer_then () => (float[2,4] t) {
+      t = If(c2) <
+        then_branch = inner_then () => (float[2,4] u) {
+          a = Mul(x, k1)
+          b = Mul(a, k2)
+          u = Relu(b)
+        },
+        else_branch = inner_else () => (float[2,4] v) {
+          v = Identity(x)
+        }
+      >
+    },
+    else_branch = outer_else () => (float[2,4] e) {
+      e = Neg(x)
+    }
+  >
+})";
+
+// The nodes inside the branches that ran are compared like main-graph nodes: the first divergent
+// node is the Mul two levels down, named by its path, isolated alone (its outer-scope inputs
+// become inputs), and written as a repro.
+TEST_F(Layerwise, ANodeInsideNestedIfBranchesIsTheFirstDivergentNode) {
+  LoadedModel m = write(kNestedIf, "nested_if.onnx");
+  const TensorMap in = inputs(m, 0.7, 1.0);
+  LayerwiseOptions opt;
+  opt.isolate = true;
+  opt.tolerance.default_tol = {1e-2, 1e-2};
+  auto r = run_layerwise(m, {{"onnxruntime", {}}, {"reference", {{"precision", "fp16"}}}}, in, opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->taken_branches.size(), 2u);
+  EXPECT_EQ(r->taken_branches[0].node, "If#3");
+  EXPECT_TRUE(r->taken_branches[0].then_branch);
+  EXPECT_EQ(r->taken_branches[1].node, "If#3/then_branch/If#0");
+  EXPECT_TRUE(r->taken_branches[1].then_branch);
+  EXPECT_EQ(r->taken_branches[1].depth, 1);
+  EXPECT_TRUE(r->control_flow_note.empty()) << r->control_flow_note;
+  std::vector<std::string> names;
+  for (const auto& t : r->tensors) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"s", "c1", "c2", "a", "b", "y"}));
+  for (const auto& b : r->backends) EXPECT_TRUE(b.ok) << b.backend << ": " << b.error;
+  EXPECT_EQ(r->backends[0].observed, 6);  // ONNX Runtime gives the tensors inside the branches
+  EXPECT_EQ(r->backends[0].failed, 0);
+  ASSERT_TRUE(r->first.has_value());
+  const LayerTensor& t = r->tensors[r->first->tensor];
+  EXPECT_EQ(t.name, "b");
+  EXPECT_EQ(t.node, "If#3/then_branch/If#0/then_branch/Mul#1");
+  EXPECT_EQ(r->first->backend, "reference:precision=fp16");
+  EXPECT_EQ(r->first->basis, "own");
+
+  const fs::path repro = dir_ / "repro";
+  ASSERT_TRUE(save_layerwise_repro(m, in, *r, repro).is_ok());
+  auto rm = load_model(repro / "model.onnx");
+  ASSERT_TRUE(rm.has_value());
+  std::vector<std::string> ops;
+  for (const auto& n : rm->proto.graph().node()) ops.push_back(n.op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Mul", "Cast"}));
+
+  // Inputs that take the other branch: the else branch's Neg is compared, nothing diverges.
+  const TensorMap negative = inputs(m, -1.0, -0.7);
+  auto other = run_layerwise(m, {{"onnxruntime", {}}}, negative, opt);
+  ASSERT_TRUE(other.has_value()) << other.status().to_string();
+  ASSERT_EQ(other->taken_branches.size(), 1u);
+  EXPECT_FALSE(other->taken_branches[0].then_branch);
+  ASSERT_EQ(other->tensors.size(), 4u);
+  EXPECT_EQ(other->tensors[3].node, "If#3/else_branch/Neg#0");
+  EXPECT_FALSE(other->first.has_value());
+}
+
+// Golden values loaded by tensor name reach inside the branches too: a perturbed value of 'b'
+// makes its Mul, inside the nested branches, the first divergent node on ONNX Runtime.
+TEST_F(Layerwise, LoadedGoldenValuesInsideABranchAreCompared) {
+  onnx::ModelProto proto = testing::parse_text_model(kNestedIf);
+  proto.mutable_graph()->mutable_node(3)->set_name("outer");
+  ASSERT_TRUE(save_model(proto, dir_ / "named.onnx").is_ok());
+  auto m = load_model(dir_ / "named.onnx");
+  ASSERT_TRUE(m.has_value());
+  const TensorMap in = inputs(*m, 0.7, 1.0);
+  auto reference = run_layerwise(*m, {{"onnxruntime", {}}}, in, {});
+  ASSERT_TRUE(reference.has_value()) << reference.status().to_string();
+  EXPECT_FALSE(reference->first.has_value());
+  // The golden values: the reference's, through its hook on the model as the pass ran it.
+  TensorMap golden;
+  auto flat = surgeon::inline_taken_branches(m->proto, m->base_dir, in);
+  ASSERT_TRUE(flat.has_value()) << flat.status().to_string();
+  auto interp = reference::Interpreter::create(flat->model);
+  ASSERT_TRUE(interp.has_value());
+  ASSERT_TRUE((*interp)
+                  ->run(in, [&](const onnx::NodeProto&, size_t, const std::string& name,
+                                const Tensor& v) { golden[name] = v; })
+                  .has_value());
+  ASSERT_EQ(golden.count("b"), 1u);
+  golden["b"].set_from_double(0, golden["b"].get_as_double(0) + 50.0);
+  LayerwiseOptions opt;
+  opt.golden = &golden;
+  opt.golden_source = "golden.npz";
+  auto r = run_layerwise(*m, {{"onnxruntime", {}}}, in, opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->tensors[r->first->tensor].node, "outer/then_branch/If#0/then_branch/Mul#1");
+  EXPECT_EQ(r->tensors[r->first->tensor].name, "b");
 }
 
 TEST_F(Layerwise, WithoutIsolationTheFirstFailingTensorIsNamed) {

@@ -3,6 +3,7 @@
 // bodies too), its initializers lifted and an output it passes through made by an Identity.
 #include <gtest/gtest.h>
 
+#include "surgeon/taken_branches.h"
 #include "surgeon_test_util.h"
 
 namespace onnxdbg::surgeon {
@@ -103,6 +104,65 @@ g (bool c, float[2] x) => (float[2] y)
   EXPECT_EQ(dropout.output(1), "");
   expect_lint_clean(*inlined);
   expect_same_outputs(m, *inlined, {{"c", Tensor::scalar<bool>(true)}, {"x", ramp({2})}});
+}
+
+// Names only the If's own branches define stay as they are (the If goes with its branches), and
+// the inlined nodes are named by their path, an unnamed If or node by its op type and index.
+TEST(InlineIf, BranchNamesStayAndInlinedNodesAreNamedByPath) {
+  const auto m = parse_text_model(kNested);
+  auto once = inline_if_branch(m, 1, true);
+  ASSERT_TRUE(once.has_value());
+  // The nested If, now node 2 of the main graph, defines q in one branch and r in the other.
+  auto twice = inline_if_branch(*once, 2, false);
+  ASSERT_TRUE(twice.has_value()) << twice.status().to_string();
+  const auto& g = twice->graph();
+  ASSERT_EQ(g.node_size(), 4);
+  EXPECT_EQ(g.node(1).name(), "If#1/then_branch/Sigmoid#0");
+  EXPECT_EQ(g.node(2).name(), "If#1/then_branch/If#1/else_branch/Neg#0");
+  EXPECT_EQ(g.node(2).output(0), "y");
+  expect_lint_clean(*twice);
+
+  auto other = inline_if_branch(m, 1, false);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(other->graph().node(1).output(0), "y");      // b became the If's output
+  EXPECT_EQ(other->graph().initializer(0).name(), "k");  // k is defined by its branch alone
+}
+
+// inline_taken_branches: each If replaced by the branch its condition picks, level by level, and
+// the result computing what the model computes on those inputs.
+TEST(InlineTakenBranches, EachLevelFollowsTheCondition) {
+  const auto m = parse_text_model(kNested);
+  for (bool c : {true, false}) {
+    SCOPED_TRACE(c);
+    const std::map<std::string, Tensor> in = {{"c", Tensor::scalar<bool>(c)}, {"x", ramp({4})}};
+    auto flat = inline_taken_branches(m, {}, in);
+    ASSERT_TRUE(flat.has_value()) << flat.status().to_string();
+    EXPECT_EQ(count_op(flat->model, "If"), 0);
+    ASSERT_EQ(flat->taken.size(), c ? 2u : 1u);
+    EXPECT_EQ(flat->taken[0].node, "If#1");
+    EXPECT_EQ(flat->taken[0].then_branch, c);
+    if (c) {
+      EXPECT_EQ(flat->taken[1].node, "If#1/then_branch/If#1");
+      EXPECT_EQ(flat->taken[1].depth, 1);
+    }
+    expect_same_outputs(m, flat->model, in);
+  }
+  // A condition that is not one element is refused, naming the If.
+  auto bad = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool[2] c, float[2] x) => (float[2] y)
+{
+  y = If(c) <
+    then_branch = t () => (float[2] p) { p = Neg(x) },
+    else_branch = e () => (float[2] q) { q = Abs(x) }
+  >
+})");
+  Tensor two(DType::kBool, {2});
+  auto r = inline_taken_branches(bad, {}, {{"c", two}, {"x", ramp({2})}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.status().message().find("#0 If: its condition 'c' must be a single bool"),
+            std::string::npos)
+      << r.status().message();
 }
 
 TEST(InlineIf, ANodeThatIsNotAnIfIsRefusedByName) {
