@@ -3,9 +3,12 @@
 // (include/onnxdbg/reduce.h).
 #include "onnxdbg/reduce.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "backends/backend_limits.h"
 #include "core/atomic_file.h"
@@ -17,6 +20,7 @@
 #include "model/model.h"
 #include "reduce/strategies/strategies.h"
 #include "surgeon/surgeon.h"
+#include "surgeon/taken_branches.h"
 
 namespace onnxdbg::api {
 
@@ -215,6 +219,7 @@ reduce::ReduceReport merge_reports(const reduce::ReduceReport& early, reduce::Re
   late.failed_differently += early.failed_differently;
   late.timeouts += early.timeouts;
   late.seconds += early.seconds;
+  late.saw_passing = late.saw_passing || early.saw_passing;
   std::vector<reduce::StrategyStats> strategies = early.strategies;
   for (const auto& s : late.strategies) {
     auto it = std::find_if(strategies.begin(), strategies.end(),
@@ -268,16 +273,57 @@ Status unfreeze_boundary_values(const onnx::ModelProto& root, onnx::ModelProto& 
   return Status::ok();
 }
 
-/// Rounds of reduce_inside_branches at most (each removes one If).
+/// Rounds of reduce_inside_branches at most (each removes one If or Loop).
 constexpr int kMaxBranchRounds = 16;
 
-/// A failure inside an If branch reduces past the If (issue 18): while the reduced model (at
-/// o.output) holds an If, each If in turn is replaced by its then branch, then its else branch
-/// (surgeon::inline_if_branch), and the first replacement the oracle still fails, as the
-/// original failed, becomes the model the strategies reduce again, fed the values the reduced
-/// model's inputs had. A replacement that passes costs one oracle call and is noted. Updates
-/// out.report, out.original and out.base_dir; an error stops the rounds with out.stopped set,
-/// the best model so far still at o.output.
+/// One way to replace a control-flow node of the reduced model (reduce_inside_branches).
+struct Replacement {
+  std::string label;  ///< "the then_branch of #0 If 'c'", "the body of #2 Loop 'l'"
+  std::string how;    ///< "the If was replaced by it", "the Loop was unrolled into 3 iterations"
+  Expected<onnx::ModelProto> model;
+};
+
+/// The replacements of main-graph node `i` of `reduced` to try: an If's then branch, then its
+/// else branch (surgeon::inline_if_branch); a Loop unrolled into the iterations it runs on the
+/// first sample (surgeon::observe_control_flow, asked once per round through `observed`), unless
+/// it runs none or would unroll into more than surgeon::kMaxUnrolledNodes nodes.
+std::vector<Replacement> replacements_of(const LoadedModel& reduced, int i,
+                                         const std::vector<TensorMap>& samples,
+                                         std::optional<surgeon::ControlFlowRun>& observed) {
+  const onnx::NodeProto& n = reduced.proto.graph().node(i);
+  std::vector<Replacement> out;
+  const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
+  if (onnx_domain && n.op_type() == "If") {
+    for (bool then_branch : {true, false})
+      out.push_back({std::string("the ") + (then_branch ? "then_branch" : "else_branch") + " of " +
+                         node_label(n, i),
+                     "the If was replaced by it",
+                     surgeon::inline_if_branch(reduced.proto, i, then_branch)});
+  } else if (onnx_domain && n.op_type() == "Loop" && !samples.empty()) {
+    if (!observed) {
+      auto run = surgeon::observe_control_flow(reduced.proto, reduced.base_dir, samples.front());
+      observed = run ? std::move(*run) : surgeon::ControlFlowRun{};
+    }
+    auto it = observed->iterations.find(i);
+    int64_t body_nodes = 0;
+    for (const auto& a : n.attribute())
+      if (a.name() == "body") body_nodes = a.g().node_size();
+    if (it != observed->iterations.end() && it->second >= 1 &&
+        it->second * body_nodes <= surgeon::kMaxUnrolledNodes)
+      out.push_back({"the body of " + node_label(n, i),
+                     fmt::format("the Loop was unrolled into its {} iteration{}", it->second,
+                                 it->second == 1 ? "" : "s"),
+                     surgeon::unroll_loop(reduced.proto, i, it->second)});
+  }
+  return out;
+}
+
+/// A failure inside an If branch or a Loop body reduces past the If or Loop (issue 18): while the
+/// reduced model (at o.output) holds one, each in turn is replaced (replacements_of), and the
+/// first replacement the oracle still fails, as the original failed, becomes the model the
+/// strategies reduce again, fed the values the reduced model's inputs had. A replacement that
+/// passes costs one oracle call and is noted. Updates out.report, out.original and out.base_dir;
+/// an error stops the rounds with out.stopped set, the best model so far still at o.output.
 void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, reduce::Oracle& oracle,
                             const reduce::ReduceOptions& ro, const fs::path& work,
                             ReduceResult& out) {
@@ -295,12 +341,11 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
         return;
     const onnx::GraphProto& g = reduced->proto.graph();
     bool replaced = false;
+    std::optional<surgeon::ControlFlowRun> observed;
     for (int i = 0; i < g.node_size() && !replaced; ++i) {
-      if (g.node(i).op_type() != "If") continue;
-      for (bool then_branch : {true, false}) {
-        auto inlined = surgeon::inline_if_branch(reduced->proto, i, then_branch);
-        if (!inlined) continue;
-        reduce::Original next = original_of(o, std::move(*inlined), reduced->base_dir);
+      for (Replacement& rep_try : replacements_of(*reduced, i, samples, observed)) {
+        if (!rep_try.model) continue;
+        reduce::Original next = original_of(o, std::move(*rep_try.model), reduced->base_dir);
         next.samples = samples;
         if (next.samples.empty())
           if (Status st = generate_input_values(o, next, out.messages); !st) return;
@@ -312,9 +357,7 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
         again.reducer.resume = false;
         again.min_good.clear();
         again.note_if_all_fail = false;
-        const std::string label = std::string("the ") +
-                                  (then_branch ? "then_branch" : "else_branch") + " of " +
-                                  node_label(g.node(i), i);
+        const std::string& label = rep_try.label;
         if (ctx.progress) ctx.progress("replacing " + label);
         auto rep = reduce::reduce_model(next, oracle, again);
         if (!rep) {
@@ -339,15 +382,20 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
           out.best_so_far = true;
           return;
         }
+        // The replacement's reduction saw the oracle pass: the note that it never did, which the
+        // first reduction (of the If or Loop whole) may have made, no longer holds.
+        if (rep->saw_passing)
+          std::erase_if(out.report->notes, [](const std::string& n) {
+            return n.rfind("the oracle failed every one of the", 0) == 0;
+          });
         reduce::ReduceReport merged = merge_reports(*out.report, std::move(*rep));
         merged.output = o.output.string();
         merged.oracle_calls += spent;
         spent = 0;
         merged.notes.insert(
             merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
-            "the failure is inside " + label +
-                ": the If was replaced by it, "
-                "and the result reduced again");
+            "the failure is inside " + label + ": " + rep_try.how +
+                ", and the result reduced again");
         out.report = std::move(merged);
         out.original = std::move(next.model);
         out.base_dir = next.base_dir;

@@ -31,9 +31,18 @@ namespace fs = std::filesystem;
 fs::path default_repro_dir(const fs::path& model, const LayerTensor& t) {
   std::string leaf = model.stem().string() + "_" +
                      (t.node.empty() ? t.op_type + "_" + std::to_string(t.node_index) : t.node);
-  for (char& c : leaf)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-  return fs::path("onnxdbg-repro") / leaf;
+  // Runs of other characters become one '_' ("loop/body/Mul#1 [iter 2]" ->
+  // "loop_body_Mul_1_iter_2"), none at the end.
+  std::string safe;
+  for (char c : leaf) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    if (ok)
+      safe += c;
+    else if (safe.empty() || safe.back() != '_')
+      safe += '_';
+  }
+  while (!safe.empty() && safe.back() == '_') safe.pop_back();
+  return fs::path("onnxdbg-repro") / safe;
 }
 
 /// With strict_providers: one sentence naming the first backend that did not run on the

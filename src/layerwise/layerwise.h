@@ -185,12 +185,14 @@ struct LayerwiseReport {
   /// the worker processes not included), bytes: what the golden values, the backends' replies
   /// and the reference run held at most, on top of the loaded model.
   int64_t peak_rss_bytes = 0;
-  /// The Ifs that ran as the branch they took on the inputs (surgeon::inline_taken_branches):
-  /// the pass compares the values computed inside those branches like any other, their nodes
-  /// named by path ("outer/then_branch/Conv_3"); node indices count the nodes of that model.
+  /// The Ifs that ran as the branch they took on the inputs and the Loops unrolled into the
+  /// iterations they ran (surgeon::inline_taken_branches): the pass compares the values computed
+  /// inside them like any other, their nodes named by path ("outer/then_branch/Conv_3",
+  /// "loop/body/Add_2 [iter 4]"); node indices count the nodes of that model.
   std::vector<surgeon::TakenBranch> taken_branches;
-  /// Why the Ifs' branches were not compared (they could not be inlined), else "".
-  std::string control_flow_note;
+  /// Control-flow nodes compared as whole nodes, each with why ("Loop 'l' ran no iteration";
+  /// when inlining failed, one note with the reason).
+  std::vector<std::string> control_flow_notes;
   std::filesystem::path repro_dir;  ///< where save_layerwise_repro wrote, once it has
   /// Golden values the first divergent node reads and writes, when isolation already captured
   /// them (save_layerwise_repro then needs no extra reference run).
@@ -200,10 +202,11 @@ struct LayerwiseReport {
 /// Runs the layerwise comparison of `model` on `backends` (not including the reference, which
 /// gives the golden values, unless options.golden does) with `inputs` (every graph input without
 /// an initializer). Tensors of the main graph's nodes are compared, except outputs of Constant
-/// nodes. A model with If nodes is compared as it ran on `inputs`: each If replaced by the branch
-/// it took (surgeon::inline_taken_branches, LayerwiseReport::taken_branches), so the values
-/// computed inside the branches are compared too and a node there can be the first divergent one;
-/// values inside Loop and Scan bodies are not compared. A first reference run sizes the tensors
+/// nodes. A model with If or Loop nodes is compared as it ran on `inputs`: each If replaced by the
+/// branch it took and each Loop unrolled into the iterations it ran
+/// (surgeon::inline_taken_branches, LayerwiseReport::taken_branches), so the values computed
+/// inside them are compared too and a node there can be the first divergent one; values inside
+/// Scan bodies are not compared. A first reference run sizes the tensors
 /// (with options.golden: the loaded values do, and those are handed out in place of the reference's
 /// below; tensors without one are listed in LayerwiseReport::no_golden). Each backend then gets
 /// them in topological order, in batches of at most memory_budget / kLayerwiseCopies bytes; beside

@@ -38,31 +38,34 @@ const LoadedModel& as_run(const LoadedModel& model, const TensorMap& inputs,
                           std::optional<LoadedModel>& copy, LayerwiseReport* rep) {
   const LoadedModel* m = &model;
   const auto& nodes = model.proto.graph().node();
-  const bool has_if = std::any_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) {
-    return n.op_type() == "If" && (n.domain().empty() || n.domain() == "ai.onnx");
-  });
-  if (has_if) {
+  const bool has_control_flow =
+      std::any_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) {
+        return (n.op_type() == "If" || n.op_type() == "Loop") &&
+               (n.domain().empty() || n.domain() == "ai.onnx");
+      });
+  if (has_control_flow) {
     auto flat = surgeon::inline_taken_branches(model.proto, model.base_dir, inputs, options);
     if (!flat) {
       if (rep)
-        rep->control_flow_note =
-            "the If nodes were compared as whole nodes (the values inside their branches were "
-            "not): their branches could not be inlined: " +
-            flat.status().message();
+        rep->control_flow_notes.push_back(
+            "the If and Loop nodes were compared as whole nodes (the values inside them were "
+            "not): they could not be inlined: " +
+            flat.status().message());
     } else {
-      copy.emplace();
-      copy->path = model.path;
-      copy->base_dir = model.base_dir;
-      copy->warnings = model.warnings;
-      copy->proto = std::move(flat->model);
+      const bool changed = !flat->taken.empty();
       if (rep) {
         rep->taken_branches = std::move(flat->taken);
-        if (flat->left_nested > 0)
-          rep->control_flow_note = fmt::format(
-              "{} If node{} nested deeper than {} levels compared as whole nodes",
-              flat->left_nested, flat->left_nested == 1 ? "" : "s", surgeon::kMaxInlinedIfDepth);
+        for (const auto& k : flat->kept)
+          rep->control_flow_notes.push_back("compared as a whole node: " + k);
       }
-      m = &*copy;
+      if (changed) {
+        copy.emplace();
+        copy->path = model.path;
+        copy->base_dir = model.base_dir;
+        copy->warnings = model.warnings;
+        copy->proto = std::move(flat->model);
+        m = &*copy;
+      }
     }
   }
   std::optional<LoadedModel> sorted;

@@ -32,11 +32,11 @@ namespace onnxdbg::layerwise_detail {
 /// of the tensors and the prefixes the reference runs agree with one another.
 const LoadedModel& in_run_order(const LoadedModel& model, std::optional<LoadedModel>& sorted);
 
-/// `model` as the layerwise pass runs it on `inputs`: each If replaced by the branch it takes
-/// (surgeon::inline_taken_branches, recorded in `rep` when given; when that fails the Ifs stay
-/// and `rep->control_flow_note` says why), then in run order (in_run_order). Returns `model`
-/// itself when neither changes anything, else the copy held in `copy`. The pass and its repro
-/// both call it, so their node indices agree.
+/// `model` as the layerwise pass runs it on `inputs`: each If replaced by the branch it takes and
+/// each Loop unrolled (surgeon::inline_taken_branches, recorded in `rep` when given; when that
+/// fails they stay and `rep->control_flow_notes` says why), then in run order (in_run_order).
+/// Returns `model` itself when neither changes anything, else the copy held in `copy`. The pass and
+/// its repro both call it, so their node indices agree.
 const LoadedModel& as_run(const LoadedModel& model, const TensorMap& inputs,
                           const reference::InterpreterOptions& options,
                           std::optional<LoadedModel>& copy, LayerwiseReport* rep);

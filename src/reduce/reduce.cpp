@@ -57,6 +57,7 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
       }
       if (r.current().nodes.size() >= before) break;
     }
+    rep.saw_passing = r.saw_passing();
     if (options.note_if_all_fail && !r.saw_passing() && r.oracle_calls() > 2)
       r.add_note("the oracle failed every one of the " + std::to_string(r.oracle_calls()) +
                  " candidates it tested, the smallest included, so it may fail for a reason "

@@ -61,6 +61,9 @@ struct ReduceReport {
   std::string golden_note;         ///< why there are no golden values, "" when there are
   std::vector<std::string> notes;  ///< flaky oracle, verification off, artifacts trouble
   bool flaky = false;
+  /// The oracle passed at least one candidate (so it can pass: without, a note says it may fail
+  /// for a reason other than the model).
+  bool saw_passing = false;
 };
 
 /// Reduces `original` (prepared with prepare_original) with `oracle`: tests the original first

@@ -72,16 +72,26 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   if (!rep.taken_branches.empty()) {
     constexpr size_t kShown = 4;
     std::vector<std::string> shown;
-    for (size_t i = 0; i < rep.taken_branches.size() && i < kShown; ++i) {
+    size_t ifs = 0, loops = 0;
+    for (size_t i = 0; i < rep.taken_branches.size(); ++i) {
       const auto& t = rep.taken_branches[i];
-      shown.push_back("'" + t.node + "' " + (t.then_branch ? "then_branch" : "else_branch"));
+      (t.op_type == "If" ? ifs : loops)++;
+      if (i < kShown)
+        shown.push_back("'" + t.node + "' " +
+                        (t.op_type == "If" ? (t.then_branch ? "then_branch" : "else_branch")
+                                           : fmt::format("{} iteration{}", t.iterations,
+                                                         t.iterations == 1 ? "" : "s")));
     }
-    const size_t n = rep.taken_branches.size();
-    os << "control flow: " << n << " If node" << (n == 1 ? "" : "s")
-       << " compared inside the branch taken (" << fmt::format("{}", fmt::join(shown, ", "))
-       << (n > kShown ? ", ..." : "") << "); their nodes are named by path\n";
+    std::vector<std::string> what;
+    if (ifs)
+      what.push_back(fmt::format("{} If node{} inside the branch taken", ifs, ifs == 1 ? "" : "s"));
+    if (loops) what.push_back(fmt::format("{} Loop{} unrolled", loops, loops == 1 ? "" : "s"));
+    os << "control flow: " << fmt::format("{}", fmt::join(what, ", ")) << " ("
+       << fmt::format("{}", fmt::join(shown, ", "))
+       << (rep.taken_branches.size() > kShown ? ", ..." : "")
+       << "); their nodes are named by path\n";
   }
-  if (!rep.control_flow_note.empty()) os << "note: " << rep.control_flow_note << "\n";
+  for (const auto& n : rep.control_flow_notes) os << "note: " << n << "\n";
   if (!rep.no_golden.empty()) {
     constexpr size_t kShown = 5;
     std::vector<std::string> shown;
@@ -271,12 +281,14 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
       {"peak_rss_bytes", rep.peak_rss_bytes}, {"backends", std::move(backends)}};
   json taken = json::array();
   for (const auto& t : rep.taken_branches)
-    taken.push_back({{"node", t.node},
-                     {"branch", t.then_branch ? "then_branch" : "else_branch"},
-                     {"depth", t.depth}});
+    taken.push_back(
+        {{"node", t.node},
+         {"op_type", t.op_type},
+         {"branch", t.op_type == "If" ? (t.then_branch ? "then_branch" : "else_branch") : "body"},
+         {"iterations", t.op_type == "Loop" ? json(t.iterations) : json(nullptr)},
+         {"depth", t.depth}});
   j["layerwise_summary"]["taken_branches"] = std::move(taken);
-  j["layerwise_summary"]["control_flow_note"] =
-      rep.control_flow_note.empty() ? json(nullptr) : json(rep.control_flow_note);
+  j["layerwise_summary"]["control_flow_notes"] = rep.control_flow_notes;
   if (rep.first) {
     const LayerTensor& lt = rep.tensors[rep.first->tensor];
     j["first_divergent_node"] = {

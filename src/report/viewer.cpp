@@ -292,7 +292,12 @@ void add_report(Builder& b, const json& rep, json& data) {
   auto node_of = [&](const json& e) -> int64_t {
     for (const char* k : {"node", "producer", "producer_node"})
       if (e.contains(k) && e[k].is_string()) {
-        auto it = b.node_by_name.find(e[k].get<std::string>());
+        const std::string& name = e[k].get_ref<const std::string&>();
+        auto it = b.node_by_name.find(name);
+        // A node of an unrolled Loop body, "loop/body/Add_2 [iter 4]": the body's node.
+        const size_t iter = name.rfind(" [iter ");
+        if (it == b.node_by_name.end() && iter != std::string::npos && name.back() == ']')
+          it = b.node_by_name.find(name.substr(0, iter));
         if (it != b.node_by_name.end()) return it->second;
       }
     for (const char* k : {"tensor", "output"})

@@ -1,24 +1,16 @@
 // inline_if_branch (surgeon.h): an If node of the main graph replaced by the nodes of one of its
-// branches, as reduce does when a failure lives inside a branch (issue 18).
+// branches, as reduce does when a failure lives inside a branch (issue 18); and the helpers it
+// shares with unroll_loop (inline_util.h).
 #include <map>
 #include <string>
 
 #include "model/graph.h"
+#include "surgeon/inline_util.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
-namespace {
+namespace inline_detail {
 
-using Renames = std::map<std::string, std::string>;
-
-std::string renamed(const Renames& r, const std::string& name) {
-  auto it = r.find(name);
-  return it == r.end() ? name : it->second;
-}
-
-// Renames what `graph` (a body nested in the inlined branch) reads from enclosing scopes: node
-// inputs and graph outputs, in it and in its own bodies, except names it defines itself (ONNX IR
-// "Scoping": a body's own inputs, initializers and node outputs shadow outer names).
 void rename_outer_reads(onnx::GraphProto& graph, Renames r) {
   for (const auto& n : graph_input_names(graph)) r.erase(n);
   for (const auto& n : initializer_names(graph)) r.erase(n);
@@ -33,7 +25,56 @@ void rename_outer_reads(onnx::GraphProto& graph, Renames r) {
   for (auto& o : *graph.mutable_output()) o.set_name(renamed(r, o.name()));
 }
 
-}  // namespace
+NameSet names_in_use(const onnx::GraphProto& main, int skip) {
+  NameSet taken;
+  auto take = [&](const GraphVisit& v) {
+    for (const auto& n : graph_input_names(*v.graph)) taken.insert(n);
+    for (const auto& n : initializer_names(*v.graph)) taken.insert(n);
+    for (const auto& n : v.graph->node())
+      for (const auto& o : n.output()) taken.insert(o);
+  };
+  GraphVisit root;
+  root.graph = &main;
+  take(root);
+  for (int i = 0; i < main.node_size(); ++i)
+    if (i != skip)
+      for_each_subgraph(main.node(i), [&](const onnx::GraphProto& sub, const std::string&) {
+        walk_graphs(sub, take);
+      });
+  return taken;
+}
+
+onnx::NodeProto moved_node(const onnx::NodeProto& body_node, int index, const Renames& r,
+                           const onnx::NodeProto& owner, int owner_index,
+                           const std::string& attribute, const std::string& suffix) {
+  onnx::NodeProto n = body_node;
+  for (auto& in : *n.mutable_input()) in = renamed(r, in);
+  for (auto& o : *n.mutable_output()) o = renamed(r, o);
+  for_each_subgraph_mut(
+      n, [&](onnx::GraphProto& sub, const std::string&) { rename_outer_reads(sub, r); });
+  const std::string prefix =
+      (owner.name().empty() ? owner.op_type() + "#" + std::to_string(owner_index) : owner.name()) +
+      "/" + attribute + "/";
+  n.set_name(prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(index) : n.name()) +
+             suffix);
+  return n;
+}
+
+void replace_node(onnx::GraphProto& main, int index, std::vector<onnx::NodeProto>&& nodes) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> all;
+  for (int i = 0; i < main.node_size(); ++i) {
+    if (i != index) {
+      *all.Add() = main.node(i);
+      continue;
+    }
+    for (auto& n : nodes) *all.Add() = std::move(n);
+  }
+  main.mutable_node()->Swap(&all);
+}
+
+}  // namespace inline_detail
+
+using namespace inline_detail;
 
 Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int node_index,
                                             bool then_branch) {
@@ -54,21 +95,7 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
                        std::to_string(node.output_size()));
   // Every name the main graph (or any body of its other nodes) uses, so that the branch's own
   // names can be kept apart from them; the If's own branches go with it.
-  NameSet taken;
-  auto take = [&](const GraphVisit& v) {
-    for (const auto& n : graph_input_names(*v.graph)) taken.insert(n);
-    for (const auto& n : initializer_names(*v.graph)) taken.insert(n);
-    for (const auto& n : v.graph->node())
-      for (const auto& o : n.output()) taken.insert(o);
-  };
-  GraphVisit root;
-  root.graph = &main;
-  take(root);
-  for (int i = 0; i < main.node_size(); ++i)
-    if (i != node_index)
-      for_each_subgraph(main.node(i), [&](const onnx::GraphProto& sub, const std::string&) {
-        walk_graphs(sub, take);
-      });
+  NameSet taken = names_in_use(main, node_index);
   // The branch's outputs become the If's outputs where a branch node produces them; the other
   // values it defines keep their names unless the main graph already uses them.
   NameSet produced;
@@ -99,28 +126,17 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
 
   onnx::ModelProto out = model;
   onnx::GraphProto* g = out.mutable_graph();
-  // Inlined nodes are named by their path (an unnamed If or node by its op type and index, as
-  // subgraph_path names them), so a node found inside the branch can be told where it came from.
-  const std::string prefix =
-      (node.name().empty() ? "If#" + std::to_string(node_index) : node.name()) + "/" + which + "/";
   std::vector<onnx::NodeProto> inlined;
-  for (int k = 0; k < branch->node_size(); ++k) {
-    const onnx::NodeProto& bn = branch->node(k);
-    onnx::NodeProto n = bn;
-    for (auto& in : *n.mutable_input()) in = renamed(r, in);
-    for (auto& o : *n.mutable_output()) o = renamed(r, o);
-    for_each_subgraph_mut(
-        n, [&](onnx::GraphProto& sub, const std::string&) { rename_outer_reads(sub, r); });
-    n.set_name(prefix + (n.name().empty() ? n.op_type() + "#" + std::to_string(k) : n.name()));
-    inlined.push_back(std::move(n));
-  }
+  for (int k = 0; k < branch->node_size(); ++k)
+    inlined.push_back(moved_node(branch->node(k), k, r, node, node_index, which));
   // Outputs no branch node produces (an outer value or a branch initializer): an Identity.
   for (int i = 0; i < branch->output_size(); ++i) {
     const std::string& o = branch->output(i).name();
     if (node.output(i).empty() || (produced.count(o) && renamed(r, o) == node.output(i))) continue;
     onnx::NodeProto id;
     id.set_op_type("Identity");
-    id.set_name(prefix + "output_" + std::to_string(i));
+    id.set_name((node.name().empty() ? "If#" + std::to_string(node_index) : node.name()) + "/" +
+                which + "/output_" + std::to_string(i));
     id.add_input(renamed(r, o));
     id.add_output(node.output(i));
     inlined.push_back(std::move(id));
@@ -131,15 +147,7 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
     t->set_name(renamed(r, init.name()));
   }
   // The branch's nodes take the If's place, so the order stays topological.
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-  for (int i = 0; i < g->node_size(); ++i) {
-    if (i != node_index) {
-      *nodes.Add() = g->node(i);
-      continue;
-    }
-    for (auto& n : inlined) *nodes.Add() = std::move(n);
-  }
-  g->mutable_node()->Swap(&nodes);
+  replace_node(*g, node_index, std::move(inlined));
   return out;
 }
 

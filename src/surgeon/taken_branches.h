@@ -1,8 +1,10 @@
-// inline_taken_branches: a model with each If replaced by the branch it takes on given inputs, so
-// that every value computed inside those branches is a value of the main graph, which backends can
-// be asked for as graph outputs (the layerwise pass inside If branches, issue 18).
+// The control flow of a model as it ran on given inputs: each If replaced by the branch it took
+// and each Loop unrolled into the iterations it ran, so that every value computed inside them is
+// a value of the main graph, which backends can be asked for as graph outputs (the layerwise pass
+// inside If branches and Loop bodies, issue 18), and which reduce can take apart.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -14,38 +16,76 @@
 
 namespace onnxdbg::surgeon {
 
-/// One If replaced by the branch it took.
+/// What the control-flow nodes of a main graph did on some inputs (observe_control_flow).
+struct ControlFlowRun {
+  std::map<int, bool> conditions;     ///< If node index -> its condition
+  std::map<int, int64_t> iterations;  ///< Loop node index -> iterations its body ran
+};
+
+/// Runs the reference on `inputs` (external data resolved against `base_dir`) as far as the last
+/// If or Loop of the main graph and reads what each did: an If's condition (ONNX If-1..21: a
+/// single-element tensor, true when not zero) and a Loop's iteration count (Loop-1..21: counted
+/// by a scan output of the iteration number added to a copy of the body). No run when the
+/// conditions are graph inputs or initializers and there is no Loop. Errors: the reference's
+/// (kUnsupported for an op it cannot run, kInvalidArgument for inputs that do not fit,
+/// kModelError), kModelError for a condition that is not a single element or an If without one,
+/// each naming the node.
+Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
+                                              const std::filesystem::path& base_dir,
+                                              const std::map<std::string, Tensor>& inputs,
+                                              const reference::InterpreterOptions& options = {});
+
+/// The model with main-graph node `node_index`, a Loop, replaced by `iterations` (at least 1)
+/// copies of its body, one per iteration, as the Loop ran them (ONNX Loop-1..21): iteration k's
+/// iteration number is a Constant k, its condition and loop-carried inputs are the previous
+/// iteration's outputs (the Loop's inputs for the first; an omitted condition a Constant true);
+/// the Loop's final loop-carried outputs are Identities of the last iteration's, and each scan
+/// output is the iterations' values Unsqueezed on a new axis 0 and Concatenated. Values the body
+/// defines become "<name>__iter<k>" (made unique against the main graph's names), its nodes are
+/// named "<Loop name>/body/<node name> [iter k]" (unnamed ones "Loop#<index>", "<op>#<index>"),
+/// and its initializers are lifted into the main graph once. The result computes what the Loop
+/// computes when it runs exactly `iterations` times (the trip count and the conditions are no
+/// longer read). Errors: kInvalidArgument when the node is missing or not a Loop, or iterations
+/// < 1; kModelError when the body's inputs or outputs do not match the node's.
+Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_index,
+                                       int64_t iterations);
+
+/// One If replaced by the branch it took, or one Loop unrolled (inline_taken_branches).
 struct TakenBranch {
-  /// The If's name as the main graph held it when it was replaced: its own name, or for an If
-  /// inside a branch inlined before it, "<outer If>/<branch>/<name>" (surgeon::inline_if_branch).
+  /// The node's name as the main graph held it when it was replaced: its own name, or for a node
+  /// inside a body inlined before it, "<outer If>/<branch>/<name>" (inline_if_branch); unnamed:
+  /// "If#<index>", "Loop#<index>".
   std::string node;
   std::string op_type = "If";
-  bool then_branch = true;  ///< the condition was true
-  int depth = 0;            ///< 0: an If of the main graph; 1: inside one inlined branch; ...
+  bool then_branch = true;  ///< If: the condition was true
+  int64_t iterations = 0;   ///< Loop: the iterations unrolled
+  int depth = 0;            ///< 0: a node of the main graph; 1: inside one inlined body; ...
 };
 
 struct TakenBranches {
-  onnx::ModelProto model;          ///< the model with the Ifs replaced
-  std::vector<TakenBranch> taken;  ///< in the order they were replaced (outer Ifs first)
-  /// Ifs left in place because this many levels of nesting were inlined already
-  /// (kMaxInlinedIfDepth); 0 normally.
-  int left_nested = 0;
+  onnx::ModelProto model;          ///< the model with the control flow replaced
+  std::vector<TakenBranch> taken;  ///< in the order they were replaced (outer nodes first)
+  /// Control-flow nodes left in place, each with why: "Loop 'l' ran 0 iterations", "Loop 'l'
+  /// ran 500 iterations of 12 nodes (more than 2000 nodes unrolled)", "Scan 's' is not
+  /// unrolled", "nested deeper than 16 levels".
+  std::vector<std::string> kept;
 };
 
-/// Levels of nested Ifs inline_taken_branches replaces at most (one reference run each).
+/// Levels of nested control flow inline_taken_branches replaces at most (one reference run each).
 inline constexpr int kMaxInlinedIfDepth = 16;
+/// A Loop is unrolled only while iterations x body nodes stays within this.
+inline constexpr int64_t kMaxUnrolledNodes = 2000;
 
 /// The model with every If of its main graph replaced by the branch it takes on `inputs`
-/// (surgeon::inline_if_branch), the Ifs of an inlined branch too, level by level: each level is
-/// one reference run (on `options`, external data resolved against `base_dir`) that stops before
-/// the last If of the main graph and reads every If's condition (ONNX If-1..21: a single-element
-/// tensor, true when not zero). The result computes the same values as the model on these inputs
-/// (and only on inputs that take the same branches); the Ifs' outputs keep their names, as do the
-/// branches' values unless the main graph already uses the name (then "<name>_<branch>_<k>").
-/// Ifs inside Loop or Scan bodies stay. A model without an If comes back as it is, with no
-/// reference run. Errors: the reference's (kUnsupported for an op it cannot run, kInvalidArgument
-/// for inputs that do not fit, kModelError), kModelError for a condition that is not a single
-/// element or a malformed If, each naming the If.
+/// (inline_if_branch) and every Loop unrolled into the iterations it runs (unroll_loop), those
+/// of the inlined bodies too, level by level: each level is one observe_control_flow (on
+/// `options`, external data resolved against `base_dir`). The result computes the same values as
+/// the model on these inputs (and only on inputs that take the same branches and iteration
+/// counts); the nodes' outputs keep their names, as do the branches' values unless the main graph
+/// already uses the name. Scan nodes, Loops that ran no iteration or would unroll into more than
+/// kMaxUnrolledNodes nodes, and Ifs and Loops inside Scan bodies stay (TakenBranches::kept). A
+/// model without an If or Loop comes back as it is, with no reference run. Errors: as
+/// observe_control_flow, and as inline_if_branch and unroll_loop.
 Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
                                               const std::filesystem::path& base_dir,
                                               const std::map<std::string, Tensor>& inputs,

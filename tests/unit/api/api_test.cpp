@@ -312,6 +312,42 @@ TEST_F(ApiTest, ReduceReachesAFailingNodeTwoIfLevelsDownAndRemovesTheIfs) {
   EXPECT_EQ(to_json(*r)["nodes_after"], 1);
 }
 
+// A failure inside a Loop body reduces past the Loop: the Loop is unrolled into the iterations it
+// ran on the sample, and the strategies take the iterations apart down to one Neg.
+TEST_F(ApiTest, ReduceUnrollsALoopAndKeepsOneIterationsFailingNode) {
+  ReduceOptions o;
+  o.model = write("loop.onnx", R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y)
+<int64 m = {3}>
+{
+  cond = Constant<value = bool {1}>()
+  y = Loop(m, cond, x) <
+    body = body_g (int64 i, bool c_in, float[2] v) => (bool c_out, float[2] v_out) {
+      c_out = Identity(c_in)
+      a = Add(v, x)
+      v_out = Neg(a)
+    }
+  >
+})");
+  o.output = dir_.path() / "reduced.onnx";
+  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
+    return holds_op(c.model.graph(), "Neg");
+  };
+  o.oracle_description = "holds a Neg";
+  auto r = reduce(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_TRUE(r->stopped) << r->stopped.to_string();
+  auto reduced = load_model(o.output);
+  ASSERT_TRUE(reduced.has_value()) << reduced.status().to_string();
+  ASSERT_EQ(reduced->proto.graph().node_size(), 1);
+  EXPECT_EQ(reduced->proto.graph().node(0).op_type(), "Neg");
+  EXPECT_NE(reduced->proto.graph().node(0).name().find("/body/"), std::string::npos);
+  std::string notes;
+  for (const auto& n : r->report->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("the Loop was unrolled into its 3 iterations"), std::string::npos) << notes;
+}
+
 TEST_F(ApiTest, ReduceStopsBeforeTheNextOracleCallWhenCancelled) {
   ReduceOptions o;
   o.model = write("chain.onnx", kChain);

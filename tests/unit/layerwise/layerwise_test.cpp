@@ -215,7 +215,7 @@ TEST_F(Layerwise, ANodeInsideNestedIfBranchesIsTheFirstDivergentNode) {
   EXPECT_EQ(r->taken_branches[1].node, "If#3/then_branch/If#0");
   EXPECT_TRUE(r->taken_branches[1].then_branch);
   EXPECT_EQ(r->taken_branches[1].depth, 1);
-  EXPECT_TRUE(r->control_flow_note.empty()) << r->control_flow_note;
+  EXPECT_TRUE(r->control_flow_notes.empty());
   std::vector<std::string> names;
   for (const auto& t : r->tensors) names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"s", "c1", "c2", "a", "b", "y"}));
@@ -246,6 +246,43 @@ TEST_F(Layerwise, ANodeInsideNestedIfBranchesIsTheFirstDivergentNode) {
   ASSERT_EQ(other->tensors.size(), 4u);
   EXPECT_EQ(other->tensors[3].node, "If#3/else_branch/Neg#0");
   EXPECT_FALSE(other->first.has_value());
+}
+
+// A Loop is compared iteration by iteration: x in [0.7, 1] times 100 per iteration passes
+// float16's 65504 in iteration 2, whose Mul is the first divergent node, named with its iteration.
+TEST_F(Layerwise, ALoopIsComparedIterationByIteration) {
+  onnx::ModelProto proto = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+grow (float[2,4] x) => (float[2,4] y)
+<int64 m = {4}, float hundred = {100.0}>
+{
+  cond = Constant<value = bool {1}>()
+  y = Loop(m, cond, x) <
+    body = body_g (int64 i, bool c_in, float[2,4] v) => (bool c_out, float[2,4] v_out) {
+      c_out = Identity(c_in)
+      v_out = Mul(v, hundred)
+    }
+  >
+})");
+  proto.mutable_graph()->mutable_node(1)->set_name("grow");
+  ASSERT_TRUE(save_model(proto, dir_ / "loop.onnx").is_ok());
+  auto m = load_model(dir_ / "loop.onnx");
+  ASSERT_TRUE(m.has_value());
+  const TensorMap in = inputs(*m, 0.7, 1.0);
+  LayerwiseOptions opt;
+  opt.isolate = true;
+  opt.tolerance.default_tol = {1e-2, 1e-2};
+  auto r =
+      run_layerwise(*m, {{"onnxruntime", {}}, {"reference", {{"precision", "fp16"}}}}, in, opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->taken_branches.size(), 1u);
+  EXPECT_EQ(r->taken_branches[0].op_type, "Loop");
+  EXPECT_EQ(r->taken_branches[0].iterations, 4);
+  EXPECT_EQ(r->backends[0].failed, 0);
+  EXPECT_GE(r->backends[0].observed, 8);  // four Muls and four conditions at least
+  ASSERT_TRUE(r->first.has_value());
+  EXPECT_EQ(r->tensors[r->first->tensor].node, "grow/body/Mul#1 [iter 2]");
+  EXPECT_EQ(r->first->basis, "own");
 }
 
 // Golden values loaded by tensor name reach inside the branches too: a perturbed value of 'b'

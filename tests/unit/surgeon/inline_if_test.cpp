@@ -3,7 +3,6 @@
 // bodies too), its initializers lifted and an output it passes through made by an Identity.
 #include <gtest/gtest.h>
 
-#include "surgeon/taken_branches.h"
 #include "surgeon_test_util.h"
 
 namespace onnxdbg::surgeon {
@@ -126,43 +125,6 @@ TEST(InlineIf, BranchNamesStayAndInlinedNodesAreNamedByPath) {
   ASSERT_TRUE(other.has_value());
   EXPECT_EQ(other->graph().node(1).output(0), "y");      // b became the If's output
   EXPECT_EQ(other->graph().initializer(0).name(), "k");  // k is defined by its branch alone
-}
-
-// inline_taken_branches: each If replaced by the branch its condition picks, level by level, and
-// the result computing what the model computes on those inputs.
-TEST(InlineTakenBranches, EachLevelFollowsTheCondition) {
-  const auto m = parse_text_model(kNested);
-  for (bool c : {true, false}) {
-    SCOPED_TRACE(c);
-    const std::map<std::string, Tensor> in = {{"c", Tensor::scalar<bool>(c)}, {"x", ramp({4})}};
-    auto flat = inline_taken_branches(m, {}, in);
-    ASSERT_TRUE(flat.has_value()) << flat.status().to_string();
-    EXPECT_EQ(count_op(flat->model, "If"), 0);
-    ASSERT_EQ(flat->taken.size(), c ? 2u : 1u);
-    EXPECT_EQ(flat->taken[0].node, "If#1");
-    EXPECT_EQ(flat->taken[0].then_branch, c);
-    if (c) {
-      EXPECT_EQ(flat->taken[1].node, "If#1/then_branch/If#1");
-      EXPECT_EQ(flat->taken[1].depth, 1);
-    }
-    expect_same_outputs(m, flat->model, in);
-  }
-  // A condition that is not one element is refused, naming the If.
-  auto bad = parse_text_model(R"(
-<ir_version: 8, opset_import: ["" : 13]>
-g (bool[2] c, float[2] x) => (float[2] y)
-{
-  y = If(c) <
-    then_branch = t () => (float[2] p) { p = Neg(x) },
-    else_branch = e () => (float[2] q) { q = Abs(x) }
-  >
-})");
-  Tensor two(DType::kBool, {2});
-  auto r = inline_taken_branches(bad, {}, {{"c", two}, {"x", ramp({2})}});
-  ASSERT_FALSE(r.has_value());
-  EXPECT_NE(r.status().message().find("#0 If: its condition 'c' must be a single bool"),
-            std::string::npos)
-      << r.status().message();
 }
 
 TEST(InlineIf, ANodeThatIsNotAnIfIsRefusedByName) {

@@ -1,0 +1,42 @@
+// Private to the surgeon module: what inline_if_branch (inline_if.cpp) and unroll_loop
+// (taken_branches.cpp) share when they move a body's nodes into the main graph.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/onnx.h"
+#include "model/graph.h"
+
+namespace onnxdbg::surgeon::inline_detail {
+
+using Renames = std::map<std::string, std::string>;
+
+/// `name` as `r` renames it, or unchanged.
+inline std::string renamed(const Renames& r, const std::string& name) {
+  auto it = r.find(name);
+  return it == r.end() ? name : it->second;
+}
+
+/// Renames what `graph` (a body nested in the moved body) reads from enclosing scopes: node
+/// inputs and graph outputs, in it and in its own bodies, except names it defines itself (ONNX IR
+/// "Scoping": a body's own inputs, initializers and node outputs shadow outer names).
+void rename_outer_reads(onnx::GraphProto& graph, Renames r);
+
+/// Every name the main graph defines, and every name a body of its nodes other than node
+/// `skip` defines (at any depth): the names a value moved into the main graph must not take.
+NameSet names_in_use(const onnx::GraphProto& main, int skip);
+
+/// `body_node`, a node of the body owned by main-graph node `owner` (at `owner_index`), as a
+/// main-graph node: inputs and outputs renamed by `r` (in its own bodies too) and named by its
+/// path, "<owner name>/<attribute>/<node name><suffix>" (an unnamed owner or node by its op type
+/// and index, "If#3", "Mul#1"; `index` is the node's index in the body).
+onnx::NodeProto moved_node(const onnx::NodeProto& body_node, int index, const Renames& r,
+                           const onnx::NodeProto& owner, int owner_index,
+                           const std::string& attribute, const std::string& suffix = "");
+
+/// The main graph of `model` with node `index` replaced by `nodes`, in order.
+void replace_node(onnx::GraphProto& main, int index, std::vector<onnx::NodeProto>&& nodes);
+
+}  // namespace onnxdbg::surgeon::inline_detail
