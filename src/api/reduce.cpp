@@ -284,9 +284,9 @@ struct Replacement {
 };
 
 /// The replacements of main-graph node `i` of `reduced` to try: an If's then branch, then its
-/// else branch (surgeon::inline_if_branch); a Loop unrolled into the iterations it runs on the
-/// first sample (surgeon::observe_control_flow, asked once per round through `observed`), unless
-/// it runs none or would unroll into more than surgeon::kMaxUnrolledNodes nodes.
+/// else branch (surgeon::inline_if_branch); a Loop or Scan unrolled into the iterations it runs
+/// on the first sample (surgeon::observe_control_flow, asked once per round through `observed`),
+/// unless it runs none or would unroll into more than surgeon::kMaxUnrolledNodes nodes.
 std::vector<Replacement> replacements_of(const LoadedModel& reduced, int i,
                                          const std::vector<TensorMap>& samples,
                                          std::optional<surgeon::ControlFlowRun>& observed) {
@@ -299,27 +299,26 @@ std::vector<Replacement> replacements_of(const LoadedModel& reduced, int i,
                          node_label(n, i),
                      "the If was replaced by it",
                      surgeon::inline_if_branch(reduced.proto, i, then_branch)});
-  } else if (onnx_domain && n.op_type() == "Loop" && !samples.empty()) {
+  } else if (onnx_domain && (n.op_type() == "Loop" || n.op_type() == "Scan") && !samples.empty()) {
     if (!observed) {
       auto run = surgeon::observe_control_flow(reduced.proto, reduced.base_dir, samples.front());
       observed = run ? std::move(*run) : surgeon::ControlFlowRun{};
     }
     auto it = observed->iterations.find(i);
-    int64_t body_nodes = 0;
-    for (const auto& a : n.attribute())
-      if (a.name() == "body") body_nodes = a.g().node_size();
     if (it != observed->iterations.end() && it->second >= 1 &&
-        it->second * body_nodes <= surgeon::kMaxUnrolledNodes)
+        surgeon::unrolled_nodes(n, it->second) <= surgeon::kMaxUnrolledNodes)
       out.push_back({"the body of " + node_label(n, i),
-                     fmt::format("the Loop was unrolled into its {} iteration{}", it->second,
-                                 it->second == 1 ? "" : "s"),
-                     surgeon::unroll_loop(reduced.proto, i, it->second)});
+                     fmt::format("the {} was unrolled into its {} iteration{}", n.op_type(),
+                                 it->second, it->second == 1 ? "" : "s"),
+                     n.op_type() == "Loop"
+                         ? surgeon::unroll_loop(reduced.proto, i, it->second)
+                         : surgeon::unroll_scan(reduced.proto, i, observed->scan_input_shapes[i])});
   }
   return out;
 }
 
-/// A failure inside an If branch or a Loop body reduces past the If or Loop (issue 18): while the
-/// reduced model (at o.output) holds one, each in turn is replaced (replacements_of), and the
+/// A failure inside an If branch or a Loop or Scan body reduces past that node (issue 18): while
+/// the reduced model (at o.output) holds one, each in turn is replaced (replacements_of), and the
 /// first replacement the oracle still fails, as the original failed, becomes the model the
 /// strategies reduce again, fed the values the reduced model's inputs had. A replacement that
 /// passes costs one oracle call and is noted. Updates out.report, out.original and out.base_dir;

@@ -40,7 +40,7 @@ const LoadedModel& as_run(const LoadedModel& model, const TensorMap& inputs,
   const auto& nodes = model.proto.graph().node();
   const bool has_control_flow =
       std::any_of(nodes.begin(), nodes.end(), [](const onnx::NodeProto& n) {
-        return (n.op_type() == "If" || n.op_type() == "Loop") &&
+        return (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") &&
                (n.domain().empty() || n.domain() == "ai.onnx");
       });
   if (has_control_flow) {

@@ -72,10 +72,10 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   if (!rep.taken_branches.empty()) {
     constexpr size_t kShown = 4;
     std::vector<std::string> shown;
-    size_t ifs = 0, loops = 0;
+    size_t ifs = 0, loops = 0, scans = 0;
     for (size_t i = 0; i < rep.taken_branches.size(); ++i) {
       const auto& t = rep.taken_branches[i];
-      (t.op_type == "If" ? ifs : loops)++;
+      (t.op_type == "If" ? ifs : t.op_type == "Loop" ? loops : scans)++;
       if (i < kShown)
         shown.push_back("'" + t.node + "' " +
                         (t.op_type == "If" ? (t.then_branch ? "then_branch" : "else_branch")
@@ -86,6 +86,7 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
     if (ifs)
       what.push_back(fmt::format("{} If node{} inside the branch taken", ifs, ifs == 1 ? "" : "s"));
     if (loops) what.push_back(fmt::format("{} Loop{} unrolled", loops, loops == 1 ? "" : "s"));
+    if (scans) what.push_back(fmt::format("{} Scan{} unrolled", scans, scans == 1 ? "" : "s"));
     os << "control flow: " << fmt::format("{}", fmt::join(what, ", ")) << " ("
        << fmt::format("{}", fmt::join(shown, ", "))
        << (rep.taken_branches.size() > kShown ? ", ..." : "")
@@ -285,7 +286,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
         {{"node", t.node},
          {"op_type", t.op_type},
          {"branch", t.op_type == "If" ? (t.then_branch ? "then_branch" : "else_branch") : "body"},
-         {"iterations", t.op_type == "Loop" ? json(t.iterations) : json(nullptr)},
+         {"iterations", t.op_type == "If" ? json(nullptr) : json(t.iterations)},
          {"depth", t.depth}});
   j["layerwise_summary"]["taken_branches"] = std::move(taken);
   j["layerwise_summary"]["control_flow_notes"] = rep.control_flow_notes;

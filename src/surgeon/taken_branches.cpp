@@ -96,10 +96,24 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
                                               const std::map<std::string, Tensor>& inputs,
                                               const reference::InterpreterOptions& options) {
   const onnx::GraphProto& g = model.graph();
-  std::vector<int> ifs, loops;
+  std::vector<int> ifs, loops, scans;
   for (int i = 0; i < g.node_size(); ++i) {
     if (is_op(g.node(i), "If")) ifs.push_back(i);
     if (is_op(g.node(i), "Loop")) loops.push_back(i);
+    if (is_op(g.node(i), "Scan") && model_opset(model, "") >= 9) scans.push_back(i);
+  }
+  // Each Scan's scan inputs (Scan-9: the last num_scan_inputs inputs), whose shapes are wanted.
+  std::map<int, std::vector<std::string>> scanned;
+  for (int i : scans) {
+    const onnx::NodeProto& n = g.node(i);
+    int64_t m = 0;
+    for (const auto& a : n.attribute())
+      if (a.name() == "num_scan_inputs") m = a.i();
+    if (m < 1 || m > n.input_size())
+      return model_error(node_label(n, i) + ": num_scan_inputs " + std::to_string(m) +
+                         " does not fit its " + std::to_string(n.input_size()) + " inputs");
+    for (int j = n.input_size() - static_cast<int>(m); j < n.input_size(); ++j)
+      scanned[i].push_back(n.input(j));
   }
   std::map<std::string, std::optional<Tensor>> wanted;  // value name -> its value once known
   for (int i : ifs) {
@@ -109,6 +123,14 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
     wanted[n.input(0)];
   }
   for (int i : loops) wanted[iteration_probe(i)];
+  std::map<std::string, std::optional<Shape>> shapes;  // scan input -> its shape once known
+  for (const auto& [i, names] : scanned)
+    for (const auto& name : names) shapes[name];
+  for (auto& [name, shape] : shapes)
+    if (auto it = inputs.find(name); it != inputs.end()) shape = it->second.shape();
+  for (const auto& init : g.initializer())
+    if (auto it = shapes.find(init.name()); it != shapes.end() && !it->second)
+      it->second = Shape(init.dims().begin(), init.dims().end());
   for (auto& [name, value] : wanted)
     if (auto it = inputs.find(name); it != inputs.end()) value = it->second;
   for (const auto& init : g.initializer()) {
@@ -118,7 +140,9 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
     it->second = std::move(t);
   }
   const bool all_known =
-      std::all_of(wanted.begin(), wanted.end(), [](const auto& w) { return w.second.has_value(); });
+      std::all_of(wanted.begin(), wanted.end(),
+                  [](const auto& w) { return w.second.has_value(); }) &&
+      std::all_of(shapes.begin(), shapes.end(), [](const auto& w) { return w.second.has_value(); });
   if (!all_known) {
     ODB_ASSIGN_OR_RETURN(std::vector<int> order, topological_order(g));
     // The nodes before the last If (its condition is computed before it) and up to the last Loop
@@ -128,6 +152,7 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
       const onnx::NodeProto& n = g.node(order[pos]);
       if (is_op(n, "If")) end = std::max(end, pos);
       if (is_op(n, "Loop")) end = std::max(end, pos + 1);
+      if (is_op(n, "Scan")) end = std::max(end, pos);
     }
     const onnx::ModelProto probe = with_iteration_probes(model, loops);
     ODB_ASSIGN_OR_RETURN(auto interp, reference::Interpreter::create(probe, base_dir, options));
@@ -136,6 +161,8 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
         [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
           auto it = wanted.find(tensor);
           if (it != wanted.end() && !it->second) it->second = value;
+          auto sh = shapes.find(tensor);
+          if (sh != shapes.end() && !sh->second) sh->second = value.shape();
         },
         end));
   }
@@ -154,8 +181,135 @@ Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
       return model_error(node_label(g.node(i), i) + ": its iterations were not counted");
     out.iterations[i] = value->shape()[0];
   }
+  for (const auto& [i, names] : scanned) {
+    std::vector<Shape>& got = out.scan_input_shapes[i];
+    for (const auto& name : names) {
+      if (!shapes[name])
+        return model_error(node_label(g.node(i), i) + ": the shape of its scan input '" + name +
+                           "' was not computed before it");
+      got.push_back(*shapes[name]);
+    }
+    // Its iterations: the length of scan input 0 along its scanned axis.
+    int64_t axis = 0;
+    for (const auto& a : g.node(i).attribute())
+      if (a.name() == "scan_input_axes" && a.ints_size() > 0) axis = a.ints(0);
+    const int64_t rank = static_cast<int64_t>(got[0].size());
+    if (axis < 0) axis += rank;
+    if (axis >= 0 && axis < rank) out.iterations[i] = got[0][static_cast<size_t>(axis)];
+  }
   return out;
 }
+
+namespace {
+
+/// What unroll_loop and unroll_scan share: a copy of the model whose node `index` is being
+/// replaced by copies of `body`, one per iteration, and the nodes that will take its place.
+class Unroller {
+ public:
+  Unroller(const onnx::ModelProto& model, int index, const onnx::GraphProto& body)
+      : out_(model),
+        node_(model.graph().node(index)),
+        index_(index),
+        body_(body),
+        taken_(names_in_use(model.graph(), index)),
+        owner_(owner_name(node_, index)),
+        axes_input_(model_opset(model, "") >= 13) {
+    for (const auto& init : body.initializer()) {  // lifted once, shared by the iterations
+      auto* t = out_.mutable_graph()->add_initializer();
+      *t = init;
+      t->set_name(fresh(init.name()));
+      lifted_[init.name()] = t->name();
+    }
+  }
+
+  /// `base`, or `base_<k>` for the first k that no value of the model uses yet; now used.
+  std::string fresh(const std::string& base) {
+    std::string f = base;
+    for (int c = 0; taken_.count(f); ++c) f = base + "_" + std::to_string(c);
+    taken_.insert(f);
+    return f;
+  }
+  static std::string tag(int64_t k) { return " [iter " + std::to_string(k) + "]"; }
+  const std::string& owner() const { return owner_; }
+
+  void add_constant(const std::string& name, const std::string& output, const Tensor& value) {
+    nodes_.push_back(constant_node(owner_ + "/" + name, output, value));
+  }
+  void add(onnx::NodeProto n) { nodes_.push_back(std::move(n)); }
+
+  /// Iteration `k` of the body, its inputs bound by `inputs` (body input name -> value); returns
+  /// the names its outputs have, in the body's output order.
+  std::vector<std::string> iteration(int64_t k, const Renames& inputs) {
+    Renames r = lifted_;
+    for (const auto& [from, to] : inputs) r[from] = to;
+    const std::string suffix = "__iter" + std::to_string(k);
+    for (const auto& n : body_.node())
+      for (const auto& o : n.output())
+        if (!o.empty()) r[o] = fresh(o + suffix);
+    for (int b = 0; b < body_.node_size(); ++b)
+      nodes_.push_back(moved_node(body_.node(b), b, r, node_, index_, "body", tag(k)));
+    std::vector<std::string> outs;
+    for (const auto& o : body_.output()) outs.push_back(renamed(r, o.name()));
+    return outs;
+  }
+
+  /// `values` (one per iteration) stacked into `output` on a new axis `axis` (negative: counted
+  /// from the end of the stacked rank; ONNX Unsqueeze-11+ and Concat-11+), in reverse order when
+  /// `reverse` (a Scan output with direction 1).
+  void stack(const std::vector<std::string>& values, const std::string& output, int64_t axis,
+             bool reverse, const std::string& what) {
+    if (axes_input_ && axes_.count(axis) == 0) {
+      axes_[axis] = fresh(owner_ + "_axis" + std::to_string(axis));
+      add_constant("axis" + std::to_string(axis), axes_[axis],
+                   Tensor::from_vector<int64_t>({1}, std::vector<int64_t>{axis}));
+    }
+    onnx::NodeProto concat = simple_node("Concat", owner_ + "/" + what, {}, output);
+    concat.clear_input();
+    auto* a = concat.add_attribute();
+    a->set_name("axis");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(axis);
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < values.size(); ++k) {
+      onnx::NodeProto u =
+          simple_node("Unsqueeze", owner_ + "/" + what + tag(static_cast<int64_t>(k)),
+                      axes_input_ ? std::vector<std::string>{values[k], axes_[axis]}
+                                  : std::vector<std::string>{values[k]},
+                      fresh(output + "__iter" + std::to_string(k)));
+      if (!axes_input_) {
+        auto* ax = u.add_attribute();
+        ax->set_name("axes");
+        ax->set_type(onnx::AttributeProto::INTS);
+        ax->add_ints(axis);
+      }
+      parts.push_back(u.output(0));
+      nodes_.push_back(std::move(u));
+    }
+    if (reverse) std::reverse(parts.begin(), parts.end());
+    for (const auto& p : parts) concat.add_input(p);
+    nodes_.push_back(std::move(concat));
+  }
+
+  /// The model with the node replaced.
+  onnx::ModelProto finish() && {
+    replace_node(*out_.mutable_graph(), index_, std::move(nodes_));
+    return std::move(out_);
+  }
+
+ private:
+  onnx::ModelProto out_;
+  const onnx::NodeProto& node_;  // in the caller's model, which outlives this
+  int index_;
+  const onnx::GraphProto& body_;
+  NameSet taken_;
+  std::string owner_;
+  bool axes_input_;
+  Renames lifted_;
+  std::map<int64_t, std::string> axes_;
+  std::vector<onnx::NodeProto> nodes_;
+};
+
+}  // namespace
 
 Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_index,
                                        int64_t iterations) {
@@ -184,99 +338,151 @@ Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_i
       return model_error(node_label(node, node_index) + ": its loop-carried input " +
                          std::to_string(2 + j) + " is empty");
 
-  NameSet taken = names_in_use(main, node_index);
-  auto fresh = [&](const std::string& base) {
-    std::string f = base;
-    for (int c = 0; taken.count(f); ++c) f = base + "_" + std::to_string(c);
-    taken.insert(f);
-    return f;
-  };
-  const std::string owner = owner_name(node, node_index);
-  onnx::ModelProto out = model;
-  onnx::GraphProto* g = out.mutable_graph();
-  Renames lifted;  // the body's initializers, lifted once
-  for (const auto& init : body->initializer()) {
-    auto* t = g->add_initializer();
-    *t = init;
-    t->set_name(fresh(init.name()));
-    lifted[init.name()] = t->name();
-  }
-
-  std::vector<onnx::NodeProto> nodes;
+  Unroller u(model, node_index, *body);
   std::string cond = node.input_size() > 1 ? node.input(1) : "";
   std::vector<std::string> carried;
   for (int j = 0; j < n_carried; ++j) carried.push_back(node.input(2 + j));
   std::vector<std::vector<std::string>> scans(static_cast<size_t>(n_scan));
   for (int64_t k = 0; k < iterations; ++k) {
-    const std::string tag = " [iter " + std::to_string(k) + "]";
-    const std::string suffix = "__iter" + std::to_string(k);
-    Renames r = lifted;
-    const std::string number = fresh(body->input(0).name() + suffix);
-    nodes.push_back(
-        constant_node(owner + "/body/iteration_num" + tag, number, Tensor::scalar<int64_t>(k)));
-    r[body->input(0).name()] = number;
+    Renames in;
+    const std::string number = u.fresh(body->input(0).name() + "__iter" + std::to_string(k));
+    u.add_constant("body/iteration_num" + Unroller::tag(k), number, Tensor::scalar<int64_t>(k));
+    in[body->input(0).name()] = number;
     if (cond.empty()) {
-      cond = fresh(body->input(1).name() + suffix);
-      nodes.push_back(constant_node(owner + "/body/cond" + tag, cond, Tensor::scalar<bool>(true)));
+      cond = u.fresh(body->input(1).name() + "__iter" + std::to_string(k));
+      u.add_constant("body/cond" + Unroller::tag(k), cond, Tensor::scalar<bool>(true));
     }
-    r[body->input(1).name()] = cond;
+    in[body->input(1).name()] = cond;
     for (int j = 0; j < n_carried; ++j)
-      r[body->input(2 + j).name()] = carried[static_cast<size_t>(j)];
-    for (const auto& n : body->node())
-      for (const auto& o : n.output())
-        if (!o.empty()) r[o] = fresh(o + suffix);
-    for (int b = 0; b < body->node_size(); ++b)
-      nodes.push_back(moved_node(body->node(b), b, r, node, node_index, "body", tag));
-    cond = renamed(r, body->output(0).name());
+      in[body->input(2 + j).name()] = carried[static_cast<size_t>(j)];
+    const std::vector<std::string> outs = u.iteration(k, in);
+    cond = outs[0];
     for (int j = 0; j < n_carried; ++j)
-      carried[static_cast<size_t>(j)] = renamed(r, body->output(1 + j).name());
+      carried[static_cast<size_t>(j)] = outs[static_cast<size_t>(1 + j)];
     for (int s = 0; s < n_scan; ++s)
-      scans[static_cast<size_t>(s)].push_back(renamed(r, body->output(1 + n_carried + s).name()));
+      scans[static_cast<size_t>(s)].push_back(outs[static_cast<size_t>(1 + n_carried + s)]);
   }
   for (int j = 0; j < n_carried; ++j)
     if (!node.output(j).empty())
-      nodes.push_back(simple_node("Identity", owner + "/v_final_" + std::to_string(j),
-                                  {carried[static_cast<size_t>(j)]}, node.output(j)));
-  // Scan outputs: the iterations' values stacked on a new axis 0 (Unsqueeze's axes are an input
-  // from opset 13, an attribute before).
-  const bool axes_input = model_opset(model, "") >= 13;
-  std::string axes;
-  for (int s = 0; s < n_scan; ++s) {
-    const std::string& o = node.output(n_carried + s);
-    if (o.empty()) continue;
-    if (axes_input && axes.empty()) {
-      axes = fresh(owner + "_axis0");
-      nodes.push_back(constant_node(owner + "/axis0", axes,
-                                    Tensor::from_vector<int64_t>({1}, std::vector<int64_t>{0})));
-    }
-    onnx::NodeProto concat;
-    concat.set_op_type("Concat");
-    concat.set_name(owner + "/scan_output_" + std::to_string(s));
-    auto* axis = concat.add_attribute();
-    axis->set_name("axis");
-    axis->set_type(onnx::AttributeProto::INT);
-    axis->set_i(0);
-    for (size_t k = 0; k < scans[static_cast<size_t>(s)].size(); ++k) {
-      const std::string& v = scans[static_cast<size_t>(s)][k];
-      onnx::NodeProto u = simple_node(
-          "Unsqueeze",
-          owner + "/scan_output_" + std::to_string(s) + " [iter " + std::to_string(k) + "]",
-          axes_input ? std::vector<std::string>{v, axes} : std::vector<std::string>{v},
-          fresh(o + "__iter" + std::to_string(k)));
-      if (!axes_input) {
-        auto* a = u.add_attribute();
-        a->set_name("axes");
-        a->set_type(onnx::AttributeProto::INTS);
-        a->add_ints(0);
-      }
-      concat.add_input(u.output(0));
-      nodes.push_back(std::move(u));
-    }
-    concat.add_output(o);
-    nodes.push_back(std::move(concat));
+      u.add(simple_node("Identity", u.owner() + "/v_final_" + std::to_string(j),
+                        {carried[static_cast<size_t>(j)]}, node.output(j)));
+  for (int s = 0; s < n_scan; ++s)
+    if (!node.output(n_carried + s).empty())
+      u.stack(scans[static_cast<size_t>(s)], node.output(n_carried + s), 0, false,
+              "scan_output_" + std::to_string(s));
+  return std::move(u).finish();
+}
+
+Expected<onnx::ModelProto> unroll_scan(const onnx::ModelProto& model, int node_index,
+                                       const std::vector<Shape>& scan_input_shapes) {
+  const onnx::GraphProto& main = model.graph();
+  if (node_index < 0 || node_index >= main.node_size())
+    return invalid_argument("no node #" + std::to_string(node_index) + " in the main graph");
+  const onnx::NodeProto& node = main.node(node_index);
+  if (!is_op(node, "Scan"))
+    return invalid_argument(node_label(node, node_index) + " is not a Scan");
+  if (model_opset(model, "") < 9)
+    return unsupported(node_label(node, node_index) +
+                       ": Scan-8 (a batch axis and sequence_lens) is not unrolled");
+  const onnx::GraphProto* body = body_of(node, "body");
+  if (!body) return model_error(node_label(node, node_index) + " has no body");
+  int64_t m = -1;
+  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+  for (const auto& a : node.attribute()) {
+    std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+    if (a.name() == "num_scan_inputs") m = a.i();
+    if (a.name() == "scan_input_axes") in_axes = v;
+    if (a.name() == "scan_input_directions") in_dirs = v;
+    if (a.name() == "scan_output_axes") out_axes = v;
+    if (a.name() == "scan_output_directions") out_dirs = v;
   }
-  replace_node(*g, node_index, std::move(nodes));
-  return out;
+  const int64_t n = node.input_size() - m;
+  const int64_t k_out = node.output_size() - n;
+  if (m < 1 || n < 0 || k_out < 0 || body->input_size() != n + m ||
+      body->output_size() != node.output_size() ||
+      static_cast<int64_t>(scan_input_shapes.size()) != m)
+    return model_error(node_label(node, node_index) + ": its body's " +
+                       std::to_string(body->input_size()) + " inputs and " +
+                       std::to_string(body->output_size()) + " outputs do not match the node's " +
+                       std::to_string(node.input_size()) + " inputs (" + std::to_string(m) +
+                       " scanned) and " + std::to_string(node.output_size()) + " outputs");
+  auto at = [](const std::vector<int64_t>& v, int64_t i) {
+    return i < static_cast<int64_t>(v.size()) ? v[static_cast<size_t>(i)] : 0;
+  };
+  // Every scanned axis normalized by its input's rank; the iterations are the length of input 0's.
+  std::vector<int64_t> axes;
+  for (int64_t j = 0; j < m; ++j) {
+    const int64_t rank = static_cast<int64_t>(scan_input_shapes[static_cast<size_t>(j)].size());
+    const int64_t a = at(in_axes, j) < 0 ? at(in_axes, j) + rank : at(in_axes, j);
+    if (a < 0 || a >= rank)
+      return model_error(node_label(node, node_index) + ": scan_input_axes " +
+                         std::to_string(at(in_axes, j)) + " is outside the rank " +
+                         std::to_string(rank) + " of scan input " + std::to_string(j));
+    axes.push_back(a);
+  }
+  for (int64_t s = 0; s < k_out; ++s)
+    if (at(out_axes, s) < 0 && model_opset(model, "") < 11)
+      return unsupported(node_label(node, node_index) +
+                         ": a negative scan_output_axes before opset 11 is not unrolled");
+  const int64_t iterations = scan_input_shapes[0][static_cast<size_t>(axes[0])];
+  for (int64_t j = 1; j < m; ++j)
+    if (scan_input_shapes[static_cast<size_t>(j)]
+                         [static_cast<size_t>(axes[static_cast<size_t>(j)])] != iterations)
+      return model_error(node_label(node, node_index) + ": scan input " + std::to_string(j) +
+                         " has another length than scan input 0 (" + std::to_string(iterations) +
+                         ")");
+  if (iterations < 1)
+    return invalid_argument(node_label(node, node_index) + " scans no slice; nothing to unroll");
+
+  Unroller u(model, node_index, *body);
+  std::vector<std::string> state;
+  for (int64_t i = 0; i < n; ++i) state.push_back(node.input(static_cast<int>(i)));
+  std::vector<std::vector<std::string>> scans(static_cast<size_t>(k_out));
+  std::map<int64_t, std::string> index_of;  // slice index -> its Constant
+  for (int64_t k = 0; k < iterations; ++k) {
+    Renames in;
+    for (int64_t i = 0; i < n; ++i)
+      in[body->input(static_cast<int>(i)).name()] = state[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t t = at(in_dirs, j) != 0 ? iterations - 1 - k : k;
+      if (!index_of.count(t)) {
+        index_of[t] = u.fresh(u.owner() + "_slice" + std::to_string(t));
+        u.add_constant("slice" + std::to_string(t), index_of[t], Tensor::scalar<int64_t>(t));
+      }
+      const std::string& scanned = body->input(static_cast<int>(n + j)).name();
+      onnx::NodeProto g =
+          simple_node("Gather", u.owner() + "/scan_input_" + std::to_string(j) + Unroller::tag(k),
+                      {node.input(static_cast<int>(n + j)), index_of[t]},
+                      u.fresh(scanned + "__iter" + std::to_string(k)));
+      auto* a = g.add_attribute();
+      a->set_name("axis");
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(axes[static_cast<size_t>(j)]);
+      in[scanned] = g.output(0);
+      u.add(std::move(g));
+    }
+    const std::vector<std::string> outs = u.iteration(k, in);
+    for (int64_t i = 0; i < n; ++i) state[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
+    for (int64_t s = 0; s < k_out; ++s)
+      scans[static_cast<size_t>(s)].push_back(outs[static_cast<size_t>(n + s)]);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (!node.output(static_cast<int>(i)).empty())
+      u.add(simple_node("Identity", u.owner() + "/final_state_" + std::to_string(i),
+                        {state[static_cast<size_t>(i)]}, node.output(static_cast<int>(i))));
+  for (int64_t s = 0; s < k_out; ++s)
+    if (!node.output(static_cast<int>(n + s)).empty())
+      u.stack(scans[static_cast<size_t>(s)], node.output(static_cast<int>(n + s)), at(out_axes, s),
+              at(out_dirs, s) != 0, "scan_output_" + std::to_string(s));
+  return std::move(u).finish();
+}
+
+int64_t unrolled_nodes(const onnx::NodeProto& node, int64_t iterations) {
+  const onnx::GraphProto* body = body_of(node, "body");
+  const int64_t per_iteration = (body ? body->node_size() : 0) + 1 + node.input_size();
+  constexpr int64_t kEnough = int64_t{1} << 40;  // beyond any limit, without overflowing
+  if (iterations <= 0) return 0;
+  return iterations > kEnough / per_iteration ? kEnough : iterations * per_iteration;
 }
 
 Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
@@ -293,7 +499,8 @@ Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
     std::vector<int> todo;
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
-      if (is_op(n, "If") || (is_op(n, "Loop") && !kept_loops.count(key(n)))) todo.push_back(i);
+      if (is_op(n, "If") || ((is_op(n, "Loop") || is_op(n, "Scan")) && !kept_loops.count(key(n))))
+        todo.push_back(i);
     }
     if (todo.empty()) break;
     if (depth == kMaxInlinedIfDepth) {
@@ -315,20 +522,23 @@ Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
       if (t.op_type == "If") {
         t.then_branch = run.conditions.at(i);
       } else {
-        t.iterations = run.iterations.at(i);
+        auto it = run.iterations.find(i);
+        t.iterations = it == run.iterations.end() ? -1 : it->second;
         const onnx::GraphProto* body = body_of(n, "body");
         const int64_t body_nodes = body ? body->node_size() : 0;
         std::string why;
-        if (t.iterations == 0) {
+        if (t.iterations < 0) {
+          why = "is not unrolled (Scan-8: a batch axis and sequence_lens)";
+        } else if (t.iterations == 0) {
           why = "ran no iteration";
-        } else if (t.iterations * body_nodes > kMaxUnrolledNodes) {
+        } else if (unrolled_nodes(n, t.iterations) > kMaxUnrolledNodes) {
           why = "ran " + std::to_string(t.iterations) + " iterations of " +
                 std::to_string(body_nodes) + " nodes (more than " +
                 std::to_string(kMaxUnrolledNodes) + " nodes unrolled)";
         }
         if (!why.empty()) {
           kept_loops.insert(key(n));
-          out.kept.push_back("Loop '" + t.node + "' " + why);
+          out.kept.push_back(t.op_type + " '" + t.node + "' " + why);
           continue;
         }
       }
@@ -339,16 +549,21 @@ Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
     for (size_t k = replace.size(); k-- > 0;) {
       const int i = replace[k];
       auto next = level[k].op_type == "If" ? inline_if_branch(out.model, i, level[k].then_branch)
-                                           : unroll_loop(out.model, i, level[k].iterations);
+                  : level[k].op_type == "Loop"
+                      ? unroll_loop(out.model, i, level[k].iterations)
+                      : unroll_scan(out.model, i, run.scan_input_shapes[i]);
+      if (!next && next.status().code() == ErrorCode::kUnsupported) {
+        // Left whole (a negative scan_output_axes before opset 11), noted; the levels go on.
+        kept_loops.insert(key(out.model.graph().node(i)));
+        out.kept.push_back(next.status().message());
+        level.erase(level.begin() + static_cast<std::ptrdiff_t>(k));
+        continue;
+      }
       if (!next) return next.status();
       out.model = std::move(*next);
     }
     out.taken.insert(out.taken.end(), level.begin(), level.end());
   }
-  const onnx::GraphProto& g = out.model.graph();
-  for (int i = 0; i < g.node_size(); ++i)
-    if (is_op(g.node(i), "Scan"))
-      out.kept.push_back("Scan '" + owner_name(g.node(i), i) + "' is not unrolled");
   return out;
 }
 

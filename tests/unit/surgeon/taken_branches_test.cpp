@@ -35,7 +35,6 @@ g (bool c, float[4] x) => (float[4] y, float[4] z)
   z = Abs(a)
 })";
 
-
 // Each iteration appends the outer-scope `step` to the carried value (its shape grows), and the
 // iteration numbers are stacked as a scan output (reference/ops/control_flow_test.cpp's model).
 const char* kLoop = R"(
@@ -113,6 +112,57 @@ g (bool[4] flags) => (int64[K] iters) {
   expect_same_outputs(m, flat->model, in);
 }
 
+// Scan, read in reverse (scan_input_directions 1), and Scan on axis 1 stacked on the last axis
+// (scan_output_axes -1): the unrolled iterations compute what the Scan computes.
+TEST(UnrollScan, TheSlicesComputeWhatTheScanComputes) {
+  const auto reverse = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 11]>
+g (float[1] s0, float[3,1] x) => (float[1] s, float[3,2] y) {
+  s, y = Scan(s0, x) <
+    num_scan_inputs = 1,
+    scan_input_directions = [1],
+    body = body_g (float[1] prev, float[1] cur) => (float[1] next, float[2] pair) {
+      next = Identity(cur)
+      pair = Concat<axis = 0>(prev, cur)
+    }
+  >
+})");
+  const std::map<std::string, Tensor> in = {{"s0", Tensor::from_vector<float>({1}, {0})},
+                                            {"x", Tensor::from_vector<float>({3, 1}, {1, 2, 3})}};
+  auto flat = inline_taken_branches(reverse, {}, in);
+  ASSERT_TRUE(flat.has_value()) << flat.status().to_string();
+  ASSERT_EQ(flat->taken.size(), 1u);
+  EXPECT_EQ(flat->taken[0].op_type, "Scan");
+  EXPECT_EQ(flat->taken[0].iterations, 3);
+  EXPECT_EQ(count_op(flat->model, "Scan"), 0);
+  EXPECT_EQ(count_op(flat->model, "Gather"), 3);
+  expect_lint_clean(flat->model);
+  expect_same_outputs(reverse, flat->model, in);
+
+  const auto columns = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Scan(x) <
+    num_scan_inputs = 1,
+    scan_input_axes = [1],
+    scan_output_axes = [-1],
+    body = body_g (float[2] col) => (float[2] out) { out = Neg(col) }
+  >
+})");
+  const std::map<std::string, Tensor> x = {
+      {"x", Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  auto run = observe_control_flow(columns, {}, x);
+  ASSERT_TRUE(run.has_value()) << run.status().to_string();
+  EXPECT_EQ(run->iterations.at(0), 3);
+  auto unrolled = unroll_scan(columns, 0, run->scan_input_shapes.at(0));
+  ASSERT_TRUE(unrolled.has_value()) << unrolled.status().to_string();
+  bool found = false;
+  for (const auto& n : unrolled->graph().node()) found |= n.name() == "Scan#0/body/Neg#0 [iter 2]";
+  EXPECT_TRUE(found);
+  expect_lint_clean(*unrolled);
+  expect_same_outputs(columns, *unrolled, x);
+}
+
 // An If inside a Loop body: the Loop is unrolled first, then each iteration's If is inlined by its
 // own condition; a Loop that runs no iteration stays, with why.
 TEST(InlineTakenBranches, IfsInsideAnUnrolledLoopFollowEachIterationsCondition) {
@@ -132,8 +182,7 @@ g (int64 m, float[2] x) => (float[2] y) {
     }
   >
 })");
-  const std::map<std::string, Tensor> in = {{"m", Tensor::scalar<int64_t>(3)},
-                                            {"x", ramp({2})}};
+  const std::map<std::string, Tensor> in = {{"m", Tensor::scalar<int64_t>(3)}, {"x", ramp({2})}};
   auto flat = inline_taken_branches(m, {}, in);
   ASSERT_TRUE(flat.has_value()) << flat.status().to_string();
   EXPECT_EQ(count_op(flat->model, "Loop"), 0);
@@ -147,8 +196,7 @@ g (int64 m, float[2] x) => (float[2] y) {
   expect_lint_clean(flat->model);
   expect_same_outputs(m, flat->model, in);
 
-  const std::map<std::string, Tensor> none = {{"m", Tensor::scalar<int64_t>(0)},
-                                              {"x", ramp({2})}};
+  const std::map<std::string, Tensor> none = {{"m", Tensor::scalar<int64_t>(0)}, {"x", ramp({2})}};
   auto kept = inline_taken_branches(m, {}, none);
   ASSERT_TRUE(kept.has_value()) << kept.status().to_string();
   EXPECT_TRUE(kept->taken.empty());
