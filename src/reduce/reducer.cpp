@@ -111,10 +111,15 @@ Expected<OracleVerdict> Reducer::start() {
       if (j.is_discarded() || !j.is_object() || !j.contains("hash") || !j["hash"].is_string() ||
           !j.contains("fails") || !j["fails"].is_boolean())
         continue;
-      journal_verdicts_[j["hash"].get<std::string>()] = j["fails"].get<bool>();
+      JournalEntry e;
+      e.failed = j["fails"].get<bool>() ||
+                 (j.contains("failed_differently") && j["failed_differently"].is_boolean() &&
+                  j["failed_differently"].get<bool>());
+      if (j.contains("signature") && j["signature"].is_string())
+        e.signature = j["signature"].get<std::string>();
+      journal_entries_[j["hash"].get<std::string>()] = std::move(e);
       ++n;
     }
-    cache_ = journal_verdicts_;
     add_note("resumed with " + std::to_string(n) + " verdicts from " + options_.journal.string());
   }
   if (!options_.journal.empty()) {
@@ -140,6 +145,7 @@ Expected<OracleVerdict> Reducer::start() {
   if (v.fails && !options_.any_failure) oracle_.anchor(b, v);
   judge(v);
   if (v.fails) signature_ = v.signature;
+  judge_journal();
   if (v.timed_out) ++timeouts_;
   if (auto it = journal_verdicts_.find(b.hash);
       it != journal_verdicts_.end() && it->second != v.fails)
@@ -151,6 +157,15 @@ Expected<OracleVerdict> Reducer::start() {
   if (v.fails) ODB_RETURN_IF_ERROR(save_candidate(current_built_, options_.output));
   report_progress();
   return v;
+}
+
+void Reducer::judge_journal() {
+  for (const auto& [hash, e] : journal_entries_) {
+    const bool fails = e.failed && (options_.any_failure || e.signature.empty() ||
+                                    signature_.empty() || e.signature == signature_);
+    journal_verdicts_[hash] = fails;
+    cache_.emplace(hash, fails);
+  }
 }
 
 void Reducer::record(const BuiltCandidate& b, const OracleVerdict& v) {

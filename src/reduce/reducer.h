@@ -113,6 +113,17 @@ class Reducer {
   BuiltCandidate current_built_;
   std::map<std::string, bool> cache_;
   std::map<std::string, bool> journal_verdicts_;  // from --resume, for flakiness
+  /// A verdict as the journal holds it: whether the oracle failed the candidate at all (in any
+  /// way) and the failure's signature, judged again against this run's original (judge_journal).
+  struct JournalEntry {
+    bool failed = false;
+    std::string signature;
+  };
+  std::map<std::string, JournalEntry> journal_entries_;
+  /// Turns journal_entries_ into verdicts for this run: a failure counts when this run accepts
+  /// any failure, when either signature is unknown, or when the signatures are the same (a
+  /// journal written with --any-failure, or for another failure, resumes correctly).
+  void judge_journal();
   std::vector<Candidate> passing_;
   std::ofstream journal_;
   std::string phase_;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "model/model.h"
@@ -399,6 +400,61 @@ fs::path reduce_models_dir() {
     made = std::system(cmd.c_str()) == 0;
   }
   return dir.path();
+}
+
+// A journal's failures are judged again against the resumed run's original: written for another
+// failure (every signature changed), they count as passes, so the search goes another way and asks
+// the oracle again; with --any-failure they count as failures again and the journal answers
+// everything, the first run's result again.
+TEST(Reduce, AResumedRunJudgesTheJournalsFailuresByItsOwnSignature) {
+  auto m = load_model(reduce_models_dir() / "chain300.onnx");
+  ASSERT_TRUE(m);
+  Original o = prepared(m->proto);
+  const TempDir tmp = testing::make_temp_dir("onnxdbg-reduce-test-");
+  BuiltinOptions bo;
+  bo.fail_on = {FailOn::kNan};
+  bo.backends = {*BackendSpec::parse("reference")};
+  bo.work_dir = tmp.path();
+  auto oracle = make_builtin_oracle(bo);
+  ASSERT_TRUE(oracle);
+  ReduceOptions ro;
+  ro.strategies = *strategies_for_mode("bisect");
+  ro.reducer.output = tmp.path() / "r.onnx";
+  ro.reducer.journal = tmp.path() / "r.journal";
+  auto first = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(first) << first.status().to_string();
+  ASSERT_LT(first->nodes_after, first->nodes_before);
+  ASSERT_FALSE(first->signature.empty());
+
+  // The same verdicts, each failure now with another signature.
+  std::ifstream in(ro.reducer.journal);
+  std::string text, line;
+  int failures = 0;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (j["fails"].get<bool>()) {
+      j["signature"] = "opencv: load: another failure";
+      ++failures;
+    }
+    text += j.dump() + "\n";
+  }
+  in.close();
+  ASSERT_GT(failures, 1);
+  std::ofstream(ro.reducer.journal) << text;
+  ro.reducer.resume = true;
+  ro.reducer.journal = tmp.path() / "r.journal";
+  const std::string journal_text = text;
+  auto other = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(other) << other.status().to_string();
+  EXPECT_GT(other->oracle_calls, 2);  // the journal's failures were not this run's
+  EXPECT_GT(other->cache_hits, 0);    // its passes were
+
+  std::ofstream(ro.reducer.journal) << journal_text;
+  ro.reducer.any_failure = true;
+  auto any = reduce_model(o, **oracle, ro);
+  ASSERT_TRUE(any) << any.status().to_string();
+  EXPECT_EQ(any->nodes_after, first->nodes_after);
+  EXPECT_EQ(any->oracle_calls, 2);  // the original and the confirmation only
 }
 
 TEST(Reduce, BuiltInNanOracleFindsTheOneRareNodeInEachBenchmarkModel) {
