@@ -1,6 +1,7 @@
 // Tensor storage, shape arithmetic with overflow checks, and ONNX Cast conversion.
 #include "core/tensor.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -40,10 +41,75 @@ std::string shape_to_string(const Shape& shape) {
   return s;
 }
 
+namespace {
+
+/// Released tensor buffers of 1 KiB << c bytes (c < kClasses), kept for the next allocation of
+/// that class on the same thread; freed when the thread ends.
+class BufferCache {
+ public:
+  static constexpr size_t kMin = 1024;
+  static constexpr int kClasses = 7;  // 1 KiB .. 64 KiB
+  static constexpr size_t kPerClass = 8;
+
+  /// The class of an allocation of `n` bytes, or -1 when the cache does not take such sizes.
+  static int class_of(size_t n) {
+    if (n <= kMin / 2 || n > (kMin << (kClasses - 1))) return -1;
+    int c = 0;
+    while ((kMin << c) < n) ++c;
+    return c;
+  }
+  static size_t size_of(int c) { return kMin << c; }
+
+  void* take(int c) {
+    auto& list = free_[c];
+    if (count_[c] == 0) return nullptr;
+    return list[--count_[c]];
+  }
+  bool give(void* p) {
+    const size_t usable = malloc_usable_size(p);
+    // The class whose size the chunk holds (a chunk of class c holds at least size_of(c)).
+    int c = -1;
+    for (int k = kClasses - 1; k >= 0; --k)
+      if (usable >= size_of(k)) {
+        c = k;
+        break;
+      }
+    if (c < 0 || usable >= 2 * size_of(kClasses - 1) || count_[c] == kPerClass) return false;
+    free_[c][count_[c]++] = p;
+    return true;
+  }
+  ~BufferCache();
+
+ private:
+  void* free_[kClasses][kPerClass] = {};
+  size_t count_[kClasses] = {};
+};
+
+thread_local BufferCache buffer_cache;
+// Set when the thread's cache is gone (thread exit): buffers released later (tensors destroyed by
+// other thread-exit or static destructors) are freed directly. Trivially destructible, so it can
+// be read at any point of the thread's exit.
+thread_local bool buffer_cache_gone = false;
+
+BufferCache::~BufferCache() {
+  buffer_cache_gone = true;
+  for (int c = 0; c < kClasses; ++c)
+    for (size_t k = 0; k < count_[c]; ++k) std::free(free_[c][k]);
+}
+
+}  // namespace
+
+void release_tensor_bytes(std::byte* p) noexcept {
+  if (p && (buffer_cache_gone || !buffer_cache.give(p))) std::free(p);
+}
+
 std::byte* allocate_tensor_bytes(size_t n) {
   constexpr size_t kHugePage = size_t{2} << 20;
   void* p = nullptr;
-  if (n >= kHugePage) {
+  if (const int c = BufferCache::class_of(n); c >= 0 && !buffer_cache_gone) {
+    p = buffer_cache.take(c);
+    if (!p) p = std::malloc(BufferCache::size_of(c));
+  } else if (n >= kHugePage) {
     const size_t rounded = (n + kHugePage - 1) / kHugePage * kHugePage;
     p = std::aligned_alloc(kHugePage, rounded);
     if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing

@@ -214,6 +214,32 @@ std::vector<MissingKernel> find_missing_kernels(const onnx::ModelProto& model) {
   return out;
 }
 
+// Per-graph facts computed once (plan_of): the run order, each node's kernel, and the slots the
+// values its nodes produce are kept in while the graph runs.
+struct Interpreter::GraphPlan {
+  // The order the nodes run in: a topological order (model/graph.h's topological_order, the file
+  // order wherever that is valid). ONNX requires nodes sorted, but published models are not
+  // always (ONNX Runtime sorts them itself), so the interpreter does not rely on the file's order.
+  std::vector<size_t> order;
+  Status order_error;  // a cycle: no order exists
+  // Every name a node of the graph produces -> its slot in Scope::slots (the first producer's
+  // slot where several nodes produce one name).
+  std::unordered_map<std::string, int> slot_of;
+  int num_slots = 0;
+  // The rest is indexed by node (file order).
+  std::vector<const KernelDef*> kernels;  // nullptr: runs a function body
+  // Per node and input: the input's slot when a node of this graph produces it, else -1 (a
+  // graph input, an initializer, an outer-scope value: looked up by name). Per output: its slot
+  // (-1 for an omitted one).
+  std::vector<std::vector<int>> input_slots, output_slots;
+  std::vector<std::vector<int>> free_after;  // slots no later node of the graph reads
+  // Per node and input: this node is the input's last reader in the graph, reads it once and
+  // has no subgraph that could see it, so a kernel may move from it (when the graph owns it).
+  std::vector<std::vector<bool>> last_read;
+  std::vector<int64_t> opsets;     // each node's opset for its domain
+  std::vector<bool> has_subgraph;  // the node has a graph attribute (If, Loop, Scan, ...)
+};
+
 // Values visible while running one graph: its own (owned or borrowed), then the parent's.
 struct Interpreter::Scope {
   const Scope* parent = nullptr;
@@ -221,11 +247,21 @@ struct Interpreter::Scope {
   // The graph's initializers, looked up where they are kept (initializers_of) rather than
   // copied into `borrowed` on every run of the graph.
   const std::map<std::string, Value>* initializers = nullptr;
-  std::map<std::string, Value> owned;  // produced by nodes of this graph
+  // Produced by nodes of this graph, by the plan's slots (undefined: not produced yet, or freed).
+  const GraphPlan* plan = nullptr;
+  std::vector<Value> slots;
 
+  /// The value a node of this graph produced under `name`, or nullptr.
+  const Value* owned(const std::string& name) const {
+    if (!plan) return nullptr;
+    auto it = plan->slot_of.find(name);
+    if (it == plan->slot_of.end()) return nullptr;
+    const Value& v = slots[static_cast<size_t>(it->second)];
+    return v.defined() ? &v : nullptr;
+  }
   const Value* find(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent) {
-      if (auto it = s->owned.find(name); it != s->owned.end()) return &it->second;
+      if (const Value* v = s->owned(name)) return v;
       if (auto it = s->borrowed.find(name); it != s->borrowed.end()) return it->second;
       if (s->initializers)
         if (auto it = s->initializers->find(name); it != s->initializers->end()) return &it->second;
@@ -258,28 +294,12 @@ std::vector<OpProfile> Interpreter::profile() const {
   return out;
 }
 
-struct Interpreter::GraphPlan {
-  // The order the nodes run in: a topological order (model/graph.h's topological_order, the file
-  // order wherever that is valid). ONNX requires nodes sorted, but published models are not
-  // always (ONNX Runtime sorts them itself), so the interpreter does not rely on the file's order.
-  std::vector<size_t> order;
-  Status order_error;  // a cycle: no order exists
-  // The rest is indexed by node (file order).
-  std::vector<const KernelDef*> kernels;             // nullptr: runs a function body
-  std::vector<std::vector<std::string>> free_after;  // values no later node of the graph reads
-  // Per node and input: this node is the input's last reader in the graph, reads it once and
-  // has no subgraph that could see it, so a kernel may move from it (when the graph owns it).
-  std::vector<std::vector<bool>> last_read;
-  std::vector<int64_t> opsets;     // each node's opset for its domain
-  std::vector<bool> has_subgraph;  // the node has a graph attribute (If, Loop, Scan, ...)
-};
-
 Interpreter::~Interpreter() = default;
 
 const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph,
                                                    const OpsetMap& opsets) {
-  auto& slot = plans_[&graph];
-  if (slot) return *slot;
+  auto& cached = plans_[&graph];
+  if (cached) return *cached;
   auto plan = std::make_unique<GraphPlan>();
   const size_t n = static_cast<size_t>(graph.node_size());
   // Names the graph reads but does not define come from enclosing scopes (or are undefined,
@@ -311,13 +331,27 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
   plan->free_after.resize(n);
   plan->last_read.resize(n);
   plan->has_subgraph.resize(n);
+  plan->input_slots.resize(n);
+  plan->output_slots.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& o : graph.node(static_cast<int>(i)).output())
+      if (!o.empty() && plan->slot_of.emplace(o, plan->num_slots).second) ++plan->num_slots;
+  auto slot = [&](const std::string& name) {
+    auto it = plan->slot_of.find(name);
+    return name.empty() || it == plan->slot_of.end() ? -1 : it->second;
+  };
   for (size_t pos = 0; pos < n; ++pos) {
     const size_t i = plan->order[pos];
     const auto& node = graph.node(static_cast<int>(i));
+    // Only values this graph owns are freed (feeds, initializers and outer values are not its).
     for (const auto& r : reads[i])
-      if (last_use.at(r) == pos && !keep.count(r)) plan->free_after[i].push_back(r);
+      if (last_use.at(r) == pos && !keep.count(r) && slot(r) >= 0)
+        plan->free_after[i].push_back(slot(r));
     for (const auto& o : node.output())
-      if (!o.empty() && !last_use.count(o) && !keep.count(o)) plan->free_after[i].push_back(o);
+      if (!o.empty() && !last_use.count(o) && !keep.count(o))
+        plan->free_after[i].push_back(slot(o));
+    for (const auto& in : node.input()) plan->input_slots[i].push_back(slot(in));
+    for (const auto& o : node.output()) plan->output_slots[i].push_back(slot(o));
     bool has_subgraph = false;
     for (const auto& a : node.attribute())
       has_subgraph = has_subgraph || a.has_g() || a.graphs_size();
@@ -328,8 +362,8 @@ const Interpreter::GraphPlan& Interpreter::plan_of(const onnx::GraphProto& graph
                                    !keep.count(in));
     }
   }
-  slot = std::move(plan);
-  return *slot;
+  cached = std::move(plan);
+  return *cached;
 }
 
 Expected<std::unique_ptr<Interpreter>> Interpreter::create(const onnx::ModelProto& model,
@@ -516,6 +550,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   for (const auto& [name, v] : feeds) scope.borrowed[name] = v;
 
   const GraphPlan& plan = plan_of(graph, opsets);
+  scope.plan = &plan;
+  scope.slots.resize(static_cast<size_t>(plan.num_slots));
   const size_t all_nodes = static_cast<size_t>(graph.node_size());
   // run_prefix: the main graph stops early and returns no outputs.
   const bool main_graph = depth == 0 && parent == nullptr && &graph == &model_.graph();
@@ -525,6 +561,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   if (!plan.order_error.is_ok())
     return Status(plan.order_error)
         .with_context("while ordering the nodes of graph '" + graph_label + "'");
+  KernelScratch scratch;
+  std::vector<Value> outs;  // the current node's outputs (memory kept from node to node)
   for (size_t pos = 0; pos < n_nodes; ++pos) {
     const size_t i = plan.order[pos];
     const auto& node = graph.node(static_cast<int>(i));
@@ -546,10 +584,12 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       if (def && def->half_mode == HalfMode::kViaFloat32 && half) return DType::kFloat;
       return DType::kUndefined;
     };
-    std::vector<const Value*> ins;
-    std::vector<Tensor*> movable;
-    ins.reserve(static_cast<size_t>(node.input_size()));
-    movable.reserve(static_cast<size_t>(node.input_size()));
+    // The node's inputs go into the graph run's scratch vectors (their memory kept from node to
+    // node: KernelScratch).
+    std::vector<const Value*>& ins = scratch.values;
+    std::vector<Tensor*>& movable = scratch.movable;
+    ins.clear();
+    movable.clear();
     std::vector<Value> upcast;  // widened copies of inputs (reserved at the first, see below)
     DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
     for (int k = 0; k < node.input_size(); ++k) {
@@ -559,16 +599,19 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         movable.push_back(nullptr);
         continue;
       }
-      const Value* v = scope.find(name);
+      const int slot = plan.input_slots[i][static_cast<size_t>(k)];
+      const Value* v = slot >= 0 && scope.slots[static_cast<size_t>(slot)].defined()
+                           ? &scope.slots[static_cast<size_t>(slot)]
+                           : scope.find(name);
       if (!v)
         return model_error("input '" + name +
                            "' is undefined: no node, initializer or graph "
                            "input produces it before this node")
             .with_context(context());
       Tensor* mov = nullptr;
-      if (plan.last_read[i][static_cast<size_t>(k)])
-        if (auto it = scope.owned.find(name); it != scope.owned.end() && it->second.is_tensor())
-          mov = &it->second.tensor();
+      if (plan.last_read[i][static_cast<size_t>(k)] && slot >= 0 &&
+          scope.slots[static_cast<size_t>(slot)].is_tensor())
+        mov = &scope.slots[static_cast<size_t>(slot)].tensor();
       const Tensor* t = v->as_tensor();
       if (const DType to = t ? wider_type(t->dtype()) : DType::kUndefined;
           to != DType::kUndefined) {
@@ -593,7 +636,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     const bool timed = options_.profile && parent == nullptr && depth == 0;
     const auto t0 =
         timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    std::vector<Value> outs;
+    outs.clear();
     if (!def) {
       // No kernel: the load-time check found a function body (a kernel always wins).
       auto r = run_function(node, opset, ins, opsets, depth);
@@ -641,9 +684,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         };
       }
       // Copies: `runner` calls value_runner by reference, so the original stays here.
-      KernelContext ctx(node, opset, std::move(ins), runner, value_runner);
+      KernelContext ctx(node, opset, scratch, runner, value_runner);
       ctx.set_random_source(&random_, i);
-      ctx.set_movable_inputs(std::move(movable));
       Status st;
       try {
         st = def->fn(ctx);
@@ -656,9 +698,9 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       // outputs unfinished: the run ends here.
       if (st.is_ok()) st = check_run_limits();
       if (!st.is_ok()) return std::move(st).with_context(context());
-      outs.reserve(static_cast<size_t>(node.output_size()));
       for (size_t k = 0; k < static_cast<size_t>(node.output_size()); ++k)
         outs.push_back(ctx.take_output(k));
+      ctx.return_scratch(scratch);
     }
 
     if (timed) {
@@ -684,10 +726,10 @@ Expected<std::vector<Value>> Interpreter::run_graph(
         out = Value(std::move(*h));
       }
       if (hook && *hook && out.is_tensor()) (*hook)(node, i, name, out.tensor());
-      scope.owned[name] = std::move(out);
+      scope.slots[static_cast<size_t>(plan.output_slots[i][k])] = std::move(out);
     }
     // Free what no later node of this graph reads.
-    for (const auto& name : plan.free_after[i]) scope.owned.erase(name);
+    for (int slot : plan.free_after[i]) scope.slots[static_cast<size_t>(slot)] = Value();
   }
   if (n_nodes < all_nodes) return std::vector<Value>{};
 

@@ -40,6 +40,17 @@ using ValueSubgraphRunner =
     std::function<Expected<std::vector<Value>>(const onnx::GraphProto&, std::vector<Value>)>;
 
 /// Everything a kernel may read, and where it puts its outputs.
+/// The vectors a KernelContext holds, kept by the interpreter from one node to the next so that
+/// their memory is allocated once per graph run rather than once per node (KernelContext's
+/// scratch constructor and return_scratch).
+struct KernelScratch {
+  std::vector<const Value*> values;  ///< the node's inputs, filled by the caller
+  std::vector<Tensor*> movable;      ///< see KernelContext::movable_input, filled by the caller
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor> outputs;
+  std::vector<Value> value_outputs;
+};
+
 class KernelContext {
  public:
   /// `inputs` holds one entry per node input (nullptr for an omitted one); the tensor view
@@ -55,6 +66,38 @@ class KernelContext {
         value_subgraph_runner_(std::move(value_subgraph_runner)) {
     inputs_.reserve(values_.size());
     for (const Value* v : values_) inputs_.push_back(v ? v->as_tensor() : nullptr);
+  }
+  /// As above, with the inputs (scratch.values, one per node input) and the movable inputs
+  /// (scratch.movable, as set_movable_inputs takes them) in `scratch`, whose vectors it takes and
+  /// reuses; return_scratch gives them back, emptied, for the next node.
+  KernelContext(const onnx::NodeProto& node, int64_t opset, KernelScratch& scratch,
+                SubgraphRunner subgraph_runner, ValueSubgraphRunner value_subgraph_runner)
+      : node_(node),
+        opset_(opset),
+        inputs_(std::move(scratch.inputs)),
+        outputs_(std::move(scratch.outputs)),
+        subgraph_runner_(std::move(subgraph_runner)),
+        values_(std::move(scratch.values)),
+        value_outputs_(std::move(scratch.value_outputs)),
+        value_subgraph_runner_(std::move(value_subgraph_runner)),
+        movable_(std::move(scratch.movable)) {
+    outputs_.resize(static_cast<size_t>(node.output_size()));
+    value_outputs_.resize(static_cast<size_t>(node.output_size()));
+    inputs_.clear();
+    for (const Value* v : values_) inputs_.push_back(v ? v->as_tensor() : nullptr);
+  }
+  /// Moves this context's vectors, emptied but with their memory, back into `scratch` (after
+  /// the outputs were taken); the context is not used afterwards.
+  void return_scratch(KernelScratch& scratch) {
+    auto give = [](auto& from, auto& to) {
+      from.clear();
+      to = std::move(from);
+    };
+    give(values_, scratch.values);
+    give(movable_, scratch.movable);
+    give(inputs_, scratch.inputs);
+    give(outputs_, scratch.outputs);
+    give(value_outputs_, scratch.value_outputs);
   }
 
   const onnx::NodeProto& node() const { return node_; }
