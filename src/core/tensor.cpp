@@ -404,9 +404,14 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow
   if (to == DType::kComplex64 || to == DType::kComplex128 || t.dtype() == DType::kComplex64 ||
       t.dtype() == DType::kComplex128)
     return unsupported("Cast to or from complex types");
-  ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make(to, t.shape()));
-  const int64_t n = t.numel();
   if (t.dtype() == to) return t;
+  // The float16 <-> float32 loops below write every element: no zero fill first (a float16
+  // model's every node casts its activations both ways around its float32 kernel).
+  const bool whole = (t.dtype() == DType::kFloat && to == DType::kFloat16) ||
+                     (t.dtype() == DType::kFloat16 && to == DType::kFloat);
+  ODB_ASSIGN_OR_RETURN(Tensor out, whole ? Tensor::make_uninitialized(to, t.shape())
+                                         : Tensor::make(to, t.shape()));
+  const int64_t n = t.numel();
   if (to == DType::kString) {
     for (int64_t i = 0; i < n; ++i) {
       std::ostringstream os;
