@@ -20,7 +20,8 @@ void InputArgs::add_to(CLI::App* cmd, const Config& config) {
   if (config.input_shapes)
     cmd->add_option(
         "--input-shapes", input_shapes_,
-        "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224]");
+        "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224], "
+        "several separated by spaces or commas");
   cmd->add_option("--load-inputs", load_inputs_, config.load_inputs_help);
   if (config.sample)
     sample_option_ = cmd->add_option("--sample", sample_,

@@ -409,8 +409,8 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow
   // model's every node casts its activations both ways around its float32 kernel).
   const bool whole = (t.dtype() == DType::kFloat && to == DType::kFloat16) ||
                      (t.dtype() == DType::kFloat16 && to == DType::kFloat);
-  ODB_ASSIGN_OR_RETURN(Tensor out, whole ? Tensor::make_uninitialized(to, t.shape())
-                                         : Tensor::make(to, t.shape()));
+  ODB_ASSIGN_OR_RETURN(
+      Tensor out, whole ? Tensor::make_uninitialized(to, t.shape()) : Tensor::make(to, t.shape()));
   const int64_t n = t.numel();
   if (to == DType::kString) {
     for (int64_t i = 0; i < n; ++i) {

@@ -53,7 +53,24 @@ ValueRange narrow_range(DType t) {
 
 }  // namespace
 
-Status parse_input_shapes(const std::vector<std::string>& args, std::map<std::string, Shape>& out) {
+Status parse_input_shapes(const std::vector<std::string>& raw, std::map<std::string, Shape>& out) {
+  // Entries may also come comma-separated in one value ("x:1x3,y:1x5"; commas inside [...]
+  // belong to a shape).
+  std::vector<std::string> args;
+  for (const auto& value : raw) {
+    std::string cur;
+    int depth = 0;
+    for (char c : value) {
+      depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+      if (c == ',' && depth == 0) {
+        args.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    args.push_back(cur);
+  }
   for (const auto& arg : args) {
     const auto colon = arg.rfind(':');
     if (colon == std::string::npos || colon == 0)

@@ -31,7 +31,8 @@ struct InputGenOptions {
 };
 
 /// Parses --input-shapes values "name:1x3x224x224" or Polygraphy's "name:[1,3,224,224]"
-/// (a scalar is "name:[]"; the last ':' separates, so names with ':' work).
+/// (a scalar is "name:[]"; the last ':' separates, so names with ':' work), one per value or
+/// several in one value separated by commas outside brackets ("x:1x3,y:[1,5]").
 /// Errors: kInvalidArgument naming the bad entry.
 Status parse_input_shapes(const std::vector<std::string>& args, std::map<std::string, Shape>& out);
 

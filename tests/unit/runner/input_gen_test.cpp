@@ -26,6 +26,12 @@ TEST(InputGen, ParsesBothShapeSyntaxes) {
   Status bad = parse_input_shapes({"x:1xfoo"}, s);
   EXPECT_NE(bad.to_string().find("'foo' is not a non-negative integer"), std::string::npos);
   EXPECT_FALSE(parse_input_shapes({"x:99999999999x99999999999"}, s).is_ok());
+  // Several entries in one value, separated by commas outside brackets.
+  std::map<std::string, Shape> m;
+  ASSERT_TRUE(parse_input_shapes({"input:1x512,h:[2,1,64],c:2x1x64"}, m).is_ok());
+  EXPECT_EQ(m["input"], (Shape{1, 512}));
+  EXPECT_EQ(m["h"], (Shape{2, 1, 64}));
+  EXPECT_EQ(m["c"], (Shape{2, 1, 64}));
 }
 
 TEST(InputGen, MissingDynamicDimNamesIt) {
