@@ -10,28 +10,6 @@ namespace {
 
 using namespace testing;
 
-// The then branch defines `a`, a name the main graph uses too, and reads it in a nested If; the
-// else branch passes the outer `a` through and holds an initializer.
-const char* kNested = R"(
-<ir_version: 8, opset_import: ["" : 13]>
-g (bool c, float[4] x) => (float[4] y, float[4] z)
-{
-  a = Relu(x)
-  y = If(c) <
-    then_branch = then_g () => (float[4] p) {
-      a = Sigmoid(x)
-      p = If(c) <
-        then_branch = t2 () => (float[4] q) { q = Add(a, a) },
-        else_branch = e2 () => (float[4] r) { r = Neg(a) }
-      >
-    },
-    else_branch = else_g () => (float[4] b) <float[4] k = {1.0, 2.0, 3.0, 4.0}> {
-      b = Mul(a, k)
-    }
-  >
-  z = Abs(a)
-})";
-
 TEST(InlineIf, EachBranchComputesWhatTheIfComputesForThatCondition) {
   const auto m = parse_text_model(kNested);
   for (bool then_branch : {true, false}) {

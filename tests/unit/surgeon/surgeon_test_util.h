@@ -37,6 +37,29 @@ inline void expect_same_outputs(const onnx::ModelProto& a, const onnx::ModelProt
   }
 }
 
+// Nested Ifs (inline_if_test.cpp, taken_branches_test.cpp): the then branch defines `a`, a name
+// the main graph uses too, and reads it in a nested If; the else branch passes the outer `a`
+// through and holds an initializer.
+inline const char* const kNested = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[4] x) => (float[4] y, float[4] z)
+{
+  a = Relu(x)
+  y = If(c) <
+    then_branch = then_g () => (float[4] p) {
+      a = Sigmoid(x)
+      p = If(c) <
+        then_branch = t2 () => (float[4] q) { q = Add(a, a) },
+        else_branch = e2 () => (float[4] r) { r = Neg(a) }
+      >
+    },
+    else_branch = else_g () => (float[4] b) <float[4] k = {1.0, 2.0, 3.0, 4.0}> {
+      b = Mul(a, k)
+    }
+  >
+  z = Abs(a)
+})";
+
 inline int count_op(const onnx::ModelProto& m, const std::string& op) {
   int n = 0;
   for (const auto& node : m.graph().node()) n += node.op_type() == op;
