@@ -172,9 +172,12 @@ struct Fp16Stats {
 };
 
 /// Converts float32 initializers, activations, Constant/ConstantOfShape values and Cast/dtype
-/// attributes to float16 (values beyond float16's range clamp to +-65504). Blocked ops, ops
-/// without a schema, ops with subgraphs, and inputs whose schema allows no float16 (Resize
-/// scales) keep float32 with Cast nodes at their edges; value_info is re-inferred.
+/// attributes to float16 (values beyond float16's range clamp to +-65504), in the main graph and
+/// inside If branches and Loop/Scan bodies: a body's float32 inputs, outputs and loop-carried
+/// values become float16 with the node's (a Cast at a body output that is not). Blocked ops
+/// (a blocked If keeps its branches float32), ops without a schema, other ops with subgraphs, and
+/// inputs whose schema allows no float16 (Resize scales) keep float32 with Cast nodes at their
+/// edges; value_info is re-inferred (the bodies' is dropped).
 /// Errors: kModelError when an initializer cannot be read (external data via `base_dir`).
 Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path& base_dir,
                             const Fp16Options& options);
