@@ -221,8 +221,10 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
       "Input values (.npz, .pb, .npy or a test-data folder) instead of generated ones; an .npz "
       "may also hold intermediate tensors (layerwise data), used as golden values";
   args->inputs.add_to(cmd, inputs);
-  cmd->add_option("--model-input-shapes", args->model_input_shapes,
-                  "Fix dynamic input shapes before reducing: NAME:1x3x224x224 (repeatable)");
+  cmd->add_option("--model-input-shapes,--input-shapes", args->model_input_shapes,
+                  "Fix dynamic input shapes before reducing (the generated inputs take them): "
+                  "NAME:1x3x224x224, several separated by spaces or commas (--input-shapes as "
+                  "in run is the same option)");
   cmd->add_option("--mode", args->mode,
                   "bisect or linear (Polygraphy's), or full (ddmin over nodes, then branches, "
                   "inputs, attributes, initializers; repeated while nodes shrink)")
