@@ -127,99 +127,148 @@ std::string fresh_name(const onnx::GraphProto& g, const ConstMap& taken, const s
 // the constants of the enclosing graphs; `types` the statically known types of g's values, or
 // null where Shape/Size must not fold (Loop and Scan bodies, whose carried values may change shape
 // from one iteration to the next); `outer_shapes` the enclosing graphs' static shapes (null in
-// the main graph). `where` names g in notes. Returns the number of nodes folded.
-Expected<int64_t> fold_graph(Round& r, onnx::GraphProto& g, const ConstMap& outer,
-                             const TypeMap* types, const ShapeLookup* outer_shapes, bool is_main,
-                             const std::string& where) {
-  const int n = g.node_size();
-  const ConstMap inits = graph_constants(g, outer, is_main, r.model.ir_version());
-  std::unordered_set<std::string> defined_here;
-  for (const auto& vi : g.input()) defined_here.insert(vi.name());
-  for (const auto& t : g.initializer()) defined_here.insert(t.name());
-  for (const auto& node : g.node())
-    for (const auto& o : node.output()) defined_here.insert(o);
-  const ShapeLookup shapes = [&](const std::string& name) -> std::optional<Shape> {
-    if (defined_here.count(name)) return types ? static_shape(name, g, *types) : std::nullopt;
-    return outer_shapes ? (*outer_shapes)(name) : std::nullopt;
-  };
-  // A subgraph's output keeps a producer: an Identity reading the folded value, because
-  // runtimes do not all accept a subgraph output that is an initializer.
-  std::unordered_set<std::string> subgraph_outputs;
-  if (!is_main)
-    for (const auto& o : g.output()) subgraph_outputs.insert(o.name());
+// the main graph). `where` names g in notes. run() returns the number of nodes folded.
+class GraphFolder {
+ public:
+  GraphFolder(Round& r, onnx::GraphProto& g, const ConstMap& outer, const TypeMap* types,
+              const ShapeLookup* outer_shapes, bool is_main, std::string where)
+      : r_(r),
+        g_(g),
+        outer_(outer),
+        types_(types),
+        outer_shapes_(outer_shapes),
+        is_main_(is_main),
+        where_(std::move(where)),
+        n_(g.node_size()),
+        inits_(graph_constants(g, outer, is_main, r.model.ir_version())),
+        excluded_(static_cast<size_t>(n_), false) {
+    for (const auto& vi : g.input()) defined_here_.insert(vi.name());
+    for (const auto& t : g.initializer()) defined_here_.insert(t.name());
+    for (const auto& node : g.node())
+      for (const auto& o : node.output()) defined_here_.insert(o);
+    // A subgraph's output keeps a producer: an Identity reading the folded value, because
+    // runtimes do not all accept a subgraph output that is an initializer.
+    if (!is_main)
+      for (const auto& o : g.output()) subgraph_outputs_.insert(o.name());
+  }
 
-  std::vector<bool> excluded(static_cast<size_t>(n), false);
-  std::map<std::string, Tensor> values;  // outputs of evaluated nodes, kept across retries
-  auto mark = [&] {
-    Marking m;
-    m.foldable.assign(static_cast<size_t>(n), false);
-    std::unordered_set<std::string> constant;
-    for (const auto& [name, t] : inits) constant.insert(name);
-    for (int i = 0; i < n; ++i) {
-      const auto& node = g.node(i);
-      if (excluded[static_cast<size_t>(i)] || nondeterministic(node)) continue;
-      // The Identity that gives a subgraph output its folded value stays (see below).
-      if (!is_main && node.op_type() == "Identity" && node.output_size() == 1 &&
-          subgraph_outputs.count(node.output(0)))
-        continue;
-      const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-      if (r.missing.count({domain, node.op_type()})) continue;
-      bool ok = true;
-      for (const auto& rd : node_reads(node)) ok = ok && constant.count(rd);
-      if (!ok && types && (node.op_type() == "Shape" || node.op_type() == "Size") &&
-          domain.empty() && node.input_size() == 1 && node.output_size() == 1) {
-        if (auto s = shapes(node.input(0))) {
-          m.shape_values.emplace(i, shape_value(node, *s));
-          ok = true;
-        }
-      }
-      if (!ok) continue;
-      m.foldable[static_cast<size_t>(i)] = true;
-      for (const auto& o : node.output())
-        if (!o.empty()) constant.insert(o);
-    }
-    return m;
-  };
+  Expected<int64_t> run() {
+    ODB_RETURN_IF_ERROR(evaluate());
+    find_boundary();
+    int64_t folded = 0;
+    for (bool f : marking_.foldable) folded += f;
+    if (folded > 0) ODB_RETURN_IF_ERROR(replace_folded(folded));
+    ODB_ASSIGN_OR_RETURN(int64_t in_bodies, fold_bodies());
+    return folded + in_bodies;
+  }
 
+ private:
+  std::optional<Shape> shape_of(const std::string& name) const {
+    if (defined_here_.count(name)) return types_ ? static_shape(name, g_, *types_) : std::nullopt;
+    return outer_shapes_ ? (*outer_shapes_)(name) : std::nullopt;
+  }
+  Marking mark() const;
+  onnx::ModelProto evaluation_model(std::vector<int>& run_nodes) const;
+  Status evaluate();
+  void find_boundary();
+  Status replace_folded(int64_t folded);
+  Expected<int64_t> fold_bodies();
+
+  Round& r_;
+  onnx::GraphProto& g_;
+  const ConstMap& outer_;
+  const TypeMap* types_;
+  const ShapeLookup* outer_shapes_;
+  const bool is_main_;
+  const std::string where_;
+  const int n_;
+  const ConstMap inits_;
+  std::unordered_set<std::string> defined_here_;
+  std::unordered_set<std::string> subgraph_outputs_;
+  std::vector<bool> excluded_;            // nodes that failed to evaluate or are too large
+  std::map<std::string, Tensor> values_;  // outputs of evaluated nodes, kept across retries
+  Marking marking_;
+  std::unordered_set<std::string> boundary_;  // folded values the rest of the graph reads
+};
+
+// The nodes computable from constants, given the ones excluded so far.
+Marking GraphFolder::mark() const {
   Marking m;
-  std::unordered_set<std::string> boundary;
-  for (int attempt = 0;; ++attempt) {
-    m = mark();
-    for (const auto& [i, v] : m.shape_values) values[g.node(i).output(0)] = v;
-    // Evaluate the marked nodes whose values are not known yet, in one interpreter run.
-    onnx::ModelProto mini;
-    mini.set_ir_version(r.model.ir_version());
-    *mini.mutable_opset_import() = r.model.opset_import();
-    *mini.mutable_functions() = r.model.functions();
-    auto* mg = mini.mutable_graph();
-    mg->set_name("fold");
-    std::unordered_set<std::string> added;
-    std::vector<int> run_nodes;
-    for (int i = 0; i < n; ++i) {
-      if (!m.foldable[static_cast<size_t>(i)] || m.shape_values.count(i)) continue;
-      const auto& node = g.node(i);
-      bool known = true;
-      for (const auto& o : node.output()) known = known && (o.empty() || values.count(o));
-      if (known) continue;
-      for (const auto& rd : node_reads(node)) {
-        if (!added.insert(rd).second) continue;
-        if (auto it = values.find(rd); it != values.end()) {
-          *mg->add_initializer() = tensor_to_proto(it->second, rd);
-        } else if (auto jt = inits.find(rd); jt != inits.end()) {
-          *mg->add_initializer() = *jt->second;
-        }
+  m.foldable.assign(static_cast<size_t>(n_), false);
+  std::unordered_set<std::string> constant;
+  for (const auto& [name, t] : inits_) constant.insert(name);
+  for (int i = 0; i < n_; ++i) {
+    const auto& node = g_.node(i);
+    if (excluded_[static_cast<size_t>(i)] || nondeterministic(node)) continue;
+    // The Identity that gives a subgraph output its folded value stays (see replace_folded).
+    if (!is_main_ && node.op_type() == "Identity" && node.output_size() == 1 &&
+        subgraph_outputs_.count(node.output(0)))
+      continue;
+    const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    if (r_.missing.count({domain, node.op_type()})) continue;
+    bool ok = true;
+    for (const auto& rd : node_reads(node)) ok = ok && constant.count(rd);
+    if (!ok && types_ && (node.op_type() == "Shape" || node.op_type() == "Size") &&
+        domain.empty() && node.input_size() == 1 && node.output_size() == 1) {
+      if (auto s = shape_of(node.input(0))) {
+        m.shape_values.emplace(i, shape_value(node, *s));
+        ok = true;
       }
-      *mg->add_node() = node;
-      run_nodes.push_back(i);
-      for (const auto& o : node.output())
-        if (!o.empty()) {
-          added.insert(o);
-          mg->add_output()->set_name(o);
-        }
     }
-    if (run_nodes.empty()) break;
+    if (!ok) continue;
+    m.foldable[static_cast<size_t>(i)] = true;
+    for (const auto& o : node.output())
+      if (!o.empty()) constant.insert(o);
+  }
+  return m;
+}
+
+// A model of the marked nodes whose values are not known yet (`run_nodes`, by index in g), with
+// what they read as initializers and what they compute as outputs.
+onnx::ModelProto GraphFolder::evaluation_model(std::vector<int>& run_nodes) const {
+  onnx::ModelProto mini;
+  mini.set_ir_version(r_.model.ir_version());
+  *mini.mutable_opset_import() = r_.model.opset_import();
+  *mini.mutable_functions() = r_.model.functions();
+  auto* mg = mini.mutable_graph();
+  mg->set_name("fold");
+  std::unordered_set<std::string> added;
+  for (int i = 0; i < n_; ++i) {
+    if (!marking_.foldable[static_cast<size_t>(i)] || marking_.shape_values.count(i)) continue;
+    const auto& node = g_.node(i);
+    bool known = true;
+    for (const auto& o : node.output()) known = known && (o.empty() || values_.count(o));
+    if (known) continue;
+    for (const auto& rd : node_reads(node)) {
+      if (!added.insert(rd).second) continue;
+      if (auto it = values_.find(rd); it != values_.end()) {
+        *mg->add_initializer() = tensor_to_proto(it->second, rd);
+      } else if (auto jt = inits_.find(rd); jt != inits_.end()) {
+        *mg->add_initializer() = *jt->second;
+      }
+    }
+    *mg->add_node() = node;
+    run_nodes.push_back(i);
+    for (const auto& o : node.output())
+      if (!o.empty()) {
+        added.insert(o);
+        mg->add_output()->set_name(o);
+      }
+  }
+  return mini;
+}
+
+// Marks and evaluates the foldable nodes in one interpreter run; a node that fails is excluded
+// (with a note) and the rest is tried again.
+Status GraphFolder::evaluate() {
+  for (;;) {
+    marking_ = mark();
+    for (const auto& [i, v] : marking_.shape_values) values_[g_.node(i).output(0)] = v;
+    std::vector<int> run_nodes;
+    const onnx::ModelProto mini = evaluation_model(run_nodes);
+    if (run_nodes.empty()) return Status::ok();
     std::set<size_t> ran;
-    auto interp = reference::Interpreter::create(mini, r.base_dir);
+    auto interp = reference::Interpreter::create(mini, r_.base_dir);
     Status failure;
     if (!interp) {
       failure = interp.status();
@@ -227,8 +276,8 @@ Expected<int64_t> fold_graph(Round& r, onnx::GraphProto& g, const ConstMap& oute
       auto out = (*interp)->run({}, [&](const onnx::NodeProto&, size_t idx, const std::string&,
                                         const Tensor&) { ran.insert(idx); });
       if (out) {
-        for (auto& [name, t] : *out) values[name] = std::move(t);
-        break;
+        for (auto& [name, t] : *out) values_[name] = std::move(t);
+        return Status::ok();
       }
       failure = out.status();
     }
@@ -236,111 +285,124 @@ Expected<int64_t> fold_graph(Round& r, onnx::GraphProto& g, const ConstMap& oute
     size_t bad = 0;
     while (ran.count(bad)) ++bad;
     if (bad >= run_nodes.size() || !interp) {
-      if (!interp && is_main)
+      if (!interp && is_main_)
         return std::move(failure).with_context("while preparing constant folding");
       bad = run_nodes.size() - 1;
     }
     const int bad_node = run_nodes[bad];
-    excluded[static_cast<size_t>(bad_node)] = true;
-    r.stats.notes.push_back("node " + node_label(g.node(bad_node), bad_node) +
-                            (is_main ? "" : " in " + where) +
-                            " was not folded: " + failure.message());
+    excluded_[static_cast<size_t>(bad_node)] = true;
+    r_.stats.notes.push_back("node " + node_label(g_.node(bad_node), bad_node) +
+                             (is_main_ ? "" : " in " + where_) +
+                             " was not folded: " + failure.message());
   }
-  // Values the rest of the graph reads become initializers; those over the limit keep their
-  // producer (and so whatever feeds it).
+}
+
+// The folded values the rest of the graph reads; those over the size limit keep their producer
+// (and so whatever feeds it).
+void GraphFolder::find_boundary() {
   for (;;) {
-    const auto prod = producers(g);
-    boundary.clear();
+    const auto prod = producers(g_);
+    boundary_.clear();
     auto consider = [&](const std::string& name) {
       auto it = prod.find(name);
-      if (it != prod.end() && m.foldable[static_cast<size_t>(it->second)]) boundary.insert(name);
+      if (it != prod.end() && marking_.foldable[static_cast<size_t>(it->second)])
+        boundary_.insert(name);
     };
-    for (int i = 0; i < n; ++i)
-      if (!m.foldable[static_cast<size_t>(i)])
-        for (const auto& rd : node_reads(g.node(i))) consider(rd);
-    for (const auto& o : g.output()) consider(o.name());
+    for (int i = 0; i < n_; ++i)
+      if (!marking_.foldable[static_cast<size_t>(i)])
+        for (const auto& rd : node_reads(g_.node(i))) consider(rd);
+    for (const auto& o : g_.output()) consider(o.name());
     bool changed = false;
-    if (r.options.size_limit > 0)
-      for (const auto& name : boundary) {
-        auto v = values.find(name);
-        if (v != values.end() && static_cast<int64_t>(v->second.nbytes()) > r.options.size_limit) {
-          excluded[static_cast<size_t>(prod.at(name))] = true;
-          ++r.stats.skipped_large;
+    if (r_.options.size_limit > 0)
+      for (const auto& name : boundary_) {
+        auto v = values_.find(name);
+        if (v != values_.end() &&
+            static_cast<int64_t>(v->second.nbytes()) > r_.options.size_limit) {
+          excluded_[static_cast<size_t>(prod.at(name))] = true;
+          ++r_.stats.skipped_large;
           changed = true;
         }
       }
-    if (!changed) break;
-    m = mark();  // values of the remaining marked nodes are all known already
+    if (!changed) return;
+    marking_ = mark();  // values of the remaining marked nodes are all known already
   }
-  int64_t folded = 0;
-  for (bool f : m.foldable) folded += f;
+}
 
-  if (folded > 0) {
-    // New initializers in their producers' order, so the file is deterministic.
-    std::vector<std::string> names;
-    for (int i = 0; i < n; ++i)
-      for (const auto& o : g.node(i).output())
-        if (m.foldable[static_cast<size_t>(i)] && boundary.count(o)) names.push_back(o);
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-    for (int i = 0; i < n; ++i)
-      if (!m.foldable[static_cast<size_t>(i)]) *kept.Add() = std::move(*g.mutable_node(i));
-    g.mutable_node()->Swap(&kept);
-    for (const auto& name : names) {
-      auto v = values.find(name);
-      if (v == values.end())
-        return internal_error("constant folding lost the value of '" + name + "'");
-      std::string init_name = name;
-      if (subgraph_outputs.count(name)) {
-        init_name = fresh_name(g, inits, name + "_folded");
-        auto* id = g.add_node();
-        id->set_name(init_name + "_identity");
-        id->set_op_type("Identity");
-        id->add_input(init_name);
-        id->add_output(name);
-      }
-      *g.add_initializer() = tensor_to_proto(v->second, init_name);
-      if (is_main && r.model.ir_version() < 4) {  // IR 3 requires every initializer among inputs
-        auto* vi = g.add_input();
-        vi->set_name(name);
-        auto* tt = vi->mutable_type()->mutable_tensor_type();
-        tt->set_elem_type(static_cast<int32_t>(v->second.dtype()));
-        auto* shape = tt->mutable_shape();
-        for (auto d : v->second.shape()) shape->add_dim()->set_dim_value(d);
-      }
+// Removes the folded nodes and adds the boundary values as initializers (a subgraph output gets
+// an Identity reading its initializer; IR 3 lists the new initializers among the inputs).
+Status GraphFolder::replace_folded(int64_t folded) {
+  // New initializers in their producers' order, so the file is deterministic.
+  std::vector<std::string> names;
+  for (int i = 0; i < n_; ++i)
+    for (const auto& o : g_.node(i).output())
+      if (marking_.foldable[static_cast<size_t>(i)] && boundary_.count(o)) names.push_back(o);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < n_; ++i)
+    if (!marking_.foldable[static_cast<size_t>(i)]) *kept.Add() = std::move(*g_.mutable_node(i));
+  g_.mutable_node()->Swap(&kept);
+  for (const auto& name : names) {
+    auto v = values_.find(name);
+    if (v == values_.end())
+      return internal_error("constant folding lost the value of '" + name + "'");
+    std::string init_name = name;
+    if (subgraph_outputs_.count(name)) {
+      init_name = fresh_name(g_, inits_, name + "_folded");
+      auto* id = g_.add_node();
+      id->set_name(init_name + "_identity");
+      id->set_op_type("Identity");
+      id->add_input(init_name);
+      id->add_output(name);
     }
-    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> vis;
-    for (auto& vi : *g.mutable_value_info())
-      if (!boundary.count(vi.name()) || subgraph_outputs.count(vi.name()))
-        *vis.Add() = std::move(vi);
-    g.mutable_value_info()->Swap(&vis);
-    r.stats.nodes_folded += folded;
-    if (!is_main) r.stats.subgraph_nodes_folded += folded;
-    r.stats.initializers_added += static_cast<int64_t>(boundary.size());
+    *g_.add_initializer() = tensor_to_proto(v->second, init_name);
+    if (is_main_ && r_.model.ir_version() < 4) {  // IR 3 requires every initializer among inputs
+      auto* vi = g_.add_input();
+      vi->set_name(name);
+      auto* tt = vi->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(static_cast<int32_t>(v->second.dtype()));
+      auto* shape = tt->mutable_shape();
+      for (auto d : v->second.shape()) shape->add_dim()->set_dim_value(d);
+    }
   }
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> vis;
+  for (auto& vi : *g_.mutable_value_info())
+    if (!boundary_.count(vi.name()) || subgraph_outputs_.count(vi.name()))
+      *vis.Add() = std::move(vi);
+  g_.mutable_value_info()->Swap(&vis);
+  r_.stats.nodes_folded += folded;
+  if (!is_main_) r_.stats.subgraph_nodes_folded += folded;
+  r_.stats.initializers_added += static_cast<int64_t>(boundary_.size());
+  return Status::ok();
+}
 
-  // Then the bodies of the nodes that stay, with this graph's constants as their outer scope.
-  // IR 3 lists every initializer among a graph's inputs, which a body's signature cannot take.
-  if (r.model.ir_version() < 4) return folded;
-  const ConstMap here = graph_constants(g, outer, is_main, r.model.ir_version());
-  for (int i = 0; i < g.node_size(); ++i) {
-    onnx::NodeProto& node = *g.mutable_node(i);
+// The bodies of the nodes that stay, with this graph's constants as their outer scope. IR 3 lists
+// every initializer among a graph's inputs, which a body's signature cannot take.
+Expected<int64_t> GraphFolder::fold_bodies() {
+  if (r_.model.ir_version() < 4) return 0;
+  const ConstMap here = graph_constants(g_, outer_, is_main_, r_.model.ir_version());
+  const ShapeLookup shapes = [this](const std::string& name) { return shape_of(name); };
+  int64_t folded = 0;
+  for (int i = 0; i < g_.node_size(); ++i) {
+    onnx::NodeProto& node = *g_.mutable_node(i);
     if (!has_subgraph(node)) continue;
     // Values in If branches have the shapes inference gives them; Loop and Scan bodies' may not.
     const TypeMap* sub_types =
-        types && node.op_type() == "If" ? &r.inferred.subgraph_types : nullptr;
+        types_ && node.op_type() == "If" ? &r_.inferred.subgraph_types : nullptr;
     const std::string desc = node_label(node, i);
-    for (auto& a : *node.mutable_attribute()) {
-      std::vector<onnx::GraphProto*> subs;
-      if (a.has_g()) subs.push_back(a.mutable_g());
-      for (auto& sg : *a.mutable_graphs()) subs.push_back(&sg);
-      for (auto* sg : subs) {
-        ODB_ASSIGN_OR_RETURN(
-            int64_t k, fold_graph(r, *sg, here, sub_types, sub_types ? &shapes : nullptr, false,
-                                  "the " + a.name() + " of " + desc +
-                                      (is_main ? std::string() : " in " + where)));
-        folded += k;
+    Status st = Status::ok();
+    for_each_subgraph_mut(node, [&](onnx::GraphProto& sg, const std::string& attribute) {
+      if (!st) return;
+      const std::string attr = attribute.substr(0, attribute.find('['));
+      auto k =
+          GraphFolder(r_, sg, here, sub_types, sub_types ? &shapes : nullptr, false,
+                      "the " + attr + " of " + desc + (is_main_ ? std::string() : " in " + where_))
+              .run();
+      if (!k) {
+        st = std::move(k).status();
+        return;
       }
-    }
+      folded += *k;
+    });
+    ODB_RETURN_IF_ERROR(st);
   }
   return folded;
 }
@@ -356,9 +418,9 @@ Expected<FoldStats> fold_constants(onnx::ModelProto& model, const std::filesyste
     Round r{model, base_dir, options, inferred, {}, stats};
     for (const auto& mk : reference::find_missing_kernels(model))
       r.missing.insert({mk.domain, mk.op_type});
-    ODB_ASSIGN_OR_RETURN(int64_t folded,
-                         fold_graph(r, *model.mutable_graph(), {}, &inferred.types, nullptr,
-                                    /*is_main=*/true, "main"));
+    ODB_ASSIGN_OR_RETURN(int64_t folded, GraphFolder(r, *model.mutable_graph(), {}, &inferred.types,
+                                                     nullptr, /*is_main=*/true, "main")
+                                             .run());
     if (folded == 0) break;
   }
   return stats;
