@@ -111,93 +111,140 @@ Status save_candidate(const BuiltCandidate& c, const std::filesystem::path& path
   return save_model_with_external_data(c.model, c.base_dir, path, /*share_source_data=*/true);
 }
 
-Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) {
-  const auto& g = o.model.graph();
-  const int n = g.node_size();
-  if (c.nodes.empty()) return invalid_argument("the candidate has no nodes");
+namespace {
 
-  const auto& ix = o.index;
-  if (static_cast<int>(ix.reads.size()) != n)
-    return internal_error("build_candidate before prepare_original");
-  std::vector<char> kept(static_cast<size_t>(n), 0);
-  for (int i : c.nodes) {
-    if (i < 0 || i >= n) return invalid_argument("node index out of range");
-    kept[static_cast<size_t>(i)] = 1;
+// build_candidate's steps, in order: the kept nodes, the outputs, the live nodes, what they read
+// (initializers, repaired constants, graph inputs), the outputs' declarations, the bytes.
+class CandidateBuilder {
+ public:
+  CandidateBuilder(const Original& o, const Candidate& c)
+      : o_(o), c_(c), g_(o.model.graph()), ix_(o.index), n_(g_.node_size()) {}
+
+  Expected<BuiltCandidate> build() {
+    ODB_RETURN_IF_ERROR(mark_kept());
+    ODB_RETURN_IF_ERROR(choose_outputs());
+    start_model();
+    add_live_nodes();
+    ODB_RETURN_IF_ERROR(add_reads());
+    ODB_RETURN_IF_ERROR(add_outputs());
+    if (!o_.golden.empty()) {
+      b_.feeds = golden_values_of(o_, b_.inputs);
+      if (!b_.feeds.empty() && c_.preserves_values())
+        b_.golden_outputs = golden_values_of(o_, b_.outputs);
+    }
+    b_.base_dir = o_.base_dir;
+    if (!b_.model.SerializeToString(&b_.bytes))
+      return invalid_argument("the candidate cannot be serialized");
+    b_.hash = fnv1a_hex(b_.bytes);
+    return std::move(b_);
   }
-  const auto& reads = ix.reads;
-  const auto& graph_outputs = ix.graph_outputs;
-  auto read_by_removed = [&](const std::string& v) {
-    auto it = ix.consumers.find(v);
-    if (it == ix.consumers.end()) return false;
-    for (int k : it->second)
-      if (!kept[static_cast<size_t>(k)]) return true;
-    return false;
-  };
 
-  // Frontier outputs: values kept nodes produce that the original still needed elsewhere. A
-  // constant (a Constant node, or a node computing from constants only) whose readers were all
-  // removed is not one: it carries no part of the failure, and as an output it would keep a dead
-  // node and add a graph output the failure does not need.
-  std::vector<std::string> outputs;
-  std::unordered_map<std::string, int> producer;
-  for (int i : c.nodes)
-    for (const auto& out : g.node(i).output()) {
+ private:
+  Status mark_kept();
+  Status choose_outputs();
+  void start_model();
+  void add_live_nodes();
+  Status add_reads();
+  Status add_initializers(const std::vector<std::string>& used_inits,
+                          const std::vector<std::string>& constant_inits);
+  Status add_inputs(std::vector<std::string> boundary);
+  Status add_outputs();
+  bool read_by_removed(const std::string& v) const {
+    auto it = ix_.consumers.find(v);
+    if (it == ix_.consumers.end()) return false;
+    for (int k : it->second)
+      if (!kept_[static_cast<size_t>(k)]) return true;
+    return false;
+  }
+
+  const Original& o_;
+  const Candidate& c_;
+  const onnx::GraphProto& g_;
+  const Original::GraphIndex& ix_;
+  const int n_;
+  std::vector<char> kept_;
+  std::unordered_map<std::string, int> producer_;  // value -> kept node producing it
+  std::vector<std::string> outputs_;
+  BuiltCandidate b_;
+};
+
+Status CandidateBuilder::mark_kept() {
+  if (c_.nodes.empty()) return invalid_argument("the candidate has no nodes");
+  if (static_cast<int>(ix_.reads.size()) != n_)
+    return internal_error("build_candidate before prepare_original");
+  kept_.assign(static_cast<size_t>(n_), 0);
+  for (int i : c_.nodes) {
+    if (i < 0 || i >= n_) return invalid_argument("node index out of range");
+    kept_[static_cast<size_t>(i)] = 1;
+  }
+  return Status::ok();
+}
+
+// Frontier outputs: values kept nodes produce that the original still needed elsewhere. A
+// constant (a Constant node, or a node computing from constants only) whose readers were all
+// removed is not one: it carries no part of the failure, and as an output it would keep a dead
+// node and add a graph output the failure does not need.
+Status CandidateBuilder::choose_outputs() {
+  const auto& graph_outputs = ix_.graph_outputs;
+  for (int i : c_.nodes)
+    for (const auto& out : g_.node(i).output()) {
       if (out.empty()) continue;
-      producer.emplace(out, i);
-      const bool frontier = !ix.constant[static_cast<size_t>(i)] && read_by_removed(out);
-      if ((graph_outputs.count(out) || frontier) && !c.dropped_outputs.count(out))
-        outputs.push_back(out);
+      producer_.emplace(out, i);
+      const bool frontier = !ix_.constant[static_cast<size_t>(i)] && read_by_removed(out);
+      if ((graph_outputs.count(out) || frontier) && !c_.dropped_outputs.count(out))
+        outputs_.push_back(out);
     }
   // Keep the original graph outputs first, in their order, then the frontier in node order.
-  std::stable_sort(outputs.begin(), outputs.end(), [&](const std::string& a, const std::string& b) {
-    return graph_outputs.count(a) > graph_outputs.count(b);
-  });
-  if (outputs.empty()) return invalid_argument("the candidate has no outputs");
-  if (o.keep_outputs) {
-    for (const auto& out : outputs)
-      if (!graph_outputs.count(out))
-        return invalid_argument("--no-reduce-outputs: '" + out + "' is not a graph output");
-    for (const auto& vi : g.output())
-      if (!ix.graph_inputs.count(vi.name()) && !ix.initializers.count(vi.name()) &&
-          std::find(outputs.begin(), outputs.end(), vi.name()) == outputs.end())
-        return invalid_argument("--no-reduce-outputs: graph output '" + vi.name() + "' is missing");
-  }
+  std::stable_sort(outputs_.begin(), outputs_.end(),
+                   [&](const std::string& a, const std::string& b) {
+                     return graph_outputs.count(a) > graph_outputs.count(b);
+                   });
+  if (outputs_.empty()) return invalid_argument("the candidate has no outputs");
+  if (!o_.keep_outputs) return Status::ok();
+  for (const auto& out : outputs_)
+    if (!graph_outputs.count(out))
+      return invalid_argument("--no-reduce-outputs: '" + out + "' is not a graph output");
+  for (const auto& vi : g_.output())
+    if (!ix_.graph_inputs.count(vi.name()) && !ix_.initializers.count(vi.name()) &&
+        std::find(outputs_.begin(), outputs_.end(), vi.name()) == outputs_.end())
+      return invalid_argument("--no-reduce-outputs: graph output '" + vi.name() + "' is missing");
+  return Status::ok();
+}
 
-  // Live nodes: those some output depends on.
-  std::vector<char> live(static_cast<size_t>(n), 0);
+void CandidateBuilder::start_model() {
+  auto& m = b_.model;
+  m.set_ir_version(o_.model.ir_version());
+  *m.mutable_opset_import() = o_.model.opset_import();
+  m.set_producer_name("onnxdbg reduce");
+  m.set_model_version(o_.model.model_version());
+  *m.mutable_functions() = o_.model.functions();
+  m.mutable_graph()->set_name(g_.name().empty() ? "reduced" : g_.name());
+}
+
+// The nodes some output depends on, in the original's order, with the candidate's removed
+// attributes reset.
+void CandidateBuilder::add_live_nodes() {
+  std::vector<char> live(static_cast<size_t>(n_), 0);
   std::vector<int> live_list;
-  std::vector<std::string> work(outputs.begin(), outputs.end());
+  std::vector<std::string> work(outputs_.begin(), outputs_.end());
   std::unordered_set<std::string> seen(work.begin(), work.end());
   while (!work.empty()) {
     const std::string v = work.back();
     work.pop_back();
-    auto it = producer.find(v);
-    if (it == producer.end() || live[static_cast<size_t>(it->second)]) continue;
+    auto it = producer_.find(v);
+    if (it == producer_.end() || live[static_cast<size_t>(it->second)]) continue;
     live[static_cast<size_t>(it->second)] = 1;
     live_list.push_back(it->second);
-    for (const auto& r : reads[static_cast<size_t>(it->second)])
+    for (const auto& r : ix_.reads[static_cast<size_t>(it->second)])
       if (seen.insert(r).second) work.push_back(r);
   }
-
-  BuiltCandidate b;
-  auto& m = b.model;
-  m.set_ir_version(o.model.ir_version());
-  *m.mutable_opset_import() = o.model.opset_import();
-  m.set_producer_name("onnxdbg reduce");
-  m.set_model_version(o.model.model_version());
-  *m.mutable_functions() = o.model.functions();
-  auto* mg = m.mutable_graph();
-  mg->set_name(g.name().empty() ? "reduced" : g.name());
-
-  std::unordered_set<std::string> defined;
-  std::vector<std::string> boundary;
-  std::vector<std::string> used_inits;
   std::sort(live_list.begin(), live_list.end());
+  auto* mg = b_.model.mutable_graph();
   for (int i : live_list) {
-    b.nodes.push_back(i);
+    b_.nodes.push_back(i);
     onnx::NodeProto* node = mg->add_node();
-    *node = g.node(i);
-    for (const auto& [ni, attr] : c.removed_attributes) {
+    *node = g_.node(i);
+    for (const auto& [ni, attr] : c_.removed_attributes) {
       if (ni != i) continue;
       auto* attrs = node->mutable_attribute();
       for (int k = 0; k < attrs->size(); ++k)
@@ -207,30 +254,41 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
         }
     }
   }
-  for (int i : b.nodes)
-    for (const auto& out : g.node(i).output())
+}
+
+// What the kept nodes read and do not produce: the original's initializers, constants repaired
+// into initializers (a constant a kept node reads whose producer was removed is no new graph
+// input: it holds its value, as Polygraphy's cuts never make a constant an input, so a runtime
+// sees the constant the original gave it), and new graph inputs.
+Status CandidateBuilder::add_reads() {
+  std::unordered_set<std::string> defined;
+  for (int i : b_.nodes)
+    for (const auto& out : g_.node(i).output())
       if (!out.empty()) defined.insert(out);
-  // A constant a kept node reads whose producer was removed is no new graph input: it is
-  // repaired into an initializer holding its value (as Polygraphy's cuts never make a constant
-  // an input), so a runtime sees the constant the original gave it.
-  std::vector<std::string> constant_inits;
+  std::vector<std::string> used_inits, constant_inits, boundary;
   std::unordered_set<std::string> added;
-  for (int i : b.nodes)
-    for (const auto& r : reads[static_cast<size_t>(i)]) {
+  for (int i : b_.nodes)
+    for (const auto& r : ix_.reads[static_cast<size_t>(i)]) {
       if (defined.count(r) || !added.insert(r).second) continue;
-      if (ix.initializers.count(r))
+      if (ix_.initializers.count(r))
         used_inits.push_back(r);
-      else if (ix.constant_values.count(r) && !o.golden.empty() && o.golden[0].count(r))
+      else if (ix_.constant_values.count(r) && !o_.golden.empty() && o_.golden[0].count(r))
         constant_inits.push_back(r);
       else
         boundary.push_back(r);
     }
+  ODB_RETURN_IF_ERROR(add_initializers(used_inits, constant_inits));
+  return add_inputs(std::move(boundary));
+}
 
+Status CandidateBuilder::add_initializers(const std::vector<std::string>& used_inits,
+                                          const std::vector<std::string>& constant_inits) {
+  auto* mg = b_.model.mutable_graph();
   for (const auto& name : used_inits) {
     onnx::TensorProto* t = mg->add_initializer();
-    const onnx::TensorProto& src = g.initializer(ix.initializers.at(name));
-    if (c.zeroed_initializers.count(name)) {
-      ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(src, o.base_dir));
+    const onnx::TensorProto& src = g_.initializer(ix_.initializers.at(name));
+    if (c_.zeroed_initializers.count(name)) {
+      ODB_ASSIGN_OR_RETURN(Tensor v, tensor_from_proto(src, o_.base_dir));
       ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(v.dtype(), v.shape()));
       *t = tensor_to_proto(z, name);
     } else {
@@ -238,42 +296,49 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
     }
   }
   for (const auto& name : constant_inits) {
-    const Tensor& v = o.golden[0].at(name);
-    if (c.zeroed_initializers.count(name)) {
+    const Tensor& v = o_.golden[0].at(name);
+    if (c_.zeroed_initializers.count(name)) {
       ODB_ASSIGN_OR_RETURN(Tensor z, Tensor::make(v.dtype(), v.shape()));
       *mg->add_initializer() = tensor_to_proto(z, name);
     } else {
       *mg->add_initializer() = tensor_to_proto(v, name);
     }
   }
-  if (o.keep_inputs) {
+  return Status::ok();
+}
+
+// The boundary values become graph inputs (frozen ones initializers with their golden value);
+// before IR 4 every initializer is also listed as an input.
+Status CandidateBuilder::add_inputs(std::vector<std::string> boundary) {
+  auto* mg = b_.model.mutable_graph();
+  if (o_.keep_inputs) {
     // Only the output side is cut: the candidate reads graph inputs of the original and nothing
     // else (a model of constants alone is not such a cut), and declares all of them, read or not,
     // as Polygraphy's --no-reduce-inputs keeps the model's inputs.
     for (const auto& name : boundary)
-      if (!ix.graph_inputs.count(name) || c.frozen_inputs.count(name))
+      if (!ix_.graph_inputs.count(name) || c_.frozen_inputs.count(name))
         return invalid_argument("--no-reduce-inputs: '" + name + "' is not a graph input");
-    for (const auto& name : ix.fed_inputs)
-      if (c.frozen_inputs.count(name))
+    for (const auto& name : ix_.fed_inputs)
+      if (c_.frozen_inputs.count(name))
         return invalid_argument("--no-reduce-inputs: graph input '" + name + "' is frozen");
-    if (boundary.empty() && !ix.fed_inputs.empty())
+    if (boundary.empty() && !ix_.fed_inputs.empty())
       return invalid_argument("--no-reduce-inputs: the candidate reads no graph input");
-    boundary = ix.fed_inputs;
+    boundary = ix_.fed_inputs;
   }
   for (const auto& name : boundary) {
-    if (c.frozen_inputs.count(name)) {
-      if (o.golden.empty() || !o.golden[0].count(name))
+    if (c_.frozen_inputs.count(name)) {
+      if (o_.golden.empty() || !o_.golden[0].count(name))
         return invalid_argument("no golden value to freeze '" + name + "'");
-      *mg->add_initializer() = tensor_to_proto(o.golden[0].at(name), name);
+      *mg->add_initializer() = tensor_to_proto(o_.golden[0].at(name), name);
       continue;
     }
     onnx::ValueInfoProto* vi = mg->add_input();
     vi->set_name(name);
-    if (!type_of(o, name, *vi->mutable_type()))
+    if (!type_of(o_, name, *vi->mutable_type()))
       return invalid_argument("the type of new input '" + name + "' is unknown");
-    b.inputs.push_back(name);
+    b_.inputs.push_back(name);
   }
-  if (m.ir_version() < 4)  // before IR 4 every initializer is also a graph input
+  if (b_.model.ir_version() < 4)
     for (const auto& t : mg->initializer()) {
       onnx::ValueInfoProto* vi = mg->add_input();
       vi->set_name(t.name());
@@ -281,34 +346,39 @@ Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) 
       tt->set_elem_type(t.data_type());
       for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
     }
-  for (const auto& name : outputs) {
+  return Status::ok();
+}
+
+// The outputs' declarations, and with --force-fallback-shape-inference value_info for every
+// other value a kept node produces (from the golden values).
+Status CandidateBuilder::add_outputs() {
+  auto* mg = b_.model.mutable_graph();
+  for (const auto& name : outputs_) {
     onnx::ValueInfoProto* vi = mg->add_output();
     vi->set_name(name);
-    if (!type_of(o, name, *vi->mutable_type()))
+    if (!type_of(o_, name, *vi->mutable_type()))
       return invalid_argument("the type of output '" + name + "' is unknown");
-    b.outputs.push_back(name);
+    b_.outputs.push_back(name);
   }
-  if (o.fallback_shapes && !o.golden.empty())
-    for (int i : b.nodes)
-      for (const auto& out : g.node(i).output()) {
-        if (out.empty() || std::find(outputs.begin(), outputs.end(), out) != outputs.end())
-          continue;
-        onnx::TypeProto t;
-        if (o.golden[0].count(out) && type_of(o, out, t)) {
-          onnx::ValueInfoProto* vi = mg->add_value_info();
-          vi->set_name(out);
-          *vi->mutable_type() = t;
-        }
+  if (!o_.fallback_shapes || o_.golden.empty()) return Status::ok();
+  for (int i : b_.nodes)
+    for (const auto& out : g_.node(i).output()) {
+      if (out.empty() || std::find(outputs_.begin(), outputs_.end(), out) != outputs_.end())
+        continue;
+      onnx::TypeProto t;
+      if (o_.golden[0].count(out) && type_of(o_, out, t)) {
+        onnx::ValueInfoProto* vi = mg->add_value_info();
+        vi->set_name(out);
+        *vi->mutable_type() = t;
       }
+    }
+  return Status::ok();
+}
 
-  if (!o.golden.empty()) {
-    b.feeds = golden_values_of(o, b.inputs);
-    if (!b.feeds.empty() && c.preserves_values()) b.golden_outputs = golden_values_of(o, b.outputs);
-  }
-  b.base_dir = o.base_dir;
-  if (!m.SerializeToString(&b.bytes)) return invalid_argument("the candidate cannot be serialized");
-  b.hash = fnv1a_hex(b.bytes);
-  return b;
+}  // namespace
+
+Expected<BuiltCandidate> build_candidate(const Original& o, const Candidate& c) {
+  return CandidateBuilder(o, c).build();
 }
 
 namespace {
