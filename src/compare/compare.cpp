@@ -132,6 +132,198 @@ FloatBlock float_block(const float* a, const float* e, int64_t n, const Toleranc
   return b;
 }
 
+// A shape or string-ness that differs fails the comparison without looking at the values.
+bool differ_in_kind(const Tensor& actual, const Tensor& expected, TensorComparison& r) {
+  if (actual.shape() != expected.shape()) {
+    r.reason = "shape " + shape_to_string(actual.shape()) + " differs from expected " +
+               shape_to_string(expected.shape());
+    r.mismatches = std::max(actual.numel(), expected.numel());
+    return true;
+  }
+  if ((actual.dtype() == DType::kString) != (expected.dtype() == DType::kString)) {
+    r.reason = "type " + std::string(dtype_name(actual.dtype())) + " differs from expected " +
+               std::string(dtype_name(expected.dtype()));
+    r.mismatches = r.numel;
+    return true;
+  }
+  return false;
+}
+
+void compare_strings(const Tensor& actual, const Tensor& expected, TensorComparison& r) {
+  for (int64_t i = 0; i < r.numel; ++i)
+    if (actual.strings()[static_cast<size_t>(i)] != expected.strings()[static_cast<size_t>(i)]) {
+      if (r.worst_index < 0) r.worst_index = i;
+      ++r.mismatches;
+    }
+  r.pass = r.mismatches == 0;
+  if (!r.pass) r.reason = std::to_string(r.mismatches) + " strings differ";
+}
+
+// The error statistics of one numeric comparison, element by element (step) or, for float32
+// against float32, block by block (float_blocks); finish() decides the verdict.
+class ErrorAccumulator {
+ public:
+  ErrorAccumulator(TensorComparison& r, const Tensor& actual, const Tensor& expected,
+                   const Tolerance& tol, ErrorStat stat)
+      : r_(r),
+        tol_(tol),
+        stat_(stat),
+        keep_(stat == ErrorStat::kMedian),
+        float_actual_(is_floating(actual.dtype()) || is_narrow_float(actual.dtype())),
+        float_expected_(is_floating(expected.dtype()) || is_narrow_float(expected.dtype())) {
+    // Per-element errors are kept only for the median: on large tensors (layerwise runs compare
+    // hundreds of them) the two vectors would cost 16 bytes per element.
+    if (keep_) {
+      abs_err_.reserve(static_cast<size_t>(r.numel));
+      rel_err_.reserve(static_cast<size_t>(r.numel));
+    }
+    r.step_dtype = is_low_precision(actual.dtype())     ? actual.dtype()
+                   : is_low_precision(expected.dtype()) ? expected.dtype()
+                                                        : DType::kUndefined;
+  }
+
+  // Whether float_blocks gives what step() would (it keeps neither per-element errors nor the
+  // sum of relative errors).
+  bool blocks_apply() const { return !keep_ && stat_ != ErrorStat::kMean; }
+
+  // One element, in index order; float_blocks reproduces its effect exactly.
+  void step(int64_t i, double a, double e) {
+    const bool fa = std::isfinite(a), fe = std::isfinite(e);
+    r_.nan_or_inf_actual += !fa && float_actual_;
+    r_.nan_or_inf_expected += !fe && float_expected_;
+    if (!fa || !fe) {
+      // Equal non-finite values (NaN with NaN, +Inf with +Inf) match; anything else does not.
+      const bool same = (std::isnan(a) && std::isnan(e)) || a == e;
+      if (!same) {
+        ++r_.mismatches;
+        if (r_.worst_index < 0) r_.worst_index = i;
+        r_.max_abs_error = std::numeric_limits<double>::infinity();
+        r_.max_rel_error = std::numeric_limits<double>::infinity();
+      }
+      return;
+    }
+    const double d = std::abs(a - e);
+    // The division is the costly part of this loop; skip it when it cannot change what is kept.
+    const bool need_rel = keep_ || stat_ == ErrorStat::kMean || d > r_.max_rel_error * std::abs(e);
+    const double rel = !need_rel || d == 0
+                           ? 0
+                           : (e == 0 ? std::numeric_limits<double>::infinity() : d / std::abs(e));
+    if (keep_) {
+      abs_err_.push_back(d);
+      rel_err_.push_back(rel);
+    }
+    ++finite_pairs_;
+    sum_abs_ += d;
+    sum_rel_ += rel;
+    if (r_.worst_index < 0 || d > r_.max_abs_error) {
+      r_.worst_index = i;
+      r_.max_abs_error = d;
+    }
+    r_.max_rel_error = std::max(r_.max_rel_error, rel);
+    if (d > tol_.atol + tol_.rtol * std::abs(e)) ++r_.mismatches;
+    if (r_.step_dtype != DType::kUndefined && d > 0) {
+      const double unit = dtype_step(r_.step_dtype, e);
+      if (unit > 0) r_.max_error_steps = std::max(r_.max_error_steps, d / unit);
+    }
+  }
+
+  void float_blocks(const float* af, const float* ef);
+  void finish();
+
+ private:
+  TensorComparison& r_;
+  const Tolerance& tol_;
+  const ErrorStat stat_;
+  const bool keep_;
+  const bool float_actual_, float_expected_;
+  std::vector<double> abs_err_, rel_err_;
+  double sum_abs_ = 0, sum_rel_ = 0;
+  int64_t finite_pairs_ = 0;
+};
+
+// float32 against float32 (layerwise runs compare hundreds of megabytes of it), in blocks that
+// stay in L1 cache: passes the compiler vectorises find whether the block is all finite, its
+// largest error, its elements outside tolerance and those whose relative error could raise the
+// maximum; only the sum of errors (its rounding depends on the order) and those few candidates
+// go element by element. A block holding NaN or Inf takes step(). sum_rel is not kept here: only
+// ErrorStat::kMean reads it. The sum of errors is added up in another order than step()'s, so
+// mean_abs_error may differ from it in the last bits.
+void ErrorAccumulator::float_blocks(const float* af, const float* ef) {
+  constexpr int64_t kBlock = 512;
+  double d_buf[kBlock];
+  for (int64_t begin = 0; begin < r_.numel; begin += kBlock) {
+    const int64_t n = std::min(kBlock, r_.numel - begin);
+    const float* pa = af + begin;
+    const float* pe = ef + begin;
+    if (any_nonfinite(pa, pe, n)) {
+      for (int64_t i = 0; i < n; ++i) step(begin + i, pa[i], pe[i]);
+      continue;
+    }
+    const double rel_floor = r_.max_rel_error;  // only grows within the block
+    const FloatBlock b = float_block(pa, pe, n, tol_, rel_floor, d_buf);
+    int64_t candidates = b.candidates;
+    sum_abs_ += b.sum_abs;
+    finite_pairs_ += n;
+    r_.mismatches += b.outside;
+    if (r_.worst_index < 0 || b.max_abs > r_.max_abs_error) {
+      int64_t first = 0;
+      while (d_buf[first] != b.max_abs) ++first;
+      r_.worst_index = begin + first;
+      r_.max_abs_error = b.max_abs;
+    }
+    for (int64_t i = 0; candidates > 0 && i < n; ++i) {
+      const double e = pe[i], d = d_buf[i];
+      if (!(d > rel_floor * std::abs(e))) continue;
+      --candidates;
+      if (d > r_.max_rel_error * std::abs(e))
+        r_.max_rel_error = std::max(
+            r_.max_rel_error, e == 0 ? std::numeric_limits<double>::infinity() : d / std::abs(e));
+    }
+  }
+}
+
+// The mean and median errors, the verdict under the chosen statistic, and the reason it failed.
+void ErrorAccumulator::finish() {
+  if (finite_pairs_ > 0) r_.mean_abs_error = sum_abs_ / static_cast<double>(finite_pairs_);
+  if (!abs_err_.empty()) {
+    auto mid = abs_err_.begin() + static_cast<std::ptrdiff_t>(abs_err_.size() / 2);
+    std::nth_element(abs_err_.begin(), mid, abs_err_.end());
+    r_.median_abs_error = *mid;
+  }
+  if (stat_ == ErrorStat::kElemwise) {
+    r_.pass = r_.mismatches == 0;
+  } else {
+    // A NaN/Inf pattern mismatch fails regardless of the statistic.
+    const bool nonfinite_mismatch = std::isinf(r_.max_abs_error);
+    double sa = 0, sr = 0;
+    if (stat_ == ErrorStat::kMax) {
+      sa = r_.max_abs_error;
+      sr = r_.max_rel_error;
+    } else if (finite_pairs_ > 0) {
+      if (stat_ == ErrorStat::kMean) {
+        sa = r_.mean_abs_error;
+        sr = sum_rel_ / static_cast<double>(finite_pairs_);
+      } else {
+        sa = r_.median_abs_error;
+        auto mid = rel_err_.begin() + static_cast<std::ptrdiff_t>(rel_err_.size() / 2);
+        std::nth_element(rel_err_.begin(), mid, rel_err_.end());
+        sr = *mid;
+      }
+    }
+    r_.pass = !nonfinite_mismatch && (sa <= tol_.atol || sr <= tol_.rtol);
+  }
+  if (r_.pass || !r_.reason.empty()) return;
+  char buf[160];
+  if (stat_ == ErrorStat::kElemwise)
+    std::snprintf(buf, sizeof buf, "%lld of %lld elements exceed atol %g + rtol %g * |expected|",
+                  static_cast<long long>(r_.mismatches), static_cast<long long>(r_.numel),
+                  tol_.atol, tol_.rtol);
+  else
+    std::snprintf(buf, sizeof buf, "the %s error exceeds atol %g and rtol %g",
+                  error_stat_name(stat_).c_str(), tol_.atol, tol_.rtol);
+  r_.reason = buf;
+}
+
 }  // namespace
 
 TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol,
@@ -139,170 +331,21 @@ TensorComparison compare_tensors(const Tensor& actual, const Tensor& expected, c
   TensorComparison r;
   r.shape = actual.shape();
   r.numel = actual.numel();
-  if (actual.shape() != expected.shape()) {
-    r.reason = "shape " + shape_to_string(actual.shape()) + " differs from expected " +
-               shape_to_string(expected.shape());
-    r.mismatches = std::max(actual.numel(), expected.numel());
-    return r;
-  }
-  if ((actual.dtype() == DType::kString) != (expected.dtype() == DType::kString)) {
-    r.reason = "type " + std::string(dtype_name(actual.dtype())) + " differs from expected " +
-               std::string(dtype_name(expected.dtype()));
-    r.mismatches = r.numel;
-    return r;
-  }
+  if (differ_in_kind(actual, expected, r)) return r;
   if (actual.dtype() == DType::kString) {
-    for (int64_t i = 0; i < r.numel; ++i)
-      if (actual.strings()[static_cast<size_t>(i)] != expected.strings()[static_cast<size_t>(i)]) {
-        if (r.worst_index < 0) r.worst_index = i;
-        ++r.mismatches;
-      }
-    r.pass = r.mismatches == 0;
-    if (!r.pass) r.reason = std::to_string(r.mismatches) + " strings differ";
+    compare_strings(actual, expected, r);
     return r;
   }
-  // Per-element errors are kept only for the median: on large tensors (layerwise runs compare
-  // hundreds of them) the two vectors would cost 16 bytes per element.
-  const bool keep = stat == ErrorStat::kMedian;
-  std::vector<double> abs_err;
-  std::vector<double> rel_err;
-  if (keep) {
-    abs_err.reserve(static_cast<size_t>(r.numel));
-    rel_err.reserve(static_cast<size_t>(r.numel));
-  }
-  double sum_abs = 0, sum_rel = 0;
-  int64_t finite_pairs = 0;
-  const bool float_actual = is_floating(actual.dtype()) || is_narrow_float(actual.dtype()),
-             float_expected = is_floating(expected.dtype()) || is_narrow_float(expected.dtype());
-  r.step_dtype = is_low_precision(actual.dtype())     ? actual.dtype()
-                 : is_low_precision(expected.dtype()) ? expected.dtype()
-                                                      : DType::kUndefined;
-  // One element, in index order; the float32 blocks below reproduce its effect exactly.
-  auto step = [&](int64_t i, double a, double e) {
-    const bool fa = std::isfinite(a), fe = std::isfinite(e);
-    r.nan_or_inf_actual += !fa && float_actual;
-    r.nan_or_inf_expected += !fe && float_expected;
-    if (!fa || !fe) {
-      // Equal non-finite values (NaN with NaN, +Inf with +Inf) match; anything else does not.
-      const bool same = (std::isnan(a) && std::isnan(e)) || a == e;
-      if (!same) {
-        ++r.mismatches;
-        if (r.worst_index < 0) r.worst_index = i;
-        r.max_abs_error = std::numeric_limits<double>::infinity();
-        r.max_rel_error = std::numeric_limits<double>::infinity();
-      }
-      return;
-    }
-    const double d = std::abs(a - e);
-    // The division is the costly part of this loop; skip it when it cannot change what is kept.
-    const bool need_rel = keep || stat == ErrorStat::kMean || d > r.max_rel_error * std::abs(e);
-    const double rel = !need_rel || d == 0
-                           ? 0
-                           : (e == 0 ? std::numeric_limits<double>::infinity() : d / std::abs(e));
-    if (keep) {
-      abs_err.push_back(d);
-      rel_err.push_back(rel);
-    }
-    ++finite_pairs;
-    sum_abs += d;
-    sum_rel += rel;
-    if (r.worst_index < 0 || d > r.max_abs_error) {
-      r.worst_index = i;
-      r.max_abs_error = d;
-    }
-    r.max_rel_error = std::max(r.max_rel_error, rel);
-    if (d > tol.atol + tol.rtol * std::abs(e)) ++r.mismatches;
-    if (r.step_dtype != DType::kUndefined && d > 0) {
-      const double unit = dtype_step(r.step_dtype, e);
-      if (unit > 0) r.max_error_steps = std::max(r.max_error_steps, d / unit);
-    }
-  };
+  ErrorAccumulator acc(r, actual, expected, tol, stat);
   const float* af = actual.dtype() == DType::kFloat ? actual.data<float>() : nullptr;
   const float* ef = expected.dtype() == DType::kFloat ? expected.data<float>() : nullptr;
-  if (af && ef && !keep && stat != ErrorStat::kMean) {
-    // float32 against float32 (layerwise runs compare hundreds of megabytes of it), in blocks
-    // that stay in L1 cache: passes the compiler vectorises find whether the block is all
-    // finite, its largest error, its elements outside tolerance and those whose relative error
-    // could raise the maximum; only the sum of errors (its rounding depends on the order) and
-    // those few candidates go element by element. A block holding NaN or Inf takes step().
-    // sum_rel is not kept here: only ErrorStat::kMean reads it. The sum of errors is added up in
-    // another order than step()'s, so mean_abs_error may differ from it in the last bits.
-    constexpr int64_t kBlock = 512;
-    double d_buf[kBlock];
-    for (int64_t begin = 0; begin < r.numel; begin += kBlock) {
-      const int64_t n = std::min(kBlock, r.numel - begin);
-      const float* pa = af + begin;
-      const float* pe = ef + begin;
-      if (any_nonfinite(pa, pe, n)) {
-        for (int64_t i = 0; i < n; ++i) step(begin + i, pa[i], pe[i]);
-        continue;
-      }
-      const double rel_floor = r.max_rel_error;  // only grows within the block
-      const FloatBlock b = float_block(pa, pe, n, tol, rel_floor, d_buf);
-      const double dmax = b.max_abs;
-      int64_t candidates = b.candidates;
-      const int64_t outside = b.outside;
-      sum_abs += b.sum_abs;
-      finite_pairs += n;
-      r.mismatches += outside;
-      if (r.worst_index < 0 || dmax > r.max_abs_error) {
-        int64_t first = 0;
-        while (d_buf[first] != dmax) ++first;
-        r.worst_index = begin + first;
-        r.max_abs_error = dmax;
-      }
-      for (int64_t i = 0; candidates > 0 && i < n; ++i) {
-        const double e = pe[i], d = d_buf[i];
-        if (!(d > rel_floor * std::abs(e))) continue;
-        --candidates;
-        if (d > r.max_rel_error * std::abs(e))
-          r.max_rel_error = std::max(
-              r.max_rel_error, e == 0 ? std::numeric_limits<double>::infinity() : d / std::abs(e));
-      }
-    }
+  if (af && ef && acc.blocks_apply()) {
+    acc.float_blocks(af, ef);
   } else {
     for (int64_t i = 0; i < r.numel; ++i)
-      step(i, af ? af[i] : actual.get_as_double(i), ef ? ef[i] : expected.get_as_double(i));
+      acc.step(i, af ? af[i] : actual.get_as_double(i), ef ? ef[i] : expected.get_as_double(i));
   }
-  if (finite_pairs > 0) r.mean_abs_error = sum_abs / static_cast<double>(finite_pairs);
-  if (!abs_err.empty()) {
-    auto mid = abs_err.begin() + static_cast<std::ptrdiff_t>(abs_err.size() / 2);
-    std::nth_element(abs_err.begin(), mid, abs_err.end());
-    r.median_abs_error = *mid;
-  }
-  if (stat == ErrorStat::kElemwise) {
-    r.pass = r.mismatches == 0;
-  } else {
-    // A NaN/Inf pattern mismatch fails regardless of the statistic.
-    bool nonfinite_mismatch = std::isinf(r.max_abs_error);
-    double sa = 0, sr = 0;
-    if (stat == ErrorStat::kMax) {
-      sa = r.max_abs_error;
-      sr = r.max_rel_error;
-    } else if (finite_pairs > 0) {
-      if (stat == ErrorStat::kMean) {
-        sa = r.mean_abs_error;
-        sr = sum_rel / static_cast<double>(finite_pairs);
-      } else {
-        sa = r.median_abs_error;
-        auto mid = rel_err.begin() + static_cast<std::ptrdiff_t>(rel_err.size() / 2);
-        std::nth_element(rel_err.begin(), mid, rel_err.end());
-        sr = *mid;
-      }
-    }
-    r.pass = !nonfinite_mismatch && (sa <= tol.atol || sr <= tol.rtol);
-  }
-  if (!r.pass && r.reason.empty()) {
-    char buf[160];
-    if (stat == ErrorStat::kElemwise)
-      std::snprintf(buf, sizeof buf, "%lld of %lld elements exceed atol %g + rtol %g * |expected|",
-                    static_cast<long long>(r.mismatches), static_cast<long long>(r.numel), tol.atol,
-                    tol.rtol);
-    else
-      std::snprintf(buf, sizeof buf, "the %s error exceeds atol %g and rtol %g",
-                    error_stat_name(stat).c_str(), tol.atol, tol.rtol);
-    r.reason = buf;
-  }
+  acc.finish();
   return r;
 }
 
