@@ -265,119 +265,137 @@ Expected<ModelSummary> build_model(Builder& b, const LoadedModel& model) {
   return summary;
 }
 
-void add_report(Builder& b, const json& rep, json& data) {
-  json out{{"verdict", json_string(rep, "verdict")},
-           {"verdict_line", json_string(rep, "verdict_line")},
-           {"error_stat", json_string(rep, "error_stat")}};
-  double atol = -1, rtol = -1;
-  // Per-node error: the worst over backends; own_error where the layerwise entry has one.
-  struct NodeErr {
-    double err = -1, abs = -1, rel = -1, own = -1;
-    double steps = -1;        // max_error_steps, in step_dtype's steps (-1: none)
-    double dequantized = -1;  // max_dequantized_error of a quantized tensor (-1: not quantized)
-    std::string step_dtype;   // the low-precision type the error is also counted in
-    std::string backend, tensor;
-    std::string note;  // the entry's note (onnxdbg.torch: the module the node belongs to)
-    bool pass = true, nan = false;
-  };
-  std::map<int64_t, NodeErr> errs;
-  auto producer = [&](const std::string& tensor) -> int64_t {
-    auto it = b.tensor_index.find(tensor);
-    if (it == b.tensor_index.end()) return -1;
-    for (size_t i = 0; i < b.nodes.size(); ++i)
-      for (const auto& u : b.nodes[i]["u"])
-        if (u.get<int64_t>() == it->second) return static_cast<int64_t>(i);
-    return -1;
-  };
-  auto node_of = [&](const json& e) -> int64_t {
-    for (const char* k : {"node", "producer", "producer_node"})
-      if (e.contains(k) && e[k].is_string()) {
-        const std::string& name = e[k].get_ref<const std::string&>();
-        auto it = b.node_by_name.find(name);
-        // A node of an unrolled Loop body, "loop/body/Add_2 [iter 4]": the body's node.
-        const size_t iter = name.rfind(" [iter ");
-        if (it == b.node_by_name.end() && iter != std::string::npos && name.back() == ']')
-          it = b.node_by_name.find(name.substr(0, iter));
-        if (it != b.node_by_name.end()) return it->second;
-      }
-    for (const char* k : {"tensor", "output"})
-      if (e.contains(k) && e[k].is_string()) {
-        const int64_t p = producer(e[k].get<std::string>());
-        if (p >= 0) return p;
-      }
-    return -1;
-  };
-  auto absorb = [&](const json& e, bool layerwise) {
-    if (atol < 0 && e.contains("atol") && e["atol"].is_number()) atol = e["atol"].get<double>();
-    if (rtol < 0 && e.contains("rtol") && e["rtol"].is_number()) rtol = e["rtol"].get<double>();
-    const int64_t n = node_of(e);
-    if (n < 0) return;
-    NodeErr ne;
-    const double inf = std::numeric_limits<double>::infinity();
-    ne.abs = e.contains("max_abs_error") ? finite_or(e["max_abs_error"], inf) : -1;
-    ne.rel = e.contains("max_rel_error") ? finite_or(e["max_rel_error"], inf) : -1;
-    ne.step_dtype = json_string(e, "step_dtype");
-    ne.steps = !ne.step_dtype.empty() && e.contains("max_error_steps")
-                   ? finite_or(e["max_error_steps"], inf)
-                   : -1;
-    ne.dequantized = e.contains("max_dequantized_error") && e["max_dequantized_error"].is_number()
-                         ? e["max_dequantized_error"].get<double>()
-                         : -1;
-    ne.own = layerwise && e.contains("own_error") && !e["own_error"].is_null()
-                 ? finite_or(e["own_error"], inf)
-                 : -1;
-    ne.err = ne.own >= 0 ? ne.own : ne.abs;
-    ne.backend = json_string(e, "backend");
-    ne.tensor = json_string(e, "tensor", json_string(e, "output"));
-    if (e.contains("note") && e["note"].is_string()) ne.note = e["note"].get<std::string>();
-    ne.pass = json_bool(e, "pass", true);
-    ne.nan = e.contains("nan_or_inf") &&
-             ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
-              (e["nan_or_inf"].is_number() && e["nan_or_inf"].get<double>() > 0));
-    auto& cur = errs[n];
-    if (cur.err < 0 || ne.err > cur.err || (ne.err == cur.err && !ne.pass)) {
-      const bool was_fail = !cur.pass && cur.err >= 0;
-      cur = ne;
-      cur.pass = ne.pass && !was_fail;
-    } else if (!ne.pass) {
-      cur.pass = false;
+// Per-node error of a run result on the page: the worst over backends; own_error where the
+// layerwise entry has one.
+struct NodeErr {
+  double err = -1, abs = -1, rel = -1, own = -1;
+  double steps = -1;        // max_error_steps, in step_dtype's steps (-1: none)
+  double dequantized = -1;  // max_dequantized_error of a quantized tensor (-1: not quantized)
+  std::string step_dtype;   // the low-precision type the error is also counted in
+  std::string backend, tensor;
+  std::string note;  // the entry's note (onnxdbg.torch: the module the node belongs to)
+  bool pass = true, nan = false;
+};
+
+// One result's errors painted on the page's nodes (add_report).
+class ReportPainter {
+ public:
+  ReportPainter(Builder& b, const json& rep)
+      : b_(b),
+        rep_(rep),
+        has_layerwise_(rep.contains("layerwise") && rep["layerwise"].is_array()) {}
+
+  json paint();
+
+ private:
+  int64_t producer(const std::string& tensor) const;
+  int64_t node_of(const json& e) const;
+  void take_tolerances(const json& e) {
+    if (atol_ < 0 && e.contains("atol") && e["atol"].is_number()) atol_ = e["atol"].get<double>();
+    if (rtol_ < 0 && e.contains("rtol") && e["rtol"].is_number()) rtol_ = e["rtol"].get<double>();
+  }
+  void absorb(const json& e, bool layerwise);
+  std::vector<std::pair<double, int64_t>> mark_nodes();
+  json worst(const std::vector<std::pair<double, int64_t>>& order);
+
+  Builder& b_;
+  const json& rep_;
+  const bool has_layerwise_;
+  double atol_ = -1, rtol_ = -1;
+  std::map<int64_t, NodeErr> errs_;
+};
+
+int64_t ReportPainter::producer(const std::string& tensor) const {
+  auto it = b_.tensor_index.find(tensor);
+  if (it == b_.tensor_index.end()) return -1;
+  for (size_t i = 0; i < b_.nodes.size(); ++i)
+    for (const auto& u : b_.nodes[i]["u"])
+      if (u.get<int64_t>() == it->second) return static_cast<int64_t>(i);
+  return -1;
+}
+
+// The page's node a result entry speaks of: by node name (a node of an unrolled Loop body,
+// "loop/body/Add_2 [iter 4]", is the body's node), else by the tensor's producer; -1 if none.
+int64_t ReportPainter::node_of(const json& e) const {
+  for (const char* k : {"node", "producer", "producer_node"})
+    if (e.contains(k) && e[k].is_string()) {
+      const std::string& name = e[k].get_ref<const std::string&>();
+      auto it = b_.node_by_name.find(name);
+      const size_t iter = name.rfind(" [iter ");
+      if (it == b_.node_by_name.end() && iter != std::string::npos && name.back() == ']')
+        it = b_.node_by_name.find(name.substr(0, iter));
+      if (it != b_.node_by_name.end()) return it->second;
     }
-    if (ne.nan) cur.nan = true;
-  };
-  const bool has_layerwise = rep.contains("layerwise") && rep["layerwise"].is_array();
-  if (has_layerwise)
-    for (const auto& e : rep["layerwise"]) absorb(e, true);
-  if (rep.contains("comparisons") && rep["comparisons"].is_array())
-    for (const auto& e : rep["comparisons"])
-      if (!has_layerwise || node_of(e) >= 0) {
-        if (has_layerwise && errs.count(node_of(e))) {
-          if (atol < 0 && e.contains("atol") && e["atol"].is_number())
-            atol = e["atol"].get<double>();
-          if (rtol < 0 && e.contains("rtol") && e["rtol"].is_number())
-            rtol = e["rtol"].get<double>();
-          continue;
-        }
-        absorb(e, false);
-      }
+  for (const char* k : {"tensor", "output"})
+    if (e.contains(k) && e[k].is_string()) {
+      const int64_t p = producer(e[k].get<std::string>());
+      if (p >= 0) return p;
+    }
+  return -1;
+}
+
+void ReportPainter::absorb(const json& e, bool layerwise) {
+  take_tolerances(e);
+  const int64_t n = node_of(e);
+  if (n < 0) return;
+  NodeErr ne;
+  const double inf = std::numeric_limits<double>::infinity();
+  ne.abs = e.contains("max_abs_error") ? finite_or(e["max_abs_error"], inf) : -1;
+  ne.rel = e.contains("max_rel_error") ? finite_or(e["max_rel_error"], inf) : -1;
+  ne.step_dtype = json_string(e, "step_dtype");
+  ne.steps = !ne.step_dtype.empty() && e.contains("max_error_steps")
+                 ? finite_or(e["max_error_steps"], inf)
+                 : -1;
+  ne.dequantized = e.contains("max_dequantized_error") && e["max_dequantized_error"].is_number()
+                       ? e["max_dequantized_error"].get<double>()
+                       : -1;
+  ne.own = layerwise && e.contains("own_error") && !e["own_error"].is_null()
+               ? finite_or(e["own_error"], inf)
+               : -1;
+  ne.err = ne.own >= 0 ? ne.own : ne.abs;
+  ne.backend = json_string(e, "backend");
+  ne.tensor = json_string(e, "tensor", json_string(e, "output"));
+  if (e.contains("note") && e["note"].is_string()) ne.note = e["note"].get<std::string>();
+  ne.pass = json_bool(e, "pass", true);
+  ne.nan = e.contains("nan_or_inf") &&
+           ((e["nan_or_inf"].is_boolean() && e["nan_or_inf"].get<bool>()) ||
+            (e["nan_or_inf"].is_number() && e["nan_or_inf"].get<double>() > 0));
+  auto& cur = errs_[n];
+  if (cur.err < 0 || ne.err > cur.err || (ne.err == cur.err && !ne.pass)) {
+    const bool was_fail = !cur.pass && cur.err >= 0;
+    cur = ne;
+    cur.pass = ne.pass && !was_fail;
+  } else if (!ne.pass) {
+    cur.pass = false;
+  }
+  if (ne.nan) cur.nan = true;
+}
+
+// Each node's error as the page's "e" entry; returns (error, node) for every node with one.
+std::vector<std::pair<double, int64_t>> ReportPainter::mark_nodes() {
   std::vector<std::pair<double, int64_t>> order;
-  for (const auto& [n, e] : errs) {
-    auto to_json = [](double v) {
-      return v < 0 ? json(nullptr) : std::isinf(v) ? json("inf") : json(v);
-    };
+  auto to_json = [](double v) {
+    return v < 0 ? json(nullptr) : std::isinf(v) ? json("inf") : json(v);
+  };
+  for (const auto& [n, e] : errs_) {
     json ej{{"err", to_json(e.err)}, {"abs", to_json(e.abs)}, {"rel", to_json(e.rel)},
             {"own", to_json(e.own)}, {"backend", e.backend},  {"tensor", e.tensor},
             {"pass", e.pass},        {"nan", e.nan}};
     if (!e.note.empty()) ej["note"] = e.note;
     if (e.steps >= 0) ej["steps"] = {to_json(e.steps), e.step_dtype};
     if (e.dequantized >= 0) ej["deq"] = e.dequantized;
-    b.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
+    b_.nodes[static_cast<size_t>(n)]["e"] = std::move(ej);
     order.emplace_back(e.err, n);
   }
   std::stable_sort(order.begin(), order.end(), [](auto& x, auto& y) { return x.first > y.first; });
-  // The worst nodes as the CLI ranks them, so that the page and the terminal agree: with
-  // layerwise, each backend's ranking of its failing tensors (layerwise_summary.backends[].worst:
-  // own failures first), backends in order, each node once; without, the nodes of the failing
-  // outputs by error. A passing node is never among the worst.
+  return order;
+}
+
+// The worst nodes as the CLI ranks them, so that the page and the terminal agree: with
+// layerwise, each backend's ranking of its failing tensors (layerwise_summary.backends[].worst:
+// own failures first), backends in order, each node once; without, the nodes of the failing
+// outputs by error. A passing node is never among the worst.
+json ReportPainter::worst(const std::vector<std::pair<double, int64_t>>& order) {
   json worst = json::array();
   std::set<int64_t> listed;
   // `label`: how the result names the node ("#4 Mul 'outer/then_branch/Mul_1'" for a node the
@@ -392,8 +410,9 @@ void add_report(Builder& b, const json& rep, json& data) {
                      {"label", label}});
   };
   const json none = json::array();
-  if (has_layerwise && rep.contains("layerwise_summary") && rep["layerwise_summary"].is_object()) {
-    const json& backends = rep["layerwise_summary"].value("backends", none);
+  if (has_layerwise_ && rep_.contains("layerwise_summary") &&
+      rep_["layerwise_summary"].is_object()) {
+    const json& backends = rep_["layerwise_summary"].value("backends", none);
     for (const auto& bj : backends.is_array() ? backends : none) {
       const json& ranked = bj.is_object() ? bj.value("worst", none) : none;
       for (const auto& w : ranked.is_array() ? ranked : none)
@@ -403,26 +422,46 @@ void add_report(Builder& b, const json& rep, json& data) {
     }
   } else {
     for (const auto& [err, n] : order)
-      if (!errs[n].pass) list(n, errs[n].backend, errs[n].tensor, nullptr, nullptr);
+      if (!errs_[n].pass) list(n, errs_[n].backend, errs_[n].tensor, nullptr, nullptr);
   }
-  out["worst"] = std::move(worst);
-  out["atol"] = atol < 0 ? json(nullptr) : json(atol);
-  out["rtol"] = rtol < 0 ? json(nullptr) : json(rtol);
-  out["layerwise"] = has_layerwise;
+  return worst;
+}
+
+json ReportPainter::paint() {
+  json out{{"verdict", json_string(rep_, "verdict")},
+           {"verdict_line", json_string(rep_, "verdict_line")},
+           {"error_stat", json_string(rep_, "error_stat")}};
+  if (has_layerwise_)
+    for (const auto& e : rep_["layerwise"]) absorb(e, true);
+  if (rep_.contains("comparisons") && rep_["comparisons"].is_array())
+    for (const auto& e : rep_["comparisons"]) {
+      if (has_layerwise_ && node_of(e) < 0) continue;
+      if (has_layerwise_ && errs_.count(node_of(e)))
+        take_tolerances(e);
+      else
+        absorb(e, false);
+    }
+  out["worst"] = worst(mark_nodes());
+  out["atol"] = atol_ < 0 ? json(nullptr) : json(atol_);
+  out["rtol"] = rtol_ < 0 ? json(nullptr) : json(rtol_);
+  out["layerwise"] = has_layerwise_;
   // What colours the nodes: own errors where the layerwise pass isolated nodes, else the total.
   const bool own =
-      std::any_of(errs.begin(), errs.end(), [](const auto& e) { return e.second.own >= 0; });
-  out["colour_basis"] = own ? "own" : has_layerwise ? "total" : "outputs";
+      std::any_of(errs_.begin(), errs_.end(), [](const auto& e) { return e.second.own >= 0; });
+  out["colour_basis"] = own ? "own" : has_layerwise_ ? "total" : "outputs";
   // The first divergent node is the one the result names, never a guess: the page says "none"
   // when the layerwise pass found none, as the terminal does.
-  if (rep.contains("first_divergent_node") && rep["first_divergent_node"].is_object()) {
-    const auto& f = rep["first_divergent_node"];
+  if (rep_.contains("first_divergent_node") && rep_["first_divergent_node"].is_object()) {
+    const auto& f = rep_["first_divergent_node"];
     json fj = f;
-    int64_t idx = node_of(f);
-    fj["index"] = idx;
+    fj["index"] = node_of(f);
     out["first"] = std::move(fj);
   }
-  data["report"] = std::move(out);
+  return out;
+}
+
+void add_report(Builder& b, const json& rep, json& data) {
+  data["report"] = ReportPainter(b, rep).paint();
 }
 
 // The other model whole, for the side-by-side layout: its graphs, nodes and tensors appended
