@@ -58,9 +58,9 @@ std::string layer_node_label(const LayerTensor& t) {
   return node_label(t.node, t.op_type, static_cast<int64_t>(t.node_index));
 }
 
-}  // namespace
-
-void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color, size_t top) {
+// The pass in one line: tensors, batches, memory budget, reference runs, time; the control flow
+// it went through; the tensors without a golden value.
+void print_header(const LayerwiseReport& rep, std::ostream& os) {
   size_t batches = 0;
   for (const auto& b : rep.backends) batches = std::max<size_t>(batches, b.batches);
   const std::string golden = golden_label(rep.golden_source);
@@ -103,6 +103,10 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
        << fmt::format("{}", fmt::join(shown, ", "))
        << (rep.no_golden.size() > kShown ? ", ..." : "") << "; --json lists all)\n";
   }
+}
+
+// One row per backend (compared, not observable, outside tolerance, status) and its notes.
+void print_backend_table(const LayerwiseReport& rep, std::ostream& os, bool color) {
   Table summary({"backend", "compared", "not observable", "outside tolerance", "status"},
                 {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const auto& b : rep.backends) {
@@ -115,46 +119,52 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   summary.print(os);
   for (const auto& b : rep.backends)
     for (const auto& n : b.notes) os << "  note (" << b.backend << "): " << n << "\n";
+}
 
-  for (const auto& b : rep.backends) {
-    const LayerComparison* hidden = nullptr;
-    size_t hidden_count = 0;
-    for (const auto& c : rep.comparisons) {
-      if (c.backend != b.backend || c.observed) continue;
-      if (!hidden) hidden = &c;
-      ++hidden_count;
-    }
-    if (hidden_count) {
-      os << "  not observable on " << b.backend << ": " << hidden_count << " tensor"
-         << (hidden_count == 1 ? "" : "s") << " (e.g. '" << rep.tensors[hidden->tensor].name
-         << "': " << hidden->note << ")\n";
-    }
-    const std::vector<const LayerComparison*> failing = ranked_failures(rep, b.backend);
-    if (failing.empty()) continue;
-    os << "\nworst tensors on " << b.backend << " (" << failing.size()
-       << " outside tolerance; ranked by " << (failing.front()->isolated ? "own" : "total")
-       << " error):\n";
-    Table t({"node", "tensor", "max abs err", "max rel err", "own err", "error is", "NaN/Inf",
-             "result"},
-            {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft,
-             Align::kRight, Align::kLeft});
-    for (size_t i = 0; i < failing.size() && i < top; ++i) {
-      const auto& c = *failing[i];
-      const LayerTensor& lt = rep.tensors[c.tensor];
-      std::string nan = "-";
-      if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
-        nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
-      t.add_row({layer_node_label(lt), lt.name, max_abs_error_text(c.result),
-                 short_number(c.result.max_rel_error),
-                 c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
-                 colorize("FAIL", "red", color)});
-    }
-    t.print(os);
-    if (failing.size() > top)
-      os << "  ... and " << failing.size() - top << " more (--json lists all)\n";
+// What `backend` could not observe, and its `top` worst tensors (ranked_failures' order).
+void print_worst(const LayerwiseReport& rep, const std::string& backend, std::ostream& os,
+                 bool color, size_t top) {
+  const LayerComparison* hidden = nullptr;
+  size_t hidden_count = 0;
+  for (const auto& c : rep.comparisons) {
+    if (c.backend != backend || c.observed) continue;
+    if (!hidden) hidden = &c;
+    ++hidden_count;
   }
+  if (hidden_count) {
+    os << "  not observable on " << backend << ": " << hidden_count << " tensor"
+       << (hidden_count == 1 ? "" : "s") << " (e.g. '" << rep.tensors[hidden->tensor].name
+       << "': " << hidden->note << ")\n";
+  }
+  const std::vector<const LayerComparison*> failing = ranked_failures(rep, backend);
+  if (failing.empty()) return;
+  os << "\nworst tensors on " << backend << " (" << failing.size()
+     << " outside tolerance; ranked by " << (failing.front()->isolated ? "own" : "total")
+     << " error):\n";
+  Table t(
+      {"node", "tensor", "max abs err", "max rel err", "own err", "error is", "NaN/Inf", "result"},
+      {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft,
+       Align::kRight, Align::kLeft});
+  for (size_t i = 0; i < failing.size() && i < top; ++i) {
+    const auto& c = *failing[i];
+    const LayerTensor& lt = rep.tensors[c.tensor];
+    std::string nan = "-";
+    if (c.result.nan_or_inf_actual || lt.golden_nan_or_inf)
+      nan = fmt::format("{} (golden {})", c.result.nan_or_inf_actual, lt.golden_nan_or_inf);
+    t.add_row({layer_node_label(lt), lt.name, max_abs_error_text(c.result),
+               short_number(c.result.max_rel_error),
+               c.own ? short_number(c.own->max_abs_error) : "-", error_source(c), nan,
+               colorize("FAIL", "red", color)});
+  }
+  t.print(os);
+  if (failing.size() > top)
+    os << "  ... and " << failing.size() - top << " more (--json lists all)\n";
+}
 
-  // Where NaN/Inf first appears: in the golden values, and on each backend.
+// Where NaN/Inf first appears (in the golden values, and on each backend), and the golden
+// tensors beyond float16's range.
+void print_nonfinite(const LayerwiseReport& rep, std::ostream& os) {
+  const std::string golden = golden_label(rep.golden_source);
   for (const auto& lt : rep.tensors) {
     if (!lt.golden_nan_or_inf) continue;
     os << "\nNaN/Inf first appears in tensor '" << lt.name << "' of node " << layer_node_label(lt)
@@ -186,35 +196,49 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
        << layer_node_label(*first_over) << ", max |value| "
        << short_number(first_over->golden_max_abs) << "); they overflow in float16\n";
   }
+}
 
-  if (rep.first) {
-    const LayerTensor& lt = rep.tensors[rep.first->tensor];
-    os << "\n"
-       << colorize("first divergent node", "bold", color) << ": " << layer_node_label(lt)
-       << ", tensor '" << lt.name << "', on " << rep.first->backend;
-    if (rep.first->basis == "context") {
-      os << ": alone, on golden inputs, it agrees (own error "
-         << short_number(rep.first->own_error.value_or(0))
-         << "), and none of its inputs disagrees: the backend computed it differently within the "
-            "whole graph (fused with a neighbour, in another layout, or in float32)";
-    } else if (rep.first->own_error) {
-      os << ": its own error (alone, on golden inputs) is " << short_number(*rep.first->own_error)
-         << ", outside tolerance";
-    } else {
-      os << ": the first tensor outside tolerance (run with --isolate to separate its own error "
-            "from inherited error)";
-    }
-    os << "\n";
-    if (!rep.repro_dir.empty())
-      os << "  repro: " << rep.repro_dir.string() << " (model.onnx with that node alone"
-         << (rep.first->precision == "fp16" ? " in float16" : "")
-         << " + test_data_set_0 with golden inputs and outputs)\n";
-  } else {
+// The first divergent node, why it is one (own error, in context, or first outside tolerance)
+// and its repro; or "none".
+void print_first_divergent(const LayerwiseReport& rep, std::ostream& os, bool color) {
+  if (!rep.first) {
     bool any_fail = false;
     for (const auto& b : rep.backends) any_fail = any_fail || b.failed > 0;
     os << "\nfirst divergent node: none"
        << (any_fail ? " (no node is outside tolerance on its own)" : "") << "\n";
+    return;
   }
+  const LayerTensor& lt = rep.tensors[rep.first->tensor];
+  os << "\n"
+     << colorize("first divergent node", "bold", color) << ": " << layer_node_label(lt)
+     << ", tensor '" << lt.name << "', on " << rep.first->backend;
+  if (rep.first->basis == "context") {
+    os << ": alone, on golden inputs, it agrees (own error "
+       << short_number(rep.first->own_error.value_or(0))
+       << "), and none of its inputs disagrees: the backend computed it differently within the "
+          "whole graph (fused with a neighbour, in another layout, or in float32)";
+  } else if (rep.first->own_error) {
+    os << ": its own error (alone, on golden inputs) is " << short_number(*rep.first->own_error)
+       << ", outside tolerance";
+  } else {
+    os << ": the first tensor outside tolerance (run with --isolate to separate its own error "
+          "from inherited error)";
+  }
+  os << "\n";
+  if (!rep.repro_dir.empty())
+    os << "  repro: " << rep.repro_dir.string() << " (model.onnx with that node alone"
+       << (rep.first->precision == "fp16" ? " in float16" : "")
+       << " + test_data_set_0 with golden inputs and outputs)\n";
+}
+
+}  // namespace
+
+void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool color, size_t top) {
+  print_header(rep, os);
+  print_backend_table(rep, os, color);
+  for (const auto& b : rep.backends) print_worst(rep, b.backend, os, color, top);
+  print_nonfinite(rep, os);
+  print_first_divergent(rep, os, color);
 }
 
 void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
