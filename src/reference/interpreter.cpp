@@ -539,6 +539,155 @@ Expected<std::vector<Value>> Interpreter::run_function(const onnx::NodeProto& no
   return result;
 }
 
+// The inputs of one node: widened copies where its kernel computes in another type (float16 and
+// bfloat16 in float32 for HalfMode::kViaFloat32; float32/float16/bfloat16 in float64 for
+// accumulating ops under Accumulate::kDouble). Outputs of `wide_type` are rounded once back to
+// `narrow_type`, the first widened input's type.
+struct Interpreter::NodeInputs {
+  std::vector<Value> upcast;  // reserved at the first widened input, so pointers into it stay
+  DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
+};
+
+Status Interpreter::gather_inputs(const onnx::NodeProto& node, size_t i, const GraphPlan& plan,
+                                  Scope& scope, const KernelDef* def, KernelScratch& scratch,
+                                  NodeInputs& in) {
+  const bool widen_double = def && def->accumulates && options_.accumulate == Accumulate::kDouble;
+  auto wider_type = [&](DType t) {
+    const bool half = t == DType::kFloat16 || t == DType::kBFloat16;
+    if (widen_double && (half || t == DType::kFloat)) return DType::kDouble;
+    if (def && def->half_mode == HalfMode::kViaFloat32 && half) return DType::kFloat;
+    return DType::kUndefined;
+  };
+  // The node's inputs go into the graph run's scratch vectors (their memory kept from node to
+  // node: KernelScratch).
+  std::vector<const Value*>& ins = scratch.values;
+  std::vector<Tensor*>& movable = scratch.movable;
+  ins.clear();
+  movable.clear();
+  for (int k = 0; k < node.input_size(); ++k) {
+    const std::string& name = node.input(k);
+    if (name.empty()) {
+      ins.push_back(nullptr);
+      movable.push_back(nullptr);
+      continue;
+    }
+    const int slot = plan.input_slots[i][static_cast<size_t>(k)];
+    Value* slot_value = slot >= 0 ? &scope.slots[static_cast<size_t>(slot)] : nullptr;
+    const Value* v = slot_value && slot_value->defined() ? slot_value : scope.find(name);
+    if (!v)
+      return model_error("input '" + name +
+                         "' is undefined: no node, initializer or graph "
+                         "input produces it before this node");
+    Tensor* mov = nullptr;
+    if (plan.last_read[i][static_cast<size_t>(k)] && slot_value && slot_value->is_tensor())
+      mov = &slot_value->tensor();
+    const Tensor* t = v->as_tensor();
+    if (const DType to = t ? wider_type(t->dtype()) : DType::kUndefined; to != DType::kUndefined) {
+      if (in.narrow_type == DType::kUndefined) {
+        in.narrow_type = t->dtype();
+        in.wide_type = to;
+      }
+      ODB_ASSIGN_OR_RETURN(Tensor f, cast_tensor(*t, to));
+      // Room for every input at once, so that `ins` can point into it: reserved only by nodes
+      // that widen something, to save the other nodes an allocation.
+      if (in.upcast.empty()) in.upcast.reserve(static_cast<size_t>(node.input_size()));
+      in.upcast.emplace_back(std::move(f));
+      v = &in.upcast.back();
+      mov = &in.upcast.back().tensor();
+    }
+    ins.push_back(v);
+    movable.push_back(mov);
+  }
+  return Status::ok();
+}
+
+Status Interpreter::call_kernel(const onnx::NodeProto& node, size_t i, int64_t opset,
+                                const KernelDef& def, const Scope& scope, bool has_subgraph,
+                                const OpsetMap& opsets, int depth, KernelScratch& scratch,
+                                std::vector<Value>& outs) {
+  // Runners for subgraph attributes; nodes without any (nearly all) skip building them.
+  ValueSubgraphRunner value_runner;
+  SubgraphRunner runner;
+  if (has_subgraph) {
+    value_runner = [this, &scope, &opsets, depth](
+                       const onnx::GraphProto& sub,
+                       std::vector<Value> in) -> Expected<std::vector<Value>> {
+      // Every Loop/Scan iteration passes here, bodies without nodes too.
+      ODB_RETURN_IF_ERROR(check_run_limits());
+      if (static_cast<int>(in.size()) > sub.input_size())
+        return model_error("subgraph '" + sub.name() + "' takes " +
+                           std::to_string(sub.input_size()) + " inputs, given " +
+                           std::to_string(in.size()));
+      std::map<std::string, const Value*> f;
+      for (size_t k = 0; k < in.size(); ++k) {
+        const auto& decl = sub.input(static_cast<int>(k));
+        // A body input declared optional takes a plain tensor or sequence as a full optional:
+        // Loop-16 bodies read optional(seq) state that their previous iteration returned as a
+        // seq.
+        if (decl.type().has_optional_type() && !in[k].is_optional() && in[k].defined())
+          in[k] = Value::optional_of(std::move(in[k]));
+        f[decl.name()] = &in[k];
+      }
+      return run_graph(sub, &scope, f, nullptr, opsets, depth);
+    };
+    runner = [&value_runner](const onnx::GraphProto& sub,
+                             std::vector<Tensor> in) -> Expected<std::vector<Tensor>> {
+      std::vector<Value> vin(std::make_move_iterator(in.begin()),
+                             std::make_move_iterator(in.end()));
+      ODB_ASSIGN_OR_RETURN(auto vout, value_runner(sub, std::move(vin)));
+      std::vector<Tensor> tout;
+      for (size_t k = 0; k < vout.size(); ++k) {
+        if (!vout[k].is_tensor())
+          return model_error("output " + std::to_string(k) + " of subgraph '" + sub.name() +
+                             "' is " + vout[k].kind_name() + "; this op takes tensors only");
+        tout.push_back(std::move(vout[k].tensor()));
+      }
+      return tout;
+    };
+  }
+  // Copies: `runner` calls value_runner by reference, so the original stays here.
+  KernelContext ctx(node, opset, scratch, runner, value_runner);
+  ctx.set_random_source(&random_, i);
+  Status st;
+  try {
+    st = def.fn(ctx);
+  } catch (const std::bad_alloc&) {
+    st = invalid_argument("out of memory: an output of this node is too large to allocate");
+  } catch (const std::length_error&) {
+    st = invalid_argument("out of memory: an output of this node is too large to allocate");
+  }
+  // A long kernel that saw the deadline pass stopped early (run_should_stop) and left its
+  // outputs unfinished: the run ends here.
+  if (st.is_ok()) st = check_run_limits();
+  if (!st.is_ok()) return st;
+  for (size_t k = 0; k < static_cast<size_t>(node.output_size()); ++k)
+    outs.push_back(ctx.take_output(k));
+  ctx.return_scratch(scratch);
+  return Status::ok();
+}
+
+Status Interpreter::store_outputs(const onnx::NodeProto& node, size_t i, const GraphPlan& plan,
+                                  Scope& scope, const NodeInputs& in, bool kernel,
+                                  const NodeHook* hook, std::vector<Value>& outs) {
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const std::string& name = node.output(static_cast<int>(k));
+    if (name.empty()) continue;
+    Value& out = outs[k];
+    if (!out.defined())
+      return internal_error(std::string(kernel ? "kernel" : "function body") +
+                            " produced no value for output '" + name + "'");
+    if (in.narrow_type != DType::kUndefined && out.is_tensor() &&
+        out.tensor().dtype() == in.wide_type) {
+      // float64 rounded once (cast_tensor)
+      ODB_ASSIGN_OR_RETURN(Tensor h, cast_tensor(out.tensor(), in.narrow_type));
+      out = Value(std::move(h));
+    }
+    if (hook && *hook && out.is_tensor()) (*hook)(node, i, name, out.tensor());
+    scope.slots[static_cast<size_t>(plan.output_slots[i][k])] = std::move(out);
+  }
+  return Status::ok();
+}
+
 Expected<std::vector<Value>> Interpreter::run_graph(
     const onnx::GraphProto& graph, const Scope* parent,
     const std::map<std::string, const Value*>& feeds, const NodeHook* hook, const OpsetMap& opsets,
@@ -561,6 +710,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   if (!plan.order_error.is_ok())
     return Status(plan.order_error)
         .with_context("while ordering the nodes of graph '" + graph_label + "'");
+  // Profiling times top-level nodes only (subgraph and body nodes count in their caller).
+  const bool timed = options_.profile && parent == nullptr && depth == 0;
   KernelScratch scratch;
   std::vector<Value> outs;  // the current node's outputs (memory kept from node to node)
   for (size_t pos = 0; pos < n_nodes; ++pos) {
@@ -572,137 +723,24 @@ Expected<std::vector<Value>> Interpreter::run_graph(
     };
     const int64_t opset = plan.opsets[i];
     const KernelDef* def = plan.kernels[i];
-    if (Status st = check_run_limits(); !st) return std::move(st).with_context(context());
+    Status st = check_run_limits();
+    NodeInputs in;
+    if (st.is_ok()) st = gather_inputs(node, i, plan, scope, def, scratch, in);
+    if (!st.is_ok()) return std::move(st).with_context(context());
 
-    // Inputs a kernel computes in another type: float16/bfloat16 in float32 (HalfMode), and
-    // float32/float16/bfloat16 in float64 for accumulating ops in Accumulate::kDouble. Outputs of
-    // the wider type are rounded once back to `narrow_type`, the first widened input's type.
-    const bool widen_double = def && def->accumulates && options_.accumulate == Accumulate::kDouble;
-    auto wider_type = [&](DType t) {
-      const bool half = t == DType::kFloat16 || t == DType::kBFloat16;
-      if (widen_double && (half || t == DType::kFloat)) return DType::kDouble;
-      if (def && def->half_mode == HalfMode::kViaFloat32 && half) return DType::kFloat;
-      return DType::kUndefined;
-    };
-    // The node's inputs go into the graph run's scratch vectors (their memory kept from node to
-    // node: KernelScratch).
-    std::vector<const Value*>& ins = scratch.values;
-    std::vector<Tensor*>& movable = scratch.movable;
-    ins.clear();
-    movable.clear();
-    std::vector<Value> upcast;  // widened copies of inputs (reserved at the first, see below)
-    DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
-    for (int k = 0; k < node.input_size(); ++k) {
-      const std::string& name = node.input(k);
-      if (name.empty()) {
-        ins.push_back(nullptr);
-        movable.push_back(nullptr);
-        continue;
-      }
-      const int slot = plan.input_slots[i][static_cast<size_t>(k)];
-      const Value* v = slot >= 0 && scope.slots[static_cast<size_t>(slot)].defined()
-                           ? &scope.slots[static_cast<size_t>(slot)]
-                           : scope.find(name);
-      if (!v)
-        return model_error("input '" + name +
-                           "' is undefined: no node, initializer or graph "
-                           "input produces it before this node")
-            .with_context(context());
-      Tensor* mov = nullptr;
-      if (plan.last_read[i][static_cast<size_t>(k)] && slot >= 0 &&
-          scope.slots[static_cast<size_t>(slot)].is_tensor())
-        mov = &scope.slots[static_cast<size_t>(slot)].tensor();
-      const Tensor* t = v->as_tensor();
-      if (const DType to = t ? wider_type(t->dtype()) : DType::kUndefined;
-          to != DType::kUndefined) {
-        if (narrow_type == DType::kUndefined) {
-          narrow_type = t->dtype();
-          wide_type = to;
-        }
-        auto f = cast_tensor(*t, to);
-        if (!f) return std::move(f).status().with_context(context());
-        // Room for every input at once, so that `ins` can point into it: reserved only by nodes
-        // that widen something, to save the other nodes an allocation.
-        if (upcast.empty()) upcast.reserve(static_cast<size_t>(node.input_size()));
-        upcast.emplace_back(std::move(*f));
-        v = &upcast.back();
-        mov = &upcast.back().tensor();
-      }
-      ins.push_back(v);
-      movable.push_back(mov);
-    }
-
-    // Profiling times top-level nodes only (subgraph and body nodes count in their caller).
-    const bool timed = options_.profile && parent == nullptr && depth == 0;
     const auto t0 =
         timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     outs.clear();
     if (!def) {
       // No kernel: the load-time check found a function body (a kernel always wins).
-      auto r = run_function(node, opset, ins, opsets, depth);
+      auto r = run_function(node, opset, scratch.values, opsets, depth);
       if (!r) return std::move(r).status().with_context(context());
       outs = std::move(*r);
-    } else {
-      // Runners for subgraph attributes; nodes without any (nearly all) skip building them.
-      ValueSubgraphRunner value_runner;
-      SubgraphRunner runner;
-      if (plan.has_subgraph[i]) {
-        value_runner = [this, &scope, &opsets, depth](
-                           const onnx::GraphProto& sub,
-                           std::vector<Value> in) -> Expected<std::vector<Value>> {
-          // Every Loop/Scan iteration passes here, bodies without nodes too.
-          ODB_RETURN_IF_ERROR(check_run_limits());
-          if (static_cast<int>(in.size()) > sub.input_size())
-            return model_error("subgraph '" + sub.name() + "' takes " +
-                               std::to_string(sub.input_size()) + " inputs, given " +
-                               std::to_string(in.size()));
-          std::map<std::string, const Value*> f;
-          for (size_t k = 0; k < in.size(); ++k) {
-            const auto& decl = sub.input(static_cast<int>(k));
-            // A body input declared optional takes a plain tensor or sequence as a full optional:
-            // Loop-16 bodies read optional(seq) state that their previous iteration returned as
-            // a seq.
-            if (decl.type().has_optional_type() && !in[k].is_optional() && in[k].defined())
-              in[k] = Value::optional_of(std::move(in[k]));
-            f[decl.name()] = &in[k];
-          }
-          return run_graph(sub, &scope, f, nullptr, opsets, depth);
-        };
-        runner = [&value_runner](const onnx::GraphProto& sub,
-                                 std::vector<Tensor> in) -> Expected<std::vector<Tensor>> {
-          std::vector<Value> vin(std::make_move_iterator(in.begin()),
-                                 std::make_move_iterator(in.end()));
-          ODB_ASSIGN_OR_RETURN(auto vout, value_runner(sub, std::move(vin)));
-          std::vector<Tensor> tout;
-          for (size_t k = 0; k < vout.size(); ++k) {
-            if (!vout[k].is_tensor())
-              return model_error("output " + std::to_string(k) + " of subgraph '" + sub.name() +
-                                 "' is " + vout[k].kind_name() + "; this op takes tensors only");
-            tout.push_back(std::move(vout[k].tensor()));
-          }
-          return tout;
-        };
-      }
-      // Copies: `runner` calls value_runner by reference, so the original stays here.
-      KernelContext ctx(node, opset, scratch, runner, value_runner);
-      ctx.set_random_source(&random_, i);
-      Status st;
-      try {
-        st = def->fn(ctx);
-      } catch (const std::bad_alloc&) {
-        st = invalid_argument("out of memory: an output of this node is too large to allocate");
-      } catch (const std::length_error&) {
-        st = invalid_argument("out of memory: an output of this node is too large to allocate");
-      }
-      // A long kernel that saw the deadline pass stopped early (run_should_stop) and left its
-      // outputs unfinished: the run ends here.
-      if (st.is_ok()) st = check_run_limits();
-      if (!st.is_ok()) return std::move(st).with_context(context());
-      for (size_t k = 0; k < static_cast<size_t>(node.output_size()); ++k)
-        outs.push_back(ctx.take_output(k));
-      ctx.return_scratch(scratch);
+    } else if (Status k = call_kernel(node, i, opset, *def, scope, plan.has_subgraph[i], opsets,
+                                      depth, scratch, outs);
+               !k.is_ok()) {
+      return std::move(k).with_context(context());
     }
-
     if (timed) {
       const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
       auto& p = profile_[{domain, node.op_type()}];
@@ -711,23 +749,8 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       ++p.calls;
       p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const std::string& name = node.output(static_cast<int>(k));
-      if (name.empty()) continue;
-      Value& out = outs[k];
-      if (!out.defined())
-        return internal_error(std::string(def ? "kernel" : "function body") +
-                              " produced no value for output '" + name + "'")
-            .with_context(context());
-      if (narrow_type != DType::kUndefined && out.is_tensor() &&
-          out.tensor().dtype() == wide_type) {
-        auto h = cast_tensor(out.tensor(), narrow_type);  // float64 rounded once (cast_tensor)
-        if (!h) return std::move(h).status().with_context(context());
-        out = Value(std::move(*h));
-      }
-      if (hook && *hook && out.is_tensor()) (*hook)(node, i, name, out.tensor());
-      scope.slots[static_cast<size_t>(plan.output_slots[i][k])] = std::move(out);
-    }
+    if (Status o = store_outputs(node, i, plan, scope, in, def != nullptr, hook, outs); !o.is_ok())
+      return std::move(o).with_context(context());
     // Free what no later node of this graph reads.
     for (int slot : plan.free_after[i]) scope.slots[static_cast<size_t>(slot)] = Value();
   }

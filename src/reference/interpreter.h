@@ -167,6 +167,18 @@ class Interpreter {
                                             const std::vector<const Value*>& inputs,
                                             const OpsetMap& opsets, int depth);
   Expected<const std::map<std::string, Value>*> initializers_of(const onnx::GraphProto& graph);
+  // run_graph's steps for node `i` of `plan`'s graph (interpreter.cpp): its inputs into
+  // scratch.values/movable, widened where its kernel computes in another type (NodeInputs);
+  // its kernel called with runners for its subgraphs; its outputs rounded back and stored.
+  struct NodeInputs;
+  Status gather_inputs(const onnx::NodeProto& node, size_t i, const GraphPlan& plan, Scope& scope,
+                       const KernelDef* def, KernelScratch& scratch, NodeInputs& in);
+  Status call_kernel(const onnx::NodeProto& node, size_t i, int64_t opset, const KernelDef& def,
+                     const Scope& scope, bool has_subgraph, const OpsetMap& opsets, int depth,
+                     KernelScratch& scratch, std::vector<Value>& outs);
+  Status store_outputs(const onnx::NodeProto& node, size_t i, const GraphPlan& plan, Scope& scope,
+                       const NodeInputs& in, bool kernel, const NodeHook* hook,
+                       std::vector<Value>& outs);
 
   onnx::ModelProto model_;
   std::filesystem::path base_dir_;
