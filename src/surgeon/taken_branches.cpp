@@ -89,115 +89,167 @@ onnx::NodeProto simple_node(const std::string& op, const std::string& name,
   return n;
 }
 
-}  // namespace
+// observe_control_flow's steps: the control-flow nodes and what each needs (an If's condition, a
+// Loop's iteration probe, a Scan's scan-input shapes); what the inputs and initializers give
+// already; one reference run up to the last of them for the rest; the result.
+class ControlFlowObserver {
+ public:
+  ControlFlowObserver(const onnx::ModelProto& model, const std::filesystem::path& base_dir,
+                      const std::map<std::string, Tensor>& inputs,
+                      const reference::InterpreterOptions& options)
+      : model_(model), g_(model.graph()), base_dir_(base_dir), inputs_(inputs), options_(options) {}
 
-Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
-                                              const std::filesystem::path& base_dir,
-                                              const std::map<std::string, Tensor>& inputs,
-                                              const reference::InterpreterOptions& options) {
-  const onnx::GraphProto& g = model.graph();
-  std::vector<int> ifs, loops, scans;
-  for (int i = 0; i < g.node_size(); ++i) {
-    if (is_op(g.node(i), "If")) ifs.push_back(i);
-    if (is_op(g.node(i), "Loop")) loops.push_back(i);
-    if (is_op(g.node(i), "Scan") && model_opset(model, "") >= 9) scans.push_back(i);
+  Expected<ControlFlowRun> observe() {
+    ODB_RETURN_IF_ERROR(find_nodes());
+    ODB_RETURN_IF_ERROR(take_known());
+    ODB_RETURN_IF_ERROR(run_reference());
+    ControlFlowRun out;
+    ODB_RETURN_IF_ERROR(read_conditions(out));
+    ODB_RETURN_IF_ERROR(read_iterations(out));
+    return out;
+  }
+
+ private:
+  Status find_nodes();
+  Status take_known();
+  Status run_reference();
+  Status read_conditions(ControlFlowRun& out);
+  Status read_iterations(ControlFlowRun& out);
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& g_;
+  const std::filesystem::path& base_dir_;
+  const std::map<std::string, Tensor>& inputs_;
+  const reference::InterpreterOptions& options_;
+  std::vector<int> ifs_, loops_, scans_;
+  std::map<int, std::vector<std::string>> scanned_;      // Scan -> its scan inputs
+  std::map<std::string, std::optional<Tensor>> wanted_;  // value name -> its value once known
+  std::map<std::string, std::optional<Shape>> shapes_;   // scan input -> its shape once known
+};
+
+Status ControlFlowObserver::find_nodes() {
+  for (int i = 0; i < g_.node_size(); ++i) {
+    if (is_op(g_.node(i), "If")) ifs_.push_back(i);
+    if (is_op(g_.node(i), "Loop")) loops_.push_back(i);
+    if (is_op(g_.node(i), "Scan") && model_opset(model_, "") >= 9) scans_.push_back(i);
   }
   // Each Scan's scan inputs (Scan-9: the last num_scan_inputs inputs), whose shapes are wanted.
-  std::map<int, std::vector<std::string>> scanned;
-  for (int i : scans) {
-    const onnx::NodeProto& n = g.node(i);
+  for (int i : scans_) {
+    const onnx::NodeProto& n = g_.node(i);
     int64_t m = 0;
     for (const auto& a : n.attribute())
       if (a.name() == "num_scan_inputs") m = a.i();
     if (m < 1 || m > n.input_size())
       return model_error(node_label(n, i) + ": num_scan_inputs " + std::to_string(m) +
                          " does not fit its " + std::to_string(n.input_size()) + " inputs");
-    for (int j = n.input_size() - static_cast<int>(m); j < n.input_size(); ++j)
-      scanned[i].push_back(n.input(j));
+    for (int j = n.input_size() - static_cast<int>(m); j < n.input_size(); ++j) {
+      scanned_[i].push_back(n.input(j));
+      shapes_[n.input(j)];
+    }
   }
-  std::map<std::string, std::optional<Tensor>> wanted;  // value name -> its value once known
-  for (int i : ifs) {
-    const onnx::NodeProto& n = g.node(i);
+  for (int i : ifs_) {
+    const onnx::NodeProto& n = g_.node(i);
     if (n.input_size() < 1 || n.input(0).empty())
       return model_error(node_label(n, i) + " has no condition input");
-    wanted[n.input(0)];
+    wanted_[n.input(0)];
   }
-  for (int i : loops) wanted[iteration_probe(i)];
-  std::map<std::string, std::optional<Shape>> shapes;  // scan input -> its shape once known
-  for (const auto& [i, names] : scanned)
-    for (const auto& name : names) shapes[name];
-  for (auto& [name, shape] : shapes)
-    if (auto it = inputs.find(name); it != inputs.end()) shape = it->second.shape();
-  for (const auto& init : g.initializer())
-    if (auto it = shapes.find(init.name()); it != shapes.end() && !it->second)
+  for (int i : loops_) wanted_[iteration_probe(i)];
+  return Status::ok();
+}
+
+// What the graph inputs and initializers give without running anything.
+Status ControlFlowObserver::take_known() {
+  for (auto& [name, shape] : shapes_)
+    if (auto it = inputs_.find(name); it != inputs_.end()) shape = it->second.shape();
+  for (const auto& init : g_.initializer())
+    if (auto it = shapes_.find(init.name()); it != shapes_.end() && !it->second)
       it->second = Shape(init.dims().begin(), init.dims().end());
-  for (auto& [name, value] : wanted)
-    if (auto it = inputs.find(name); it != inputs.end()) value = it->second;
-  for (const auto& init : g.initializer()) {
-    auto it = wanted.find(init.name());
-    if (it == wanted.end() || it->second) continue;
-    ODB_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(init, base_dir));
+  for (auto& [name, value] : wanted_)
+    if (auto it = inputs_.find(name); it != inputs_.end()) value = it->second;
+  for (const auto& init : g_.initializer()) {
+    auto it = wanted_.find(init.name());
+    if (it == wanted_.end() || it->second) continue;
+    ODB_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(init, base_dir_));
     it->second = std::move(t);
   }
-  const bool all_known =
-      std::all_of(wanted.begin(), wanted.end(),
-                  [](const auto& w) { return w.second.has_value(); }) &&
-      std::all_of(shapes.begin(), shapes.end(), [](const auto& w) { return w.second.has_value(); });
-  if (!all_known) {
-    ODB_ASSIGN_OR_RETURN(std::vector<int> order, topological_order(g));
-    // The nodes before the last If (its condition is computed before it) and up to the last Loop
-    // (its probe is its output), in the order the reference runs them.
-    size_t end = 0;
-    for (size_t pos = 0; pos < order.size(); ++pos) {
-      const onnx::NodeProto& n = g.node(order[pos]);
-      if (is_op(n, "If")) end = std::max(end, pos);
-      if (is_op(n, "Loop")) end = std::max(end, pos + 1);
-      if (is_op(n, "Scan")) end = std::max(end, pos);
-    }
-    const onnx::ModelProto probe = with_iteration_probes(model, loops);
-    ODB_ASSIGN_OR_RETURN(auto interp, reference::Interpreter::create(probe, base_dir, options));
-    ODB_RETURN_IF_ERROR(interp->run_prefix(
-        inputs,
-        [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
-          auto it = wanted.find(tensor);
-          if (it != wanted.end() && !it->second) it->second = value;
-          auto sh = shapes.find(tensor);
-          if (sh != shapes.end() && !sh->second) sh->second = value.shape();
-        },
-        end));
+  return Status::ok();
+}
+
+// The rest from one reference run of the nodes before the last If or Scan (what they read is
+// computed before them) and up to the last Loop (its probe is its output), in the reference's
+// order, on the model with the Loops' iteration probes.
+Status ControlFlowObserver::run_reference() {
+  const bool all_known = std::all_of(wanted_.begin(), wanted_.end(),
+                                     [](const auto& w) { return w.second.has_value(); }) &&
+                         std::all_of(shapes_.begin(), shapes_.end(),
+                                     [](const auto& w) { return w.second.has_value(); });
+  if (all_known) return Status::ok();
+  ODB_ASSIGN_OR_RETURN(std::vector<int> order, topological_order(g_));
+  size_t end = 0;
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const onnx::NodeProto& n = g_.node(order[pos]);
+    if (is_op(n, "If") || is_op(n, "Scan")) end = std::max(end, pos);
+    if (is_op(n, "Loop")) end = std::max(end, pos + 1);
   }
-  ControlFlowRun out;
-  for (int i : ifs) {
-    const onnx::NodeProto& n = g.node(i);
-    const auto& value = wanted[n.input(0)];
+  const onnx::ModelProto probe = with_iteration_probes(model_, loops_);
+  ODB_ASSIGN_OR_RETURN(auto interp, reference::Interpreter::create(probe, base_dir_, options_));
+  return interp->run_prefix(
+      inputs_,
+      [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
+        auto it = wanted_.find(tensor);
+        if (it != wanted_.end() && !it->second) it->second = value;
+        auto sh = shapes_.find(tensor);
+        if (sh != shapes_.end() && !sh->second) sh->second = value.shape();
+      },
+      end);
+}
+
+Status ControlFlowObserver::read_conditions(ControlFlowRun& out) {
+  for (int i : ifs_) {
+    const onnx::NodeProto& n = g_.node(i);
+    const auto& value = wanted_[n.input(0)];
     if (!value)
       return model_error(node_label(n, i) + ": its condition '" + n.input(0) +
                          "' was not computed before it");
     ODB_ASSIGN_OR_RETURN(out.conditions[i], condition_of(n, i, *value));
   }
-  for (int i : loops) {
-    const auto& value = wanted[iteration_probe(i)];
+  return Status::ok();
+}
+
+// Each Loop's iterations (its probe's length) and each Scan's scan-input shapes and iterations
+// (the length of scan input 0 along its scanned axis).
+Status ControlFlowObserver::read_iterations(ControlFlowRun& out) {
+  for (int i : loops_) {
+    const auto& value = wanted_[iteration_probe(i)];
     if (!value || value->shape().empty())
-      return model_error(node_label(g.node(i), i) + ": its iterations were not counted");
+      return model_error(node_label(g_.node(i), i) + ": its iterations were not counted");
     out.iterations[i] = value->shape()[0];
   }
-  for (const auto& [i, names] : scanned) {
+  for (const auto& [i, names] : scanned_) {
     std::vector<Shape>& got = out.scan_input_shapes[i];
     for (const auto& name : names) {
-      if (!shapes[name])
-        return model_error(node_label(g.node(i), i) + ": the shape of its scan input '" + name +
+      if (!shapes_[name])
+        return model_error(node_label(g_.node(i), i) + ": the shape of its scan input '" + name +
                            "' was not computed before it");
-      got.push_back(*shapes[name]);
+      got.push_back(*shapes_[name]);
     }
-    // Its iterations: the length of scan input 0 along its scanned axis.
     int64_t axis = 0;
-    for (const auto& a : g.node(i).attribute())
+    for (const auto& a : g_.node(i).attribute())
       if (a.name() == "scan_input_axes" && a.ints_size() > 0) axis = a.ints(0);
     const int64_t rank = static_cast<int64_t>(got[0].size());
     if (axis < 0) axis += rank;
     if (axis >= 0 && axis < rank) out.iterations[i] = got[0][static_cast<size_t>(axis)];
   }
-  return out;
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<ControlFlowRun> observe_control_flow(const onnx::ModelProto& model,
+                                              const std::filesystem::path& base_dir,
+                                              const std::map<std::string, Tensor>& inputs,
+                                              const reference::InterpreterOptions& options) {
+  return ControlFlowObserver(model, base_dir, inputs, options).observe();
 }
 
 namespace {
@@ -373,6 +425,118 @@ Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_i
   return std::move(u).finish();
 }
 
+namespace {
+
+// A Scan-9+ node's attributes, checked against its body and its scan inputs' shapes.
+struct ScanSpec {
+  int64_t m = -1;     // scan inputs (the last m inputs)
+  int64_t n = 0;      // state variables (the first n inputs and outputs)
+  int64_t k_out = 0;  // scan outputs (after the states)
+  std::vector<int64_t> in_dirs, out_axes, out_dirs;
+  std::vector<int64_t> axes;  // each scan input's scanned axis, normalized by its rank
+  int64_t iterations = 0;     // the length of scan input 0 along its axis
+
+  static int64_t at(const std::vector<int64_t>& v, int64_t i) {
+    return i < static_cast<int64_t>(v.size()) ? v[static_cast<size_t>(i)] : 0;
+  }
+};
+
+Expected<ScanSpec> scan_spec(const onnx::ModelProto& model, const onnx::NodeProto& node,
+                             int node_index, const onnx::GraphProto& body,
+                             const std::vector<Shape>& scan_input_shapes) {
+  ScanSpec sp;
+  std::vector<int64_t> in_axes;
+  for (const auto& a : node.attribute()) {
+    std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+    if (a.name() == "num_scan_inputs") sp.m = a.i();
+    if (a.name() == "scan_input_axes") in_axes = v;
+    if (a.name() == "scan_input_directions") sp.in_dirs = v;
+    if (a.name() == "scan_output_axes") sp.out_axes = v;
+    if (a.name() == "scan_output_directions") sp.out_dirs = v;
+  }
+  const std::string label = node_label(node, node_index);
+  sp.n = node.input_size() - sp.m;
+  sp.k_out = node.output_size() - sp.n;
+  if (sp.m < 1 || sp.n < 0 || sp.k_out < 0 || body.input_size() != sp.n + sp.m ||
+      body.output_size() != node.output_size() ||
+      static_cast<int64_t>(scan_input_shapes.size()) != sp.m)
+    return model_error(label + ": its body's " + std::to_string(body.input_size()) +
+                       " inputs and " + std::to_string(body.output_size()) +
+                       " outputs do not match the node's " + std::to_string(node.input_size()) +
+                       " inputs (" + std::to_string(sp.m) + " scanned) and " +
+                       std::to_string(node.output_size()) + " outputs");
+  for (int64_t j = 0; j < sp.m; ++j) {
+    const int64_t rank = static_cast<int64_t>(scan_input_shapes[static_cast<size_t>(j)].size());
+    const int64_t given = ScanSpec::at(in_axes, j);
+    const int64_t a = given < 0 ? given + rank : given;
+    if (a < 0 || a >= rank)
+      return model_error(label + ": scan_input_axes " + std::to_string(given) +
+                         " is outside the rank " + std::to_string(rank) + " of scan input " +
+                         std::to_string(j));
+    sp.axes.push_back(a);
+  }
+  for (int64_t s = 0; s < sp.k_out; ++s)
+    if (ScanSpec::at(sp.out_axes, s) < 0 && model_opset(model, "") < 11)
+      return unsupported(label + ": a negative scan_output_axes before opset 11 is not unrolled");
+  sp.iterations = scan_input_shapes[0][static_cast<size_t>(sp.axes[0])];
+  for (int64_t j = 1; j < sp.m; ++j)
+    if (scan_input_shapes[static_cast<size_t>(j)]
+                         [static_cast<size_t>(sp.axes[static_cast<size_t>(j)])] != sp.iterations)
+      return model_error(label + ": scan input " + std::to_string(j) +
+                         " has another length than scan input 0 (" + std::to_string(sp.iterations) +
+                         ")");
+  if (sp.iterations < 1) return invalid_argument(label + " scans no slice; nothing to unroll");
+  return sp;
+}
+
+// One copy of the body per slice: each scan input's slice by a Gather (reversed for direction
+// 1), the states threaded, the final states by Identity and the scan outputs stacked.
+void unroll_scan_iterations(Unroller& u, const onnx::NodeProto& node, const onnx::GraphProto& body,
+                            const ScanSpec& sp) {
+  std::vector<std::string> state;
+  for (int64_t i = 0; i < sp.n; ++i) state.push_back(node.input(static_cast<int>(i)));
+  std::vector<std::vector<std::string>> scans(static_cast<size_t>(sp.k_out));
+  std::map<int64_t, std::string> index_of;  // slice index -> its Constant
+  for (int64_t k = 0; k < sp.iterations; ++k) {
+    Renames in;
+    for (int64_t i = 0; i < sp.n; ++i)
+      in[body.input(static_cast<int>(i)).name()] = state[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < sp.m; ++j) {
+      const int64_t t = ScanSpec::at(sp.in_dirs, j) != 0 ? sp.iterations - 1 - k : k;
+      if (!index_of.count(t)) {
+        index_of[t] = u.fresh(u.owner() + "_slice" + std::to_string(t));
+        u.add_constant("slice" + std::to_string(t), index_of[t], Tensor::scalar<int64_t>(t));
+      }
+      const std::string& scanned = body.input(static_cast<int>(sp.n + j)).name();
+      onnx::NodeProto g =
+          simple_node("Gather", u.owner() + "/scan_input_" + std::to_string(j) + Unroller::tag(k),
+                      {node.input(static_cast<int>(sp.n + j)), index_of[t]},
+                      u.fresh(scanned + "__iter" + std::to_string(k)));
+      auto* a = g.add_attribute();
+      a->set_name("axis");
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(sp.axes[static_cast<size_t>(j)]);
+      in[scanned] = g.output(0);
+      u.add(std::move(g));
+    }
+    const std::vector<std::string> outs = u.iteration(k, in);
+    for (int64_t i = 0; i < sp.n; ++i) state[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
+    for (int64_t s = 0; s < sp.k_out; ++s)
+      scans[static_cast<size_t>(s)].push_back(outs[static_cast<size_t>(sp.n + s)]);
+  }
+  for (int64_t i = 0; i < sp.n; ++i)
+    if (!node.output(static_cast<int>(i)).empty())
+      u.add(simple_node("Identity", u.owner() + "/final_state_" + std::to_string(i),
+                        {state[static_cast<size_t>(i)]}, node.output(static_cast<int>(i))));
+  for (int64_t s = 0; s < sp.k_out; ++s)
+    if (!node.output(static_cast<int>(sp.n + s)).empty())
+      u.stack(scans[static_cast<size_t>(s)], node.output(static_cast<int>(sp.n + s)),
+              ScanSpec::at(sp.out_axes, s), ScanSpec::at(sp.out_dirs, s) != 0,
+              "scan_output_" + std::to_string(s));
+}
+
+}  // namespace
+
 Expected<onnx::ModelProto> unroll_scan(const onnx::ModelProto& model, int node_index,
                                        const std::vector<Shape>& scan_input_shapes) {
   const onnx::GraphProto& main = model.graph();
@@ -386,94 +550,9 @@ Expected<onnx::ModelProto> unroll_scan(const onnx::ModelProto& model, int node_i
                        ": Scan-8 (a batch axis and sequence_lens) is not unrolled");
   const onnx::GraphProto* body = body_of(node, "body");
   if (!body) return model_error(node_label(node, node_index) + " has no body");
-  int64_t m = -1;
-  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
-  for (const auto& a : node.attribute()) {
-    std::vector<int64_t> v(a.ints().begin(), a.ints().end());
-    if (a.name() == "num_scan_inputs") m = a.i();
-    if (a.name() == "scan_input_axes") in_axes = v;
-    if (a.name() == "scan_input_directions") in_dirs = v;
-    if (a.name() == "scan_output_axes") out_axes = v;
-    if (a.name() == "scan_output_directions") out_dirs = v;
-  }
-  const int64_t n = node.input_size() - m;
-  const int64_t k_out = node.output_size() - n;
-  if (m < 1 || n < 0 || k_out < 0 || body->input_size() != n + m ||
-      body->output_size() != node.output_size() ||
-      static_cast<int64_t>(scan_input_shapes.size()) != m)
-    return model_error(node_label(node, node_index) + ": its body's " +
-                       std::to_string(body->input_size()) + " inputs and " +
-                       std::to_string(body->output_size()) + " outputs do not match the node's " +
-                       std::to_string(node.input_size()) + " inputs (" + std::to_string(m) +
-                       " scanned) and " + std::to_string(node.output_size()) + " outputs");
-  auto at = [](const std::vector<int64_t>& v, int64_t i) {
-    return i < static_cast<int64_t>(v.size()) ? v[static_cast<size_t>(i)] : 0;
-  };
-  // Every scanned axis normalized by its input's rank; the iterations are the length of input 0's.
-  std::vector<int64_t> axes;
-  for (int64_t j = 0; j < m; ++j) {
-    const int64_t rank = static_cast<int64_t>(scan_input_shapes[static_cast<size_t>(j)].size());
-    const int64_t a = at(in_axes, j) < 0 ? at(in_axes, j) + rank : at(in_axes, j);
-    if (a < 0 || a >= rank)
-      return model_error(node_label(node, node_index) + ": scan_input_axes " +
-                         std::to_string(at(in_axes, j)) + " is outside the rank " +
-                         std::to_string(rank) + " of scan input " + std::to_string(j));
-    axes.push_back(a);
-  }
-  for (int64_t s = 0; s < k_out; ++s)
-    if (at(out_axes, s) < 0 && model_opset(model, "") < 11)
-      return unsupported(node_label(node, node_index) +
-                         ": a negative scan_output_axes before opset 11 is not unrolled");
-  const int64_t iterations = scan_input_shapes[0][static_cast<size_t>(axes[0])];
-  for (int64_t j = 1; j < m; ++j)
-    if (scan_input_shapes[static_cast<size_t>(j)]
-                         [static_cast<size_t>(axes[static_cast<size_t>(j)])] != iterations)
-      return model_error(node_label(node, node_index) + ": scan input " + std::to_string(j) +
-                         " has another length than scan input 0 (" + std::to_string(iterations) +
-                         ")");
-  if (iterations < 1)
-    return invalid_argument(node_label(node, node_index) + " scans no slice; nothing to unroll");
-
+  ODB_ASSIGN_OR_RETURN(ScanSpec sp, scan_spec(model, node, node_index, *body, scan_input_shapes));
   Unroller u(model, node_index, *body);
-  std::vector<std::string> state;
-  for (int64_t i = 0; i < n; ++i) state.push_back(node.input(static_cast<int>(i)));
-  std::vector<std::vector<std::string>> scans(static_cast<size_t>(k_out));
-  std::map<int64_t, std::string> index_of;  // slice index -> its Constant
-  for (int64_t k = 0; k < iterations; ++k) {
-    Renames in;
-    for (int64_t i = 0; i < n; ++i)
-      in[body->input(static_cast<int>(i)).name()] = state[static_cast<size_t>(i)];
-    for (int64_t j = 0; j < m; ++j) {
-      const int64_t t = at(in_dirs, j) != 0 ? iterations - 1 - k : k;
-      if (!index_of.count(t)) {
-        index_of[t] = u.fresh(u.owner() + "_slice" + std::to_string(t));
-        u.add_constant("slice" + std::to_string(t), index_of[t], Tensor::scalar<int64_t>(t));
-      }
-      const std::string& scanned = body->input(static_cast<int>(n + j)).name();
-      onnx::NodeProto g =
-          simple_node("Gather", u.owner() + "/scan_input_" + std::to_string(j) + Unroller::tag(k),
-                      {node.input(static_cast<int>(n + j)), index_of[t]},
-                      u.fresh(scanned + "__iter" + std::to_string(k)));
-      auto* a = g.add_attribute();
-      a->set_name("axis");
-      a->set_type(onnx::AttributeProto::INT);
-      a->set_i(axes[static_cast<size_t>(j)]);
-      in[scanned] = g.output(0);
-      u.add(std::move(g));
-    }
-    const std::vector<std::string> outs = u.iteration(k, in);
-    for (int64_t i = 0; i < n; ++i) state[static_cast<size_t>(i)] = outs[static_cast<size_t>(i)];
-    for (int64_t s = 0; s < k_out; ++s)
-      scans[static_cast<size_t>(s)].push_back(outs[static_cast<size_t>(n + s)]);
-  }
-  for (int64_t i = 0; i < n; ++i)
-    if (!node.output(static_cast<int>(i)).empty())
-      u.add(simple_node("Identity", u.owner() + "/final_state_" + std::to_string(i),
-                        {state[static_cast<size_t>(i)]}, node.output(static_cast<int>(i))));
-  for (int64_t s = 0; s < k_out; ++s)
-    if (!node.output(static_cast<int>(n + s)).empty())
-      u.stack(scans[static_cast<size_t>(s)], node.output(static_cast<int>(n + s)), at(out_axes, s),
-              at(out_dirs, s) != 0, "scan_output_" + std::to_string(s));
+  unroll_scan_iterations(u, node, *body, sp);
   return std::move(u).finish();
 }
 
@@ -484,6 +563,19 @@ int64_t unrolled_nodes(const onnx::NodeProto& node, int64_t iterations) {
   if (iterations <= 0) return 0;
   return iterations > kEnough / per_iteration ? kEnough : iterations * per_iteration;
 }
+
+namespace {
+// Why a Loop or Scan that ran `iterations` times (-1: not counted) stays whole; "" if it does not.
+std::string why_kept(const onnx::NodeProto& n, int64_t iterations) {
+  if (iterations < 0) return "is not unrolled (Scan-8: a batch axis and sequence_lens)";
+  if (iterations == 0) return "ran no iteration";
+  if (unrolled_nodes(n, iterations) <= kMaxUnrolledNodes) return "";
+  const onnx::GraphProto* body = body_of(n, "body");
+  return "ran " + std::to_string(iterations) + " iterations of " +
+         std::to_string(body ? body->node_size() : 0) + " nodes (more than " +
+         std::to_string(kMaxUnrolledNodes) + " nodes unrolled)";
+}
+}  // namespace
 
 Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
                                               const std::filesystem::path& base_dir,
@@ -524,19 +616,7 @@ Expected<TakenBranches> inline_taken_branches(const onnx::ModelProto& model,
       } else {
         auto it = run.iterations.find(i);
         t.iterations = it == run.iterations.end() ? -1 : it->second;
-        const onnx::GraphProto* body = body_of(n, "body");
-        const int64_t body_nodes = body ? body->node_size() : 0;
-        std::string why;
-        if (t.iterations < 0) {
-          why = "is not unrolled (Scan-8: a batch axis and sequence_lens)";
-        } else if (t.iterations == 0) {
-          why = "ran no iteration";
-        } else if (unrolled_nodes(n, t.iterations) > kMaxUnrolledNodes) {
-          why = "ran " + std::to_string(t.iterations) + " iterations of " +
-                std::to_string(body_nodes) + " nodes (more than " +
-                std::to_string(kMaxUnrolledNodes) + " nodes unrolled)";
-        }
-        if (!why.empty()) {
+        if (const std::string why = why_kept(n, t.iterations); !why.empty()) {
           kept_loops.insert(key(n));
           out.kept.push_back(t.op_type + " '" + t.node + "' " + why);
           continue;
