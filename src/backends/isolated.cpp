@@ -506,11 +506,11 @@ Expected<std::string> find_worker_executable() {
   }
 #ifdef ONNXDBG_WORKER_BUILD_PATH
   if (executable_file(ONNXDBG_WORKER_BUILD_PATH)) return std::string(ONNXDBG_WORKER_BUILD_PATH);
-  looked.push_back(ONNXDBG_WORKER_BUILD_PATH);
+  looked.emplace_back(ONNXDBG_WORKER_BUILD_PATH);
 #endif
 #ifdef ONNXDBG_WORKER_INSTALL_PATH
   if (executable_file(ONNXDBG_WORKER_INSTALL_PATH)) return std::string(ONNXDBG_WORKER_INSTALL_PATH);
-  looked.push_back(ONNXDBG_WORKER_INSTALL_PATH);
+  looked.emplace_back(ONNXDBG_WORKER_INSTALL_PATH);
 #endif
   return not_found(fmt::format(
       "cannot find the onnxdbg-worker executable (looked at {}); set ONNXDBG_WORKER to its path",

@@ -131,6 +131,7 @@ ProviderReport check_providers(const std::vector<std::string>& requested,
       where = fmt::format("its {} nodes ran {}", total, fmt::join(parts, ", "));
   }
   std::vector<std::string> have;
+  have.reserve(available.size());
   for (const auto& a : available) have.push_back(provider_short_name(a));
 
   bool missing = false;
@@ -163,6 +164,7 @@ ProviderReport check_providers(const std::vector<std::string>& requested,
   for (const auto& u : r.used) {
     if (contains(requested, u)) continue;
     std::vector<std::string> asked;
+    asked.reserve(requested.size());
     for (const auto& q : requested) asked.push_back(provider_short_name(q));
     r.warnings.push_back(
         fmt::format("{} of the {} ran on {}, which was not requested (requested: "

@@ -104,12 +104,12 @@ FloatBlock float_block(const float* a, const float* e, int64_t n, const Toleranc
   for (; i + 4 <= n; i += 4) {
     for (int h = 0; h < 2; ++h) {
       V2f fa, fe;
-      std::memcpy(&fa, a + i + 2 * h, sizeof fa);
-      std::memcpy(&fe, e + i + 2 * h, sizeof fe);
+      std::memcpy(&fa, a + i + 2 * int64_t{h}, sizeof fa);
+      std::memcpy(&fe, e + i + 2 * int64_t{h}, sizeof fe);
       const V2d de = __builtin_convertvector(fe, V2d);
       const V2d dv = (V2d)((V2i)(__builtin_convertvector(fa, V2d) - de) & abs_mask);
       const V2d ae = (V2d)((V2i)de & abs_mask);
-      std::memcpy(d + i + 2 * h, &dv, sizeof dv);
+      std::memcpy(d + i + 2 * int64_t{h}, &dv, sizeof dv);
       vmax = dv > vmax ? dv : vmax;
       vsum[h] += dv;
       vout -= dv > atol + rtol * ae;  // a true lane is -1

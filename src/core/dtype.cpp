@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -284,8 +285,14 @@ __attribute__((target("avx,f16c"))) void float_to_float16_f16c(const float* in, 
   for (; i < n; ++i) out[i] = Float16::from_float(in[i]);
 }
 
+// AVX with the operating system's support ("avx"), and F16C from CPUID leaf 1 (ECX bit 29): clang
+// has no "f16c" name for __builtin_cpu_supports, so both compilers read the bit.
 bool cpu_has_f16c() {
-  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 &&
+           (ecx & bit_F16C) != 0;
+  }();
   return has;
 }
 #endif

@@ -183,16 +183,16 @@ Expected<ElementType> parse_descr(const std::string& descr, const std::string& w
     return e;
   }
   struct Entry {
-    char kind;
     size_t size;
     DType dtype;
+    char kind;
   };
   static constexpr Entry kTable[] = {
-      {'f', 2, DType::kFloat16},   {'f', 4, DType::kFloat},       {'f', 8, DType::kDouble},
-      {'i', 1, DType::kInt8},      {'i', 2, DType::kInt16},       {'i', 4, DType::kInt32},
-      {'i', 8, DType::kInt64},     {'u', 1, DType::kUint8},       {'u', 2, DType::kUint16},
-      {'u', 4, DType::kUint32},    {'u', 8, DType::kUint64},      {'b', 1, DType::kBool},
-      {'c', 8, DType::kComplex64}, {'c', 16, DType::kComplex128},
+      {2, DType::kFloat16, 'f'},   {4, DType::kFloat, 'f'},       {8, DType::kDouble, 'f'},
+      {1, DType::kInt8, 'i'},      {2, DType::kInt16, 'i'},       {4, DType::kInt32, 'i'},
+      {8, DType::kInt64, 'i'},     {1, DType::kUint8, 'u'},       {2, DType::kUint16, 'u'},
+      {4, DType::kUint32, 'u'},    {8, DType::kUint64, 'u'},      {1, DType::kBool, 'b'},
+      {8, DType::kComplex64, 'c'}, {16, DType::kComplex128, 'c'},
   };
   for (const auto& t : kTable) {
     if (t.kind == kind && t.size == size) {

@@ -35,6 +35,7 @@ std::vector<fs::path> test_data_sets(const fs::path& dir) {
   }
   std::sort(found.begin(), found.end());
   std::vector<fs::path> out;
+  out.reserve(found.size());
   for (auto& [n, p] : found) out.push_back(std::move(p));
   return out;
 }
@@ -49,6 +50,7 @@ onnx::GraphProto outputs_as_inputs(const onnx::GraphProto& graph) {
 
 std::string names_of(const std::vector<ValueSignature>& sigs) {
   std::vector<std::string> names;
+  names.reserve(sigs.size());
   for (const auto& s : sigs) names.push_back(s.name);
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }

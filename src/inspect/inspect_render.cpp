@@ -91,6 +91,7 @@ std::string table(const std::vector<std::vector<std::string>>& rows,
 
 std::string values_table(const std::vector<ValueSummary>& vs) {
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(vs.size());
   for (const auto& v : vs) rows.push_back({v.name, v.type, dims_text(v)});
   return table(rows, {40, 24, 0}, {false, false, false}, "  ");
 }

@@ -8,7 +8,7 @@ namespace onnxdbg::layerwise_detail {
 
 std::vector<Batch> make_batches(const std::vector<LayerTensor>& tensors, uint64_t max_bytes,
                                 size_t max_tensors) {
-  const std::vector<Batch> fewest = greedy_batches(tensors, max_bytes, max_tensors);
+  std::vector<Batch> fewest = greedy_batches(tensors, max_bytes, max_tensors);
   uint64_t total = 0, largest = 0;
   for (const auto& t : tensors) {
     total += t.bytes;

@@ -211,7 +211,7 @@ void Runner::pick_first_divergences() {
     }
     if (b.first && (!rep_.first || b.first->tensor < rep_.first->tensor)) rep_.first = b.first;
     if (opt_.isolate && !b.first && b.failed > 0) {
-      b.notes.push_back(
+      b.notes.emplace_back(
           "no node exceeds the tolerance on its own: the error builds up over several nodes "
           "(see the worst tensors)");
     }

@@ -82,6 +82,7 @@ void lint_attributes(RuleContext& ctx, const GraphInfo& g) {
     }
     if (!unknown.empty() && !schema_accepts(*l.schema, n)) {
       std::vector<std::string> names;
+      names.reserve(attrs.size());
       for (const auto& [name, attr] : attrs) names.push_back(name);
       for (const auto& u : unknown) {
         std::string msg = "attribute '" + u + "' is not an attribute of " + where;
