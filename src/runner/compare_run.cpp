@@ -49,8 +49,6 @@ std::string index_string(int64_t flat, const Shape& shape) {
   return s + "]";
 }
 
-// Compares every output of every backend of `rep` (already run) with the golden backend's,
-// validates NaN/Inf when asked, and sets the verdict.
 // The scale of each quantized graph output of `model_path` that has one known scale (see
 // model/quantization.h); read only when some output has a type quantization produces (8- and
 // 16-bit integers, int4, int2), so that float models, and the int64 outputs of argmax or NMS,
@@ -71,6 +69,94 @@ std::map<std::string, double> output_quant_scales(const std::filesystem::path& m
   return out;
 }
 
+// Every output of every other backend that ran against the golden backend's.
+void compare_with_golden(CompareRunReport& rep, const BackendRun& golden,
+                         const CompareRunOptions& options,
+                         const std::map<std::string, double>& quant_scales) {
+  for (const auto& b : rep.backends) {
+    if (!b.ok || &b == &golden) continue;
+    for (const auto& [name, want] : golden.outputs) {
+      OutputComparison oc;
+      oc.output = name;
+      oc.backend = b.spec.to_string();
+      oc.against = golden.spec.to_string();
+      oc.tol = options.tolerance.for_output(name);
+      auto it = b.outputs.find(name);
+      if (it == b.outputs.end()) {
+        oc.result.reason = "the backend did not return this output";
+        oc.result.shape = want.shape();
+        oc.result.numel = want.numel();
+        oc.result.mismatches = want.numel();
+      } else {
+        oc.result = compare_tensors(it->second, want, oc.tol, options.error_stat);
+        if (auto q = quant_scales.find(name); q != quant_scales.end())
+          mark_quantized(oc.result, want.dtype(), q->second);
+      }
+      rep.comparisons.push_back(std::move(oc));
+    }
+  }
+}
+
+// "B disagrees with G on output 'y': max abs error ... at [i, j], n of m elements outside atol
+// rtol (k comparisons fail in all); C agrees with G".
+std::string disagreement_line(const CompareRunReport& rep, const OutputComparison& worst,
+                              const BackendRun& golden) {
+  int failing = 0;
+  for (const auto& c : rep.comparisons) failing += !c.result.pass;
+  std::ostringstream os;
+  os << worst.backend << " disagrees with " << worst.against << " on output '" << worst.output
+     << "'";
+  if (!worst.result.reason.empty() && worst.result.worst_index < 0) {
+    os << ": " << worst.result.reason;
+  } else {
+    os << ": max abs error " << max_abs_error_text(worst.result) << " at "
+       << index_string(worst.result.worst_index, worst.result.shape) << ", "
+       << worst.result.mismatches << " of " << worst.result.numel << " elements outside atol "
+       << fmt_num(worst.tol.atol) << " rtol " << fmt_num(worst.tol.rtol);
+  }
+  if (failing > 1) os << " (" << failing << " comparisons fail in all)";
+  // Backends that match the golden values on every output point at the odd one out.
+  std::string agreeing;
+  for (const auto& b : rep.backends) {
+    if (!b.ok || &b == &golden) continue;
+    bool all_pass = true;
+    for (const auto& c : rep.comparisons)
+      if (c.backend == b.spec.to_string() && !c.result.pass) all_pass = false;
+    if (all_pass) agreeing += (agreeing.empty() ? "" : ", ") + b.spec.to_string();
+  }
+  if (!agreeing.empty())
+    os << "; " << agreeing << (agreeing.find(',') == std::string::npos ? " agrees" : " agree")
+       << " with " << golden.spec.to_string();
+  return os.str();
+}
+
+// The line names every failed backend with its stage, then why each failed: the cause is the
+// last line a reader sees.
+std::string failure_line(const CompareRunReport& rep, int ok_backends) {
+  std::string names, reasons;
+  int failed = 0;
+  for (const auto& b : rep.backends)
+    if (!b.ok) {
+      names += (names.empty() ? "" : ", ") + b.spec.to_string() + " (" + b.failed_stage + ")";
+      reasons += (reasons.empty() ? "" : "; ") + b.spec.to_string() + ": " + b.error;
+      ++failed;
+    }
+  std::string line = "could not run on " + names + ": ";
+  if (failed == 1) {
+    for (const auto& b : rep.backends)
+      if (!b.ok) line += b.error;
+  } else {
+    line += reasons;
+  }
+  if (ok_backends > 1)
+    line += "; the other " + std::to_string(ok_backends) + " backends agree";
+  else if (ok_backends == 1)
+    line += "; nothing left to compare against";
+  return line;
+}
+
+// Compares every output of every backend of `rep` (already run) with the golden backend's (the
+// first that ran), validates NaN/Inf when asked, and sets the verdict and its line.
 void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
                      const std::map<std::string, double>& quant_scales) {
   const BackendRun* golden = nullptr;
@@ -84,28 +170,7 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
 
   const OutputComparison* worst = nullptr;
   if (golden) {
-    for (const auto& b : rep.backends) {
-      if (!b.ok || &b == golden) continue;
-      for (const auto& [name, want] : golden->outputs) {
-        OutputComparison oc;
-        oc.output = name;
-        oc.backend = b.spec.to_string();
-        oc.against = golden->spec.to_string();
-        oc.tol = options.tolerance.for_output(name);
-        auto it = b.outputs.find(name);
-        if (it == b.outputs.end()) {
-          oc.result.reason = "the backend did not return this output";
-          oc.result.shape = want.shape();
-          oc.result.numel = want.numel();
-          oc.result.mismatches = want.numel();
-        } else {
-          oc.result = compare_tensors(it->second, want, oc.tol, options.error_stat);
-          if (auto q = quant_scales.find(name); q != quant_scales.end())
-            mark_quantized(oc.result, want.dtype(), q->second);
-        }
-        rep.comparisons.push_back(std::move(oc));
-      }
-    }
+    compare_with_golden(rep, *golden, options, quant_scales);
     for (const auto& c : rep.comparisons)
       if (!c.result.pass && (!worst || c.result.max_abs_error > worst->result.max_abs_error))
         worst = &c;
@@ -120,36 +185,10 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
     }
   }
 
-  int ok_backends = static_cast<int>(rep.backends.size()) - failed_backends;
+  const int ok_backends = static_cast<int>(rep.backends.size()) - failed_backends;
   if (worst) {
-    int failing = 0;
-    for (const auto& c : rep.comparisons) failing += !c.result.pass;
     rep.verdict = Verdict::kDisagree;
-    std::ostringstream os;
-    os << worst->backend << " disagrees with " << worst->against << " on output '" << worst->output
-       << "'";
-    if (!worst->result.reason.empty() && worst->result.worst_index < 0) {
-      os << ": " << worst->result.reason;
-    } else {
-      os << ": max abs error " << max_abs_error_text(worst->result) << " at "
-         << index_string(worst->result.worst_index, worst->result.shape) << ", "
-         << worst->result.mismatches << " of " << worst->result.numel << " elements outside atol "
-         << fmt_num(worst->tol.atol) << " rtol " << fmt_num(worst->tol.rtol);
-    }
-    if (failing > 1) os << " (" << failing << " comparisons fail in all)";
-    // Backends that match the golden values on every output point at the odd one out.
-    std::string agreeing;
-    for (const auto& b : rep.backends) {
-      if (!b.ok || &b == golden) continue;
-      bool all_pass = true;
-      for (const auto& c : rep.comparisons)
-        if (c.backend == b.spec.to_string() && !c.result.pass) all_pass = false;
-      if (all_pass) agreeing += (agreeing.empty() ? "" : ", ") + b.spec.to_string();
-    }
-    if (!agreeing.empty())
-      os << "; " << agreeing << (agreeing.find(',') == std::string::npos ? " agrees" : " agree")
-         << " with " << golden->spec.to_string();
-    rep.verdict_line = os.str();
+    rep.verdict_line = disagreement_line(rep, *worst, *golden);
   } else if (!rep.validation.empty()) {
     rep.verdict = Verdict::kDisagree;
     const auto& v = rep.validation.front();
@@ -157,27 +196,7 @@ void compare_outputs(CompareRunReport& rep, const CompareRunOptions& options,
                        std::to_string(v.count) + " NaN/Inf values (--validate)";
   } else if (failed_backends > 0 || ok_backends == 0) {
     rep.verdict = Verdict::kError;
-    // The line names every failed backend with its stage, then why each failed: the cause is
-    // the last line a reader sees.
-    std::string names, reasons;
-    int failed = 0;
-    for (const auto& b : rep.backends)
-      if (!b.ok) {
-        names += (names.empty() ? "" : ", ") + b.spec.to_string() + " (" + b.failed_stage + ")";
-        reasons += (reasons.empty() ? "" : "; ") + b.spec.to_string() + ": " + b.error;
-        ++failed;
-      }
-    rep.verdict_line = "could not run on " + names + ": ";
-    if (failed == 1) {
-      for (const auto& b : rep.backends)
-        if (!b.ok) rep.verdict_line += b.error;
-    } else {
-      rep.verdict_line += reasons;
-    }
-    if (ok_backends > 1)
-      rep.verdict_line += "; the other " + std::to_string(ok_backends) + " backends agree";
-    else if (ok_backends == 1)
-      rep.verdict_line += "; nothing left to compare against";
+    rep.verdict_line = failure_line(rep, ok_backends);
   } else if (ok_backends == 1) {
     rep.verdict = Verdict::kAgree;
     rep.verdict_line =
