@@ -363,92 +363,66 @@ class GraphDiffer {
 
 }  // namespace
 
-Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
-  const auto& ga = la.proto.graph();
-  const auto& gb = lb.proto.graph();
-  ModelDiff d;
-  d.a_name = la.path.empty() ? "A" : la.path.filename().string();
-  d.b_name = lb.path.empty() ? "B" : lb.path.filename().string();
-  const GraphDiffer differ(la, lb, d.a_name, d.b_name);
+namespace {
 
-  // 1-2. Match the main graphs' nodes.
-  const Matching m = match_nodes(ga, gb);
-  d.matched_by_name = m.by_name;
-  d.matched_by_position = m.by_position;
-  d.a_to_b = m.a_to_b;
-  d.b_to_a = m.b_to_a;
-  const std::vector<int>& a_to_b = d.a_to_b;
-  const std::vector<int>& b_to_a = d.b_to_a;
-  for (int i = 0; i < ga.node_size(); ++i)
-    if (a_to_b[static_cast<size_t>(i)] < 0) d.only_in_a.push_back(node_label(ga.node(i), i));
-  for (int i = 0; i < gb.node_size(); ++i)
-    if (b_to_a[static_cast<size_t>(i)] < 0) d.only_in_b.push_back(node_label(gb.node(i), i));
-
-  // 3. Changes on matched nodes, inside their subgraphs too.
-  const Producers pa = producers(ga), pb = producers(gb);
-  ODB_RETURN_IF_ERROR(differ.diff_nodes(ga, gb, m, "", "main", -1, d.changed));
-
-  // 4. Graph level: opsets, IR, inputs, outputs, initializers.
-  if (la.proto.ir_version() != lb.proto.ir_version())
-    d.graph_changes.push_back({"IR version", std::to_string(la.proto.ir_version()) + " -> " +
-                                                 std::to_string(lb.proto.ir_version())});
+// IR version and opset imports that differ, as graph-level changes.
+void diff_versions(const onnx::ModelProto& a, const onnx::ModelProto& b,
+                   std::vector<DiffChange>& out) {
+  if (a.ir_version() != b.ir_version())
+    out.push_back(
+        {"IR version", std::to_string(a.ir_version()) + " -> " + std::to_string(b.ir_version())});
   std::map<std::string, int64_t> oa, ob;
-  for (const auto& o : la.proto.opset_import())
+  for (const auto& o : a.opset_import())
     oa[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
-  for (const auto& o : lb.proto.opset_import())
+  for (const auto& o : b.opset_import())
     ob[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
   for (const auto& [dom, v] : oa) {
     auto it = ob.find(dom);
     if (it == ob.end())
-      d.graph_changes.push_back({"opset " + dom, std::to_string(v) + " -> not imported"});
+      out.push_back({"opset " + dom, std::to_string(v) + " -> not imported"});
     else if (it->second != v)
-      d.graph_changes.push_back(
-          {"opset " + dom, std::to_string(v) + " -> " + std::to_string(it->second)});
+      out.push_back({"opset " + dom, std::to_string(v) + " -> " + std::to_string(it->second)});
   }
   for (const auto& [dom, v] : ob)
-    if (!oa.count(dom))
-      d.graph_changes.push_back({"opset " + dom, "not imported -> " + std::to_string(v)});
-  std::set<std::string> inits;
-  for (const auto& t : ga.initializer()) inits.insert(t.name());
-  for (const auto& t : gb.initializer()) inits.insert(t.name());
-  diff_value_infos(ga.input(), gb.input(), inits, "input", d.graph_changes);
-  diff_value_infos(ga.output(), gb.output(), {}, "output", d.graph_changes);
-  ODB_RETURN_IF_ERROR(differ.diff_initializers(ga, gb, "", -1, d.graph_changes));
+    if (!oa.count(dom)) out.push_back({"opset " + dom, "not imported -> " + std::to_string(v)});
+}
 
-  // 5. Summary: what B lacks or adds, where, and outputs left without a producer.
-  std::vector<std::string> parts;
-  auto downstream_of = [&](const onnx::GraphProto& g, const std::vector<int>& map,
-                           const Producers& p) {
-    // The last matched node (in graph order) whose outputs feed a node missing from the other side.
-    int best = -1;
-    for (int i = 0; i < g.node_size(); ++i) {
-      if (map[static_cast<size_t>(i)] >= 0) continue;
-      for (const auto& in : g.node(i).input()) {
-        auto it = p.find(in);
-        if (it != p.end() && map[static_cast<size_t>(it->second)] >= 0)
-          best = std::max(best, it->second);
-      }
+// The last matched node (in graph order) whose outputs feed a node missing from the other side,
+// as a label; "" if none.
+std::string downstream_of(const onnx::GraphProto& g, const std::vector<int>& map) {
+  const Producers p = producers(g);
+  int best = -1;
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (map[static_cast<size_t>(i)] >= 0) continue;
+    for (const auto& in : g.node(i).input()) {
+      auto it = p.find(in);
+      if (it != p.end() && map[static_cast<size_t>(it->second)] >= 0)
+        best = std::max(best, it->second);
     }
-    return best < 0 ? std::string() : node_label(g.node(best), best);
-  };
+  }
+  return best < 0 ? std::string() : node_label(g.node(best), best);
+}
+
+// The summary line: what B lacks or adds, where, outputs left without a producer, changed
+// nodes and graph-level differences.
+std::string summary_of(const ModelDiff& d, const onnx::GraphProto& ga, const onnx::GraphProto& gb) {
+  std::vector<std::string> parts;
   if (!d.only_in_a.empty()) {
-    const std::string where = downstream_of(ga, a_to_b, pa);
+    const std::string where = downstream_of(ga, d.a_to_b);
     parts.push_back(d.b_name + " lacks " + std::to_string(d.only_in_a.size()) + " node" +
                     (d.only_in_a.size() == 1 ? "" : "s") + " of " + d.a_name +
                     (where.empty() ? "" : " downstream of " + where));
   }
   if (!d.only_in_b.empty()) {
-    const std::string where = downstream_of(gb, b_to_a, pb);
+    const std::string where = downstream_of(gb, d.b_to_a);
     parts.push_back(d.b_name + " adds " + std::to_string(d.only_in_b.size()) + " node" +
                     (d.only_in_b.size() == 1 ? "" : "s") +
                     (where.empty() ? "" : " downstream of " + where));
   }
-  {
-    const NameSet defined = defined_names(gb);
-    for (const auto& o : gb.output())
-      if (!defined.count(o.name()))
-        parts.push_back("its output '" + o.name() + "' is produced by no node");
-  }
+  const NameSet defined = defined_names(gb);
+  for (const auto& o : gb.output())
+    if (!defined.count(o.name()))
+      parts.push_back("its output '" + o.name() + "' is produced by no node");
   if (!d.changed.empty()) {
     std::set<int64_t> nodes;
     size_t inside = 0;  // changes inside subgraphs
@@ -465,13 +439,49 @@ Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
   if (!d.graph_changes.empty())
     parts.push_back(std::to_string(d.graph_changes.size()) + " graph-level difference" +
                     (d.graph_changes.size() == 1 ? "" : "s"));
-  if (parts.empty()) {
-    d.summary = d.a_name + " and " + d.b_name + " have the same graph (" +
-                std::to_string(ga.node_size()) + " nodes)";
-  } else {
-    d.summary = parts[0];
-    for (size_t k = 1; k < parts.size(); ++k) d.summary += "; " + parts[k];
-  }
+  if (parts.empty())
+    return d.a_name + " and " + d.b_name + " have the same graph (" +
+           std::to_string(ga.node_size()) + " nodes)";
+  std::string summary = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k) summary += "; " + parts[k];
+  return summary;
+}
+
+}  // namespace
+
+Expected<ModelDiff> diff_models(const LoadedModel& la, const LoadedModel& lb) {
+  const auto& ga = la.proto.graph();
+  const auto& gb = lb.proto.graph();
+  ModelDiff d;
+  d.a_name = la.path.empty() ? "A" : la.path.filename().string();
+  d.b_name = lb.path.empty() ? "B" : lb.path.filename().string();
+  const GraphDiffer differ(la, lb, d.a_name, d.b_name);
+
+  // 1-2. Match the main graphs' nodes.
+  const Matching m = match_nodes(ga, gb);
+  d.matched_by_name = m.by_name;
+  d.matched_by_position = m.by_position;
+  d.a_to_b = m.a_to_b;
+  d.b_to_a = m.b_to_a;
+  for (int i = 0; i < ga.node_size(); ++i)
+    if (d.a_to_b[static_cast<size_t>(i)] < 0) d.only_in_a.push_back(node_label(ga.node(i), i));
+  for (int i = 0; i < gb.node_size(); ++i)
+    if (d.b_to_a[static_cast<size_t>(i)] < 0) d.only_in_b.push_back(node_label(gb.node(i), i));
+
+  // 3. Changes on matched nodes, inside their subgraphs too.
+  ODB_RETURN_IF_ERROR(differ.diff_nodes(ga, gb, m, "", "main", -1, d.changed));
+
+  // 4. Graph level: opsets, IR, inputs, outputs, initializers.
+  diff_versions(la.proto, lb.proto, d.graph_changes);
+  std::set<std::string> inits;
+  for (const auto& t : ga.initializer()) inits.insert(t.name());
+  for (const auto& t : gb.initializer()) inits.insert(t.name());
+  diff_value_infos(ga.input(), gb.input(), inits, "input", d.graph_changes);
+  diff_value_infos(ga.output(), gb.output(), {}, "output", d.graph_changes);
+  ODB_RETURN_IF_ERROR(differ.diff_initializers(ga, gb, "", -1, d.graph_changes));
+
+  // 5. Summary.
+  d.summary = summary_of(d, ga, gb);
   return d;
 }
 
