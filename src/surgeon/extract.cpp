@@ -82,112 +82,145 @@ Expected<ExtractTensor> parse_extract_tensor(const std::string& item, bool is_ou
   return t;
 }
 
+namespace {
+
+// extract's steps on one model: the names it knows, the nodes between the given inputs and the
+// outputs (walked back from each output), the boundary values' types, the new graph.
+class Extractor {
+ public:
+  explicit Extractor(const onnx::ModelProto& model)
+      : model_(model), g_(model.graph()), prod_(producers(g_)) {
+    for (const auto& t : g_.initializer()) inits_[t.name()] = &t;
+    for (const auto& vi : g_.input()) declared_[vi.name()] = &vi.type();
+    for (const auto& vi : g_.value_info()) declared_.emplace(vi.name(), &vi.type());
+    for (const auto& vi : g_.output()) declared_.emplace(vi.name(), &vi.type());
+  }
+
+  Expected<onnx::GraphProto> extract(const std::vector<ExtractTensor>& inputs,
+                                     const std::vector<ExtractTensor>& outputs) {
+    for (const auto& t : inputs) {
+      if (!exists(t.name)) return not_found("input '" + t.name + "' is not a tensor of the model");
+      given_.insert(t.name);
+    }
+    for (const auto& t : outputs)
+      if (!exists(t.name)) return not_found("output '" + t.name + "' is not a tensor of the model");
+    keep_.assign(static_cast<size_t>(g_.node_size()), false);
+    for (const auto& out : outputs) ODB_RETURN_IF_ERROR(walk_back(out.name));
+    inferred_ = infer_shapes(model_);
+
+    onnx::GraphProto out;
+    out.set_name(g_.name());
+    out.set_doc_string(g_.doc_string());
+    for (const auto& t : inputs) {
+      ODB_ASSIGN_OR_RETURN(auto vi, value_info(t, "input"));
+      *out.add_input() = std::move(vi);
+    }
+    for (const auto& t : g_.initializer())
+      if (used_inits_.count(t.name()) && !given_.count(t.name())) *out.add_initializer() = t;
+    for (int i = 0; i < g_.node_size(); ++i)
+      if (keep_[static_cast<size_t>(i)]) *out.add_node() = g_.node(i);
+    for (const auto& t : outputs) {
+      ODB_ASSIGN_OR_RETURN(auto vi, value_info(t, "output"));
+      *out.add_output() = std::move(vi);
+    }
+    return out;
+  }
+
+ private:
+  bool exists(const std::string& n) const {
+    return prod_.count(n) || inits_.count(n) || declared_.count(n);
+  }
+  Status walk_back(const std::string& output);
+  std::optional<onnx::TypeProto> type_of(const std::string& name) const;
+  Expected<onnx::ValueInfoProto> value_info(const ExtractTensor& t, const char* role) const;
+
+  const onnx::ModelProto& model_;
+  const onnx::GraphProto& g_;
+  const std::unordered_map<std::string, int> prod_;
+  std::unordered_map<std::string, const onnx::TensorProto*> inits_;
+  std::unordered_map<std::string, const onnx::TypeProto*> declared_;
+  std::unordered_set<std::string> given_, seen_, used_inits_;
+  std::vector<bool> keep_;
+  InferredTypes inferred_;
+};
+
+// Marks the nodes `output` needs, stopping at given inputs and initializers; an error names the
+// first value it would still need.
+Status Extractor::walk_back(const std::string& output) {
+  std::vector<std::pair<std::string, int>> work{{output, -1}};  // (name, reading node)
+  while (!work.empty()) {
+    auto [name, reader] = work.back();
+    work.pop_back();
+    if (!seen_.insert(name).second) continue;
+    if (given_.count(name)) continue;
+    auto p = prod_.find(name);
+    if (p != prod_.end()) {
+      if (keep_[static_cast<size_t>(p->second)]) continue;
+      keep_[static_cast<size_t>(p->second)] = true;
+      for (const auto& r : node_reads(g_.node(p->second))) work.emplace_back(r, p->second);
+      continue;
+    }
+    if (inits_.count(name)) {
+      used_inits_.insert(name);
+      continue;
+    }
+    const std::string what = declared_.count(name)
+                                 ? "a graph input of the model"
+                                 : "a value no node, initializer or input defines";
+    return invalid_argument(
+        "output '" + output + "' does not depend on the given inputs and initializers only: " +
+        "it would still need '" + name + "' (" + what + ")" +
+        (reader >= 0 ? ", read by node " + node_label(g_.node(reader), reader) : "") +
+        "; add it to --inputs");
+  }
+  return Status::ok();
+}
+
+// A value's type: an initializer's, else shape inference's, else the model's declaration.
+std::optional<onnx::TypeProto> Extractor::type_of(const std::string& name) const {
+  if (auto it = inits_.find(name); it != inits_.end()) {
+    onnx::TypeProto t;
+    auto* tt = t.mutable_tensor_type();
+    tt->set_elem_type(it->second->data_type());
+    auto* s = tt->mutable_shape();
+    for (auto d : it->second->dims()) s->add_dim()->set_dim_value(d);
+    return t;
+  }
+  if (auto it = inferred_.types.find(name); it != inferred_.types.end()) return it->second;
+  if (auto it = declared_.find(name); it != declared_.end()) return *it->second;
+  return std::nullopt;
+}
+
+// The declaration of a new input or output: its known type, with the dtype and shape `t` gives.
+Expected<onnx::ValueInfoProto> Extractor::value_info(const ExtractTensor& t,
+                                                     const char* role) const {
+  onnx::ValueInfoProto vi;
+  vi.set_name(t.name);
+  if (auto known = type_of(t.name)) *vi.mutable_type() = *known;
+  auto* tt = vi.mutable_type()->mutable_tensor_type();
+  if (t.dtype != DType::kUndefined) tt->set_elem_type(static_cast<int32_t>(t.dtype));
+  if (tt->elem_type() == 0)
+    return invalid_argument(std::string(role) + " '" + t.name +
+                            "': shape inference does not know its dtype; give it "
+                            "(NAME:SHAPE:DTYPE, e.g. " +
+                            t.name + ":auto:float32)");
+  if (t.shape) {
+    auto* s = tt->mutable_shape();
+    s->clear_dim();
+    for (auto d : *t.shape) {
+      auto* dim = s->add_dim();
+      if (d >= 0) dim->set_dim_value(d);
+    }
+  }
+  return vi;
+}
+
+}  // namespace
+
 Status extract(onnx::ModelProto& model, const std::vector<ExtractTensor>& inputs,
                const std::vector<ExtractTensor>& outputs) {
   if (outputs.empty()) return invalid_argument("extract needs at least one output");
-  const onnx::GraphProto& g = model.graph();
-  const auto prod = producers(g);
-  std::unordered_map<std::string, const onnx::TensorProto*> inits;
-  for (const auto& t : g.initializer()) inits[t.name()] = &t;
-  std::unordered_map<std::string, const onnx::TypeProto*> declared;
-  for (const auto& vi : g.input()) declared[vi.name()] = &vi.type();
-  for (const auto& vi : g.value_info()) declared.emplace(vi.name(), &vi.type());
-  for (const auto& vi : g.output()) declared.emplace(vi.name(), &vi.type());
-  auto exists = [&](const std::string& n) {
-    return prod.count(n) || inits.count(n) || declared.count(n);
-  };
-  std::unordered_set<std::string> given;
-  for (const auto& t : inputs) {
-    if (!exists(t.name)) return not_found("input '" + t.name + "' is not a tensor of the model");
-    given.insert(t.name);
-  }
-  for (const auto& t : outputs)
-    if (!exists(t.name)) return not_found("output '" + t.name + "' is not a tensor of the model");
-
-  // Walk back from each output; stop at given inputs and initializers.
-  std::vector<bool> keep(static_cast<size_t>(g.node_size()), false);
-  std::unordered_set<std::string> seen, used_inits;
-  for (const auto& out : outputs) {
-    std::vector<std::pair<std::string, int>> work{{out.name, -1}};  // (name, reading node)
-    while (!work.empty()) {
-      auto [name, reader] = work.back();
-      work.pop_back();
-      if (!seen.insert(name).second) continue;
-      if (given.count(name)) continue;
-      auto p = prod.find(name);
-      if (p != prod.end()) {
-        if (keep[static_cast<size_t>(p->second)]) continue;
-        keep[static_cast<size_t>(p->second)] = true;
-        for (const auto& r : node_reads(g.node(p->second))) work.emplace_back(r, p->second);
-        continue;
-      }
-      if (inits.count(name)) {
-        used_inits.insert(name);
-        continue;
-      }
-      const std::string what = declared.count(name)
-                                   ? "a graph input of the model"
-                                   : "a value no node, initializer or input defines";
-      return invalid_argument(
-          "output '" + out.name + "' does not depend on the given inputs and initializers only: " +
-          "it would still need '" + name + "' (" + what + ")" +
-          (reader >= 0 ? ", read by node " + node_label(g.node(reader), reader) : "") +
-          "; add it to --inputs");
-    }
-  }
-
-  const InferredTypes inferred = infer_shapes(model);
-  auto type_of = [&](const std::string& name) -> std::optional<onnx::TypeProto> {
-    if (auto it = inits.find(name); it != inits.end()) {
-      onnx::TypeProto t;
-      auto* tt = t.mutable_tensor_type();
-      tt->set_elem_type(it->second->data_type());
-      auto* s = tt->mutable_shape();
-      for (auto d : it->second->dims()) s->add_dim()->set_dim_value(d);
-      return t;
-    }
-    if (auto it = inferred.types.find(name); it != inferred.types.end()) return it->second;
-    if (auto it = declared.find(name); it != declared.end()) return *it->second;
-    return std::nullopt;
-  };
-  auto make_vi = [&](const ExtractTensor& t, const char* role) -> Expected<onnx::ValueInfoProto> {
-    onnx::ValueInfoProto vi;
-    vi.set_name(t.name);
-    auto known = type_of(t.name);
-    if (known) *vi.mutable_type() = *known;
-    auto* tt = vi.mutable_type()->mutable_tensor_type();
-    if (t.dtype != DType::kUndefined) tt->set_elem_type(static_cast<int32_t>(t.dtype));
-    if (tt->elem_type() == 0)
-      return invalid_argument(std::string(role) + " '" + t.name +
-                              "': shape inference does not know its dtype; give it "
-                              "(NAME:SHAPE:DTYPE, e.g. " +
-                              t.name + ":auto:float32)");
-    if (t.shape) {
-      auto* s = tt->mutable_shape();
-      s->clear_dim();
-      for (auto d : *t.shape) {
-        auto* dim = s->add_dim();
-        if (d >= 0) dim->set_dim_value(d);
-      }
-    }
-    return vi;
-  };
-
-  onnx::GraphProto out;
-  out.set_name(g.name());
-  out.set_doc_string(g.doc_string());
-  for (const auto& t : inputs) {
-    ODB_ASSIGN_OR_RETURN(auto vi, make_vi(t, "input"));
-    *out.add_input() = std::move(vi);
-  }
-  for (const auto& t : g.initializer())
-    if (used_inits.count(t.name()) && !given.count(t.name())) *out.add_initializer() = t;
-  for (int i = 0; i < g.node_size(); ++i)
-    if (keep[static_cast<size_t>(i)]) *out.add_node() = g.node(i);
-  for (const auto& t : outputs) {
-    ODB_ASSIGN_OR_RETURN(auto vi, make_vi(t, "output"));
-    *out.add_output() = std::move(vi);
-  }
+  ODB_ASSIGN_OR_RETURN(onnx::GraphProto out, Extractor(model).extract(inputs, outputs));
   model.mutable_graph()->Swap(&out);
   refresh_value_info(model, /*update_outputs=*/false);
   return Status::ok();
