@@ -60,34 +60,37 @@ void print_verdict(Verdict verdict, const std::string& line, std::ostream& os, b
      << ": " << line << "\n";
 }
 
-void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color) {
-  if (!rep.inputs.empty()) {
-    os << "inputs:";
-    for (const auto& [name, t] : rep.inputs)
-      os << "  " << name << " " << dtype_name(t.dtype()) << "[" << shape_to_string(t.shape())
-         << "]";
-    os << "\n";
+namespace {
+
+// "CPUExecutionProvider (238 nodes)", and the providers asked for when some nodes ran elsewhere.
+std::string providers_text(const BackendRun& b, bool color) {
+  std::string providers;
+  for (const auto& p : b.info.providers) {
+    providers += (providers.empty() ? "" : ",") + p;
+    if (auto it = b.info.provider_node_counts.find(p); it != b.info.provider_node_counts.end())
+      providers += " (" + std::to_string(it->second) + (it->second == 1 ? " node)" : " nodes)");
   }
+  if (!b.info.provider_warnings.empty()) {
+    std::string asked;
+    for (const auto& p : b.info.providers_requested)
+      asked += (asked.empty() ? "" : "+") + provider_short_name(p);
+    providers += "; " + colorize("requested " + asked, "yellow", color);
+  }
+  return providers;
+}
+
+// One row per backend (status, load and run times, providers or error), the warnings of those
+// that ran, and which nodes ran where when that is news (several providers, or not the ones
+// asked).
+void print_backends(const CompareRunReport& rep, std::ostream& os, bool color) {
   os << "\nbackends:\n";
   Table bt({"backend", "status", "load", "run", "providers / error"},
            {Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft});
   for (const auto& b : rep.backends) {
-    std::string providers;
-    for (const auto& p : b.info.providers) {
-      providers += (providers.empty() ? "" : ",") + p;
-      if (auto it = b.info.provider_node_counts.find(p); it != b.info.provider_node_counts.end())
-        providers += " (" + std::to_string(it->second) + (it->second == 1 ? " node)" : " nodes)");
-    }
-    if (!b.info.provider_warnings.empty()) {
-      std::string asked;
-      for (const auto& p : b.info.providers_requested)
-        asked += (asked.empty() ? "" : "+") + provider_short_name(p);
-      providers += "; " + colorize("requested " + asked, "yellow", color);
-    }
     if (b.ok) {
       bt.add_row({b.spec.to_string(), colorize("ok", "green", color),
                   b.session_reused ? "reused" : seconds(b.info.load_seconds),
-                  seconds(b.run_seconds), providers});
+                  seconds(b.run_seconds), providers_text(b, color)});
     } else {
       bt.add_row({b.spec.to_string(), colorize("failed (" + b.failed_stage + ")", "red", color),
                   b.failed_stage != "run" ? "-"
@@ -102,7 +105,6 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
     if (b.ok)
       for (const auto& w : b.info.warnings)
         os << "  warning (" << b.spec.to_string() << "): " << w << "\n";
-  // Which nodes ran where, by op type, when that is news: several providers, or not the ones asked.
   for (const auto& b : rep.backends) {
     if (b.info.node_placement.empty() ||
         (b.info.provider_node_counts.size() < 2 && b.info.provider_warnings.empty()))
@@ -120,7 +122,10 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
          << ")\n";
     }
   }
+}
 
+// One table per output: each backend's errors against the golden backend.
+void print_output_tables(const CompareRunReport& rep, std::ostream& os, bool color) {
   std::vector<std::string> outputs;
   std::set<std::string> seen;
   for (const auto& c : rep.comparisons)
@@ -145,6 +150,10 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
     }
     t.print(os);
   }
+}
+
+// The float16 overflow points and the NaN/Inf validation.
+void print_checks(const CompareRunReport& rep, std::ostream& os) {
   if (!rep.fp16_overflows.empty()) {
     os << "\nfloat16 overflow points (float32 reference values beyond 65504, inf in float16):\n";
     Table t({"node", "tensor", "max |value|"}, {Align::kLeft, Align::kLeft, Align::kRight});
@@ -163,6 +172,21 @@ void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color)
   } else if (rep.validated) {
     os << "\nvalidation: no NaN or Inf in any output\n";
   }
+}
+
+}  // namespace
+
+void print_run_tables(const CompareRunReport& rep, std::ostream& os, bool color) {
+  if (!rep.inputs.empty()) {
+    os << "inputs:";
+    for (const auto& [name, t] : rep.inputs)
+      os << "  " << name << " " << dtype_name(t.dtype()) << "[" << shape_to_string(t.shape())
+         << "]";
+    os << "\n";
+  }
+  print_backends(rep, os, color);
+  print_output_tables(rep, os, color);
+  print_checks(rep, os);
 }
 
 namespace {
