@@ -10,8 +10,10 @@
 
 namespace onnxdbg::reduce {
 
-Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
-                                    const ReduceOptions& options) {
+namespace {
+
+// The strategies named in options.strategies, in that order.
+Expected<std::vector<const StrategyEntry*>> strategies_of(const ReduceOptions& options) {
   std::vector<const StrategyEntry*> pass;
   for (const auto& name : options.strategies) {
     const StrategyEntry* found = nullptr;
@@ -24,68 +26,54 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
     }
     pass.push_back(found);
   }
+  return pass;
+}
 
-  ReduceReport rep;
-  rep.oracle = oracle.describe();
-  rep.nodes_before = original.model.graph().node_size();
-  rep.golden_note = original.golden_error;
-  rep.output = options.reducer.output.string();
-  Reducer r(original, oracle, options.reducer);
-  if (!original.verify_note.empty()) r.add_note(original.verify_note);
-  r.set_phase("original");
-  ODB_ASSIGN_OR_RETURN(OracleVerdict first, r.start());
-  rep.original_fails = first.fails;
-  rep.original_detail = first.detail;
-  std::vector<std::string> order;
-  if (first.fails) {
-    while (true) {
-      ++rep.passes;
-      const size_t before = r.current().nodes.size();
-      for (const StrategyEntry* s : pass) {
-        if (r.current().nodes.size() <= 1 &&
-            (s->name == "nodes" || s->name == "bisect" || s->name == "linear"))
-          continue;
-        r.set_phase(s->name);
-        if (std::find(order.begin(), order.end(), s->name) == order.end()) order.push_back(s->name);
-        auto& st = r.stats()[s->name];
-        st.name = s->name;
-        ++st.runs;
-        const auto t0 = std::chrono::steady_clock::now();
-        Status status = s->run(r);
-        st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        ODB_RETURN_IF_ERROR(status);
-      }
-      if (r.current().nodes.size() >= before) break;
+// Passes of the strategies until one removes no node; `order` gets each strategy's name once, in
+// the order they first ran.
+Status run_passes(Reducer& r, const std::vector<const StrategyEntry*>& pass, ReduceReport& rep,
+                  std::vector<std::string>& order) {
+  while (true) {
+    ++rep.passes;
+    const size_t before = r.current().nodes.size();
+    for (const StrategyEntry* s : pass) {
+      if (r.current().nodes.size() <= 1 &&
+          (s->name == "nodes" || s->name == "bisect" || s->name == "linear"))
+        continue;
+      r.set_phase(s->name);
+      if (std::find(order.begin(), order.end(), s->name) == order.end()) order.push_back(s->name);
+      auto& st = r.stats()[s->name];
+      st.name = s->name;
+      ++st.runs;
+      const auto t0 = std::chrono::steady_clock::now();
+      Status status = s->run(r);
+      st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ODB_RETURN_IF_ERROR(status);
     }
-    rep.saw_passing = r.saw_passing();
-    if (options.note_if_all_fail && !r.saw_passing() && r.oracle_calls() > 2)
-      r.add_note("the oracle failed every one of the " + std::to_string(r.oracle_calls()) +
-                 " candidates it tested, the smallest included, so it may fail for a reason "
-                 "other than the model (a check that cannot start, a missing module, a wrong "
-                 "path); its verdict on the original was: " +
-                 first.detail);
-    if (options.confirm) {
-      r.set_phase("confirm");
-      ODB_ASSIGN_OR_RETURN(OracleVerdict again, r.confirm_current());
-      rep.flaky = !again.fails;
-    }
-    if (!options.min_good.empty()) {
-      if (const Candidate* good = r.min_good()) {
-        auto built = build_candidate(original, *good);
-        if (built) {
-          Status st = save_candidate(*built, options.min_good);
-          if (st) {
-            rep.min_good = options.min_good.string();
-            rep.min_good_nodes = static_cast<int64_t>(built->nodes.size());
-          } else {
-            r.add_note("--min-good: " + st.message());
-          }
-        }
-      } else {
-        r.add_note("--min-good: no passing candidate was seen, so none was written");
-      }
-    }
+    if (r.current().nodes.size() >= before) return Status::ok();
   }
+}
+
+// --min-good: the passing candidate closest to the reduced model, written (or a note why not).
+void write_min_good(Reducer& r, const Original& original, const ReduceOptions& options,
+                    ReduceReport& rep) {
+  const Candidate* good = r.min_good();
+  if (!good) {
+    r.add_note("--min-good: no passing candidate was seen, so none was written");
+    return;
+  }
+  auto built = build_candidate(original, *good);
+  if (!built) return;
+  if (Status st = save_candidate(*built, options.min_good); st) {
+    rep.min_good = options.min_good.string();
+    rep.min_good_nodes = static_cast<int64_t>(built->nodes.size());
+  } else {
+    r.add_note("--min-good: " + st.message());
+  }
+}
+
+// The reduced model's nodes, inputs, outputs and the reducer's counts, into `rep`.
+void fill_result(const Reducer& r, const Original& original, ReduceReport& rep) {
   const auto& g = original.model.graph();
   for (int i : r.current_built().nodes) {
     rep.kept_nodes.push_back(node_label(g.node(i), i));
@@ -101,12 +89,48 @@ Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
   rep.invalid_reasons = r.invalid_reasons();
   rep.signature = r.signature();
   rep.failed_differently = r.failed_differently();
+  rep.timeouts = r.timeouts();
+  rep.seconds = r.elapsed_seconds();
+}
+
+}  // namespace
+
+Expected<ReduceReport> reduce_model(const Original& original, Oracle& oracle,
+                                    const ReduceOptions& options) {
+  ODB_ASSIGN_OR_RETURN(const std::vector<const StrategyEntry*> pass, strategies_of(options));
+  ReduceReport rep;
+  rep.oracle = oracle.describe();
+  rep.nodes_before = original.model.graph().node_size();
+  rep.golden_note = original.golden_error;
+  rep.output = options.reducer.output.string();
+  Reducer r(original, oracle, options.reducer);
+  if (!original.verify_note.empty()) r.add_note(original.verify_note);
+  r.set_phase("original");
+  ODB_ASSIGN_OR_RETURN(OracleVerdict first, r.start());
+  rep.original_fails = first.fails;
+  rep.original_detail = first.detail;
+  std::vector<std::string> order;
+  if (first.fails) {
+    ODB_RETURN_IF_ERROR(run_passes(r, pass, rep, order));
+    rep.saw_passing = r.saw_passing();
+    if (options.note_if_all_fail && !r.saw_passing() && r.oracle_calls() > 2)
+      r.add_note("the oracle failed every one of the " + std::to_string(r.oracle_calls()) +
+                 " candidates it tested, the smallest included, so it may fail for a reason "
+                 "other than the model (a check that cannot start, a missing module, a wrong "
+                 "path); its verdict on the original was: " +
+                 first.detail);
+    if (options.confirm) {
+      r.set_phase("confirm");
+      ODB_ASSIGN_OR_RETURN(OracleVerdict again, r.confirm_current());
+      rep.flaky = !again.fails;
+    }
+    if (!options.min_good.empty()) write_min_good(r, original, options, rep);
+  }
+  fill_result(r, original, rep);
   if (rep.failed_differently > 0)
     r.add_note(std::to_string(rep.failed_differently) +
                " candidates failed, but not as the original did (" + rep.signature +
                "), so they counted as passes (the journal has each; --any-failure accepts them)");
-  rep.timeouts = r.timeouts();
-  rep.seconds = r.elapsed_seconds();
   for (const auto& name : order) rep.strategies.push_back(r.stats()[name]);
   rep.notes = r.notes();
   return rep;
