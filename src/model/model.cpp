@@ -213,91 +213,66 @@ Expected<Tensor> read_external_tensor(const onnx::TensorProto& p, DType dtype, c
   return t;
 }
 
-}  // namespace
+// An external tensor, after checking that its file holds the bytes its dims claim.
+Expected<Tensor> external_tensor(const onnx::TensorProto& p, DType dtype, const Shape& shape,
+                                 const fs::path& base_dir) {
+  if (dtype == DType::kString)
+    return model_error("tensor '" + p.name() + "': string tensors cannot be external");
+  ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
+  ODB_ASSIGN_OR_RETURN(const int64_t want, external_byte_count(p, ext));
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(ext.file, ec);
+  if (ec)
+    return model_error("tensor '" + p.name() + "': cannot read external data file '" +
+                       ext.location + "': " + ec.message());
+  if (static_cast<uintmax_t>(ext.offset) > size ||
+      static_cast<uintmax_t>(want) > size - static_cast<uintmax_t>(ext.offset))
+    return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) + " needs " +
+                       std::to_string(want) + " bytes at offset " + std::to_string(ext.offset) +
+                       " of '" + ext.location + "', which has only " + std::to_string(size) +
+                       " bytes");
+  return read_external_tensor(p, dtype, shape, ext, want);
+}
 
-Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& base_dir) {
-  ODB_ASSIGN_OR_RETURN(DType dtype, dtype_from_onnx(p.data_type()));
-  if (dtype == DType::kComplex64 || dtype == DType::kComplex128)
-    return unsupported("tensor '" + p.name() + "' has a complex element type");
-  Shape shape(p.dims().begin(), p.dims().end());
-  // Check the stored size before allocating: a corrupt proto can claim absurd dims.
-  {
-    auto numel = shape_numel(shape);
-    if (!numel) return std::move(numel).status().with_context("tensor '" + p.name() + "'");
-    int64_t stored = -1;
-    if (p.data_location() == onnx::TensorProto::EXTERNAL) {
-      // The file must hold the bytes the dims claim before they are allocated.
-      if (dtype == DType::kString)
-        return model_error("tensor '" + p.name() + "': string tensors cannot be external");
-      ODB_ASSIGN_OR_RETURN(ExternalData ext, external_data(p, base_dir));
-      ODB_ASSIGN_OR_RETURN(const int64_t want, external_byte_count(p, ext));
-      std::error_code ec;
-      const uintmax_t size = fs::file_size(ext.file, ec);
-      if (ec)
-        return model_error("tensor '" + p.name() + "': cannot read external data file '" +
-                           ext.location + "': " + ec.message());
-      if (static_cast<uintmax_t>(ext.offset) > size ||
-          static_cast<uintmax_t>(want) > size - static_cast<uintmax_t>(ext.offset))
-        return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(shape) +
-                           " needs " + std::to_string(want) + " bytes at offset " +
-                           std::to_string(ext.offset) + " of '" + ext.location +
-                           "', which has only " + std::to_string(size) + " bytes");
-      return read_external_tensor(p, dtype, shape, ext, want);
-    } else if (p.has_raw_data() && dtype != DType::kString) {
-      auto bytes = dtype_storage_bytes(dtype, *numel);
-      if (dtype_size(dtype) == 0 || !bytes || p.raw_data().size() != *bytes)
-        return model_error("tensor '" + p.name() + "' raw_data has " +
-                           std::to_string(p.raw_data().size()) + " bytes, expected " +
-                           std::to_string(*numel) + " elements of " +
-                           std::string(dtype_name(dtype)) + " for shape " + shape_to_string(shape));
-    } else {
-      stored = std::max({p.float_data_size(), p.int32_data_size(), p.int64_data_size(),
-                         p.double_data_size(), p.uint64_data_size(), p.string_data_size()});
-      // int4/uint4/float4e2m1 and int2/uint2 keep one packed byte per int32_data entry.
-      const int bits = dtype_bits(dtype);
-      int64_t want = *numel;
-      if (bits == 4 || bits == 2) {  // checked: numel * bits overflows for hostile dims
-        auto packed = dtype_storage_bytes(dtype, *numel);
-        want = packed ? static_cast<int64_t>(*packed) : std::numeric_limits<int64_t>::max();
-      }
-      if (stored != want)
-        return model_error(
-            "tensor '" + p.name() + "' of shape " + shape_to_string(shape) + " holds " +
-            std::to_string(stored) + " values, expected " + std::to_string(want) +
-            (want != *numel ? " (packed " + std::string(dtype_name(dtype)) + ")" : std::string()));
-    }
-  }
-  auto made = Tensor::make(dtype, shape);
-  if (!made) return std::move(made).status().with_context("tensor '" + p.name() + "'");
-  Tensor t = std::move(*made);
-  const int64_t n = t.numel();
-  const std::string label = "tensor '" + p.name() + "'";
-  auto size_error = [&](int64_t got) {
-    return model_error(label + " of shape " + shape_to_string(shape) + " holds " +
-                       std::to_string(got) + " values, expected " + std::to_string(n));
-  };
-
+// Whether the proto stores as many bytes (raw_data) or values (typed fields) as `numel`
+// elements of `dtype` need, checked before anything is allocated: a corrupt proto can claim
+// absurd dims.
+Status check_stored_size(const onnx::TensorProto& p, DType dtype, const Shape& shape,
+                         int64_t numel) {
   if (p.has_raw_data() && dtype != DType::kString) {
-    // The size was checked against dtype_storage_bytes above; sub-byte types are packed.
-    unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(p.raw_data().data()), n,
-                  reinterpret_cast<uint8_t*>(t.raw()));
-    normalize_bools(t);
-    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
-    return t;
+    auto bytes = dtype_storage_bytes(dtype, numel);
+    if (dtype_size(dtype) == 0 || !bytes || p.raw_data().size() != *bytes)
+      return model_error("tensor '" + p.name() + "' raw_data has " +
+                         std::to_string(p.raw_data().size()) + " bytes, expected " +
+                         std::to_string(numel) + " elements of " + std::string(dtype_name(dtype)) +
+                         " for shape " + shape_to_string(shape));
+    return Status::ok();
   }
-  if (is_narrow_float(dtype) || is_narrow_integer(dtype)) {
-    // int32_data holds one code per entry, or for the 4- and 2-bit types one packed byte.
-    const int bits = dtype_bits(dtype);
-    std::vector<uint8_t> bytes(static_cast<size_t>(p.int32_data_size()));
-    for (size_t i = 0; i < bytes.size(); ++i)
-      bytes[i] = static_cast<uint8_t>(p.int32_data(static_cast<int>(i)));
-    if (bits == 4 || bits == 2)
-      unpack_narrow(dtype, bytes.data(), n, reinterpret_cast<uint8_t*>(t.raw()));
-    else if (n)
-      std::memcpy(t.raw(), bytes.data(), static_cast<size_t>(n));
-    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
-    return t;
+  const int64_t stored =
+      std::max({p.float_data_size(), p.int32_data_size(), p.int64_data_size(), p.double_data_size(),
+                p.uint64_data_size(), p.string_data_size()});
+  // int4/uint4/float4e2m1 and int2/uint2 keep one packed byte per int32_data entry.
+  const int bits = dtype_bits(dtype);
+  int64_t want = numel;
+  if (bits == 4 || bits == 2) {  // checked: numel * bits overflows for hostile dims
+    auto packed = dtype_storage_bytes(dtype, numel);
+    want = packed ? static_cast<int64_t>(*packed) : std::numeric_limits<int64_t>::max();
   }
+  if (stored != want)
+    return model_error(
+        "tensor '" + p.name() + "' of shape " + shape_to_string(shape) + " holds " +
+        std::to_string(stored) + " values, expected " + std::to_string(want) +
+        (want != numel ? " (packed " + std::string(dtype_name(dtype)) + ")" : std::string()));
+  return Status::ok();
+}
+
+// The values of the typed field `dtype` is stored in (float_data, int64_data, ...) into `t`.
+Status copy_typed_field(const onnx::TensorProto& p, DType dtype, Tensor& t) {
+  const int64_t n = t.numel();
+  auto size_error = [&](int64_t got) {
+    return model_error("tensor '" + p.name() + "' of shape " + shape_to_string(t.shape()) +
+                       " holds " + std::to_string(got) + " values, expected " + std::to_string(n));
+  };
   switch (dtype) {
     case DType::kFloat:
       if (p.float_data_size() != n) return size_error(p.float_data_size());
@@ -341,6 +316,47 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& b
       for (int64_t i = 0; i < n; ++i) t.set_from_double(i, p.int32_data(static_cast<int>(i)));
       break;
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<Tensor> tensor_from_proto(const onnx::TensorProto& p, const fs::path& base_dir) {
+  ODB_ASSIGN_OR_RETURN(DType dtype, dtype_from_onnx(p.data_type()));
+  if (dtype == DType::kComplex64 || dtype == DType::kComplex128)
+    return unsupported("tensor '" + p.name() + "' has a complex element type");
+  Shape shape(p.dims().begin(), p.dims().end());
+  auto numel = shape_numel(shape);
+  if (!numel) return std::move(numel).status().with_context("tensor '" + p.name() + "'");
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    return external_tensor(p, dtype, shape, base_dir);
+  ODB_RETURN_IF_ERROR(check_stored_size(p, dtype, shape, *numel));
+  auto made = Tensor::make(dtype, shape);
+  if (!made) return std::move(made).status().with_context("tensor '" + p.name() + "'");
+  Tensor t = std::move(*made);
+  const int64_t n = t.numel();
+  if (p.has_raw_data() && dtype != DType::kString) {
+    // The size was checked against dtype_storage_bytes above; sub-byte types are packed.
+    unpack_narrow(dtype, reinterpret_cast<const uint8_t*>(p.raw_data().data()), n,
+                  reinterpret_cast<uint8_t*>(t.raw()));
+    normalize_bools(t);
+    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
+    return t;
+  }
+  if (is_narrow_float(dtype) || is_narrow_integer(dtype)) {
+    // int32_data holds one code per entry, or for the 4- and 2-bit types one packed byte.
+    const int bits = dtype_bits(dtype);
+    std::vector<uint8_t> bytes(static_cast<size_t>(p.int32_data_size()));
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<uint8_t>(p.int32_data(static_cast<int>(i)));
+    if (bits == 4 || bits == 2)
+      unpack_narrow(dtype, bytes.data(), n, reinterpret_cast<uint8_t*>(t.raw()));
+    else if (n)
+      std::memcpy(t.raw(), bytes.data(), static_cast<size_t>(n));
+    mask_narrow_codes(dtype, reinterpret_cast<uint8_t*>(t.raw()), t.nbytes());
+    return t;
+  }
+  ODB_RETURN_IF_ERROR(copy_typed_field(p, dtype, t));
   return t;
 }
 
