@@ -398,105 +398,95 @@ bool convert_plain(const Tensor& in, Tensor& out) {
   return done;
 }
 
-}  // namespace
+void numbers_to_strings(const Tensor& t, Tensor& out) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    std::ostringstream os;
+    os.precision(9);
+    os << t.get_as_double(i);
+    out.strings()[static_cast<size_t>(i)] = os.str();
+  }
+}
 
-Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow) {
-  if (to == DType::kComplex64 || to == DType::kComplex128 || t.dtype() == DType::kComplex64 ||
-      t.dtype() == DType::kComplex128)
-    return unsupported("Cast to or from complex types");
-  if (t.dtype() == to) return t;
-  // The float16 <-> float32 loops below write every element: no zero fill first (a float16
-  // model's every node casts its activations both ways around its float32 kernel).
-  const bool whole = (t.dtype() == DType::kFloat && to == DType::kFloat16) ||
-                     (t.dtype() == DType::kFloat16 && to == DType::kFloat);
-  ODB_ASSIGN_OR_RETURN(
-      Tensor out, whole ? Tensor::make_uninitialized(to, t.shape()) : Tensor::make(to, t.shape()));
-  const int64_t n = t.numel();
-  if (to == DType::kString) {
-    for (int64_t i = 0; i < n; ++i) {
-      std::ostringstream os;
-      os.precision(9);
-      os << t.get_as_double(i);
-      out.strings()[static_cast<size_t>(i)] = os.str();
-    }
-    return out;
+Status strings_to_numbers(const Tensor& t, Tensor& out) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const std::string& s = t.strings()[static_cast<size_t>(i)];
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str()) return invalid_argument("cannot cast string '" + s + "' to a number");
+    out.set_from_double(i, v);
   }
-  if (t.dtype() == DType::kString) {
-    for (int64_t i = 0; i < n; ++i) {
-      const std::string& s = t.strings()[static_cast<size_t>(i)];
-      char* end = nullptr;
-      double v = std::strtod(s.c_str(), &end);
-      if (end == s.c_str()) return invalid_argument("cannot cast string '" + s + "' to a number");
-      out.set_from_double(i, v);
+  return Status::ok();
+}
+
+// 32- and 64-bit integers to int64 directly (they do not all fit a double exactly).
+void integers_to_int64(const Tensor& t, Tensor& out) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    int64_t v = 0;
+    switch (t.dtype()) {
+      case DType::kInt32:
+        v = t.data<int32_t>()[i];
+        break;
+      case DType::kUint32:
+        v = t.data<uint32_t>()[i];
+        break;
+      case DType::kInt64:
+        v = t.data<int64_t>()[i];
+        break;
+      case DType::kUint64:
+        v = static_cast<int64_t>(t.data<uint64_t>()[i]);
+        break;
+      default:
+        break;
     }
-    return out;
+    out.data<int64_t>()[i] = v;
   }
-  // 64-bit integers do not fit a double exactly; convert them directly.
-  if (to == DType::kInt64 && (t.dtype() == DType::kInt32 || t.dtype() == DType::kUint32 ||
-                              t.dtype() == DType::kInt64 || t.dtype() == DType::kUint64)) {
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t v = 0;
-      switch (t.dtype()) {
-        case DType::kInt32:
-          v = t.data<int32_t>()[i];
-          break;
-        case DType::kUint32:
-          v = t.data<uint32_t>()[i];
-          break;
-        case DType::kUint64:
-          v = static_cast<int64_t>(t.data<uint64_t>()[i]);
-          break;
-        default:
-          break;
-      }
-      out.data<int64_t>()[i] = v;
+}
+
+// int64 to a narrower integer type, wrapping around as C and numpy do.
+void int64_to_integer(const Tensor& t, Tensor& out) {
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int64_t v = t.data<int64_t>()[i];
+    switch (out.dtype()) {
+      case DType::kInt8:
+        out.data<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
+      case DType::kInt16:
+        out.data<int16_t>()[i] = static_cast<int16_t>(v);
+        break;
+      case DType::kInt32:
+        out.data<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DType::kUint8:
+        out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+        break;
+      case DType::kUint16:
+        out.data<uint16_t>()[i] = static_cast<uint16_t>(v);
+        break;
+      case DType::kUint32:
+        out.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+        break;
+      case DType::kUint64:
+        out.data<uint64_t>()[i] = static_cast<uint64_t>(v);
+        break;
+      default:
+        break;
     }
-    return out;
   }
-  if (t.dtype() == DType::kInt64 && is_integer(to)) {
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = t.data<int64_t>()[i];
-      switch (to) {  // wrap-around, as C and numpy do for integer narrowing
-        case DType::kInt8:
-          out.data<int8_t>()[i] = static_cast<int8_t>(v);
-          break;
-        case DType::kInt16:
-          out.data<int16_t>()[i] = static_cast<int16_t>(v);
-          break;
-        case DType::kInt32:
-          out.data<int32_t>()[i] = static_cast<int32_t>(v);
-          break;
-        case DType::kUint8:
-          out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-          break;
-        case DType::kUint16:
-          out.data<uint16_t>()[i] = static_cast<uint16_t>(v);
-          break;
-        case DType::kUint32:
-          out.data<uint32_t>()[i] = static_cast<uint32_t>(v);
-          break;
-        case DType::kUint64:
-          out.data<uint64_t>()[i] = static_cast<uint64_t>(v);
-          break;
-        default:
-          break;
-      }
-    }
-    return out;
-  }
+}
+
+// float32 <-> float16 in bulk (F16C where the CPU has it), and float64 to float16/bfloat16 with
+// one rounding (rounded to odd into float32 first, as set_from_double gives). False for other
+// pairs.
+bool cast_float_bulk(const Tensor& t, Tensor& out) {
   // float_to_float16 and float16_to_float see a Float16 array as its uint16_t bit patterns.
   static_assert(sizeof(Float16) == sizeof(uint16_t));
-  if (t.dtype() == DType::kFloat && to == DType::kFloat16) {
+  const int64_t n = t.numel();
+  const DType from = t.dtype(), to = out.dtype();
+  if (from == DType::kFloat && to == DType::kFloat16) {
     float_to_float16(t.data<float>(), &out.data<Float16>()->bits, static_cast<size_t>(n));
-    return out;
-  }
-  if (t.dtype() == DType::kFloat16 && to == DType::kFloat) {
+  } else if (from == DType::kFloat16 && to == DType::kFloat) {
     float16_to_float(&t.data<Float16>()->bits, out.data<float>(), static_cast<size_t>(n));
-    return out;
-  }
-  if (t.dtype() == DType::kDouble && to == DType::kFloat16) {
-    // Rounded to odd into float32 a block at a time, then to float16 in bulk (F16C): one
-    // rounding in all, as set_from_double gives.
+  } else if (from == DType::kDouble && to == DType::kFloat16) {
     constexpr int64_t kBlock = 1024;
     float odd[kBlock];
     const double* src = t.data<double>();
@@ -505,20 +495,45 @@ Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow
       for (int64_t j = 0; j < m; ++j) odd[j] = round_to_odd(src[i + j]);
       float_to_float16(odd, &out.data<Float16>()[i].bits, static_cast<size_t>(m));
     }
-    return out;
-  }
-  if (t.dtype() == DType::kDouble && to == DType::kBFloat16) {
+  } else if (from == DType::kDouble && to == DType::kBFloat16) {
     const double* src = t.data<double>();
     for (int64_t i = 0; i < n; ++i) out.data<BFloat16>()[i] = BFloat16(round_to_odd(src[i]));
-    return out;
+  } else {
+    return false;
   }
-  if (is_narrow_float(to) || is_narrow_integer(to)) {  // the attributes of Cast-19/24 apply
-    for (int64_t i = 0; i < n; ++i)
+  return true;
+}
+
+}  // namespace
+
+Expected<Tensor> cast_tensor(const Tensor& t, DType to, const NarrowCast& narrow) {
+  if (to == DType::kComplex64 || to == DType::kComplex128 || t.dtype() == DType::kComplex64 ||
+      t.dtype() == DType::kComplex128)
+    return unsupported("Cast to or from complex types");
+  if (t.dtype() == to) return t;
+  // The float16 <-> float32 loops write every element: no zero fill first (a float16 model's
+  // every node casts its activations both ways around its float32 kernel).
+  const bool whole = (t.dtype() == DType::kFloat && to == DType::kFloat16) ||
+                     (t.dtype() == DType::kFloat16 && to == DType::kFloat);
+  ODB_ASSIGN_OR_RETURN(
+      Tensor out, whole ? Tensor::make_uninitialized(to, t.shape()) : Tensor::make(to, t.shape()));
+  if (to == DType::kString) {
+    numbers_to_strings(t, out);
+  } else if (t.dtype() == DType::kString) {
+    ODB_RETURN_IF_ERROR(strings_to_numbers(t, out));
+  } else if (to == DType::kInt64 && (t.dtype() == DType::kInt32 || t.dtype() == DType::kUint32 ||
+                                     t.dtype() == DType::kInt64 || t.dtype() == DType::kUint64)) {
+    integers_to_int64(t, out);
+  } else if (t.dtype() == DType::kInt64 && is_integer(to)) {
+    int64_to_integer(t, out);
+  } else if (cast_float_bulk(t, out)) {
+    return out;
+  } else if (is_narrow_float(to) || is_narrow_integer(to)) {  // the attributes of Cast-19/24
+    for (int64_t i = 0; i < t.numel(); ++i)
       out.raw()[i] = std::byte{narrow_from_double(to, t.get_as_double(i), narrow)};
-    return out;
+  } else if (!convert_plain(t, out)) {
+    for (int64_t i = 0; i < t.numel(); ++i) out.set_from_double(i, t.get_as_double(i));
   }
-  if (convert_plain(t, out)) return out;
-  for (int64_t i = 0; i < n; ++i) out.set_from_double(i, t.get_as_double(i));
   return out;
 }
 
