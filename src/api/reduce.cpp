@@ -317,6 +317,86 @@ std::vector<Replacement> replacements_of(const LoadedModel& reduced, int i,
   return out;
 }
 
+/// Makes the reduction of a replacement (`rep`, its model written at `written`) the result: the
+/// model becomes o.output (self-contained: it was written outside the original's folder), the
+/// reports are merged with a note saying where the failure is, and `next` becomes the original.
+Status adopt_replacement(const ReduceOptions& o, const fs::path& written, const Replacement& r,
+                         reduce::ReduceReport rep, reduce::Original& next, int64_t& spent,
+                         ReduceResult& out) {
+  std::ifstream in(written, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (Status st = write_file_atomic(o.output, bytes); !st)
+    return st.with_context("while writing " + o.output.string());
+  // The replacement's reduction saw the oracle pass: the note that it never did, which the first
+  // reduction (of the If or Loop whole) may have made, no longer holds.
+  if (rep.saw_passing)
+    std::erase_if(out.report->notes, [](const std::string& n) {
+      return n.rfind("the oracle failed every one of the", 0) == 0;
+    });
+  reduce::ReduceReport merged = merge_reports(*out.report, std::move(rep));
+  merged.output = o.output.string();
+  merged.oracle_calls += spent;
+  spent = 0;
+  merged.notes.insert(
+      merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
+      "the failure is inside " + r.label + ": " + r.how + ", and the result reduced again");
+  out.report = std::move(merged);
+  out.original = std::move(next.model);
+  out.base_dir = next.base_dir;
+  return Status::ok();
+}
+
+/// The node replacements of one round of reduce_inside_branches: each replacement of each node of
+/// the reduced model (at o.output) is reduced on its own, fed `samples`; the first the oracle
+/// fails as the original failed is adopted (true). Replacements that pass add their oracle calls
+/// to `spent`; an error sets out.stopped (false).
+bool replace_one(const ReduceOptions& o, const CallContext& ctx, reduce::Oracle& oracle,
+                 const reduce::ReduceOptions& ro, const fs::path& work, int round,
+                 const LoadedModel& reduced, const std::vector<TensorMap>& samples, int64_t& spent,
+                 ReduceResult& out) {
+  std::optional<surgeon::ControlFlowRun> observed;
+  for (int i = 0; i < reduced.proto.graph().node_size(); ++i) {
+    for (Replacement& r : replacements_of(reduced, i, samples, observed)) {
+      if (!r.model) continue;
+      reduce::Original next = original_of(o, std::move(*r.model), reduced.base_dir);
+      next.samples = samples;
+      if (next.samples.empty())
+        if (Status st = generate_input_values(o, next, out.messages); !st) return false;
+      if (Status st = prepare_with_limits(o, ctx, next); !st) continue;
+      reduce::ReduceOptions again = ro;
+      again.reducer.journal = work / ("branch-" + std::to_string(round) + ".journal");
+      // Written apart, so that a replacement that fails otherwise leaves o.output as it was.
+      again.reducer.output = work / ("branch-" + std::to_string(round) + ".onnx");
+      again.reducer.resume = false;
+      again.min_good.clear();
+      again.note_if_all_fail = false;
+      if (ctx.progress) ctx.progress("replacing " + r.label);
+      auto rep = reduce::reduce_model(next, oracle, again);
+      if (!rep) {
+        out.stopped = Status(rep.status()).with_context("while reducing " + r.label);
+        out.best_so_far = true;
+        return false;
+      }
+      const bool same_failure = o.any_failure || rep->signature.empty() ||
+                                out.report->signature.empty() ||
+                                rep->signature == out.report->signature;
+      if (!rep->original_fails || !same_failure) {
+        spent += rep->oracle_calls;
+        continue;
+      }
+      if (Status st =
+              adopt_replacement(o, again.reducer.output, r, std::move(*rep), next, spent, out);
+          !st) {
+        out.stopped = std::move(st);
+        out.best_so_far = true;
+        return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 /// A failure inside an If branch or a Loop or Scan body reduces past that node (issue 18): while
 /// the reduced model (at o.output) holds one, each in turn is replaced (replacements_of), and the
 /// first replacement the oracle still fails, as the original failed, becomes the model the
@@ -331,80 +411,16 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
     auto reduced = load_model(o.output);
     if (!reduced) return;
     // The reduced model's boundary values as inputs again, fed what they held (once per round:
-    // it does not depend on the If tried).
+    // it does not depend on the node tried).
     std::vector<TensorMap> samples = out.report->feeds;
     if (!samples.empty())
       if (Status st =
               unfreeze_boundary_values(out.original, reduced->proto, reduced->base_dir, samples);
           !st)
         return;
-    const onnx::GraphProto& g = reduced->proto.graph();
-    bool replaced = false;
-    std::optional<surgeon::ControlFlowRun> observed;
-    for (int i = 0; i < g.node_size() && !replaced; ++i) {
-      for (Replacement& rep_try : replacements_of(*reduced, i, samples, observed)) {
-        if (!rep_try.model) continue;
-        reduce::Original next = original_of(o, std::move(*rep_try.model), reduced->base_dir);
-        next.samples = samples;
-        if (next.samples.empty())
-          if (Status st = generate_input_values(o, next, out.messages); !st) return;
-        if (Status st = prepare_with_limits(o, ctx, next); !st) continue;
-        reduce::ReduceOptions again = ro;
-        again.reducer.journal = work / ("branch-" + std::to_string(round) + ".journal");
-        // Written apart, so that a replacement that fails otherwise leaves o.output as it was.
-        again.reducer.output = work / ("branch-" + std::to_string(round) + ".onnx");
-        again.reducer.resume = false;
-        again.min_good.clear();
-        again.note_if_all_fail = false;
-        const std::string& label = rep_try.label;
-        if (ctx.progress) ctx.progress("replacing " + label);
-        auto rep = reduce::reduce_model(next, oracle, again);
-        if (!rep) {
-          out.stopped = Status(rep.status()).with_context("while reducing " + label);
-          out.best_so_far = true;
-          return;
-        }
-        const bool same_failure = o.any_failure || rep->signature.empty() ||
-                                  out.report->signature.empty() ||
-                                  rep->signature == out.report->signature;
-        if (!rep->original_fails || !same_failure) {
-          spent += rep->oracle_calls;
-          continue;
-        }
-        // The replacement's result becomes the output (self-contained: it was written outside
-        // the original's folder).
-        std::ifstream in(again.reducer.output, std::ios::binary);
-        const std::string bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-        if (Status st = write_file_atomic(o.output, bytes); !st) {
-          out.stopped = st.with_context("while writing " + o.output.string());
-          out.best_so_far = true;
-          return;
-        }
-        // The replacement's reduction saw the oracle pass: the note that it never did, which the
-        // first reduction (of the If or Loop whole) may have made, no longer holds.
-        if (rep->saw_passing)
-          std::erase_if(out.report->notes, [](const std::string& n) {
-            return n.rfind("the oracle failed every one of the", 0) == 0;
-          });
-        reduce::ReduceReport merged = merge_reports(*out.report, std::move(*rep));
-        merged.output = o.output.string();
-        merged.oracle_calls += spent;
-        spent = 0;
-        merged.notes.insert(
-            merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
-            "the failure is inside " + label + ": " + rep_try.how +
-                ", and the result reduced again");
-        out.report = std::move(merged);
-        out.original = std::move(next.model);
-        out.base_dir = next.base_dir;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) break;
+    if (!replace_one(o, ctx, oracle, ro, work, round, *reduced, samples, spent, out)) break;
   }
-  if (spent > 0) {
+  if (spent > 0 && out.stopped.is_ok()) {
     out.report->oracle_calls += spent;
     out.report->notes.push_back("replacing an If by a branch made the failure go away (" +
                                 std::to_string(spent) + " oracle calls), so the If stays");
