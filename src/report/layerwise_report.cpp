@@ -241,64 +241,90 @@ void print_layerwise_report(const LayerwiseReport& rep, std::ostream& os, bool c
   print_first_divergent(rep, os, color);
 }
 
-void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
-  using nlohmann::json;
-  json entries = json::array();
-  for (const auto& c : rep.comparisons) {
-    const LayerTensor& lt = rep.tensors[c.tensor];
-    json e = {{"tensor", lt.name},
-              {"node", node_json_name(lt)},
-              {"node_index", lt.node_index},
-              {"op_type", lt.op_type},
-              {"backend", c.backend},
-              {"dtype", dtype_name(lt.dtype)},
-              {"shape", lt.shape},
-              {"observed", c.observed},
-              {"note", c.note},
-              {"atol", c.tol.atol},
-              {"rtol", c.tol.rtol},
-              {"max_abs_error", c.observed ? json_number(c.result.max_abs_error) : json(nullptr)},
-              {"max_rel_error", c.observed ? json_number(c.result.max_rel_error) : json(nullptr)},
-              {"mismatches", c.observed ? json(c.result.mismatches) : json(nullptr)},
-              {"elements", c.observed ? json(c.result.numel) : json(nullptr)},
-              {"own_error", c.own ? json_number(c.own->max_abs_error) : json(nullptr)},
-              {"own_pass", c.own ? json(c.own->pass) : json(nullptr)},
-              {"input_beyond_fp16", c.input_beyond_fp16},
-              {"computed_in_float32", c.computed_in_float32},
-              {"own_computed_in_float32", c.own_computed_in_float32},
-              {"error_source", error_source(c).empty() ? json(nullptr) : json(error_source(c))},
-              {"isolate_error", c.isolate_error.empty() ? json(nullptr) : json(c.isolate_error)},
-              {"nan_or_inf", c.observed ? c.result.nan_or_inf_actual : 0},
-              {"golden_nan_or_inf", lt.golden_nan_or_inf},
-              {"fp16_overflow", lt.golden_max_abs > kFloat16Max},
-              {"pass", c.pass()}};
-    add_step_fields(e, c.result);  // null when the tensor was not observed: no step type
-    entries.push_back(std::move(e));
+namespace {
+
+using nlohmann::json;
+
+// One entry of --json's "layerwise": a tensor compared on a backend.
+json comparison_json(const LayerwiseReport& rep, const LayerComparison& c) {
+  const LayerTensor& lt = rep.tensors[c.tensor];
+  json e = {{"tensor", lt.name},
+            {"node", node_json_name(lt)},
+            {"node_index", lt.node_index},
+            {"op_type", lt.op_type},
+            {"backend", c.backend},
+            {"dtype", dtype_name(lt.dtype)},
+            {"shape", lt.shape},
+            {"observed", c.observed},
+            {"note", c.note},
+            {"atol", c.tol.atol},
+            {"rtol", c.tol.rtol},
+            {"max_abs_error", c.observed ? json_number(c.result.max_abs_error) : json(nullptr)},
+            {"max_rel_error", c.observed ? json_number(c.result.max_rel_error) : json(nullptr)},
+            {"mismatches", c.observed ? json(c.result.mismatches) : json(nullptr)},
+            {"elements", c.observed ? json(c.result.numel) : json(nullptr)},
+            {"own_error", c.own ? json_number(c.own->max_abs_error) : json(nullptr)},
+            {"own_pass", c.own ? json(c.own->pass) : json(nullptr)},
+            {"input_beyond_fp16", c.input_beyond_fp16},
+            {"computed_in_float32", c.computed_in_float32},
+            {"own_computed_in_float32", c.own_computed_in_float32},
+            {"error_source", error_source(c).empty() ? json(nullptr) : json(error_source(c))},
+            {"isolate_error", c.isolate_error.empty() ? json(nullptr) : json(c.isolate_error)},
+            {"nan_or_inf", c.observed ? c.result.nan_or_inf_actual : 0},
+            {"golden_nan_or_inf", lt.golden_nan_or_inf},
+            {"fp16_overflow", lt.golden_max_abs > kFloat16Max},
+            {"pass", c.pass()}};
+  add_step_fields(e, c.result);  // null when the tensor was not observed: no step type
+  return e;
+}
+
+// One entry of layerwise_summary.backends, with its failing tensors in ranked_failures' order.
+json backend_summary_json(const LayerwiseReport& rep, const LayerwiseBackend& b) {
+  json worst = json::array();
+  for (const LayerComparison* c : ranked_failures(rep, b.backend)) {
+    const LayerTensor& lt = rep.tensors[c->tensor];
+    worst.push_back(
+        {{"tensor", lt.name},
+         {"node", node_json_name(lt)},
+         {"node_index", lt.node_index},
+         {"label", layer_node_label(lt)},
+         {"error_source", error_source(*c).empty() ? json(nullptr) : json(error_source(*c))}});
   }
+  return {{"backend", b.backend},
+          {"ok", b.ok},
+          {"error", b.ok ? json(nullptr) : json(b.error)},
+          {"batches", b.batches},
+          {"observed", b.observed},
+          {"not_observed", b.not_observed},
+          {"failed", b.failed},
+          {"computed_in_float32", b.computed_in_float32},
+          {"notes", b.notes},
+          {"worst", std::move(worst)}};
+}
+
+json first_divergent_json(const LayerwiseReport& rep) {
+  if (!rep.first) return nullptr;
+  const LayerTensor& lt = rep.tensors[rep.first->tensor];
+  return {{"node", node_json_name(lt)},
+          {"node_index", lt.node_index},
+          {"label", layer_node_label(lt)},
+          {"op_type", lt.op_type},
+          {"backend", rep.first->backend},
+          {"tensor", lt.name},
+          {"own_error", rep.first->own_error ? json_number(*rep.first->own_error) : json(nullptr)},
+          {"basis", rep.first->basis},
+          {"precision", rep.first->precision},
+          {"repro", rep.repro_dir.empty() ? json(nullptr) : json(rep.repro_dir.string())}};
+}
+
+}  // namespace
+
+void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
+  json entries = json::array();
+  for (const auto& c : rep.comparisons) entries.push_back(comparison_json(rep, c));
   j["layerwise"] = std::move(entries);
   json backends = json::array();
-  for (const auto& b : rep.backends) {
-    json worst = json::array();
-    for (const LayerComparison* c : ranked_failures(rep, b.backend)) {
-      const LayerTensor& lt = rep.tensors[c->tensor];
-      worst.push_back(
-          {{"tensor", lt.name},
-           {"node", node_json_name(lt)},
-           {"node_index", lt.node_index},
-           {"label", layer_node_label(lt)},
-           {"error_source", error_source(*c).empty() ? json(nullptr) : json(error_source(*c))}});
-    }
-    backends.push_back({{"backend", b.backend},
-                        {"ok", b.ok},
-                        {"error", b.ok ? json(nullptr) : json(b.error)},
-                        {"batches", b.batches},
-                        {"observed", b.observed},
-                        {"not_observed", b.not_observed},
-                        {"failed", b.failed},
-                        {"computed_in_float32", b.computed_in_float32},
-                        {"notes", b.notes},
-                        {"worst", std::move(worst)}});
-  }
+  for (const auto& b : rep.backends) backends.push_back(backend_summary_json(rep, b));
   j["layerwise_summary"] = {
       {"tensors", rep.tensors.size()},        {"golden_source", rep.golden_source},
       {"no_golden", rep.no_golden},           {"memory_budget_bytes", rep.memory_budget},
@@ -314,22 +340,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
          {"depth", t.depth}});
   j["layerwise_summary"]["taken_branches"] = std::move(taken);
   j["layerwise_summary"]["control_flow_notes"] = rep.control_flow_notes;
-  if (rep.first) {
-    const LayerTensor& lt = rep.tensors[rep.first->tensor];
-    j["first_divergent_node"] = {
-        {"node", node_json_name(lt)},
-        {"node_index", lt.node_index},
-        {"label", layer_node_label(lt)},
-        {"op_type", lt.op_type},
-        {"backend", rep.first->backend},
-        {"tensor", lt.name},
-        {"own_error", rep.first->own_error ? json_number(*rep.first->own_error) : json(nullptr)},
-        {"basis", rep.first->basis},
-        {"precision", rep.first->precision},
-        {"repro", rep.repro_dir.empty() ? json(nullptr) : json(rep.repro_dir.string())}};
-  } else {
-    j["first_divergent_node"] = nullptr;
-  }
+  j["first_divergent_node"] = first_divergent_json(rep);
 }
 
 }  // namespace onnxdbg::report
