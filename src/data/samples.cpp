@@ -187,6 +187,80 @@ Expected<LoadedSamples> load_samples(const fs::path& path, const onnx::GraphProt
                           ".npy, .pb, or a test_data_set folder of output_K.pb files)");
 }
 
+namespace {
+
+const ValueSignature* find_signature(const std::vector<ValueSignature>& sigs,
+                                     const std::string& name) {
+  auto it = std::find_if(sigs.begin(), sigs.end(), [&](const auto& s) { return s.name == name; });
+  return it == sigs.end() ? nullptr : &*it;
+}
+
+// An input sample: names that are not inputs (a file merged from inputs and layerwise outputs,
+// say) are dropped into `extra`, as Polygraphy drops them, once every input is there; with an
+// input missing the first such name is the likelier clue: the data of another model.
+Status check_input_sample(Sample& s, const std::vector<ValueSignature>& ins,
+                          const std::string& where, std::vector<std::string>& extra) {
+  const bool complete = std::all_of(ins.begin(), ins.end(),
+                                    [&](const ValueSignature& sig) { return s.count(sig.name); });
+  for (auto it = s.begin(); it != s.end();) {
+    const ValueSignature* sig = find_signature(ins, it->first);
+    if (!sig && complete) {
+      if (std::find(extra.begin(), extra.end(), it->first) == extra.end())
+        extra.push_back(it->first);
+      it = s.erase(it);
+      continue;
+    }
+    if (!sig)
+      return invalid_argument(fmt::format(
+          "{} holds '{}', which is not an input of the model (its inputs: {}); was it saved "
+          "from another model?",
+          where, it->first, names_of(ins)));
+    ODB_RETURN_IF_ERROR(check_signature(it->second, *sig, where, "input"));
+    ++it;
+  }
+  for (const auto& sig : ins) {
+    if (s.count(sig.name)) continue;
+    std::vector<std::string> held;
+    for (const auto& [name, t] : s) held.push_back(name);
+    return invalid_argument(fmt::format(
+        "{} lacks the model's input '{}' (it holds: {})", where, sig.name,
+        held.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(held, ", "))));
+  }
+  return Status::ok();
+}
+
+// An output sample: other backends' outputs saved as BACKEND/NAME are dropped, then every name
+// must be a value of the model (`values`) and one at least a graph output.
+Status check_output_sample(Sample& s, const std::vector<ValueSignature>& ins,
+                           const std::vector<ValueSignature>& outs,
+                           const std::set<std::string>& values, const std::string& where) {
+  std::erase_if(s, [&](const auto& kv) {
+    const size_t slash = kv.first.rfind('/');
+    return !values.count(kv.first) && slash != std::string::npos &&
+           find_signature(outs, kv.first.substr(slash + 1)) != nullptr;
+  });
+  int graph_outputs = 0;
+  for (const auto& [name, t] : s) {
+    if (!values.count(name))
+      return invalid_argument(fmt::format(
+          "{} holds '{}', which is not a tensor of the model (its outputs: {}); was it saved "
+          "from another model?",
+          where, name, names_of(outs)));
+    if (const ValueSignature* sig = find_signature(outs, name)) {
+      ODB_RETURN_IF_ERROR(check_signature(t, *sig, where, "output"));
+      ++graph_outputs;
+    } else if (const ValueSignature* isig = find_signature(ins, name)) {
+      ODB_RETURN_IF_ERROR(check_signature(t, *isig, where, "input"));
+    }
+  }
+  if (graph_outputs == 0)
+    return invalid_argument(
+        fmt::format("{} holds none of the model's outputs ({})", where, names_of(outs)));
+  return Status::ok();
+}
+
+}  // namespace
+
 Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph, DataRole role,
                      const std::string& what, std::string* note) {
   const auto ins = model_inputs(graph);
@@ -197,71 +271,12 @@ Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph
   for (const auto& n : graph.node())
     for (const auto& o : n.output())
       if (!o.empty()) values.insert(o);
-  auto find = [](const std::vector<ValueSignature>& sigs, const std::string& name) {
-    auto it = std::find_if(sigs.begin(), sigs.end(), [&](const auto& s) { return s.name == name; });
-    return it == sigs.end() ? nullptr : &*it;
-  };
   std::vector<std::string> extra;  // kInputs: names dropped, in order of first appearance
   for (size_t k = 0; k < samples.size(); ++k) {
-    Sample& s = samples[k];
     const std::string where = samples.size() > 1 ? fmt::format("{} sample {}", what, k) : what;
-    if (role == DataRole::kInputs) {
-      // Names that are not inputs (a file merged from inputs and layerwise outputs, say) are
-      // dropped as Polygraphy drops them, once every input is there; with an input missing the
-      // first such name is the likelier clue: the data of another model.
-      const bool complete = std::all_of(
-          ins.begin(), ins.end(), [&](const ValueSignature& sig) { return s.count(sig.name); });
-      for (auto it = s.begin(); it != s.end();) {
-        const ValueSignature* sig = find(ins, it->first);
-        if (!sig && complete) {
-          if (std::find(extra.begin(), extra.end(), it->first) == extra.end())
-            extra.push_back(it->first);
-          it = s.erase(it);
-          continue;
-        }
-        if (!sig)
-          return invalid_argument(fmt::format(
-              "{} holds '{}', which is not an input of the model (its inputs: {}); was it saved "
-              "from another model?",
-              where, it->first, names_of(ins)));
-        ODB_RETURN_IF_ERROR(check_signature(it->second, *sig, where, "input"));
-        ++it;
-      }
-      for (const auto& sig : ins)
-        if (!s.count(sig.name))
-          return invalid_argument(fmt::format(
-              "{} lacks the model's input '{}' (it holds: {})", where, sig.name,
-              s.empty() ? std::string("nothing") : [&] {
-                std::vector<std::string> n;
-                for (const auto& [name, t] : s) n.push_back(name);
-                return fmt::format("{}", fmt::join(n, ", "));
-              }()));
-      continue;
-    }
-    // kOutputs: drop other backends' outputs saved as BACKEND/NAME, then every name must be a
-    // value of the model.
-    std::erase_if(s, [&](const auto& kv) {
-      const size_t slash = kv.first.rfind('/');
-      return !values.count(kv.first) && slash != std::string::npos &&
-             find(outs, kv.first.substr(slash + 1)) != nullptr;
-    });
-    int graph_outputs = 0;
-    for (const auto& [name, t] : s) {
-      if (!values.count(name))
-        return invalid_argument(fmt::format(
-            "{} holds '{}', which is not a tensor of the model (its outputs: {}); was it saved "
-            "from another model?",
-            where, name, names_of(outs)));
-      if (const ValueSignature* sig = find(outs, name)) {
-        ODB_RETURN_IF_ERROR(check_signature(t, *sig, where, "output"));
-        ++graph_outputs;
-      } else if (const ValueSignature* isig = find(ins, name)) {
-        ODB_RETURN_IF_ERROR(check_signature(t, *isig, where, "input"));
-      }
-    }
-    if (graph_outputs == 0)
-      return invalid_argument(
-          fmt::format("{} holds none of the model's outputs ({})", where, names_of(outs)));
+    ODB_RETURN_IF_ERROR(role == DataRole::kInputs
+                            ? check_input_sample(samples[k], ins, where, extra)
+                            : check_output_sample(samples[k], ins, outs, values, where));
   }
   if (note && !extra.empty()) {
     constexpr size_t kShown = 8;
