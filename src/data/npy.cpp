@@ -243,16 +243,16 @@ std::string shape_tuple(const Shape& shape) {
   return s + ')';
 }
 
-}  // namespace
-
-Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
+// The magic, the format version and the header's length: where the header starts and how long it
+// is, checked against the bytes there are.
+Status read_preamble(std::string_view bytes, const std::string& what, size_t& header_start,
+                     size_t& header_len) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
     return invalid_argument(what + " is not a .npy file (no \\x93NUMPY magic)");
   if (bytes.size() < kMagicLen + 2)
     return invalid_argument(what + " is truncated inside the .npy preamble");
   const int major = u[6], minor = u[7];
-  size_t header_len = 0, header_start = 0;
   if (major == 1) {
     if (bytes.size() < 10) return invalid_argument(what + " is truncated inside the .npy preamble");
     header_len = read_le(u + 8, 2);
@@ -269,6 +269,106 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
     return invalid_argument(what + " is truncated: its .npy header claims " +
                             std::to_string(header_len) + " bytes but only " +
                             std::to_string(bytes.size() - header_start) + " follow");
+  return Status::ok();
+}
+
+// The array's `need` data bytes into `t`: fixed-width strings decoded, bools normalised, other
+// types copied (narrow codes masked).
+void copy_npy_data(const ElementType& et, const unsigned char* data, size_t need, Tensor& t) {
+  if (et.dtype == DType::kString) {
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const unsigned char* p = data + static_cast<size_t>(i) * et.itemsize;
+      std::string s;
+      if (et.string_kind == 'S') {
+        size_t n = et.itemsize;
+        while (n > 0 && p[n - 1] == 0) --n;
+        s.assign(reinterpret_cast<const char*>(p), n);
+      } else {
+        size_t n = et.itemsize / 4;
+        while (n > 0 && read_le(p + 4 * (n - 1), 4) == 0) --n;
+        for (size_t k = 0; k < n; ++k) append_utf8(s, read_le(p + 4 * k, 4));
+      }
+      t.strings()[static_cast<size_t>(i)] = std::move(s);
+    }
+  } else if (et.dtype == DType::kBool) {
+    // A bool byte other than 0/1 is undefined behaviour in C++; normalise as numpy's truthiness.
+    for (size_t i = 0; i < need; ++i) t.raw()[i] = std::byte{data[i] != 0};
+  } else if (need) {
+    std::memcpy(t.raw(), data, need);
+    // Bits above a narrow type's width are not part of its code (ml_dtypes leaves them zero).
+    mask_narrow_codes(t.dtype(), reinterpret_cast<uint8_t*>(t.raw()), need);
+  }
+}
+
+// The descr of `t`'s element type ("<f4", "|S12": `str_width` is the widest string).
+std::string npy_descr(const Tensor& t, size_t& str_width) {
+  switch (t.dtype()) {
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kFloat:
+      return "<f4";
+    case DType::kDouble:
+      return "<f8";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kUint8:
+      return "|u1";
+    case DType::kUint16:
+      return "<u2";
+    case DType::kUint32:
+      return "<u4";
+    case DType::kUint64:
+      return "<u8";
+    case DType::kBool:
+      return "|b1";
+    case DType::kComplex64:
+      return "<c8";
+    case DType::kComplex128:
+      return "<c16";
+    case DType::kString:
+      str_width = 1;
+      for (const auto& s : t.strings()) str_width = std::max(str_width, s.size());
+      return "|S" + std::to_string(str_width);
+    default:
+      if (is_narrow_float(t.dtype()) || is_narrow_integer(t.dtype()))
+        return std::string(dtype_name(t.dtype()));  // one code per byte, as in memory
+      return "<f4";  // unreachable: kUndefined and kBFloat16 are replaced before
+  }
+}
+
+// Magic, version, header length and the header, padded with spaces and ended with '\n' so that
+// all of it is a multiple of 64 bytes (format 2.0 when the header does not fit 1.0's uint16).
+std::string npy_preamble(const std::string& descr, const Shape& shape) {
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+  size_t preamble = kMagicLen + 2 + 2;
+  size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
+  if (total - preamble > 65535) {
+    preamble = kMagicLen + 2 + 4;
+    total = (preamble + header.size() + 1 + 63) / 64 * 64;
+  }
+  header.append(total - preamble - header.size() - 1, ' ');
+  header += '\n';
+  std::string out(kMagic, kMagicLen);
+  const bool v2 = preamble == kMagicLen + 2 + 4;
+  out += static_cast<char>(v2 ? 2 : 1);
+  out += '\0';
+  const size_t hl = header.size();
+  for (int i = 0; i < (v2 ? 4 : 2); ++i) out += static_cast<char>((hl >> (8 * i)) & 0xFF);
+  return out + header;
+}
+
+}  // namespace
+
+Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
+  size_t header_start = 0, header_len = 0;
+  ODB_RETURN_IF_ERROR(read_preamble(bytes, what, header_start, header_len));
   NpyHeader h;
   const std::string err = HeaderParser(bytes.substr(header_start, header_len)).parse(h);
   if (!err.empty()) {
@@ -302,30 +402,7 @@ Expected<Tensor> read_npy(std::string_view bytes, const std::string& what) {
   auto made = Tensor::make(et.dtype, h.shape);
   if (!made) return std::move(made).status().with_context(what);
   Tensor t = std::move(*made);
-  const unsigned char* data = u + data_start;
-  if (et.dtype == DType::kString) {
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      const unsigned char* p = data + static_cast<size_t>(i) * et.itemsize;
-      std::string s;
-      if (et.string_kind == 'S') {
-        size_t n = et.itemsize;
-        while (n > 0 && p[n - 1] == 0) --n;
-        s.assign(reinterpret_cast<const char*>(p), n);
-      } else {
-        size_t n = et.itemsize / 4;
-        while (n > 0 && read_le(p + 4 * (n - 1), 4) == 0) --n;
-        for (size_t k = 0; k < n; ++k) append_utf8(s, read_le(p + 4 * k, 4));
-      }
-      t.strings()[static_cast<size_t>(i)] = std::move(s);
-    }
-  } else if (et.dtype == DType::kBool) {
-    // A bool byte other than 0/1 is undefined behaviour in C++; normalise as numpy's truthiness.
-    for (size_t i = 0; i < need; ++i) t.raw()[i] = std::byte{data[i] != 0};
-  } else if (need) {
-    std::memcpy(t.raw(), data, need);
-    // Bits above a narrow type's width are not part of its code (ml_dtypes leaves them zero).
-    mask_narrow_codes(t.dtype(), reinterpret_cast<uint8_t*>(t.raw()), need);
-  }
+  copy_npy_data(et, reinterpret_cast<const unsigned char*>(bytes.data()) + data_start, need, t);
   return t;
 }
 
@@ -340,80 +417,8 @@ std::string write_npy(const Tensor& in) {
     widened = Tensor(DType::kFloat, {});
     t = &widened;
   }
-  std::string descr;
   size_t str_width = 1;
-  switch (t->dtype()) {
-    case DType::kFloat16:
-      descr = "<f2";
-      break;
-    case DType::kFloat:
-      descr = "<f4";
-      break;
-    case DType::kDouble:
-      descr = "<f8";
-      break;
-    case DType::kInt8:
-      descr = "|i1";
-      break;
-    case DType::kInt16:
-      descr = "<i2";
-      break;
-    case DType::kInt32:
-      descr = "<i4";
-      break;
-    case DType::kInt64:
-      descr = "<i8";
-      break;
-    case DType::kUint8:
-      descr = "|u1";
-      break;
-    case DType::kUint16:
-      descr = "<u2";
-      break;
-    case DType::kUint32:
-      descr = "<u4";
-      break;
-    case DType::kUint64:
-      descr = "<u8";
-      break;
-    case DType::kBool:
-      descr = "|b1";
-      break;
-    case DType::kComplex64:
-      descr = "<c8";
-      break;
-    case DType::kComplex128:
-      descr = "<c16";
-      break;
-    case DType::kString:
-      for (const auto& s : t->strings()) str_width = std::max(str_width, s.size());
-      descr = "|S" + std::to_string(str_width);
-      break;
-    default:
-      if (is_narrow_float(t->dtype()) || is_narrow_integer(t->dtype()))
-        descr = dtype_name(t->dtype());  // one code per byte, as in memory
-      else
-        descr = "<f4";  // unreachable: kUndefined and kBFloat16 were replaced above
-      break;
-  }
-  std::string header = "{'descr': '" + descr +
-                       "', 'fortran_order': False, 'shape': " + shape_tuple(t->shape()) + ", }";
-  // Pad with spaces and end with '\n' so magic + length + header is a multiple of 64.
-  size_t preamble = kMagicLen + 2 + 2;
-  size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
-  if (total - preamble > 65535) {  // does not fit format 1.0's uint16 length: use 2.0
-    preamble = kMagicLen + 2 + 4;
-    total = (preamble + header.size() + 1 + 63) / 64 * 64;
-  }
-  header.append(total - preamble - header.size() - 1, ' ');
-  header += '\n';
-  std::string out(kMagic, kMagicLen);
-  const bool v2 = preamble == kMagicLen + 2 + 4;
-  out += static_cast<char>(v2 ? 2 : 1);
-  out += '\0';
-  const size_t hl = header.size();
-  for (int i = 0; i < (v2 ? 4 : 2); ++i) out += static_cast<char>((hl >> (8 * i)) & 0xFF);
-  out += header;
+  std::string out = npy_preamble(npy_descr(*t, str_width), t->shape());
   if (t->dtype() == DType::kString) {
     out.reserve(out.size() + t->strings().size() * str_width);
     for (const auto& s : t->strings()) {
