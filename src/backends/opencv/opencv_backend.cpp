@@ -165,61 +165,16 @@ class CvSession : public Session {
     try {
       // Blobs must stay alive until forward(): setInput keeps a shallow reference.
       std::vector<Tensor> float_inputs;
-      float_inputs.reserve(inputs.size());
-      for (const auto& [name, t] : inputs) {
-        auto sig = std::find_if(inputs_.begin(), inputs_.end(),
-                                [&name = name](const auto& s) { return s.name == name; });
-        if (sig == inputs_.end()) {
-          return invalid_argument(fmt::format("opencv: '{}' is not an input of the model", name));
-        }
-        if (t.dtype() == DType::kString) {
-          return unsupported(
-              fmt::format("opencv: input '{}' is a string tensor; OpenCV DNN takes "
-                          "numbers only",
-                          name));
-        }
-        if (t.dtype() == DType::kFloat) {
-          float_inputs.push_back(t);
-        } else {
-          ODB_ASSIGN_OR_RETURN(Tensor f, cast_tensor(t, DType::kFloat));
-          float_inputs.push_back(std::move(f));
-        }
-        Tensor& f = float_inputs.back();
-        std::vector<int> dims;
-        for (int64_t d : f.shape()) dims.push_back(static_cast<int>(d));
-        if (dims.empty()) dims.push_back(1);  // cv::Mat has no rank 0
-        cv::Mat blob(static_cast<int>(dims.size()), dims.data(), CV_32F, f.raw());
-        net_.setInput(blob, name);
-      }
-
+      ODB_RETURN_IF_ERROR(set_inputs(inputs, float_inputs));
       std::vector<std::string> names;
       std::vector<ValueSignature> sigs = outputs_;
       for (const auto& o : outputs_) names.push_back(o.name);
       RunResult result;
       result.load_seconds = load_seconds;
-      std::vector<std::string> observed;  // tensor names of the layers appended to `names`
       for (const auto& tensor : observe) {
-        std::string layer;
-        auto it = layer_candidates_.find(tensor);
-        if (it != layer_candidates_.end()) {
-          for (const auto& c : it->second) {
-            if (net_.getLayerId(c) >= 0) {
-              layer = c;
-              break;
-            }
-          }
-        }
-        if (layer.empty()) {
-          result.not_observed[tensor] =
-              it == layer_candidates_.end() ? "not a tensor produced by a node of the main graph"
-              : it->second.empty()
-                  ? "OpenCV names a layer after its node's first output only"
-                  : fmt::format("OpenCV has no layer '{}': it fused or folded the node away",
-                                it->second.back());
-          continue;
-        }
+        const std::string layer = layer_of(tensor, result);
+        if (layer.empty()) continue;
         names.push_back(layer);
-        observed.push_back(tensor);
         ValueSignature sig;
         sig.name = tensor;
         sigs.push_back(sig);
@@ -232,7 +187,6 @@ class CvSession : public Session {
         return backend_error(fmt::format("OpenCV returned {} outputs for the model's {}",
                                          blobs.size(), names.size()));
       }
-
       result.run_seconds = std::chrono::duration<double>(t1 - t0).count();
       for (size_t i = 0; i < blobs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_mat(blobs[i], sigs[i], &warnings));
@@ -250,6 +204,51 @@ class CvSession : public Session {
   }
 
  private:
+  /// Each input as a float32 blob on the net (`float_inputs` keeps their data alive until
+  /// forward()). Errors: a name that is not an input, a string tensor.
+  Status set_inputs(const TensorMap& inputs, std::vector<Tensor>& float_inputs) {
+    float_inputs.reserve(inputs.size());
+    for (const auto& [name, t] : inputs) {
+      auto sig = std::find_if(inputs_.begin(), inputs_.end(),
+                              [&name = name](const auto& s) { return s.name == name; });
+      if (sig == inputs_.end()) {
+        return invalid_argument(fmt::format("opencv: '{}' is not an input of the model", name));
+      }
+      if (t.dtype() == DType::kString) {
+        return unsupported(fmt::format(
+            "opencv: input '{}' is a string tensor; OpenCV DNN takes numbers only", name));
+      }
+      if (t.dtype() == DType::kFloat) {
+        float_inputs.push_back(t);
+      } else {
+        ODB_ASSIGN_OR_RETURN(Tensor f, cast_tensor(t, DType::kFloat));
+        float_inputs.push_back(std::move(f));
+      }
+      Tensor& f = float_inputs.back();
+      std::vector<int> dims;
+      for (int64_t d : f.shape()) dims.push_back(static_cast<int>(d));
+      if (dims.empty()) dims.push_back(1);  // cv::Mat has no rank 0
+      cv::Mat blob(static_cast<int>(dims.size()), dims.data(), CV_32F, f.raw());
+      net_.setInput(blob, name);
+    }
+    return Status::ok();
+  }
+
+  /// The OpenCV layer that gives `tensor`, or "" with the reason in result.not_observed.
+  std::string layer_of(const std::string& tensor, RunResult& result) {
+    auto it = layer_candidates_.find(tensor);
+    if (it != layer_candidates_.end())
+      for (const auto& c : it->second)
+        if (net_.getLayerId(c) >= 0) return c;
+    result.not_observed[tensor] =
+        it == layer_candidates_.end() ? "not a tensor produced by a node of the main graph"
+        : it->second.empty()
+            ? "OpenCV names a layer after its node's first output only"
+            : fmt::format("OpenCV has no layer '{}': it fused or folded the node away",
+                          it->second.back());
+    return "";
+  }
+
   /// (Re)imports the deferred model with its input dims fixed to those of `inputs`, unless the
   /// net already has exactly these shapes; `*seconds` is the import's time when it ran. Its
   /// failure is a failed load (deferred_load_failure) with OpenCV's reason.
@@ -340,18 +339,7 @@ class CvBackend : public Backend {
       const std::filesystem::path& model_path,
       const std::filesystem::path& external_data_dir) override {
     SessionInfo info;
-    for (const auto& [key, value] : spec_.options) {
-      if (key == "threads") {
-        char* end = nullptr;
-        const long n = std::strtol(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || n < 0 || n > 1024)
-          return invalid_argument("opencv: threads must be a whole number of threads, not '" +
-                                  value + "'");
-        cv::setNumThreads(static_cast<int>(n));
-        continue;
-      }
-      info.warnings.push_back(fmt::format("opencv ignores the unknown option '{}'", key));
-    }
+    ODB_RETURN_IF_ERROR(apply_options(info));
     const auto t0 = Clock::now();  // the inlining of external data counts as loading
     // OpenCV does not expose the graph's signature; read it from the model ourselves.
     auto model = load_model(model_path, external_data_dir);
@@ -368,17 +356,8 @@ class CvBackend : public Backend {
     }
     cv::dnn::Net net;
     bool deferred = false;
-    Status import_error;
-    try {
-      net = inlined.empty() ? cv::dnn::readNetFromONNX(model_path.string())
-                            : cv::dnn::readNetFromONNX(inlined.data(), inlined.size());
-      net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-      net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-      info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    } catch (const cv::Exception& e) {
-      import_error = cv_error(e);
-      info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    }
+    const Status import_error = import_net(model_path, inlined, net);
+    info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     inlined = std::string();
     if (!model) {
       if (!import_error.is_ok()) return import_error;  // OpenCV's own words first
@@ -423,6 +402,38 @@ class CvBackend : public Backend {
   }
 
  private:
+  /// spec_'s options: threads= sets OpenCV's thread count; unknown ones are warnings in `info`.
+  Status apply_options(SessionInfo& info) const {
+    for (const auto& [key, value] : spec_.options) {
+      if (key == "threads") {
+        char* end = nullptr;
+        const long n = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || n < 0 || n > 1024)
+          return invalid_argument("opencv: threads must be a whole number of threads, not '" +
+                                  value + "'");
+        cv::setNumThreads(static_cast<int>(n));
+        continue;
+      }
+      info.warnings.push_back(fmt::format("opencv ignores the unknown option '{}'", key));
+    }
+    return Status::ok();
+  }
+
+  /// OpenCV's import of the model (from `inlined` bytes when not empty, else from the file) on its
+  /// CPU backend; its exception as an error.
+  static Status import_net(const std::filesystem::path& model_path, const std::string& inlined,
+                           cv::dnn::Net& net) {
+    try {
+      net = inlined.empty() ? cv::dnn::readNetFromONNX(model_path.string())
+                            : cv::dnn::readNetFromONNX(inlined.data(), inlined.size());
+      net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+      net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+      return Status::ok();
+    } catch (const cv::Exception& e) {
+      return cv_error(e);
+    }
+  }
+
   BackendSpec spec_;
 };
 
