@@ -45,13 +45,13 @@ std::string KernelContext::attr_string(const std::string& name, const std::strin
 std::vector<int64_t> KernelContext::attr_ints(const std::string& name,
                                               std::vector<int64_t> def) const {
   const auto* a = find_attr(name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : def;
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::move(def);
 }
 
 std::vector<float> KernelContext::attr_floats(const std::string& name,
                                               std::vector<float> def) const {
   const auto* a = find_attr(name);
-  return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : def;
+  return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::move(def);
 }
 
 std::vector<std::string> KernelContext::attr_strings(const std::string& name) const {

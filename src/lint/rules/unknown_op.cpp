@@ -36,6 +36,7 @@ void lint_unknown_op(RuleContext& ctx, const GraphInfo& main) {
       const SchemaLookup l = ctx.lookup(n);
       std::string msg = "'" + n.op_type() + "' is not an op of " + domain_display(domain);
       std::vector<std::string> names;
+      names.reserve(ops.size());
       for (const auto& [op, h] : ops) names.push_back(op);
       const auto hint = closest_name(n.op_type(), names);
       if (l.beyond_known) {

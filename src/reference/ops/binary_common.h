@@ -248,10 +248,12 @@ Status variadic_fold(KernelContext& ctx, const std::vector<const Tensor*>& ins, 
     return Status::ok();
   }
   std::vector<Shape> shapes;
+  shapes.reserve(ins.size());
   for (const Tensor* t : ins) shapes.push_back(t->shape());
   ODB_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes(shapes));
   ODB_ASSIGN_OR_RETURN(Tensor out, Tensor::make_uninitialized(DTypeOf<T>::value, out_shape));
   std::vector<std::vector<int64_t>> strides;
+  strides.reserve(ins.size());
   for (const Tensor* t : ins) strides.push_back(broadcast_strides(t->shape(), out_shape));
   T* po = out.data<T>();
   const size_t n = ins.size();

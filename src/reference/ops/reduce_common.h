@@ -134,19 +134,16 @@ struct ReduceOp {
   static Acc mul(Acc a, Acc b) {
     return static_cast<Acc>(static_cast<Bits>(a) * static_cast<Bits>(b));
   }
+  // A floating-point sum of an integer type saturates (NaN gives 0); otherwise a plain cast.
   static T to_t(Acc v) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(v);
-    } else if constexpr (std::is_floating_point_v<Acc>) {
+    if constexpr (!std::is_floating_point_v<T> && std::is_floating_point_v<Acc>) {
       if (std::isnan(v)) return T{0};
       if (v >= static_cast<double>(std::numeric_limits<T>::max()))
         return std::numeric_limits<T>::max();
       if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
         return std::numeric_limits<T>::lowest();
-      return static_cast<T>(v);
-    } else {
-      return static_cast<T>(v);
     }
+    return static_cast<T>(v);
   }
 };
 
