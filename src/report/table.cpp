@@ -55,7 +55,7 @@ void Table::print(std::ostream& os, int indent) const {
   };
   line(headers_);
   std::vector<std::string> rule;
-  for (size_t c = 0; c < headers_.size(); ++c) rule.push_back(std::string(width[c], '-'));
+  for (size_t c = 0; c < headers_.size(); ++c) rule.emplace_back(width[c], '-');
   line(rule);
   for (const auto& r : rows_) line(r);
 }

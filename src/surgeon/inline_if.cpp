@@ -127,6 +127,7 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
   onnx::ModelProto out = model;
   onnx::GraphProto* g = out.mutable_graph();
   std::vector<onnx::NodeProto> inlined;
+  inlined.reserve(static_cast<size_t>(branch->node_size()));
   for (int k = 0; k < branch->node_size(); ++k)
     inlined.push_back(moved_node(branch->node(k), k, r, node, node_index, which));
   // Outputs no branch node produces (an outer value or a branch initializer): an Identity.

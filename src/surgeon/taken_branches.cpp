@@ -393,6 +393,7 @@ Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_i
   Unroller u(model, node_index, *body);
   std::string cond = node.input_size() > 1 ? node.input(1) : "";
   std::vector<std::string> carried;
+  carried.reserve(static_cast<size_t>(n_carried));
   for (int j = 0; j < n_carried; ++j) carried.push_back(node.input(2 + j));
   std::vector<std::vector<std::string>> scans(static_cast<size_t>(n_scan));
   for (int64_t k = 0; k < iterations; ++k) {
@@ -409,10 +410,9 @@ Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_i
       in[body->input(2 + j).name()] = carried[static_cast<size_t>(j)];
     const std::vector<std::string> outs = u.iteration(k, in);
     cond = outs[0];
-    for (int j = 0; j < n_carried; ++j)
-      carried[static_cast<size_t>(j)] = outs[static_cast<size_t>(1 + j)];
-    for (int s = 0; s < n_scan; ++s)
-      scans[static_cast<size_t>(s)].push_back(outs[static_cast<size_t>(1 + n_carried + s)]);
+    // outs: the condition, the carried values, the scan outputs.
+    for (size_t j = 0; j < carried.size(); ++j) carried[j] = outs[1 + j];
+    for (size_t s = 0; s < scans.size(); ++s) scans[s].push_back(outs[1 + carried.size() + s]);
   }
   for (int j = 0; j < n_carried; ++j)
     if (!node.output(j).empty())

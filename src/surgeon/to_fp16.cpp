@@ -253,7 +253,7 @@ Status Converter::convert_graph(onnx::GraphProto& g, Types cur, bool main,
   auto cast_of = [&](const std::string& x, int32_t to) {
     auto key = std::make_pair(x, to);
     if (auto it = casts.find(key); it != casts.end()) return it->second;
-    const std::string y = fresh(x + (to == kF16 ? "_fp16" : "_fp32"));
+    std::string y = fresh(x + (to == kF16 ? "_fp16" : "_fp32"));
     make_cast_node(*out.Add(), fresh(y + "_cast"), x, y, to);
     cur[y] = to;
     casts[key] = y;

@@ -19,7 +19,8 @@ namespace {
 template <class T>
 bool better_max(T v, T best, bool first) {
   bool better = first | (v > best);
-  if constexpr (std::is_floating_point_v<T>) better = better | (std::isnan(v) & !std::isnan(best));
+  if constexpr (std::is_floating_point_v<T>)
+    better = better | (std::isnan(v) > std::isnan(best));  // v NaN, best not
   return better;
 }
 

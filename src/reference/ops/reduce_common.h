@@ -64,7 +64,8 @@ struct ReduceOp {
   }
   // `shift` is the row maximum for LogSumExp, else unused.
   static Acc step(Acc a, T x, double shift) {
-    const Acc v = static_cast<Acc>(x);
+    // int8 data sign-extends on purpose (it is a number, not a character).
+    const Acc v = static_cast<Acc>(x);  // NOLINT(bugprone-signed-char-misuse)
     switch (K) {
       case ReduceKind::kMax:
         if constexpr (kViaDouble) {
@@ -96,7 +97,8 @@ struct ReduceOp {
     }
   }
   static T finish(Acc a, int64_t count, double shift) {
-    switch (K) {
+    // Branches alike in one instantiation differ in others (if constexpr on kViaDouble).
+    switch (K) {  // NOLINT(bugprone-branch-clone)
       case ReduceKind::kMean:
         if constexpr (kViaDouble)
           return to_t(a / static_cast<double>(count));

@@ -119,10 +119,13 @@ Status scan(KernelContext& ctx) {
   std::vector<std::vector<Tensor>> per_output(ctx.num_outputs());
   for (int64_t b = 0; b < batch; ++b) {
     std::vector<Tensor> st;
+    st.reserve(states.size());
     for (const Tensor& s : states) st.push_back(take_along(s, 0, b));
     std::vector<Tensor> sc;
+    sc.reserve(scan_in.size());
     for (const Tensor* t : scan_in) sc.push_back(take_along(*t, 0, b));
     std::vector<const Tensor*> sc_ptr;
+    sc_ptr.reserve(sc.size());
     for (const Tensor& t : sc) sc_ptr.push_back(&t);
     ODB_ASSIGN_OR_RETURN(auto res, run_scan(ctx, *body, std::move(st), sc_ptr, l));
     for (size_t i = 0; i < res.size(); ++i) per_output[i].push_back(std::move(res[i]));
