@@ -380,10 +380,10 @@ class OrtSession : public Session {
       : session_(std::move(session)), info_(std::move(info)) {
     Ort::AllocatorWithDefaultOptions alloc;
     for (size_t i = 0; i < session_.GetInputCount(); ++i) {
-      input_names_.push_back(session_.GetInputNameAllocated(i, alloc).get());
+      input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
     }
     for (size_t i = 0; i < session_.GetOutputCount(); ++i) {
-      info_.output_names.push_back(session_.GetOutputNameAllocated(i, alloc).get());
+      info_.output_names.emplace_back(session_.GetOutputNameAllocated(i, alloc).get());
     }
     for (size_t i = 0; i < session_.GetInputCount(); ++i)
       input_types_.push_back(declared_type(session_.GetInputTypeInfo(i)));
@@ -621,7 +621,7 @@ class OrtBackend : public Backend {
               std::find(config_.available.begin(), config_.available.end(), p) !=
                   config_.available.end())
             info.providers.push_back(p);
-        info.providers.push_back("CPUExecutionProvider");
+        info.providers.emplace_back("CPUExecutionProvider");
       }
       info.warnings = config_.warnings;
       info.warnings.insert(info.warnings.end(), pr.warnings.begin(), pr.warnings.end());

@@ -128,9 +128,10 @@ cv::dnn::Net import_net(const std::string& bytes) {
 
 class CvSession : public Session {
  public:
-  CvSession(cv::dnn::Net net, SessionInfo info, std::vector<ValueSignature> inputs,
+  // cv::dnn::Net has no move constructor; its copy shares the network (reference counted).
+  CvSession(const cv::dnn::Net& net, SessionInfo info, std::vector<ValueSignature> inputs,
             std::vector<ValueSignature> outputs)
-      : net_(std::move(net)),
+      : net_(net),
         info_(std::move(info)),
         inputs_(std::move(inputs)),
         outputs_(std::move(outputs)) {}
@@ -394,8 +395,7 @@ class CvBackend : public Backend {
       session.reset(new CvSession(std::move(model->proto), std::move(info), std::move(inputs),
                                   std::move(outputs)));
     } else {
-      session.reset(
-          new CvSession(std::move(net), std::move(info), std::move(inputs), std::move(outputs)));
+      session.reset(new CvSession(net, std::move(info), std::move(inputs), std::move(outputs)));
     }
     session->set_layer_candidates(std::move(candidates));
     return std::unique_ptr<Session>(std::move(session));

@@ -259,4 +259,14 @@ int worker_main() {
 }  // namespace
 }  // namespace onnxdbg
 
-int main() { return onnxdbg::worker_main(); }
+int main() {
+  // An exception escaping the worker is a crash to the parent either way; this one says what.
+  try {
+    return onnxdbg::worker_main();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "onnxdbg-worker: uncaught exception: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "onnxdbg-worker: uncaught exception\n");
+  }
+  return 70;  // EX_SOFTWARE
+}

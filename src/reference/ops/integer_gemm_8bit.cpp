@@ -11,6 +11,7 @@
 // column). Every term is taken modulo 2^32, which is exact whenever the true sum lies in int32:
 // the callers guarantee it by bounding K * 255 * 255 below 2^31. Padding (K up to a multiple of
 // 4, partial column strips) is 0 in both a_s and b_u, so it adds nothing to S, RA or CB.
+#include <cpuid.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -170,7 +171,7 @@ template <int kR, int kS>
   for (int64_t q = 0; q < nq; ++q) {
     __m512i bv[kS];
 #pragma GCC unroll 2
-    for (int s = 0; s < kS; ++s) bv[s] = _mm512_loadu_si512(panels + s * 64 * nq + 64 * q);
+    for (int s = 0; s < kS; ++s) bv[s] = _mm512_loadu_si512(panels + int64_t{s} * 64 * nq + 64 * q);
 #pragma GCC unroll 8
     for (int r = 0; r < kR; ++r) {
       int32_t quad;
@@ -210,12 +211,12 @@ void multiply_vnni(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t*
                    int64_t ldc) {
   const int64_t nq = a.kp / 4;
   uint8_t* panels =
-      thread_scratch<uint8_t, 1>(static_cast<size_t>(2 * 64 * std::max<int64_t>(nq, 1)));
+      thread_scratch<uint8_t, 1>(static_cast<size_t>(int64_t{128} * std::max<int64_t>(nq, 1)));
   alignas(64) int32_t cb[2 * kStrip];
   for (int64_t j = j0; j < j1; j += 2 * kStrip) {
     const int64_t valid = std::min(2 * kStrip, j1 - j);
     const int strips = valid > kStrip ? 2 : 1;
-    for (int s = 0; s < strips; ++s)
+    for (int64_t s = 0; s < strips; ++s)
       pack_strip(b + j + s * kStrip, ldb, a.k, nq, std::min(kStrip, valid - s * kStrip), flip,
                  panels + s * 64 * nq, cb + s * kStrip);
     const auto& table = strips == 2 ? kTwoStrips : kOneStrip;
@@ -275,7 +276,7 @@ struct alignas(64) TileConfig {
     const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb, uint8_t flip,
     const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
   const int64_t nq = a.kp / 4;  // a multiple of 16
-  uint8_t* panels = thread_scratch<uint8_t, 1>(static_cast<size_t>(2 * 64 * nq));
+  uint8_t* panels = thread_scratch<uint8_t, 1>(static_cast<size_t>(int64_t{128} * nq));
   alignas(64) int32_t cb[2 * kStrip];
   alignas(64) int32_t sums[4 * 256];
   TileConfig config;
@@ -287,13 +288,13 @@ struct alignas(64) TileConfig {
   for (int64_t j = j0; j < j1; j += 2 * kStrip) {
     const int64_t valid = std::min(2 * kStrip, j1 - j);
     // A missing second strip is packed as zeros (valid 0): the block always multiplies two.
-    for (int s = 0; s < 2; ++s)
+    for (int64_t s = 0; s < 2; ++s)
       pack_strip(b + j + s * kStrip, ldb, a.k, nq,
                  std::clamp<int64_t>(valid - s * kStrip, 0, kStrip), flip, panels + s * 64 * nq,
                  cb + s * kStrip);
     for (int64_t r = 0; r < rows; r += 2 * kAmxRows) {
       amx_block(a.values.get() + (r0 + r) * a.kp, a.kp, nq, panels, sums);
-      for (int s = 0; s < 2; ++s) {
+      for (int64_t s = 0; s < 2; ++s) {
         const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
         if (left == 0) continue;
         const __m512i cbv = _mm512_loadu_si512(cb + s * kStrip);
@@ -333,9 +334,16 @@ bool vnni_available() {
   return has;
 }
 
+// AMX-TILE and AMX-INT8 from CPUID leaf 7 (EDX bits 24 and 25): clang 14 has no "amx-*" names
+// for __builtin_cpu_supports, so both compilers read the bits; the kernel's permission to use the
+// tiles is request_amx's.
 bool amx_available() {
-  static const bool has = vnni_available() && __builtin_cpu_supports("amx-tile") &&
-                          __builtin_cpu_supports("amx-int8") && request_amx();
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool tiles = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 &&
+                       (edx & (1u << 24)) != 0 && (edx & (1u << 25)) != 0;
+    return vnni_available() && tiles && request_amx();
+  }();
   return has;
 }
 

@@ -98,7 +98,8 @@ struct ReduceOp {
   }
   static T finish(Acc a, int64_t count, double shift) {
     // Branches alike in one instantiation differ in others (if constexpr on kViaDouble).
-    switch (K) {  // NOLINT(bugprone-branch-clone)
+    // NOLINTBEGIN(bugprone-branch-clone)
+    switch (K) {
       case ReduceKind::kMean:
         if constexpr (kViaDouble)
           return to_t(a / static_cast<double>(count));
@@ -122,6 +123,7 @@ struct ReduceOp {
       default:
         return to_t(a);
     }
+    // NOLINTEND(bugprone-branch-clone)
   }
 
  private:
