@@ -1,5 +1,6 @@
 // onnxdbg::api::surgeon: edit a model as Polygraphy's surgeon does (sanitize: fix input shapes,
-// fold constants, clean up, reorder; extract a subgraph; convert the opset; convert to float16),
+// fold constants, clean up, reorder; extract a subgraph; convert or declare the opset; convert to
+// float16),
 // check the result with lint and write it (`onnxdbg surgeon ...`).
 #pragma once
 
@@ -26,6 +27,10 @@ struct ExtractOperation {
 struct ConvertOpsetOperation {
   int64_t opset = 0;
 };
+/// The default-domain opset declared, no node converted (surgeon::set_opset).
+struct SetOpsetOperation {
+  int64_t opset = 0;
+};
 
 struct SurgeonOptions {
   std::filesystem::path model;
@@ -33,7 +38,7 @@ struct SurgeonOptions {
   /// Write the result even when lint finds errors in it (the result says `forced`).
   bool force = false;
   using Operation = std::variant<surgeon::SanitizeOptions, ExtractOperation, ConvertOpsetOperation,
-                                 surgeon::Fp16Options>;
+                                 SetOpsetOperation, surgeon::Fp16Options>;
   Operation operation;  ///< what to do
   /// After a value-preserving edit (sanitize, convert-opset) is written, the written model and
   /// the original run on each of these backends with the same generated inputs (seed 1, values
@@ -56,7 +61,7 @@ struct OutputCheck {
 
 // clang-tidy sees a throw in nlohmann::json's move constructor (it asserts an invariant).
 struct SurgeonResult {  // NOLINT(bugprone-exception-escape)
-  std::string command;  ///< "sanitize", "extract", "convert-opset" or "to-fp16"
+  std::string command;  ///< "sanitize", "extract", "convert-opset", "set-opset" or "to-fp16"
   std::filesystem::path model, output;
   /// What the edit did, one line ("extracted 3 of 10 nodes: 1 input, 1 output").
   std::string summary;

@@ -58,6 +58,13 @@ Status apply(const SurgeonOptions::Operation& op, const LoadedModel& src, onnx::
     out.command = "convert-opset";
     out.summary = "converted opset " + std::to_string(from) + " -> " + std::to_string(to);
     out.details = {{"from", from}, {"to", to}};
+  } else if (const auto* so = std::get_if<SetOpsetOperation>(&op)) {
+    const int64_t from = model_opset(edited, "");
+    ODB_RETURN_IF_ERROR(surgeon::set_opset(edited, so->opset));
+    out.command = "set-opset";
+    out.summary = "declared opset " + std::to_string(from) + " -> " + std::to_string(so->opset) +
+                  " (no node converted)";
+    out.details = {{"from", from}, {"to", so->opset}};
   } else {
     const auto& f = std::get<surgeon::Fp16Options>(op);
     ODB_ASSIGN_OR_RETURN(surgeon::Fp16Stats st, surgeon::to_fp16(edited, src.base_dir, f));

@@ -1,6 +1,7 @@
 // `onnxdbg surgeon`: Polygraphy's model-editing subcommands (sanitize, extract, convert-opset,
-// to-fp16). Each loads the model, calls src/surgeon/, checks the result with lint and writes it
-// (or, with --force, writes it in spite of lint errors); --json prints what was done as one object.
+// to-fp16) and set-opset. Each loads the model, calls src/surgeon/, checks the result with lint and
+// writes it (or, with --force, writes it in spite of lint errors); --json prints what was done as
+// one object.
 #include "onnxdbg/surgeon.h"
 
 #include <iostream>
@@ -139,6 +140,10 @@ int convert_command(const ConvertArgs& a) {
   return run_surgeon(a, api::ConvertOpsetOperation{a.opset});
 }
 
+int set_opset_command(const ConvertArgs& a) {
+  return run_surgeon(a, api::SetOpsetOperation{a.opset});
+}
+
 // --- to-fp16
 // ------------------------------------------------------------------------------------------
 
@@ -160,7 +165,7 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
   auto* sg =
       app.add_subcommand("surgeon",
                          "Edit a model: fix shapes and fold constants, extract a subgraph, convert "
-                         "its opset or precision (Polygraphy's surgeon).");
+                         "or declare its opset, convert its precision (Polygraphy's surgeon).");
   sg->require_subcommand(1);
 
   auto s = std::make_shared<SanitizeArgs>();
@@ -198,6 +203,14 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx) {
   conv->add_option("--opset", c->opset, "Target opset")->required();
   add_verify_options(conv, *c);
   conv->callback([c, &ctx] { ctx.exit_code = convert_command(*c); });
+
+  auto so = std::make_shared<ConvertArgs>();
+  auto* set = add_common(*sg, "set-opset",
+                         "Declare the default-domain opset without converting a node (for a "
+                         "model whose nodes already have that opset's forms)",
+                         *so);
+  set->add_option("--opset", so->opset, "Opset to declare")->required();
+  set->callback([so, &ctx] { ctx.exit_code = set_opset_command(*so); });
 
   auto f = std::make_shared<Fp16Args>();
   auto* half = add_common(*sg, "to-fp16", "Convert float32 weights and activations to float16", *f);

@@ -156,6 +156,23 @@ Status convert_opset(onnx::ModelProto& model, int64_t target) {
   return Status::ok();
 }
 
+Status set_opset(onnx::ModelProto& model, int64_t target) {
+  const int64_t known = max_known_opset("");
+  if (target < 1 || target > known)
+    return invalid_argument("--opset " + std::to_string(target) +
+                            " is outside the opsets this ONNX knows (1 to " +
+                            std::to_string(known) + ")");
+  for (auto& o : *model.mutable_opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      o.set_version(target);
+      return Status::ok();
+    }
+  auto* o = model.add_opset_import();
+  o->set_domain("");
+  o->set_version(target);
+  return Status::ok();
+}
+
 namespace {
 
 // A path as one shell word: unchanged when it holds only characters no shell treats specially,

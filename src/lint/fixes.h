@@ -1,6 +1,7 @@
 // The model edits behind the commands lint suggests as fixes (`surgeon sanitize --toposort`,
-// `surgeon convert-opset`). They live below surgeon so lint can make the edit on a copy and lint
-// the result before it names a command; surgeon's commands call these same functions.
+// `surgeon convert-opset`, `surgeon set-opset`). They live below surgeon so lint can make the edit
+// on a copy and lint the result before it names a command; surgeon's commands call these same
+// functions.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,14 @@ Expected<int64_t> sort_nodes(onnx::ModelProto& model);
 /// the converter cannot convert; kInvalidArgument for a target outside what the linked ONNX knows
 /// or a model without a default-domain opset.
 Status convert_opset(onnx::ModelProto& model, int64_t target);
+
+/// Declares default-domain opset `target` in opset_import (adding the import when there is none)
+/// and changes nothing else: for a model whose nodes already have that opset's forms, which the
+/// version converter cannot convert since the declared opset lacks them (ONNX "Operator
+/// Versioning": a model's ops are those of the opsets it imports). What the nodes then mean is
+/// what `target` says; lint checks the result. Errors: kInvalidArgument for a target outside what
+/// the linked ONNX knows (1..28).
+Status set_opset(onnx::ModelProto& model, int64_t target);
 
 /// A copy-pasteable surgeon command on the model at `model`: "onnxdbg surgeon sanitize m.onnx
 /// --toposort -o m.sorted.onnx" for ("sanitize", "--toposort", "sorted"); the output sits next to

@@ -10,4 +10,6 @@ Status convert_opset(onnx::ModelProto& model, int64_t target) {
   return lint::convert_opset(model, target);
 }
 
+Status set_opset(onnx::ModelProto& model, int64_t target) { return lint::set_opset(model, target); }
+
 }  // namespace onnxdbg::surgeon

@@ -159,6 +159,11 @@ Status extract(onnx::ModelProto& model, const std::vector<ExtractTensor>& inputs
 /// the converter cannot convert; kInvalidArgument for a target outside what the linked ONNX knows.
 Status convert_opset(onnx::ModelProto& model, int64_t target);
 
+/// Declares default-domain opset `target` without converting a node (lint::set_opset): for a
+/// model whose nodes already have that opset's forms. Errors: kInvalidArgument for a target
+/// outside what the linked ONNX knows.
+Status set_opset(onnx::ModelProto& model, int64_t target);
+
 struct Fp16Options {
   bool keep_io_types = false;           ///< graph inputs/outputs stay float32 with Casts inside
   std::vector<std::string> block_list;  ///< op types that keep running in float32

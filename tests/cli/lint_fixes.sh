@@ -4,8 +4,9 @@
 # `onnxdbg ...` command quoted in a finding is run exactly as a user would paste it (in the folder
 # lint ran in, the model named as lint was given it); it must exit 0 and its output must lint with
 # no errors, so the finding is gone. Models no command can fix must name none, and say in words
-# what to do: the reported case (issue 19: opset 9 declared, opset-11 forms of Clip, Resize and
-# Pad used) names the opset to declare, and the command lint used to suggest fails.
+# what to do. The reported case (issue 19: opset 9 declared, opset-11 forms of Clip, Resize and
+# Pad used) gets `surgeon set-opset --opset 11`, which declares the opset its nodes were written
+# for, and the convert-opset command lint used to suggest fails.
 # usage: lint_fixes.sh ONNXDBG MODELS_DIR
 set -uo pipefail
 bin=$(realpath -m "$1") models=$(realpath -m "$2")
@@ -64,9 +65,9 @@ cd "$tmp/m"
 for spec in out_of_order:use_before_definition:1 out_of_order_subgraph:use_before_definition:1 \
             group_norm_18:op_not_in_opset:1 out_of_order_and_bad_attribute:use_before_definition:0 \
             group_norm_18_out_of_order:use_before_definition:0 \
-            cycle:use_before_definition:0 opset11_forms:op_not_in_opset:0 \
-            resize10_form:op_not_in_opset:0 upsample_10:op_not_in_opset:0 \
-            scatter_11:op_not_in_opset:0; do
+            cycle:use_before_definition:0 opset11_forms:op_not_in_opset:1 \
+            resize10_form:op_not_in_opset:1 upsample_10:op_not_in_opset:1 \
+            scatter_11:op_not_in_opset:1; do
   IFS=: read -r name rule want <<<"$spec"
   "$bin" lint "$name.onnx" --json > "$tmp/first.json" 2>/dev/null; rc=$?
   check "$name.onnx: lint exits 1 with $rule" '[ $rc -eq 1 ] && grep -q "\"rule\": \"$rule\"" "$tmp/first.json"'
@@ -74,18 +75,18 @@ for spec in out_of_order:use_before_definition:1 out_of_order_subgraph:use_befor
   check "$name.onnx: lint suggests $want command(s)" '[ "$(count)" -eq "$want" ]'
 done
 
-# The reported case: the fix in words names the opset the model's forms need, and the command the
-# old message named fails, as it always did.
+# The reported case: the fix declares the opset the model's forms need, and the command the old
+# message named fails, as it always did.
 msg=$("$bin" lint opset11_forms.onnx 2>&1)
 check "opset11_forms.onnx: says to declare opset 11" \
-  'grep -q "set its ai.onnx version in opset_import to 11" <<<"$msg"'
+  'grep -q "surgeon set-opset opset11_forms.onnx --opset 11 " <<<"$msg"'
 check "opset11_forms.onnx: names Clip and Pad, which use opset-11 forms too" \
   'grep -q "#0 Clip, #2 Pad also have forms newer than opset 9" <<<"$msg"'
 onnxdbg surgeon convert-opset opset11_forms.onnx --opset 10 -o never.onnx > /dev/null 2>&1; rc=$?
 check "convert-opset --opset 10 fails on it (why lint no longer suggests it)" '[ $rc -eq 2 ] && [ ! -f never.onnx ]'
 msg=$("$bin" lint resize10_form.onnx 2>&1)
 check "resize10_form.onnx: says to declare opset 10" \
-  'grep -q "set its ai.onnx version in opset_import to 10" <<<"$msg"'
+  'grep -q "surgeon set-opset resize10_form.onnx --opset 10 " <<<"$msg"'
 msg=$("$bin" lint cycle.onnx 2>&1)
 check "cycle.onnx: names the cycle" 'grep -q "form a cycle" <<<"$msg"'
 msg=$("$bin" lint upsample_10.onnx 2>&1)

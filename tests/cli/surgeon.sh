@@ -90,6 +90,18 @@ check "convert-opset 9 -> 13 of the static model runs and agrees" '[ $rc -eq 0 ]
 out=$("$bin" surgeon convert-opset "$models/ch_PP-OCRv4_det_infer.onnx" -o "$tmp/det9.onnx" --opset 9 2>&1); rc=$?
 echo "$out"
 check "convert-opset names the op it cannot convert" '[ $rc -eq 2 ] && grep -q "cannot convert Clip" <<<"$out"'
+# set-opset declares without converting: on a model whose ops mean the same at both opsets the
+# result runs and agrees; where they do not (Clip takes min/max as inputs from opset 11) the lint
+# check refuses the result; an opset this ONNX does not know is refused; nothing written then.
+out=$("$bin" surgeon set-opset "$tmp/cls_static.onnx" -o "$tmp/cls_declared.onnx" --opset 10 2>&1); rc=$?
+echo "$out"
+check "set-opset 9 -> 10 says so and the result runs" \
+  '[ $rc -eq 0 ] && grep -q "declared opset 9 -> 10 (no node converted)" <<<"$out" && "$bin" run "$tmp/cls_declared.onnx" --atol 1e-4 --rtol 1e-3 >/dev/null 2>&1'
+out=$("$bin" surgeon set-opset "$tmp/cls_static.onnx" -o "$tmp/never.onnx" --opset 11 2>&1); rc=$?
+check "set-opset 9 -> 11 is refused: its Clip nodes have the opset-9 form" \
+  '[ $rc -eq 2 ] && grep -q "is not an attribute of Clip (opset 11)" <<<"$out" && [ ! -f "$tmp/never.onnx" ]' || echo "$out"
+out=$("$bin" surgeon set-opset "$src" -o "$tmp/never.onnx" --opset 99 2>&1); rc=$?
+check "set-opset 99 is refused in one sentence" '[ $rc -eq 2 ] && grep -q "outside the opsets this ONNX knows" <<<"$out" && [ ! -f "$tmp/never.onnx" ]' || echo "$out"
 out=$("$bin" surgeon to-fp16 "$src" -o "$tmp/cls16.onnx" --keep-io-types 2>&1); rc=$?
 echo "$out"
 check "to-fp16 --keep-io-types runs on reference" '[ $rc -eq 0 ] && "$bin" run "$tmp/cls16.onnx" --backends reference --input-shapes x:1x3x48x192 >/dev/null 2>&1'

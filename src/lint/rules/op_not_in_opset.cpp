@@ -47,14 +47,13 @@ std::vector<std::pair<std::string, int64_t>> newer_forms(RuleContext& ctx,
 // (ONNX's version converter has no adapter into an op's first version), so the fix is declaring
 // the opset the model was written for: the one whose form this node and the others have.
 std::string fix_for_missing(RuleContext& ctx, const onnx::NodeProto& n, int64_t opset) {
-  const char* kNoCommand =
-      " (no onnxdbg command changes the declared opset, and onnxdbg surgeon convert-opset "
-      "cannot convert an op the model's own opset lacks).";
+  const char* kNoConversion =
+      " (onnxdbg surgeon convert-opset cannot convert an op the model's own opset lacks).";
   const int64_t form = form_opset(n, "", opset);
   if (form == 0)
     return ": if the model was written for a newer opset, set its ai.onnx version in opset_import "
-           "to that one; otherwise replace the node" +
-           std::string(kNoCommand);
+           "to that one (onnxdbg surgeon set-opset); otherwise replace the node" +
+           std::string(kNoConversion);
   std::string msg =
       ", and this node has the form of its opset-" + std::to_string(form) + " version";
   int64_t target = form;
@@ -68,8 +67,19 @@ std::string fix_for_missing(RuleContext& ctx, const onnx::NodeProto& n, int64_t 
            " newer than opset " + std::to_string(opset);
   }
   const std::string t = std::to_string(target);
+  // Declaring that opset is the fix: named as a command when a trial on a copy lints clean.
+  const FixTrial& trial =
+      ctx.try_fix("set-opset " + t, [target](onnx::ModelProto& m) { return set_opset(m, target); });
+  if (trial.works())
+    return msg + ": if the model was written for opset " + t + ", `" +
+           ctx.surgeon_command("set-opset", "--opset " + t, "opset" + t) +
+           "` declares it without changing a node" + kNoConversion;
   return msg + ": if the model was written for opset " + t +
-         ", set its ai.onnx version in opset_import to " + t + kNoCommand;
+         ", set its ai.onnx version in opset_import to " + t +
+         (trial.tried ? " (with onnxdbg surgeon set-opset the result would still have lint "
+                        "errors: fix those first)"
+                      : " (onnxdbg surgeon set-opset does)") +
+         kNoConversion;
 }
 
 // The fix for a removed (deprecated) op of the default domain. A later version of the op (as
@@ -102,11 +112,20 @@ std::string fix_for_removed(RuleContext& ctx, const onnx::NodeProto& n, const Op
   }
   const char* repl = replacement_of(n.op_type());
   std::string msg = repl ? std::string(": replace it with ") + repl : ": use its replacement";
-  if (last_before > 0)
-    msg += ", or, if the model was written for opset " + std::to_string(removed_at - 1) +
-           " or older, set its ai.onnx version in opset_import to that opset (onnxdbg surgeon "
-           "convert-opset cannot convert a removed op)";
-  return msg + ".";
+  if (last_before <= 0) return msg + ".";
+  // Or declare the last opset that has it: named as a command when a trial lints clean.
+  const int64_t older = removed_at - 1;
+  const std::string o = std::to_string(older);
+  const FixTrial& trial =
+      ctx.try_fix("set-opset " + o, [older](onnx::ModelProto& m) { return set_opset(m, older); });
+  if (trial.works())
+    return msg + ", or, if the model was written for opset " + o + " or older, `" +
+           ctx.surgeon_command("set-opset", "--opset " + o, "opset" + o) + "` declares opset " + o +
+           " without changing a node (onnxdbg surgeon convert-opset "
+           "cannot convert a removed op).";
+  return msg + ", or, if the model was written for opset " + o +
+         " or older, set its ai.onnx version in opset_import to that opset (onnxdbg surgeon "
+         "convert-opset cannot convert a removed op).";
 }
 
 }  // namespace

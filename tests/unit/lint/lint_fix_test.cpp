@@ -227,26 +227,39 @@ g (float[1,1,2,2] x) => (float[1,1,6,6] y)
   y = Pad(r, pads)
 })";
 
-TEST(LintFix, OpInANewerFormNamesTheOpsetToDeclareAndNoCommand) {
+TEST(LintFix, OpInANewerFormGetsAWorkingSetOpsetCommand) {
   auto m = parse_text_model(kOpset11Forms);
   const auto fs = lint_as(m, "m.onnx");
   auto o = of_rule(fs, "op_not_in_opset");
   ASSERT_EQ(o.size(), 1u) << dump(fs);
   EXPECT_EQ(o[0].op_type, "Resize");
-  EXPECT_EQ(o[0].message.find('`'), std::string::npos) << o[0].message;
   EXPECT_NE(o[0].message.find("this node has the form of its opset-11 version"), std::string::npos)
       << o[0].message;
   EXPECT_NE(o[0].message.find("#0 Clip, #2 Pad also have forms newer than opset 9"),
             std::string::npos)
       << o[0].message;
-  EXPECT_NE(o[0].message.find("set its ai.onnx version in opset_import to 11"), std::string::npos)
-      << o[0].message;
+  EXPECT_EQ(quoted_command(o[0].message),
+            "onnxdbg surgeon set-opset m.onnx --opset 11 -o m.opset11.onnx");
   // The old advice fails; the advice given works.
   onnx::ModelProto converted = m;
   EXPECT_FALSE(convert_opset(converted, 10).is_ok());
-  m.mutable_opset_import(0)->set_version(11);
-  const auto after = lint_as(m, "m.onnx");
-  EXPECT_EQ(errors(after), 0) << dump(after);
+  const auto dir = make_temp_dir("onnxdbg_lint_fix_");
+  expect_suggested_command_works(m, dir.path(), "m.onnx", "op_not_in_opset");
+}
+
+TEST(LintFix, SetOpsetDeclaresTheOpsetAndChangesNoNode) {
+  auto m = parse_text_model(kOpset11Forms);
+  const auto before = m.graph().SerializeAsString();
+  ASSERT_TRUE(set_opset(m, 11).is_ok());
+  EXPECT_EQ(m.opset_import(0).version(), 11);
+  EXPECT_EQ(m.graph().SerializeAsString(), before);
+  EXPECT_EQ(set_opset(m, 0).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(set_opset(m, 1000).code(), ErrorCode::kInvalidArgument);
+  m.clear_opset_import();  // no default-domain import: one is added
+  ASSERT_TRUE(set_opset(m, 13).is_ok());
+  ASSERT_EQ(m.opset_import_size(), 1);
+  EXPECT_EQ(m.opset_import(0).domain(), "");
+  EXPECT_EQ(m.opset_import(0).version(), 13);
 }
 
 TEST(LintFix, ResizeInItsOpset10FormNamesOpset10) {
@@ -257,9 +270,8 @@ g (float[1,1,2,2] x) => (float[1,1,4,4] y) <float[4] scales = {1.0, 1.0, 2.0, 2.
 })");
   auto o = of_rule(lint_as(m, "m.onnx"), "op_not_in_opset");
   ASSERT_EQ(o.size(), 1u);
-  EXPECT_EQ(o[0].message.find('`'), std::string::npos) << o[0].message;
-  EXPECT_NE(o[0].message.find("set its ai.onnx version in opset_import to 10"), std::string::npos)
-      << o[0].message;
+  EXPECT_EQ(quoted_command(o[0].message),
+            "onnxdbg surgeon set-opset m.onnx --opset 10 -o m.opset10.onnx");
   EXPECT_EQ(o[0].message.find("also ha"), std::string::npos) << o[0].message;
   m.mutable_opset_import(0)->set_version(10);
   EXPECT_EQ(errors(lint_as(m, "m.onnx")), 0);
@@ -298,7 +310,7 @@ g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b 
       << o[0].message;
 }
 
-TEST(LintFix, RemovedOpWithoutLaterVersionNamesItsReplacementAndNoCommand) {
+TEST(LintFix, RemovedOpWithoutLaterVersionNamesItsReplacementAndTheOpsetThatHadIt) {
   for (const auto& [text, replacement] :
        std::vector<std::pair<const char*, const char*>>{{R"(
 <ir_version: 6, opset_import: ["" : 10]>
@@ -312,11 +324,17 @@ g (float[4] x) => (float[4] y) <int64[1] i = {1}, float[1] u = {5.0}> {
   y = Scatter(x, i, u)
 })",
                                                          "ScatterElements"}}) {
-    auto o = of_rule(lint_as(parse_text_model(text), "m.onnx"), "op_not_in_opset");
+    const auto m = parse_text_model(text);
+    auto o = of_rule(lint_as(m, "m.onnx"), "op_not_in_opset");
     ASSERT_EQ(o.size(), 1u);
-    EXPECT_EQ(o[0].message.find('`'), std::string::npos) << o[0].message;
     EXPECT_NE(o[0].message.find(std::string("replace it with ") + replacement), std::string::npos)
         << o[0].message;
+    // Or declare the last opset that had it: a command that works.
+    const std::string older = std::to_string(m.opset_import(0).version() - 1);
+    EXPECT_EQ(quoted_command(o[0].message), "onnxdbg surgeon set-opset m.onnx --opset " + older +
+                                                " -o m.opset" + older + ".onnx");
+    const auto dir = make_temp_dir("onnxdbg_lint_fix_");
+    expect_suggested_command_works(m, dir.path(), "m.onnx", "op_not_in_opset");
   }
 }
 
