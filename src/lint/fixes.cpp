@@ -82,12 +82,21 @@ std::string first_line(std::string s) {
 
 }  // namespace
 
-Status convert_opset(onnx::ModelProto& model, int64_t target) {
+namespace {
+// A default-domain opset the linked ONNX knows (1..28 for ONNX 1.23), else kInvalidArgument
+// naming the range.
+Status check_known_opset(int64_t target) {
   const int64_t known = max_known_opset("");
   if (target < 1 || target > known)
     return invalid_argument("--opset " + std::to_string(target) +
-                            " is outside what ONNX's version converter knows (1 to " +
+                            " is outside the opsets this ONNX knows (1 to " +
                             std::to_string(known) + ")");
+  return Status::ok();
+}
+}  // namespace
+
+Status convert_opset(onnx::ModelProto& model, int64_t target) {
+  ODB_RETURN_IF_ERROR(check_known_opset(target));
   const int64_t from = model_opset(model, "");
   if (from == 0) return invalid_argument("the model imports no default-domain (ai.onnx) opset");
   if (from == target) return Status::ok();
@@ -157,11 +166,7 @@ Status convert_opset(onnx::ModelProto& model, int64_t target) {
 }
 
 Status set_opset(onnx::ModelProto& model, int64_t target) {
-  const int64_t known = max_known_opset("");
-  if (target < 1 || target > known)
-    return invalid_argument("--opset " + std::to_string(target) +
-                            " is outside the opsets this ONNX knows (1 to " +
-                            std::to_string(known) + ")");
+  ODB_RETURN_IF_ERROR(check_known_opset(target));
   for (auto& o : *model.mutable_opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") {
       o.set_version(target);
