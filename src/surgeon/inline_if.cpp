@@ -3,6 +3,7 @@
 // shares with unroll_loop (inline_util.h).
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "model/graph.h"
 #include "surgeon/inline_util.h"
@@ -10,6 +11,19 @@
 
 namespace onnxdbg::surgeon {
 namespace inline_detail {
+
+Expected<const onnx::NodeProto*> main_node_of(const onnx::ModelProto& model, int index,
+                                              const char* op) {
+  const onnx::GraphProto& main = model.graph();
+  if (index < 0 || index >= main.node_size())
+    return invalid_argument("no node #" + std::to_string(index) + " in the main graph");
+  const onnx::NodeProto& node = main.node(index);
+  if (!is_op(node, op)) {
+    const bool vowel = std::string_view("AEIOU").find(op[0]) != std::string_view::npos;
+    return invalid_argument(node_label(node, index) + " is not " + (vowel ? "an " : "a ") + op);
+  }
+  return &node;
+}
 
 void rename_outer_reads(onnx::GraphProto& graph, Renames r) {
   for (const auto& n : graph_input_names(graph)) r.erase(n);
@@ -78,13 +92,9 @@ using namespace inline_detail;
 
 Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int node_index,
                                             bool then_branch) {
-  const onnx::GraphProto& main = model.graph();
-  if (node_index < 0 || node_index >= main.node_size())
-    return invalid_argument("no node #" + std::to_string(node_index) + " in the main graph");
-  const onnx::NodeProto& node = main.node(node_index);
+  ODB_ASSIGN_OR_RETURN(const onnx::NodeProto* found, main_node_of(model, node_index, "If"));
+  const onnx::NodeProto& node = *found;
   const std::string which = then_branch ? "then_branch" : "else_branch";
-  if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx"))
-    return invalid_argument(node_label(node, node_index) + " is not an If");
   const onnx::GraphProto* branch = nullptr;
   for (const auto& a : node.attribute())
     if (a.name() == which && a.has_g()) branch = &a.g();
@@ -95,7 +105,7 @@ Expected<onnx::ModelProto> inline_if_branch(const onnx::ModelProto& model, int n
                        std::to_string(node.output_size()));
   // Every name the main graph (or any body of its other nodes) uses, so that the branch's own
   // names can be kept apart from them; the If's own branches go with it.
-  NameSet taken = names_in_use(main, node_index);
+  NameSet taken = names_in_use(model.graph(), node_index);
   // The branch's outputs become the If's outputs where a branch node produces them; the other
   // values it defines keep their names unless the main graph already uses them.
   NameSet produced;

@@ -1,5 +1,6 @@
-// Private to the surgeon module: what inline_if_branch (inline_if.cpp) and unroll_loop
-// (taken_branches.cpp) share when they move a body's nodes into the main graph.
+// Private to the surgeon module: what inline_if_branch (inline_if.cpp), unroll_loop and unroll_scan
+// (taken_branches.cpp) share when they move a body's nodes into the main graph, and what to_fp16
+// asks of control-flow nodes.
 #pragma once
 
 #include <map>
@@ -7,11 +8,23 @@
 #include <vector>
 
 #include "core/onnx.h"
+#include "core/status.h"
 #include "model/graph.h"
 
 namespace onnxdbg::surgeon::inline_detail {
 
 using Renames = std::map<std::string, std::string>;
+
+/// Whether `n` is `op` of the default domain ("" or "ai.onnx").
+inline bool is_op(const onnx::NodeProto& n, const char* op) {
+  return n.op_type() == op && (n.domain().empty() || n.domain() == "ai.onnx");
+}
+
+/// Main-graph node `index` of `model`, which must be a default-domain `op` (the node an edit
+/// replaces). Errors: kInvalidArgument "no node #7 in the main graph" or "#2 Add 'a' is not an
+/// If".
+Expected<const onnx::NodeProto*> main_node_of(const onnx::ModelProto& model, int index,
+                                              const char* op);
 
 /// `name` as `r` renames it, or unchanged.
 inline std::string renamed(const Renames& r, const std::string& name) {

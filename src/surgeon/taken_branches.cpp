@@ -15,10 +15,6 @@ namespace {
 
 using namespace inline_detail;
 
-bool is_op(const onnx::NodeProto& n, const char* op) {
-  return n.op_type() == op && (n.domain().empty() || n.domain() == "ai.onnx");
-}
-
 /// A node's name for people: its own, or "<op>#<index>" when it has none (model/graph.h's
 /// subgraph_path does the same).
 std::string owner_name(const onnx::NodeProto& n, int index) {
@@ -365,12 +361,8 @@ class Unroller {
 
 Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_index,
                                        int64_t iterations) {
-  const onnx::GraphProto& main = model.graph();
-  if (node_index < 0 || node_index >= main.node_size())
-    return invalid_argument("no node #" + std::to_string(node_index) + " in the main graph");
-  const onnx::NodeProto& node = main.node(node_index);
-  if (!is_op(node, "Loop"))
-    return invalid_argument(node_label(node, node_index) + " is not a Loop");
+  ODB_ASSIGN_OR_RETURN(const onnx::NodeProto* found, main_node_of(model, node_index, "Loop"));
+  const onnx::NodeProto& node = *found;
   if (iterations < 1)
     return invalid_argument("a Loop is unrolled into one iteration or more, not " +
                             std::to_string(iterations));
@@ -539,12 +531,8 @@ void unroll_scan_iterations(Unroller& u, const onnx::NodeProto& node, const onnx
 
 Expected<onnx::ModelProto> unroll_scan(const onnx::ModelProto& model, int node_index,
                                        const std::vector<Shape>& scan_input_shapes) {
-  const onnx::GraphProto& main = model.graph();
-  if (node_index < 0 || node_index >= main.node_size())
-    return invalid_argument("no node #" + std::to_string(node_index) + " in the main graph");
-  const onnx::NodeProto& node = main.node(node_index);
-  if (!is_op(node, "Scan"))
-    return invalid_argument(node_label(node, node_index) + " is not a Scan");
+  ODB_ASSIGN_OR_RETURN(const onnx::NodeProto* found, main_node_of(model, node_index, "Scan"));
+  const onnx::NodeProto& node = *found;
   if (model_opset(model, "") < 9)
     return unsupported(node_label(node, node_index) +
                        ": Scan-8 (a batch axis and sequence_lens) is not unrolled");

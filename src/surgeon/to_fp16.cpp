@@ -9,6 +9,7 @@
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "onnx/defs/schema.h"
+#include "surgeon/inline_util.h"
 #include "surgeon/surgeon.h"
 
 namespace onnxdbg::surgeon {
@@ -99,8 +100,8 @@ Status convert_attributes(onnx::NodeProto& n, const std::filesystem::path& base_
 
 // If, Loop and Scan of the default domain: converted with their bodies.
 bool is_control_flow(const onnx::NodeProto& n) {
-  const bool onnx_domain = n.domain().empty() || n.domain() == "ai.onnx";
-  return onnx_domain && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan");
+  using inline_detail::is_op;
+  return is_op(n, "If") || is_op(n, "Loop") || is_op(n, "Scan");
 }
 
 // The node output that body output `k` gives: Loop's body gives its condition first; If's
