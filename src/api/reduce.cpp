@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "backends/backend_limits.h"
 #include "core/atomic_file.h"
 #include "core/run_limits.h"
 #include "core/temp_dir.h"
+#include "data/npy.h"
 #include "data/npz.h"
 #include "data/test_data.h"
 #include "model/graph.h"
@@ -323,8 +322,7 @@ std::vector<Replacement> replacements_of(const LoadedModel& reduced, int i,
 Status adopt_replacement(const ReduceOptions& o, const fs::path& written, const Replacement& r,
                          reduce::ReduceReport rep, reduce::Original& next, int64_t& spent,
                          ReduceResult& out) {
-  std::ifstream in(written, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ODB_ASSIGN_OR_RETURN(const std::string bytes, read_file_bytes(written));
   if (Status st = write_file_atomic(o.output, bytes); !st)
     return st.with_context("while writing " + o.output.string());
   // The replacement's reduction saw the oracle pass: the note that it never did, which the first

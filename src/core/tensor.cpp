@@ -429,9 +429,6 @@ void integers_to_int64(const Tensor& t, Tensor& out) {
       case DType::kUint32:
         v = t.data<uint32_t>()[i];
         break;
-      case DType::kInt64:
-        v = t.data<int64_t>()[i];
-        break;
       case DType::kUint64:
         v = static_cast<int64_t>(t.data<uint64_t>()[i]);
         break;

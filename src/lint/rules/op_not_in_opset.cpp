@@ -43,6 +43,19 @@ std::vector<std::pair<std::string, int64_t>> newer_forms(RuleContext& ctx,
   return out;
 }
 
+// Declaring default-domain opset `opset`, tried on a copy: the copy-pasteable set-opset command
+// when the result lints clean ("" otherwise), and whether it was tried at all.
+struct SetOpsetFix {
+  std::string command;
+  bool tried = false;
+};
+SetOpsetFix set_opset_fix(RuleContext& ctx, int64_t opset) {
+  const std::string v = std::to_string(opset);
+  const FixTrial& t =
+      ctx.try_fix("set-opset " + v, [opset](onnx::ModelProto& m) { return set_opset(m, opset); });
+  return {t.works() ? ctx.surgeon_command("set-opset", "--opset " + v, "opset" + v) : "", t.tried};
+}
+
 // The fix for a default-domain op the model's opset does not have yet. No conversion can add it
 // (ONNX's version converter has no adapter into an op's first version), so the fix is declaring
 // the opset the model was written for: the one whose form this node and the others have.
@@ -68,17 +81,15 @@ std::string fix_for_missing(RuleContext& ctx, const onnx::NodeProto& n, int64_t 
   }
   const std::string t = std::to_string(target);
   // Declaring that opset is the fix: named as a command when a trial on a copy lints clean.
-  const FixTrial& trial =
-      ctx.try_fix("set-opset " + t, [target](onnx::ModelProto& m) { return set_opset(m, target); });
-  if (trial.works())
-    return msg + ": if the model was written for opset " + t + ", `" +
-           ctx.surgeon_command("set-opset", "--opset " + t, "opset" + t) +
+  const SetOpsetFix fix = set_opset_fix(ctx, target);
+  if (!fix.command.empty())
+    return msg + ": if the model was written for opset " + t + ", `" + fix.command +
            "` declares it without changing a node" + kNoConversion;
   return msg + ": if the model was written for opset " + t +
          ", set its ai.onnx version in opset_import to " + t +
-         (trial.tried ? " (with onnxdbg surgeon set-opset the result would still have lint "
-                        "errors: fix those first)"
-                      : " (onnxdbg surgeon set-opset does)") +
+         (fix.tried ? " (with onnxdbg surgeon set-opset the result would still have lint "
+                      "errors: fix those first)"
+                    : " (onnxdbg surgeon set-opset does)") +
          kNoConversion;
 }
 
@@ -116,11 +127,10 @@ std::string fix_for_removed(RuleContext& ctx, const onnx::NodeProto& n, const Op
   // Or declare the last opset that has it: named as a command when a trial lints clean.
   const int64_t older = removed_at - 1;
   const std::string o = std::to_string(older);
-  const FixTrial& trial =
-      ctx.try_fix("set-opset " + o, [older](onnx::ModelProto& m) { return set_opset(m, older); });
-  if (trial.works())
-    return msg + ", or, if the model was written for opset " + o + " or older, `" +
-           ctx.surgeon_command("set-opset", "--opset " + o, "opset" + o) + "` declares opset " + o +
+  const SetOpsetFix fix = set_opset_fix(ctx, older);
+  if (!fix.command.empty())
+    return msg + ", or, if the model was written for opset " + o + " or older, `" + fix.command +
+           "` declares opset " + o +
            " without changing a node (onnxdbg surgeon convert-opset "
            "cannot convert a removed op).";
   return msg + ", or, if the model was written for opset " + o +

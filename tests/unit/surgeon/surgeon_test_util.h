@@ -60,10 +60,15 @@ g (bool c, float[4] x) => (float[4] y, float[4] z)
   z = Abs(a)
 })";
 
-inline int count_op(const onnx::ModelProto& m, const std::string& op) {
+/// Nodes of op type `op` in `g` (its own nodes, not its bodies').
+inline int count_op(const onnx::GraphProto& g, const std::string& op) {
   int n = 0;
-  for (const auto& node : m.graph().node()) n += node.op_type() == op;
+  for (const auto& node : g.node()) n += node.op_type() == op;
   return n;
+}
+/// The same in `m`'s main graph.
+inline int count_op(const onnx::ModelProto& m, const std::string& op) {
+  return count_op(m.graph(), op);
 }
 
 inline void expect_lint_clean(const onnx::ModelProto& m) {

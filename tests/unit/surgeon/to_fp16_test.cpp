@@ -93,12 +93,6 @@ int32_t declared_type(const onnx::GraphProto& g, const std::string& name) {
   return -1;
 }
 
-int count_op_in(const onnx::GraphProto& g, const std::string& op) {
-  int n = 0;
-  for (const auto& node : g.node()) n += node.op_type() == op;
-  return n;
-}
-
 // No body declares a float32 output or holds a float32 initializer.
 void expect_bodies_half(const onnx::ModelProto& m) {
   int bodies = 0;
@@ -187,7 +181,7 @@ g (int64 m, float[1] init, float[1] step) => (float[N] acc, float[K,1] trace) {
       const auto& b = n.attribute(0).g();
       EXPECT_EQ(declared_type(b, "a_in"), onnx::TensorProto::FLOAT16);
       EXPECT_EQ(declared_type(b, b.output(1).name()), onnx::TensorProto::FLOAT16);
-      EXPECT_EQ(count_op_in(b, "Cast"), 1);  // the outer step, read once as float16
+      EXPECT_EQ(count_op(b, "Cast"), 1);  // the outer step, read once as float16
     }
   }
   expect_bodies_half(m);
