@@ -83,14 +83,19 @@ FUZZ_TARGETS ?=
 fuzz: sanitize-build models
 	@bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(MODELS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# Issue 17's acceptance check: HOSTILE_COUNT random mutations of the public models and the demo
-# model through inspect, lint --json, view and run (bench/hostile_sweep.py, Debian's python3 with
-# python3-onnx); fails on any crash, hang, exit status above 2 or invalid JSON.
+# Issue 17's acceptance check: HOSTILE_COUNT random mutations (from HOSTILE_SEED) of the public
+# models and the demo model through inspect, lint --json, view and run (bench/hostile_sweep.py,
+# Debian's python3 with python3-onnx); fails on any crash, hang, exit status above 2, invalid JSON
+# or "unexpected error" (issue 39: run it with HOSTILE_ULIMIT_V=4194304 too).
 HOSTILE_COUNT ?= 200
+HOSTILE_SEED ?= 17
+# An address-space limit for every command (KiB, as `ulimit -v`; empty: none), e.g. 4194304.
+HOSTILE_ULIMIT_V ?=
 hostile-sweep: build models
 	@rm -rf $(BUILD)/hostile && mkdir -p $(BUILD)/hostile/models
 	@cp $(MODELS)/*.onnx $(BUILD)/hostile/models/ && $(BUILD)/make-demo-model $(BUILD)/hostile/models/demo.onnx
-	@$(PYTHON) bench/hostile_sweep.py $(BUILD)/onnxdbg $(BUILD)/hostile/models $(BUILD)/hostile/out $(HOSTILE_COUNT)
+	@$(PYTHON) bench/hostile_sweep.py $(BUILD)/onnxdbg $(BUILD)/hostile/models $(BUILD)/hostile/out $(HOSTILE_COUNT) \
+	  $(HOSTILE_SEED) "$(HOSTILE_ULIMIT_V)"
 
 demo: build
 	@mkdir -p out

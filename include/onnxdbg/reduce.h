@@ -57,6 +57,9 @@ struct ReduceOptions {
   /// the reference runs (max_memory= on the built-in oracle's reference backends). 0: 80% of the
   /// memory available (core/run_limits.h).
   uint64_t max_memory = 0;
+  /// Iterations one Loop or Scan node may run in the reference runs (--max-iterations;
+  /// max_iterations= on the built-in oracle's reference backends). 0: no bound.
+  uint64_t max_iterations = 0;
 
   /// Input samples: values from a file (.npz may also hold intermediate tensors, used as golden
   /// values; .pb, .npy, a test-data folder), else `iterations` generated samples (seeds seed,

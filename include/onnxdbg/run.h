@@ -93,8 +93,13 @@ struct RunOptions {
   /// Bytes one tensor may take (--max-memory): each generated input (InputGenOptions::max_memory
   /// when that is 0), and on the reference backends (max_memory= where they set none) each
   /// initializer and node output, checked before it is allocated; a larger one is refused in one
-  /// sentence naming it. 0: 80% of the memory available (core/run_limits.h).
+  /// sentence naming it. 0: 80% of the memory available (core/run_limits.h), lowered to what the
+  /// process can still allocate (`ulimit -v`, the cgroup's memory limit) for large tensors.
   uint64_t max_memory = 0;
+  /// Iterations one Loop or Scan node may run on the reference (--max-iterations;
+  /// max_iterations= on the reference backends that set none, and the layerwise pass's golden
+  /// run); a Loop that reaches it fails that row, naming the node. 0: no bound.
+  uint64_t max_iterations = 0;
   InputOptions inputs;
   ComparisonOptions comparison;
   LayerwiseRunOptions layerwise;

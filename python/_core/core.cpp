@@ -169,11 +169,12 @@ api::RunResult compare_backends(
     const std::string& error_stat, bool validate, bool layerwise, bool isolate,
     uint64_t memory_budget, const std::string& save_repro, const std::string& reference_accumulate,
     bool strict_providers, const std::string& save_inputs, const std::string& save_outputs,
-    double timeout, uint64_t max_memory, const py::object& progress) {
+    double timeout, uint64_t max_memory, uint64_t max_iterations, const py::object& progress) {
   api::RunOptions o;
   o.model = model;
   o.timeout_seconds = timeout;
   o.max_memory = max_memory;
+  o.max_iterations = max_iterations;
   o.backends = backends(backend_list);
   o.reference_accumulate = reference_accumulate;
   o.strict_providers = strict_providers;

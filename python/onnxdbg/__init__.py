@@ -445,7 +445,8 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
             memory_budget: Union[int, str] = "2GiB", save_repro=None,
             reference_accumulate: str = "", strict_providers: bool = False, save_inputs=None,
             save_outputs=None, timeout: Optional[float] = None,
-            max_memory: Union[int, str, None] = None, progress=True) -> CompareResult:
+            max_memory: Union[int, str, None] = None, max_iterations: Optional[int] = None,
+            progress=True) -> CompareResult:
     """Runs ``model`` on several backends with the same inputs and compares their outputs
     (``onnxdbg run``): with the first backend's, or with ``golden`` values.
 
@@ -469,7 +470,10 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
             is a failed row, "timed out after N s" (None: the backends' own limits).
         max_memory: bytes (or a size such as ``"4GB"``) one tensor may take (``--max-memory``):
             a larger generated input is an error, a larger initializer or intermediate tensor of
-            the reference a failed row (None: 80% of the memory available).
+            the reference a failed row (None: 80% of the memory available, less where
+            ``ulimit -v`` or the cgroup's memory limit leaves less).
+        max_iterations: iterations one Loop or Scan node of the reference may run
+            (``--max-iterations``); one that reaches it is a failed row (None: no bound).
 
     Raises:
         UsageError for contradictory options or data that does not fit the model, NotFoundError,
@@ -484,7 +488,8 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
               bool(validate), bool(layerwise or isolate), bool(isolate), _memory(memory_budget),
               "-" if save_repro is None else os.fspath(save_repro), reference_accumulate,
               bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs),
-              float(timeout or 0), 0 if max_memory is None else _memory(max_memory))
+              float(timeout or 0), 0 if max_memory is None else _memory(max_memory),
+              int(max_iterations or 0))
     result = CompareResult(r, m)
     _warn(result.messages)
     return result

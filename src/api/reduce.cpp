@@ -134,14 +134,17 @@ reduce::Original original_of(const ReduceOptions& o, onnx::ModelProto model,
   return original;
 }
 
-/// prepare_original under the options' --timeout and --max-memory (for the reference runs on
-/// every sample, together) and ctx's cancel token.
+/// prepare_original under the options' --timeout, --max-memory and --max-iterations (for the
+/// reference runs on every sample, together), ctx's cancel token and progress (a golden run past
+/// 10 s says where it is).
 Status prepare_with_limits(const ReduceOptions& o, const CallContext& ctx,
                            reduce::Original& original) {
   RunLimits golden_limits;
   golden_limits.timeout_seconds = o.timeout_seconds;
   golden_limits.max_memory = o.max_memory;
+  golden_limits.max_iterations = o.max_iterations;
   golden_limits.cancel = ctx.cancel.flag();
+  if (ctx.progress) golden_limits.progress = &ctx.progress;
   ScopedRunLimits limits(golden_limits);
   return prepare_original(original);
 }
@@ -191,7 +194,7 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     if (bo.backends.empty()) {
       ODB_ASSIGN_OR_RETURN(bo.backends, parse_backend_list("reference,onnxruntime"));
     }
-    apply_backend_limits(bo.backends, o.timeout_seconds, o.max_memory);
+    apply_backend_limits(bo.backends, o.timeout_seconds, o.max_memory, o.max_iterations);
     bo.tolerance = o.builtin.tolerance;
     bo.error_stat = o.builtin.error_stat;
     bo.fail_regex = o.builtin.fail_regex;

@@ -578,10 +578,10 @@ size_t RunResult::shown_sample() const {
 /// what runtimes accept (a graph output without a shape).
 Status check_structure(const LoadedModel& model) {
   static const std::set<std::string> kStructural = {
-      "attribute_values", "attributes",    "axis_range",           "conv_attributes",
-      "duplicate_output", "negative_dims", "missing_graph_output", "op_not_in_opset",
-      "pool_attributes",  "tensor_data",   "undefined_input",      "unknown_op",
-      "unnamed_value"};
+      "attribute_values", "attributes",      "axis_range",         "conv_attributes",
+      "duplicate_output", "function_calls",  "negative_dims",      "missing_graph_output",
+      "op_not_in_opset",  "pool_attributes", "sparse_initializer", "tensor_data",
+      "undefined_input",  "unknown_op",      "unnamed_value"};
   lint::LintOptions lo;
   for (const auto& r : lint::rule_names())
     if (!kStructural.count(r)) lo.disabled_rules.insert(r);
@@ -645,7 +645,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (specs.empty()) {
     ODB_ASSIGN_OR_RETURN(specs, parse_backend_list("reference,onnxruntime"));
   }
-  apply_backend_limits(specs, o.timeout_seconds, o.max_memory);
+  apply_backend_limits(specs, o.timeout_seconds, o.max_memory, o.max_iterations);
   ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions golden_options,
                        apply_reference_accumulate(o.reference_accumulate, specs));
   // The golden reference run of the layerwise pass has the limits too (when --backends holds no
@@ -653,9 +653,13 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (o.timeout_seconds > 0 && golden_options.timeout_seconds == 0)
     golden_options.timeout_seconds = o.timeout_seconds;
   if (o.max_memory > 0 && golden_options.max_memory == 0) golden_options.max_memory = o.max_memory;
-  // Ctrl-C (ctx.cancel) stops the in-process reference inside a node too, not only between runs.
+  if (o.max_iterations > 0 && golden_options.max_iterations == 0)
+    golden_options.max_iterations = o.max_iterations;
+  // Ctrl-C (ctx.cancel) stops the in-process reference inside a node too, not only between runs;
+  // a reference run past 10 s says where it is on the progress line (reference/run_watch.h).
   RunLimits call_limits;
   call_limits.cancel = ctx.cancel.flag();
+  if (ctx.progress) call_limits.progress = &ctx.progress;
   ScopedRunLimits limits(call_limits);
   const bool layerwise = o.layerwise.enabled || o.layerwise.isolate;
   std::vector<BackendSpec> layer_specs;

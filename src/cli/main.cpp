@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/run_limits.h"
 #include "reference/openblas_core.h"
 
 namespace onnxdbg::cli {
@@ -92,6 +93,13 @@ int main(int argc, char** argv) {
   onnxdbg::reference::restart_with_better_openblas_core(argv);
   try {
     return run_cli(argc, argv);
+  } catch (const std::bad_alloc&) {
+    // An allocation no size check foresaw (a library's, a reader's): the user's answer is the
+    // memory the process had, not a bug report.
+    onnxdbg::cli::report_error(
+        onnxdbg::Status(onnxdbg::ErrorCode::kInvalidArgument,
+                        onnxdbg::out_of_memory_message("a buffer the command needed") +
+                            "; give smaller --input-shapes or raise the limit"));
   } catch (const std::exception& e) {
     // A library's text ("stol", "[json.exception...]") names nothing a user can act on: say
     // that it is onnxdbg's bug, keeping the text for the report.

@@ -106,7 +106,13 @@ void LimitArgs::add_to(CLI::App* cmd, const std::string& timeout_help) {
                   "Memory one tensor may take (e.g. 4GB, 512MiB): a generated input, an "
                   "initializer or an intermediate tensor of the reference that needs more is "
                   "refused before it is allocated, in one sentence naming it (default 80% of the "
-                  "memory available; sets reference:max_memory=)");
+                  "memory available, or less where `ulimit -v` or the cgroup's memory limit "
+                  "leaves less; sets reference:max_memory=)");
+  cmd->add_option("--max-iterations", max_iterations_,
+                  "Iterations one Loop or Scan node of the reference may run: one that reaches N "
+                  "fails the run, naming the node (default: no bound; a run past 10 s says on a "
+                  "terminal which node and iteration it is at; sets reference:max_iterations=)")
+      ->check(CLI::PositiveNumber);
 }
 
 Expected<double> LimitArgs::timeout_seconds() const {

@@ -80,8 +80,9 @@ class BackendArgs {
   std::string list_ = "reference,onnxruntime";
 };
 
-/// --timeout SECONDS and --max-memory SIZE (run, reduce): what keeps a hostile model from
-/// hanging onnxdbg or exhausting its memory (api::RunOptions::timeout_seconds, max_memory).
+/// --timeout SECONDS, --max-memory SIZE and --max-iterations N (run, reduce): what keeps a hostile
+/// model from hanging onnxdbg or exhausting its memory (api::RunOptions::timeout_seconds,
+/// max_memory, max_iterations).
 class LimitArgs {
  public:
   /// `timeout_help` says what the timeout covers in this command.
@@ -91,10 +92,13 @@ class LimitArgs {
   /// Bytes (0: not given, the default share of the memory available). Errors: kInvalidArgument
   /// for a malformed size, named.
   Expected<uint64_t> max_memory() const;
+  /// Iterations one Loop/Scan may run (0: not given, no bound).
+  uint64_t max_iterations() const { return max_iterations_; }
 
  private:
   double timeout_ = 0;
   std::string max_memory_;
+  uint64_t max_iterations_ = 0;
 };
 
 /// The items of comma-separated list options, repeated options joined: "a,b" "c" -> a, b, c.

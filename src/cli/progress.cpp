@@ -2,6 +2,7 @@
 #include "cli/progress.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -24,7 +25,17 @@ ProgressLine::ProgressLine(bool enabled, std::string suffix)
 
 void ProgressLine::update(const std::string& text) {
   if (!on_) return;
-  std::cerr << "\r\x1b[K[onnxdbg] " << text << suffix_ << std::flush;
+  if (text.rfind("note: ", 0) == 0) {  // a line to keep, above the progress line
+    clear();
+    std::cerr << "onnxdbg: " << text << "\n" << std::flush;
+    return;
+  }
+  // A line wider than the terminal wraps, and "\r" then redraws only its last row: cut it.
+  std::string line = "[onnxdbg] " + text + suffix_;
+  winsize ws{};
+  if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 8 && line.size() >= ws.ws_col)
+    line = line.substr(0, ws.ws_col - 4) + "...";
+  std::cerr << "\r\x1b[K" << line << std::flush;
   drawn_ = true;
 }
 

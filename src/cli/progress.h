@@ -18,7 +18,9 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   bool shown() const { return on_; }
-  /// Draws "[onnxdbg] <text><suffix>" over the previous line.
+  /// Draws "[onnxdbg] <text><suffix>" over the previous line, cut to the terminal's width; a
+  /// text starting "note: " is printed instead as a line of its own ("onnxdbg: note: ..."),
+  /// kept above the progress line.
   void update(const std::string& text);
   /// Erases the line (before other output goes to stderr).
   void clear();

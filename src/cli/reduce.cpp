@@ -91,6 +91,7 @@ Expected<api::ReduceOptions> reduce_options(const ReduceArgs& a) {
   o.jobs = a.jobs;
   ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
   ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
+  o.max_iterations = a.limits.max_iterations();
   o.load_inputs = a.inputs.load_inputs();
   ODB_ASSIGN_OR_RETURN(o.generate, a.inputs.generate());
   o.iterations = a.inputs.iterations();

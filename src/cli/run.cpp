@@ -42,6 +42,7 @@ Expected<api::RunOptions> run_options(const RunArgs& a) {
   o.reference_accumulate = a.reference_accumulate;
   ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
   ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
+  o.max_iterations = a.limits.max_iterations();
   o.strict_providers = a.strict_providers;
   o.layerwise.enabled = a.layerwise;
   o.layerwise.isolate = a.isolate;

@@ -63,13 +63,35 @@ Status check_tensor_memory(const std::string& what, DType dtype, const Shape& sh
                            uint64_t limit) {
   auto bytes = tensor_bytes(dtype, shape);
   if (!bytes) return invalid_argument(what + " " + bytes.status().message());
-  if (limit == 0 && *bytes >= (uint64_t{64} << 20)) limit = default_memory_limit();
-  if (limit == 0 || *bytes <= limit) return Status::ok();
+  if (*bytes < (uint64_t{64} << 20)) {
+    if (limit == 0 || *bytes <= limit) return Status::ok();
+  } else {
+    if (limit == 0) limit = default_memory_limit();
+    // What the kernel will let this process map binds before --max-memory does when smaller
+    // (`ulimit -v`, a container's cgroup): the allocation would fail with std::bad_alloc.
+    const MemoryRoom room = memory_room(read_process_memory_facts());
+    if (room.bytes<limit&& * bytes> room.bytes)
+      return invalid_argument(
+          fmt::format("{} {} needs {}, more than the {} this process can still allocate under {}",
+                      what, tensor_type_string(dtype, shape), memory_size_string(*bytes),
+                      memory_size_string(room.bytes), room.limit));
+    if (*bytes <= limit) return Status::ok();
+  }
   return invalid_argument(
       fmt::format("{} {} needs {}, more than the memory limit of {} "
                   "(--max-memory)",
                   what, tensor_type_string(dtype, shape), memory_size_string(*bytes),
                   memory_size_string(limit)));
+}
+
+std::string out_of_memory_message(const std::string& what) {
+  const MemoryRoom room = memory_room(read_process_memory_facts());
+  if (room.bytes != kNoMemoryLimit)
+    return fmt::format(
+        "out of memory: {} could not be allocated (this process can still allocate {} under {})",
+        what, memory_size_string(room.bytes), room.limit);
+  return fmt::format("out of memory: {} could not be allocated ({} of memory is available)", what,
+                     memory_size_string(default_memory_limit() / 4 * 5));
 }
 
 ScopedRunLimits::ScopedRunLimits(RunLimits limits) : limits_(limits), previous_(current_limits) {
@@ -85,6 +107,8 @@ ScopedRunLimits::ScopedRunLimits(RunLimits limits) : limits_(limits), previous_(
       limits_.timeout_seconds = previous_->timeout_seconds;
     }
     if (limits_.max_memory == 0) limits_.max_memory = previous_->max_memory;
+    if (limits_.max_iterations == 0) limits_.max_iterations = previous_->max_iterations;
+    if (!limits_.progress) limits_.progress = previous_->progress;
   }
   current_limits = &limits_;
 }

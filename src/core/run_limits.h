@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,14 +36,55 @@ std::string tensor_type_string(DType dtype, const Shape& shape);
 /// (sysconf), else 16 GiB. Read afresh on every call (a few microseconds).
 uint64_t default_memory_limit();
 
-/// Refuses a tensor before it is allocated: OK when a `dtype` tensor of `shape` fits in `limit`
-/// bytes (0: default_memory_limit(), read only for tensors of 64 MiB and more, smaller ones always
-/// fit), else kInvalidArgument in one sentence naming `what`,
-/// e.g. "input 'x' float32[100000,100000,100] needs 3.64 TiB, more than the memory limit of
-/// 12.4 GiB (--max-memory)". `what` is how the tensor is known ("input 'x'", "initializer 'w'").
+/// What the kernel lets this process map, and what it maps now, in bytes (kNoMemoryLimit where
+/// there is no limit): the address-space limit (RLIMIT_AS, `ulimit -v`) against VmSize, the data
+/// limit (RLIMIT_DATA, `ulimit -d`) against VmData, and the memory cgroup's limit (cgroup v2
+/// `memory.max` of this process's cgroup and its ancestors, or v1 `memory.limit_in_bytes`)
+/// against its current use (`memory.current`, `memory.usage_in_bytes`).
+inline constexpr uint64_t kNoMemoryLimit = UINT64_MAX;
+struct ProcessMemoryFacts {
+  uint64_t address_space_limit = kNoMemoryLimit;
+  uint64_t address_space_used = 0;
+  uint64_t data_limit = kNoMemoryLimit;
+  uint64_t data_used = 0;
+  uint64_t cgroup_limit = kNoMemoryLimit;
+  uint64_t cgroup_used = 0;
+  const char* cgroup_limit_file = "memory.max";  ///< "memory.limit_in_bytes" under cgroup v1
+};
+/// Reads ProcessMemoryFacts from getrlimit, /proc/self/status, /proc/self/cgroup and
+/// /sys/fs/cgroup (a few file reads, ~50 us). Files it cannot read count as no limit.
+ProcessMemoryFacts read_process_memory_facts();
+
+/// The bytes this process can still allocate, and the limit that says so.
+struct MemoryRoom {
+  uint64_t bytes = kNoMemoryLimit;  ///< kNoMemoryLimit: no limit applies
+  /// The binding limit in words, for messages: "its address-space limit of 4 GiB (ulimit -v)",
+  /// "its data limit of 2 GiB (ulimit -d)", "its cgroup's memory limit of 4 GiB (memory.max)";
+  /// empty when bytes is kNoMemoryLimit.
+  std::string limit;
+};
+/// The smallest room the `facts` leave (limit minus use, 0 when use is already above the limit).
+MemoryRoom memory_room(const ProcessMemoryFacts& facts);
+
+/// Refuses a tensor before it is allocated: OK when a `dtype` tensor of `shape` fits in the
+/// effective limit, else kInvalidArgument in one sentence naming `what`. The effective limit is
+/// the smaller of `limit` (0: default_memory_limit()) and what the process can still allocate
+/// (memory_room of read_process_memory_facts), both read only for tensors of 64 MiB and more
+/// (smaller ones always fit). The sentence names the binding limit:
+/// "input 'x' float32[100000,100000,100] needs 3.64 TiB, more than the memory limit of
+/// 12.4 GiB (--max-memory)", or "input 'x' float32[2,1024,1024,1024] needs 8 GiB, more than the
+/// 3.6 GiB this process can still allocate under its address-space limit of 3.81 GiB
+/// (ulimit -v)". `what` is how the tensor is known ("input 'x'", "initializer 'w'").
 /// Errors also: those of tensor_bytes, with `what` in front.
 Status check_tensor_memory(const std::string& what, DType dtype, const Shape& shape,
                            uint64_t limit);
+
+/// The sentence for an allocation that failed anyway (std::bad_alloc out of a kernel or a
+/// library): "out of memory: <what> could not be allocated (this process can still allocate
+/// 1.2 GiB under its address-space limit of 4 GiB (ulimit -v))", or "... (X of memory is
+/// available)" when no limit of the process binds. `what` says what was being made ("an output
+/// of this node").
+std::string out_of_memory_message(const std::string& what);
 
 /// What a run of the reference interpreter may use: a memory limit per tensor and a deadline.
 /// Installed for a thread with ScopedRunLimits; Tensor::make/make_uninitialized check every
@@ -58,12 +100,20 @@ struct RunLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   /// A flag another thread sets to stop the run (api::CancelToken::flag()); may be null.
   const std::atomic<bool>* cancel = nullptr;
+  /// Iterations one Loop or Scan node may run (`--max-iterations`, `reference:max_iterations=`);
+  /// 0: no bound. A Loop reaching it fails with kBackendError naming the node; a Scan longer than
+  /// it is refused before its first iteration.
+  uint64_t max_iterations = 0;
+  /// Where a run that takes long says what it is doing (api::CallContext::progress: the CLI's
+  /// progress line, shown only on a terminal and never with --json); may be null. The reference
+  /// interpreter's RunWatch (reference/run_watch.h) calls it from its own thread.
+  const std::function<void(const std::string&)>* progress = nullptr;
 };
 
 /// Makes `limits` the ones of this thread for the object's lifetime and restores the previous
-/// ones after. The deadline is now + limits.timeout_seconds (when positive); a cancel flag or
-/// deadline the enclosing scope had is kept when `limits` has none of its own, and an enclosing
-/// deadline that comes sooner wins.
+/// ones after. The deadline is now + limits.timeout_seconds (when positive); a cancel flag,
+/// progress callback, iteration bound or deadline the enclosing scope had is kept when `limits`
+/// has none of its own, and an enclosing deadline that comes sooner wins.
 class ScopedRunLimits {
  public:
   explicit ScopedRunLimits(RunLimits limits);

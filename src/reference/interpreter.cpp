@@ -21,6 +21,7 @@
 #include "model/graph.h"
 #include "model/model.h"
 #include "reference/kernel.h"
+#include "reference/run_watch.h"
 
 namespace onnxdbg::reference {
 
@@ -44,6 +45,7 @@ namespace {
 RunLimits run_limits(const InterpreterOptions& o, bool with_timeout) {
   RunLimits l;
   l.max_memory = o.max_memory;
+  l.max_iterations = o.max_iterations;
   if (with_timeout) l.timeout_seconds = o.timeout_seconds;
   return l;
 }
@@ -494,6 +496,7 @@ Expected<std::map<std::string, Value>> Interpreter::run_values(
   random_.run_seed = options_.random_seed;
   random_.draws.clear();
   ScopedRunLimits limits(run_limits(options_, true));
+  RunWatch watch;  // a progress line when the run takes long (after the limits: it reads them)
   ScopedThreadPool threads(pool_.get());
   ODB_ASSIGN_OR_RETURN(auto outs, run_graph(g, nullptr, feeds, hook ? &hook : nullptr, opsets_, 0));
   std::map<std::string, Value> result;
@@ -652,9 +655,9 @@ Status Interpreter::call_kernel(const onnx::NodeProto& node, size_t i, int64_t o
   try {
     st = def.fn(ctx);
   } catch (const std::bad_alloc&) {
-    st = invalid_argument("out of memory: an output of this node is too large to allocate");
+    st = invalid_argument(out_of_memory_message("a tensor of this node"));
   } catch (const std::length_error&) {
-    st = invalid_argument("out of memory: an output of this node is too large to allocate");
+    st = invalid_argument(out_of_memory_message("a tensor of this node"));
   }
   // A long kernel that saw the deadline pass stopped early (run_should_stop) and left its
   // outputs unfinished: the run ends here.
@@ -714,9 +717,14 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   const bool timed = options_.profile && parent == nullptr && depth == 0;
   KernelScratch scratch;
   std::vector<Value> outs;  // the current node's outputs (memory kept from node to node)
+  RunActivity* activity = main_graph ? current_activity() : nullptr;
   for (size_t pos = 0; pos < n_nodes; ++pos) {
     const size_t i = plan.order[pos];
     const auto& node = graph.node(static_cast<int>(i));
+    if (activity) {
+      activity->node.store(&node, std::memory_order_relaxed);
+      activity->node_index.store(static_cast<int64_t>(i), std::memory_order_relaxed);
+    }
     auto context = [&] {
       return "while running node " + std::to_string(i) + " '" + node.name() + "' (" +
              node.op_type() + ") of graph '" + graph_label + "'";

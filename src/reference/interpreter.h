@@ -91,6 +91,10 @@ struct InterpreterOptions {
   /// 0: core's default_memory_limit() (80% of the memory available). A larger one fails with
   /// kInvalidArgument naming the tensor, its type and its size.
   uint64_t max_memory = 0;
+  /// Iterations one Loop or Scan node may run (`reference:max_iterations=N`,
+  /// `--max-iterations`); 0: no bound. A Loop reaching it fails with kBackendError naming the
+  /// node (reference/run_watch.h: note_iteration).
+  uint64_t max_iterations = 0;
 };
 
 /// Time spent in one op type during profiled runs.

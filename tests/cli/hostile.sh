@@ -106,6 +106,78 @@ od inspect sparse.onnx --mode weights
 check "inspect --mode weights, sparse initializer: exit 0 with a warning saying so" \
   '[ $rc -eq 0 ] && grep -q "not supported by inspect --mode weights" <<<"$out"'
 
+# Issue 39: malformed models whose runs exited 1 ("could not run on reference (load)") and whose
+# lint passed: each is a lint error now, and `run` stops with exit 2 naming it.
+# A local function calling a function of its domain that does not exist.
+cat > fn_undefined.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
+  output { name: "y" $(vt 2) } }
+functions { name: "f" domain: "local" input: "a" output: "b"
+  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+  node { op_type: "missing" domain: "local" input: "a" output: "b" } }
+PB
+# A function calling itself, and two calling each other.
+cat > fn_self.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
+  output { name: "y" $(vt 2) } }
+functions { name: "f" domain: "local" input: "a" output: "b"
+  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+  node { op_type: "f" domain: "local" input: "a" output: "b" } }
+PB
+cat > fn_mutual.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
+  output { name: "y" $(vt 2) } }
+functions { name: "f" domain: "local" input: "a" output: "b"
+  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+  node { op_type: "Relu" input: "a" output: "r" }
+  node { op_type: "g" domain: "local" input: "r" output: "b" } }
+functions { name: "g" domain: "local" input: "a" output: "b"
+  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
+  node { op_type: "f" domain: "local" input: "a" output: "b" } }
+PB
+# A node whose output name was emptied, read by the next node through an empty input.
+cat > empty_output.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 }
+graph { name: "g" input { name: "x" $(vt 2) }
+  node { name: "relu" op_type: "Relu" input: "x" output: "" }
+  node { name: "neg" op_type: "Neg" input: "" output: "y" }
+  output { name: "y" $(vt 2) } }
+PB
+# A sparse initializer whose index 9 lies outside its 4 elements.
+cat > sparse_range.txtpb <<PB
+ir_version: 8 opset_import { domain: "" version: 13 }
+graph { name: "g" input { name: "x" $(vt 4) }
+  sparse_initializer { dims: 4
+    values { name: "b" dims: 1 data_type: 1 float_data: [5] }
+    indices { name: "b_i" dims: 1 data_type: 7 int64_data: [9] } }
+  node { name: "add" op_type: "Add" input: ["x", "b"] output: "y" }
+  output { name: "y" $(vt 4) } }
+PB
+declare -A want=(
+  [fn_undefined]="function 'f' (domain 'local') calls 'missing' of domain 'local', which is not a function of this model"
+  [fn_self]="function 'f' (domain 'local') calls itself;"
+  [fn_mutual]="function 'f' (domain 'local') calls itself through 'g' -> 'f'"
+  [empty_output]="input 0 ('X') is required but its name is empty.*#0 Relu 'relu' has an output with an empty name too"
+  [sparse_range]="sparse initializer 'b' of dims \\[4\\] has index 9 (value 0) outside its 4 elements"
+)
+for m in fn_undefined fn_self fn_mutual empty_output sparse_range; do
+  encode "$m"
+  od lint "$m.onnx"
+  check "lint $m: exit 1, no crash" '[ $rc -eq 1 ] && no_crash'
+  check "lint $m: names it" 'grep -q "${want[$m]}" <<<"$out"'
+  od run "$m.onnx" --backends reference
+  check "run $m: exit 2, one sentence naming it" \
+    '[ $rc -eq 2 ] && no_crash && [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q "^onnxdbg: error: the model is malformed.*${want[$m]}" <<<"$out"'
+  od run "$m.onnx" --backends reference --json
+  check "run $m --json: exit 2, a model_error object" '[ $rc -eq 2 ] && grep -q "\"model_error\"" <<<"$out"'
+done
+
 # External data with a negative length.
 cat > external.txtpb <<PB
 ir_version: 8 opset_import { domain: "" version: 13 }

@@ -147,6 +147,14 @@ Expected<reference::InterpreterOptions> reference_options(const BackendSpec& spe
     if (!bytes) return invalid_argument("reference: max_memory: " + bytes.status().message());
     options.max_memory = *bytes;
   }
+  if (const std::string n = spec.option("max_iterations", ""); !n.empty()) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(n.c_str(), &end, 10);
+    if (*end || n[0] == '-' || v == 0)
+      return invalid_argument("reference: max_iterations must be a positive integer, not '" + n +
+                              "'");
+    options.max_iterations = v;
+  }
   return options;
 }
 

@@ -27,11 +27,15 @@ BackendDoc reference_backend_doc() {
         "is cut into chunks fixed by the shapes, so every thread count gives the same bits"},
        {"timeout", "SECONDS",
         "a run that takes longer fails with \"timed out after N s\" (checked between nodes, in "
-        "every Loop/Scan iteration and inside long kernels; default none; --timeout sets it)"},
+        "every Loop/Scan iteration and inside long kernels; default none, and a run past 10 s "
+        "says on a terminal where it is; --timeout sets it)"},
        {"max_memory", "SIZE",
         "bytes one tensor (initializer or node output) may take, e.g. 4GB, 512MiB; a larger one "
         "fails the run before it is allocated (default 80% of the memory available; "
-        "--max-memory sets it)"}}};
+        "--max-memory sets it)"},
+       {"max_iterations", "N",
+        "iterations one Loop or Scan node may run; one that reaches N fails the run, naming "
+        "the node (default none; --max-iterations sets it)"}}};
 }
 
 }  // namespace onnxdbg

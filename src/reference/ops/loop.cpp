@@ -4,6 +4,7 @@
 // loop-carried values, then each scan value stacked over the iterations along a new axis 0.
 // Loop-carried values may be sequences (Loop-13) or optionals (Loop-16); scan values are tensors.
 #include "reference/ops/subgraph_util.h"
+#include "reference/run_watch.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -40,6 +41,8 @@ Status loop(KernelContext& ctx) {
   }
   std::vector<std::vector<Tensor>> scans(n_scan);
   for (int64_t i = 0; (!trip_count || i < *trip_count) && cond; ++i) {
+    // The watcher's progress line and --max-iterations (reference/run_watch.h).
+    ODB_RETURN_IF_ERROR(note_iteration(ctx.node(), i, trip_count.value_or(-1), body->node_size()));
     std::vector<Value> in;
     in.emplace_back(Tensor::scalar<int64_t>(i));
     in.emplace_back(Tensor::scalar<bool>(cond));
@@ -63,6 +66,7 @@ Status loop(KernelContext& ctx) {
       scans[k].push_back(std::move(sv.tensor()));
     }
   }
+  end_iterations(ctx.node());
   for (size_t k = 0; k < n_carried; ++k) ctx.set_output_value(k, std::move(carried[k]));
   for (size_t k = 0; k < n_scan; ++k) {
     ODB_ASSIGN_OR_RETURN(

@@ -3,6 +3,7 @@
 // axis. Opset 8 adds a leading batch axis (scanning axis 1 of each batch item) and directions;
 // from 9 there is no batch axis and scan_input/output_axes and _directions choose the layout.
 #include "reference/ops/subgraph_util.h"
+#include "reference/run_watch.h"
 
 namespace onnxdbg::reference {
 namespace {
@@ -32,6 +33,8 @@ Expected<std::vector<Tensor>> run_scan(KernelContext& ctx, const onnx::GraphProt
   if (len < 0) return model_error(ctx.describe() + " has no scan inputs");
   std::vector<std::vector<Tensor>> outs(k_out);
   for (int64_t t = 0; t < len; ++t) {
+    // The watcher's progress line and --max-iterations (reference/run_watch.h).
+    ODB_RETURN_IF_ERROR(note_iteration(ctx.node(), t, len, body.node_size()));
     std::vector<Tensor> in = std::move(states);
     for (size_t j = 0; j < m; ++j) {
       const bool rev = j < l.in_dirs.size() && l.in_dirs[j] != 0;
@@ -45,6 +48,7 @@ Expected<std::vector<Tensor>> run_scan(KernelContext& ctx, const onnx::GraphProt
                   std::make_move_iterator(res->begin() + static_cast<int64_t>(n)));
     for (size_t k = 0; k < k_out; ++k) outs[k].push_back(std::move((*res)[n + k]));
   }
+  end_iterations(ctx.node());
   std::vector<Tensor> result = std::move(states);
   for (size_t k = 0; k < k_out; ++k) {
     if (k < l.out_dirs.size() && l.out_dirs[k] != 0) std::reverse(outs[k].begin(), outs[k].end());

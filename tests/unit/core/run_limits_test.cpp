@@ -4,8 +4,12 @@
 #include "core/run_limits.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 #include "core/tensor.h"
@@ -90,6 +94,63 @@ TEST(RunLimits, ParsesMemorySizes) {
   EXPECT_EQ(*parse_memory_size("4G"), 4000000000u);
   EXPECT_EQ(*parse_memory_size("512MiB"), uint64_t{512} << 20);
   EXPECT_FALSE(parse_memory_size("lots").has_value());
+}
+
+// Issue 39: the room the process's own limits leave, and which of them binds.
+TEST(RunLimits, MemoryRoomIsTheSmallestLimitLeft) {
+  ProcessMemoryFacts none;
+  EXPECT_EQ(memory_room(none).bytes, kNoMemoryLimit);
+  EXPECT_EQ(memory_room(none).limit, "");
+  ProcessMemoryFacts f;
+  f.address_space_limit = uint64_t{4} << 30;
+  f.address_space_used = uint64_t{1} << 30;
+  MemoryRoom r = memory_room(f);
+  EXPECT_EQ(r.bytes, uint64_t{3} << 30);
+  EXPECT_EQ(r.limit, "its address-space limit of 4 GiB (ulimit -v)");
+  f.cgroup_limit = uint64_t{2} << 30;
+  f.cgroup_used = uint64_t{1} << 29;
+  r = memory_room(f);
+  EXPECT_EQ(r.bytes, uint64_t{3} << 29);
+  EXPECT_EQ(r.limit, "its cgroup's memory limit of 2 GiB (memory.max)");
+  f.data_limit = 100;
+  f.data_used = 200;  // already above: no room at all
+  r = memory_room(f);
+  EXPECT_EQ(r.bytes, 0u);
+  EXPECT_EQ(r.limit, "its data limit of 100 B (ulimit -d)");
+}
+
+// Under a real `ulimit -v` (set in a child process), an 8 GiB tensor that the default limit (a
+// share of the machine's memory) would let through is refused naming the address-space limit,
+// before anything is allocated.
+TEST(RunLimits, TheAddressSpaceLimitBindsBeforeTheDefault) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no room under ulimit -v";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no room under ulimit -v";
+#endif
+#endif
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit rl{uint64_t{4} << 30, uint64_t{4} << 30};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(3);
+    const Status st = check_tensor_memory("input 'x'", DType::kFloat, {2, 1024, 1024, 1024}, 0);
+    const std::string want = "input 'x' float32[2,1024,1024,1024] needs 8 GiB, more than the ";
+    const std::string tail =
+        " this process can still allocate under its address-space limit of 4 GiB (ulimit -v)";
+    const std::string& m = st.message();
+    const bool ok = !st.is_ok() && m.rfind(want, 0) == 0 && m.size() > tail.size() &&
+                    m.compare(m.size() - tail.size(), tail.size(), tail) == 0;
+    if (!ok) fprintf(stderr, "got: %s\n", m.c_str());
+    // What the limit leaves still takes a 64 MiB tensor.
+    const bool small_ok = check_tensor_memory("t", DType::kFloat, {16, 1024, 1024}, 0).is_ok();
+    _exit(ok && small_ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(Lint, CleanModelHasNoFindingsAboveInfo) {
 
 TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
-  EXPECT_EQ(names.size(), 23u);
+  EXPECT_EQ(names.size(), 25u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
@@ -513,10 +513,161 @@ g (float[2] x) => (float[2] y) {
   m.mutable_graph()->mutable_node(0)->set_output(0, "");
   auto fs = lint_proto(m);
   auto u = of_rule(fs, "unnamed_value");
-  ASSERT_EQ(u.size(), 2u) << dump(fs);
+  ASSERT_EQ(u.size(), 3u) << dump(fs);
   EXPECT_EQ(u[0].severity, Severity::kError);
   EXPECT_NE(u[0].message.find("graph input #0 has an empty name"), std::string::npos);
   EXPECT_NE(u[1].message.find("graph output #0 has an empty name"), std::string::npos);
+  // Relu's one input is required: an empty name there is an error too.
+  EXPECT_EQ(u[2].message,
+            "input 0 ('X') is required but its name is empty, so nothing feeds it; give it the "
+            "name of the value it should read.");
+}
+
+// Issue 39: an output name emptied together with its reader's input: the reader's required input
+// is an error naming the likely producer; an omitted optional input is not.
+TEST(Lint, AnEmptyRequiredInputIsAnErrorAndAnOmittedOptionalOneIsNot) {
+  auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y, float[2] z) {
+  r = Relu(x)
+  y = Neg(r)
+  z = Clip(x, , )
+})");
+  m.mutable_graph()->mutable_node(0)->set_output(0, "");
+  m.mutable_graph()->mutable_node(1)->set_input(0, "");
+  auto fs = lint_proto(m);
+  auto u = of_rule(fs, "unnamed_value");
+  ASSERT_EQ(u.size(), 1u) << dump(fs);
+  EXPECT_EQ(u[0].severity, Severity::kError);
+  EXPECT_EQ(u[0].node_index, 1);
+  EXPECT_EQ(u[0].message,
+            "input 0 ('X') is required but its name is empty, so nothing feeds it; node #0 Relu "
+            "has an output with an empty name too: name that output and read it here.");
+}
+
+// Issue 39: calls between local functions. A call to a function of a local domain that does not
+// exist, a function calling itself, and two calling each other are errors; a function calling
+// another one, and a custom-domain op of a domain without local functions, are not.
+TEST(Lint, UndefinedAndRecursiveFunctionCallsAreErrors) {
+  auto undefined = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = local.twice(x)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+twice (a) => (b) {
+  b = local.thrice(a)
+})");
+  auto u = of_rule(lint_proto(undefined), "function_calls");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].severity, Severity::kError);
+  EXPECT_EQ(u[0].message,
+            "function 'twice' (domain 'local') calls 'thrice' of domain 'local', which is not a "
+            "function of this model (its functions there: 'twice'); define it or call one of "
+            "those.");
+
+  auto self = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = local.f(x)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+f (a) => (b) {
+  b = local.f(a)
+})");
+  u = of_rule(lint_proto(self), "function_calls");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_NE(u[0].message.find("function 'f' (domain 'local') calls itself; a function's body "
+                              "cannot call it again"),
+            std::string::npos)
+      << u[0].message;
+
+  auto mutual = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = local.h(x)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+f (a) => (b) {
+  b = local.g(a)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+g (a) => (b) {
+  r = Relu(a)
+  b = local.f(r)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+h (a) => (b) {
+  b = local.f(a)
+})");
+  u = of_rule(lint_proto(mutual), "function_calls");
+  ASSERT_EQ(u.size(), 1u) << dump(lint_proto(mutual));
+  EXPECT_NE(u[0].message.find("function 'f' (domain 'local') calls itself through 'g' -> 'f'"),
+            std::string::npos)
+      << u[0].message;
+
+  auto fine = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1, "com.example" : 1]>
+g (float[2] x) => (float[2] y) {
+  t = local.f(x)
+  y = com.example.Custom(t)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+f (a) => (b) {
+  b = local.g(a)
+}
+<domain: "local", opset_import: ["" : 13]>
+g (a) => (b) {
+  b = Relu(a)
+})");
+  EXPECT_TRUE(of_rule(lint_proto(fine), "function_calls").empty());
+}
+
+// Issue 39: a sparse initializer with an index outside its dims is an error (it cannot be made
+// dense); indices out of ascending order are a warning; a well-formed one has no finding.
+TEST(Lint, SparseInitializerIndicesAreChecked) {
+  auto with_sparse = [](std::vector<int64_t> indices, std::vector<int64_t> index_dims) {
+    auto m = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Add(x, b)
+})");
+    auto* s = m.mutable_graph()->add_sparse_initializer();
+    s->add_dims(2);
+    s->add_dims(3);
+    auto* v = s->mutable_values();
+    v->set_name("b");
+    v->set_data_type(onnx::TensorProto::FLOAT);
+    v->add_dims(2);
+    v->add_float_data(1);
+    v->add_float_data(2);
+    auto* i = s->mutable_indices();
+    i->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : index_dims) i->add_dims(d);
+    for (int64_t k : indices) i->add_int64_data(k);
+    return of_rule(lint_proto(m), "sparse_initializer");
+  };
+  EXPECT_TRUE(with_sparse({1, 5}, {2}).empty());
+  EXPECT_TRUE(with_sparse({0, 1, 1, 2}, {2, 2}).empty());
+  auto linear = with_sparse({1, 6}, {2});
+  ASSERT_EQ(linear.size(), 1u);
+  EXPECT_EQ(linear[0].severity, Severity::kError);
+  EXPECT_EQ(linear[0].message,
+            "sparse initializer 'b' of dims [2, 3] has index 6 (value 1) outside its 6 elements; "
+            "re-export the model or fix the tensor.");
+  auto coords = with_sparse({0, 1, 2, 0}, {2, 2});
+  ASSERT_EQ(coords.size(), 1u);
+  EXPECT_NE(coords[0].message.find("index 2 on axis 0 (value 1) outside dims [2, 3]"),
+            std::string::npos)
+      << coords[0].message;
+  auto shape = with_sparse({0, 1, 2}, {3});
+  ASSERT_EQ(shape.size(), 1u);
+  EXPECT_NE(shape[0].message.find("indices of dims [3] (they must be int64 of dims [2] or [2, 2])"),
+            std::string::npos)
+      << shape[0].message;
+  auto unordered = with_sparse({5, 1}, {2});
+  ASSERT_EQ(unordered.size(), 1u);
+  EXPECT_EQ(unordered[0].severity, Severity::kWarning);
 }
 
 TEST(Lint, FunctionCallingAnOpThatExistsNowhere) {

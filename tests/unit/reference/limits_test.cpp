@@ -1,11 +1,14 @@
-// Hostile models on the reference interpreter (issue 17 items 6 and 9): a Loop of 2^62 trips
-// ends at the timeout, an AveragePool whose kernel_shape makes the work absurd and a
-// ConvTranspose whose dilations overflow the output size are refused before they start, and
-// initializers and node outputs over the memory limit are refused by name before they are
-// allocated.
+// Hostile models on the reference interpreter (issue 17 items 6 and 9, issue 39): a Loop of 2^62
+// trips ends at the timeout or at --max-iterations, and says where it is when nothing bounds it; an
+// AveragePool whose kernel_shape makes the work absurd and a ConvTranspose whose dilations overflow
+// the output size are refused before they start, and initializers and node outputs over the memory
+// limit are refused by name before they are allocated.
+#include <atomic>
 #include <chrono>
+#include <mutex>
 
 #include "../test_util.h"
+#include "core/run_limits.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg {
@@ -47,6 +50,85 @@ TEST(ReferenceLimits, LoopOfTwoToThe62TripsTimesOut) {
   EXPECT_LT(seconds_since(t0), 5.0);
   EXPECT_NE(err.find("timed out after 0.5 s"), std::string::npos) << err;
   EXPECT_NE(err.find("Loop"), std::string::npos) << err;
+}
+
+// The Loop above as text, for the tests of --max-iterations and the run watcher.
+const char* kSpinModel = R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1] x) => (float[1] y) {
+      trips = Constant<value = int64 {4611686018427387904}>()
+      cond = Constant<value = bool {1}>()
+      y = Loop(trips, cond, x) <
+        body = body_g (int64 i, bool c_in, float[1] a_in) => (bool c_out, float[1] a_out) {
+          c_out = Identity(c_in)
+          a_out = Identity(a_in)
+        }
+      >
+    })";
+
+TEST(ReferenceLimits, MaxIterationsStopsALoopNamingItsBound) {
+  auto m = parse_text_model(kSpinModel);
+  reference::InterpreterOptions options;
+  options.max_iterations = 1000;
+  const std::string err = run_error(m, options, {{"x", Tensor::from_vector<float>({1}, {1})}});
+  EXPECT_NE(err.find("reached 1000 iterations, the bound --max-iterations sets (its trip count is "
+                     "4611686018427387904)"),
+            std::string::npos)
+      << err;
+  // A Loop within the bound runs.
+  auto small = parse_text_model(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1] x) => (float[1] y) {
+      trips = Constant<value = int64 {3}>()
+      cond = Constant<value = bool {1}>()
+      y = Loop(trips, cond, x) <
+        body = body_g (int64 i, bool c_in, float[1] a_in) => (bool c_out, float[1] a_out) {
+          c_out = Identity(c_in)
+          a_out = Add(a_in, a_in)
+        }
+      >
+    })");
+  options.max_iterations = 3;
+  auto in = reference::Interpreter::create(small, {}, options);
+  ASSERT_TRUE(in.has_value()) << in.status().to_string();
+  auto out = (*in)->run({{"x", Tensor::from_vector<float>({1}, {1})}});
+  ASSERT_TRUE(out.has_value()) << out.status().to_string();
+  EXPECT_EQ(out->at("y").data<float>()[0], 8.0f);
+}
+
+// A run with a progress callback and nothing bounding it: a Loop whose trip count times its
+// body is beyond what can finish is announced at once (not after 10 s), naming the node, the
+// iteration and how to bound it; Ctrl-C (the cancel flag) then stops it.
+TEST(ReferenceLimits, ARunawayLoopSaysWhereItIsAndHowToBoundIt) {
+  auto m = parse_text_model(kSpinModel);
+  auto in = reference::Interpreter::create(m, {}, {});
+  ASSERT_TRUE(in.has_value()) << in.status().to_string();
+  std::mutex mu;
+  std::vector<std::string> lines;
+  std::atomic<bool> cancel{false};
+  const std::function<void(const std::string&)> progress = [&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    lines.push_back(line);
+    cancel = true;  // as a user who read it and pressed Ctrl-C
+  };
+  RunLimits limits;
+  limits.progress = &progress;
+  limits.cancel = &cancel;
+  ScopedRunLimits scope(limits);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = (*in)->run({{"x", Tensor::from_vector<float>({1}, {1})}});
+  EXPECT_LT(seconds_since(t0), 5.0);
+  ASSERT_FALSE(out.has_value());
+  EXPECT_EQ(out.status().code(), ErrorCode::kCancelled) << out.status().to_string();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "note: Loop may run 4,611,686,018,427,387,904 iterations (its trip count; its "
+            "condition may end it sooner) and nothing bounds this run: stop it with Ctrl-C, or run "
+            "again with --timeout SECONDS or --max-iterations N");
+  EXPECT_NE(lines[1].find("the reference is at node #2 Loop, iteration "), std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[1].find(" of 4,611,686,018,427,387,904 (0 s)"), std::string::npos) << lines[1];
 }
 
 TEST(ReferenceLimits, AveragePoolWithAbsurdKernelIsRefusedBeforeItStarts) {
