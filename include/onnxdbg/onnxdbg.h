@@ -3,6 +3,7 @@
 // Link onnxdbg::onnxdbg (find_package(onnxdbg)); examples/compare.cpp shows a whole program.
 #pragma once
 
+#include "onnxdbg/bisect_optimizers.h"  // bisect_optimizers (ONNX Runtime's graph optimizations)
 #include "onnxdbg/common.h"       // CallContext (progress, cancellation), Messages
 #include "onnxdbg/conformance.h"  // conformance (ONNX backend test cases)
 #include "onnxdbg/diff.h"         // diff

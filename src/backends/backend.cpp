@@ -151,6 +151,9 @@ Status validate_backend_spec(const BackendSpec& spec) {
     for (const auto& o : doc->options) {
       keys += (keys.empty() ? "" : ", ") + o.key;
       known = known || o.key == key;
+      // "config.KEY" documents a family of keys (onnxruntime's session config entries).
+      if (o.key.size() > 4 && o.key.compare(o.key.size() - 4, 4, ".KEY") == 0)
+        known = known || key.rfind(o.key.substr(0, o.key.size() - 3), 0) == 0;
     }
     if (!known)
       return invalid_argument(

@@ -57,6 +57,10 @@ struct SessionInfo {
   /// The warnings about providers alone (also in `warnings`): a requested provider missing,
   /// refused or silently replaced. --strict-providers turns any of them into an error.
   std::vector<std::string> provider_warnings;
+  /// The graph transformers that changed the model while the session loaded, in the order they
+  /// first did (onnxruntime:list_transformers=on: ONNX Runtime's "GraphTransformer <Name>
+  /// modified: 1" log lines); empty when not asked for or nothing changed it.
+  std::vector<std::string> transformers_applied;
 };
 
 /// Result of one run.

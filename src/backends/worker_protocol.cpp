@@ -453,7 +453,8 @@ nlohmann::json info_to_json(const SessionInfo& info) {
           {"providers_requested", info.providers_requested},
           {"provider_node_counts", info.provider_node_counts},
           {"node_placement", std::move(placement)},
-          {"provider_warnings", info.provider_warnings}};
+          {"provider_warnings", info.provider_warnings},
+          {"transformers_applied", info.transformers_applied}};
 }
 
 SessionInfo info_from_json(const nlohmann::json& j) {
@@ -465,6 +466,7 @@ SessionInfo info_from_json(const nlohmann::json& j) {
   info.providers_requested = j.value("providers_requested", std::vector<std::string>{});
   info.provider_node_counts = j.value("provider_node_counts", std::map<std::string, int64_t>{});
   info.provider_warnings = j.value("provider_warnings", std::vector<std::string>{});
+  info.transformers_applied = j.value("transformers_applied", std::vector<std::string>{});
   for (const auto& p : j.value("node_placement", nlohmann::json::array())) {
     if (p.is_array() && p.size() == 3 && p[0].is_string() && p[1].is_string() && p[2].is_string())
       info.node_placement.push_back(

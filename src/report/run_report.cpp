@@ -212,6 +212,8 @@ nlohmann::json backend_json(const BackendRun& b) {
   jb["providers_used"] = b.info.providers;
   jb["provider_node_counts"] = b.info.provider_node_counts;
   jb["provider_warnings"] = b.info.provider_warnings;
+  if (!b.info.transformers_applied.empty())
+    jb["transformers_applied"] = b.info.transformers_applied;
   jb["node_providers"] = json::array();
   for (const auto& p : b.info.node_placement)
     jb["node_providers"].push_back(

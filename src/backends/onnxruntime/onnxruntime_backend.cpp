@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <set>
 
+#include "backends/onnxruntime/onnxruntime_optimizers.h"
 #include "onnxruntime_cxx_api.h"
 #include "onnxruntime_session_options_config_keys.h"
 
@@ -20,7 +23,10 @@ namespace onnxdbg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kKnownOptions[] = {"opt", "threads", "providers", "optimized_model", "arena"};
+constexpr const char* kKnownOptions[] = {"opt",   "threads", "providers",        "optimized_model",
+                                         "arena", "disable", "list_transformers"};
+// Options `config.KEY=VALUE` become session config entries KEY=VALUE.
+constexpr const char* kConfigPrefix = "config.";
 
 std::string option(const BackendSpec& spec, const std::string& key, const std::string& def = "") {
   auto it = spec.options.find(key);
@@ -111,14 +117,54 @@ struct SessionConfig {
   std::vector<std::string> available;  // Ort::GetAvailableProviders()
   std::string optimized_model;
   bool arena = true;  // ORT's CPU memory arena
+  /// Graph transformers and rewrite rules not to apply (disable=A+B).
+  std::vector<std::string> disabled;
+  /// Session config entries (config.KEY=VALUE), in the spec's order.
+  std::vector<std::pair<std::string, std::string>> config_entries;
+  /// Record which graph transformers changed the model (list_transformers=on).
+  bool list_transformers = false;
   std::vector<std::string> warnings;
+};
+
+/// ONNX Runtime's log of one session, kept while the session lives (ORT calls its logging
+/// function for as long): the names of the graph transformers that changed the model, from its
+/// INFO lines "GraphTransformer <Name> modified: 1 with status: OK"; warnings and errors go on
+/// to stderr as the default logger would print them.
+class TransformerLog {
+ public:
+  static void ORT_API_CALL log(void* param, OrtLoggingLevel severity, const char* /*category*/,
+                               const char* /*logid*/, const char* /*code_location*/,
+                               const char* message) {
+    auto* self = static_cast<TransformerLog*>(param);
+    const std::string text = message ? message : "";
+    if (severity >= ORT_LOGGING_LEVEL_WARNING) {
+      std::fprintf(stderr, "onnxruntime: %s\n", text.c_str());
+      return;
+    }
+    static const std::string kHead = "GraphTransformer ", kModified = " modified: 1";
+    const size_t end = text.find(kModified);
+    if (text.rfind(kHead, 0) != 0 || end == std::string::npos) return;
+    std::string name = text.substr(kHead.size(), end - kHead.size());
+    std::lock_guard<std::mutex> lock(self->mu_);
+    if (std::find(self->names_.begin(), self->names_.end(), name) == self->names_.end())
+      self->names_.push_back(std::move(name));
+  }
+  std::vector<std::string> names() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return names_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> names_;
 };
 
 Expected<SessionConfig> parse_config(const BackendSpec& spec) {
   SessionConfig c;
   for (const auto& [key, value] : spec.options) {
     if (std::find(std::begin(kKnownOptions), std::end(kKnownOptions), key) ==
-        std::end(kKnownOptions)) {
+            std::end(kKnownOptions) &&
+        key.rfind(kConfigPrefix, 0) != 0) {
       c.warnings.push_back(fmt::format("onnxruntime ignores the unknown option '{}'", key));
     }
   }
@@ -149,6 +195,39 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
     c.threads = static_cast<int>(n);
   }
   c.optimized_model = option(spec, "optimized_model");
+  // '+' separates the names ('A,B' would start another backend in --backends); ORT's own entry
+  // separates them with ';' and ignores names it does not know, so those are warned about here.
+  if (const std::string part = option(spec, "disable"); !part.empty()) {
+    size_t start = 0;
+    while (start <= part.size()) {
+      const size_t end = std::min(part.find_first_of("+;", start), part.size());
+      std::string name = part.substr(start, end - start);
+      if (!name.empty()) {
+        if (!is_known_ort_optimizer(name))
+          c.warnings.push_back(fmt::format(
+              "onnxruntime: disable names '{}', which is no graph transformer or rewrite rule of "
+              "ONNX Runtime 1.29's CPU session (ONNX Runtime ignores names it does not know; the "
+              "names are those of its log, e.g. Pad_Fusion, GeluFusionL2)",
+              name));
+        c.disabled.push_back(std::move(name));
+      }
+      start = end + 1;
+    }
+  }
+  for (const auto& [key, value] : spec.options)
+    if (key.rfind(kConfigPrefix, 0) == 0) {
+      const std::string entry = key.substr(std::strlen(kConfigPrefix));
+      if (entry.empty())
+        return invalid_argument("onnxruntime: 'config.' needs a session config key after it "
+                                "(config.session.disable_quant_qdq=1)");
+      c.config_entries.emplace_back(entry, value);
+    }
+  if (auto it = spec.options.find("list_transformers"); it != spec.options.end()) {
+    if (it->second != "on" && it->second != "off")
+      return invalid_argument(
+          fmt::format("onnxruntime: list_transformers must be on or off, not '{}'", it->second));
+    c.list_transformers = it->second == "on";
+  }
   if (auto it = spec.options.find("arena"); it != spec.options.end()) {
     if (it->second != "on" && it->second != "off")
       return invalid_argument(
@@ -376,8 +455,9 @@ Expected<Value> value_from_ort(const Ort::Value& v, const std::string& name,
 
 class OrtSession : public Session {
  public:
-  OrtSession(Ort::Session session, SessionInfo info)
-      : session_(std::move(session)), info_(std::move(info)) {
+  /// `log`: the session's logger (list_transformers=on), kept as long as the session.
+  OrtSession(Ort::Session session, SessionInfo info, std::unique_ptr<TransformerLog> log = {})
+      : log_(std::move(log)), session_(std::move(session)), info_(std::move(info)) {
     Ort::AllocatorWithDefaultOptions alloc;
     for (size_t i = 0; i < session_.GetInputCount(); ++i) {
       input_names_.emplace_back(session_.GetInputNameAllocated(i, alloc).get());
@@ -504,6 +584,7 @@ class OrtSession : public Session {
     }
   }
 
+  std::unique_ptr<TransformerLog> log_;  // declared first: destroyed after the session
   Ort::Session session_;
   SessionInfo info_;
   std::vector<std::string> input_names_;
@@ -589,6 +670,18 @@ class OrtBackend : public Backend {
       // megabytes for a layerwise batch) would be returned and faulted in afresh every time.
       if (!config_.arena) so.DisableCpuMemArena();
       so.AddConfigEntry(kOrtSessionOptionsRecordEpGraphAssignmentInfo, "1");
+      if (!config_.disabled.empty())
+        so.AddConfigEntry(kOrtSessionOptionsDisableSpecifiedOptimizers,
+                          fmt::format("{}", fmt::join(config_.disabled, ";")).c_str());
+      for (const auto& [key, value] : config_.config_entries)
+        so.AddConfigEntry(key.c_str(), value.c_str());
+      std::unique_ptr<TransformerLog> log;
+      if (config_.list_transformers) {
+        log = std::make_unique<TransformerLog>();
+        Ort::ThrowOnError(
+            Ort::GetApi().SetUserLoggingFunction(so, &TransformerLog::log, log.get()));
+        so.SetLogSeverityLevel(ORT_LOGGING_LEVEL_INFO);
+      }
       // A provider this build lacks or refuses is skipped, not fatal: the session then runs on
       // what is left (CPU last), which is exactly what users must be told about.
       std::map<std::string, std::string> refused;
@@ -608,6 +701,7 @@ class OrtBackend : public Backend {
       SessionInfo info;
       info.load_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       info.node_placement = node_placement(session);
+      if (log) info.transformers_applied = log->names();
       ProviderReport pr =
           check_providers(config_.providers, config_.available, refused, info.node_placement);
       info.providers_requested = config_.providers;
@@ -625,7 +719,8 @@ class OrtBackend : public Backend {
       }
       info.warnings = config_.warnings;
       info.warnings.insert(info.warnings.end(), pr.warnings.begin(), pr.warnings.end());
-      return std::unique_ptr<Session>(new OrtSession(std::move(session), std::move(info)));
+      return std::unique_ptr<Session>(
+          new OrtSession(std::move(session), std::move(info), std::move(log)));
     } catch (const Ort::Exception& e) {
       return ort_error(e, false);
     }
