@@ -88,11 +88,18 @@ struct BisectOptimizersResult {
   std::vector<std::string> culprits;  ///< 1-minimal; rules named when a rule set was one
   std::vector<CulpritEffect> effects;
   std::vector<FusedNode> fused;       ///< what the culprits made
+  /// The first node of the original model (in its order) whose output differs at all between
+  /// the sessions with and without the culprits (within the tolerance too: where the difference
+  /// starts), comparing the tensors both optimized models still have (a fused node's outputs keep
+  /// its last original node's names): "#8 Add 'ln_add'", and the comparison of its output in
+  /// words; empty when none differs or it could not be run (a note says why).
+  std::string first_divergent_node;
+  std::string first_divergent_detail;
   std::vector<std::string> removed;   ///< original nodes the culprits removed without a new one
   std::vector<OptimizerTrial> trials;  ///< every search session, in order
   int confirm_sessions = 0;  ///< sessions of the first comparison (2, or 1 against golden)
   int search_sessions = 0;   ///< sessions of the bisection proper (trials)
-  int model_sessions = 0;    ///< sessions that wrote the optimized models
+  int model_sessions = 0;  ///< sessions that wrote the optimized models and found the first node
   /// 2 k log2(N) + 2 for k culprits among N candidates: what the search should stay within.
   double session_bound = 0;
   double seconds = 0;  ///< wall time of the call
@@ -111,9 +118,10 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
                                                    const CallContext& ctx = {});
 
 /// The JSON of `bisect-optimizers --json`: model, backend, against, outcome ("no_difference",
-/// "found", "not_found"), difference, candidates, culprits, effects [{name, alone_restores,
-/// alone, reenabled_breaks, reenabled}], fused [{node, replaced}], removed, trials [{disabled,
-/// agrees, line}], sessions {confirm, search, models, bound}, seconds, optimized_models {with,
+/// "found", "not_found"), difference, candidates, direct_candidates, culprits, effects [{name,
+/// alone_restores, alone, reenabled_breaks, reenabled}], fused [{node, replaced}], removed,
+/// first_divergent_node {node, detail} (null when none), trials [{disabled, agrees, line,
+/// applied}], sessions {confirm, search, models, bound}, seconds, optimized_models {with,
 /// without}, verdict_line.
 nlohmann::json to_json(const BisectOptimizersResult& result);
 

@@ -15,7 +15,9 @@
 
 #include "backends/onnxruntime/onnxruntime_optimizers.h"
 #include "core/temp_dir.h"
+#include "model/external_data.h"
 #include "model/graph.h"
+#include "model/shape_inference.h"
 #include "reduce/ddmin.h"
 
 namespace onnxdbg::api {
@@ -73,6 +75,12 @@ class Bisector {
   Status measure_effects();
   /// Writes the optimized models with and without the culprits and compares their nodes.
   Status describe_culprits();
+  /// The first original node whose output differs between `with` and `without` (the sessions
+  /// with and without the culprits), among the tensors both optimized graphs keep: the original
+  /// model with those tensors as extra outputs, written into `dir`, run on both.
+  Status first_divergent(const LoadedModel& original, const onnx::GraphProto& optimized_with,
+                         const onnx::GraphProto& optimized_without, const fs::path& dir,
+                         BackendSpec with, BackendSpec without);
   /// Disables every candidate; while that disagrees and the session's log names transformers
   /// that changed the model in their place (a pattern another fusion takes over: disabling
   /// LayerNormFusionL2 lets SimplifiedLayerNormFusion fuse it), adds those and tries again.
@@ -285,11 +293,23 @@ void compare_optimized(const onnx::GraphProto& original, const onnx::GraphProto&
                        const onnx::GraphProto& without, BisectOptimizersResult& r) {
   const GraphIndex w(with), wo(without), orig(original);
   // (original index, or the node count plus its index in `without`) -> label: sorted that way.
+  // An original node by its name and op type, where the name is unique (ONNX Runtime keeps
+  // names, while its inserted Casts can rename the outputs).
+  std::map<std::string, int> by_name;
+  for (int i = 0; i < original.node_size(); ++i) {
+    const auto& n = original.node(i);
+    if (n.name().empty()) continue;
+    const std::string k = n.op_type() + "|" + n.name();
+    if (!by_name.emplace(k, i).second) by_name[k] = -1;
+  }
   auto label_of = [&](int j) -> std::pair<int, std::string> {
     const auto& n = without.node(j);
+    int i = -1;
     if (n.output_size() > 0)
-      if (auto it = orig.made_by.find(n.output(0)); it != orig.made_by.end())
-        return {it->second, node_label(original.node(it->second), it->second)};
+      if (auto it = orig.made_by.find(n.output(0)); it != orig.made_by.end()) i = it->second;
+    if (i < 0 && !n.name().empty())
+      if (auto it = by_name.find(n.op_type() + "|" + n.name()); it != by_name.end()) i = it->second;
+    if (i >= 0) return {i, node_label(original.node(i), i)};
     return {original.node_size() + j, "ONNX Runtime's " + node_label(n, j)};
   };
   std::vector<int> fresh;  // nodes of `with` that `without` lacks
@@ -333,6 +353,7 @@ void compare_optimized(const onnx::GraphProto& original, const onnx::GraphProto&
         if (!in.empty() && !w.values.count(in)) todo.push_back(in);
     }
     std::sort(replaced.begin(), replaced.end());
+    replaced.erase(std::unique(replaced.begin(), replaced.end()), replaced.end());
     for (auto& [index, label] : replaced) f.replaced.push_back(std::move(label));
     r.fused.push_back(std::move(f));
   }
@@ -372,10 +393,78 @@ Status Bisector::describe_culprits() {
     return Status::ok();
   }
   compare_optimized(original->proto.graph(), a->proto.graph(), b->proto.graph(), r_);
+  ODB_RETURN_IF_ERROR(first_divergent(*original, a->proto.graph(), b->proto.graph(), dir, with,
+                                      without));
   if (!o_.save_models.empty()) {
     r_.optimized_with = with_path;
     r_.optimized_without = without_path;
   }
+  return Status::ok();
+}
+
+Status Bisector::first_divergent(const LoadedModel& original,
+                                 const onnx::GraphProto& optimized_with,
+                                 const onnx::GraphProto& optimized_without, const fs::path& dir,
+                                 BackendSpec with, BackendSpec without) {
+  if (!external_data_locations(original.proto.graph()).empty()) {
+    add_note(r_.messages, "the first divergent node is not looked for in a model with external "
+                          "data (its copy with extra outputs would need the weights beside it)");
+    return Status::ok();
+  }
+  const GraphIndex w(optimized_with), wo(optimized_without);
+  const onnx::GraphProto& g = original.proto.graph();
+  std::set<std::string> outputs;
+  for (const auto& o : g.output()) outputs.insert(o.name());
+  const InferredTypes types = infer_shapes(original.proto);
+  onnx::ModelProto marked = original.proto;
+  std::map<std::string, int> made_by;  // the tensors compared -> their original node
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& v : g.node(i).output()) {
+      if (v.empty() || !w.values.count(v) || !wo.values.count(v)) continue;
+      made_by.emplace(v, i);
+      if (outputs.count(v)) continue;
+      auto t = types.types.find(v);
+      if (t == types.types.end() || !t->second.has_tensor_type()) continue;
+      auto* out = marked.mutable_graph()->add_output();
+      out->set_name(v);
+      *out->mutable_type() = t->second;
+    }
+  const fs::path path = dir / "marked.onnx";
+  ODB_RETURN_IF_ERROR(save_model(marked, path));
+  RunOptions both;
+  both.model = path;
+  both.inputs = pinned_.inputs;
+  both.comparison.tolerance = pinned_.comparison.tolerance;
+  both.comparison.error_stat = pinned_.comparison.error_stat;
+  both.timeout_seconds = pinned_.timeout_seconds;
+  both.layerwise.save_repro = "-";
+  with.options.erase("optimized_model");
+  without.options.erase("optimized_model");
+  both.backends = {without, with};
+  if (ctx_.progress) ctx_.progress("comparing the tensors both optimized models keep");
+  CallContext quiet;
+  quiet.cancel = ctx_.cancel;
+  ODB_ASSIGN_OR_RETURN(RunResult run, api::run(both, quiet));
+  r_.model_sessions += 2;
+  int first = -1;
+  std::string detail;
+  for (const auto& sample : run.report.samples)
+    for (const auto& c : sample.comparisons) {
+      // Where the difference starts, even below the tolerance: a fused node's rounding is
+      // often small there and grows downstream.
+      auto it = made_by.find(c.output);
+      const bool differs = !c.result.pass || c.result.max_abs_error > 0;
+      if (!differs || it == made_by.end() || (first >= 0 && it->second >= first)) continue;
+      first = it->second;
+      detail = c.result.pass ? fmt::format("its output '{}' is the first to differ, by up to {:.3g} "
+                                           "(within the tolerance there)",
+                                           c.output, c.result.max_abs_error)
+                             : fmt::format("its output '{}' is the first to differ: {}", c.output,
+                                           c.result.reason);
+    }
+  if (first < 0) return Status::ok();
+  r_.first_divergent_node = node_label(g.node(first), first);
+  r_.first_divergent_detail = detail;
   return Status::ok();
 }
 

@@ -37,6 +37,9 @@ void print_culprits(const BisectOptimizersResult& r, std::ostream& os) {
        << (f.replaced.empty() ? std::string("(added)") : fmt::format("{}", fmt::join(f.replaced, " + ")))
        << "\n";
   for (const auto& n : r.removed) os << "  " << n << " removed\n";
+  if (!r.first_divergent_node.empty())
+    os << "\nfirst divergent original node (with against without them): "
+       << r.first_divergent_node << ": " << r.first_divergent_detail << "\n";
   if (!r.optimized_with.empty())
     os << "  optimized models: " << r.optimized_with.string() << ", "
        << r.optimized_without.string() << "\n";
@@ -64,6 +67,10 @@ nlohmann::json to_json(const BisectOptimizersResult& r) {
   j["fused"] = nlohmann::json::array();
   for (const auto& f : r.fused) j["fused"].push_back({{"node", f.node}, {"replaced", f.replaced}});
   j["removed"] = r.removed;
+  j["first_divergent_node"] =
+      r.first_divergent_node.empty()
+          ? nlohmann::json(nullptr)
+          : nlohmann::json{{"node", r.first_divergent_node}, {"detail", r.first_divergent_detail}};
   j["trials"] = nlohmann::json::array();
   for (const auto& t : r.trials)
     j["trials"].push_back(
