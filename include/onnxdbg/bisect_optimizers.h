@@ -49,8 +49,8 @@ struct OptimizerTrial {
 /// disabled (what makes the set 1-minimal).
 struct CulpritEffect {
   std::string name;
-  bool alone_restores = false;  ///< disabling only this one restores agreement
-  std::string alone;            ///< that run's verdict line
+  bool alone_restores = false;   ///< disabling only this one restores agreement
+  std::string alone;             ///< that run's verdict line
   bool reenabled_breaks = true;  ///< with the others disabled, this one enabled disagrees
   std::string reenabled;         ///< that run's verdict line ("" with a single culprit)
 };
@@ -68,7 +68,7 @@ struct FusedNode {
 enum class BisectOutcome {
   kNoDifference,  ///< the configuration agrees with the baseline: nothing to bisect (exit 0)
   kFound,         ///< `culprits` restore agreement when disabled (exit 1: the difference stands)
-  kNotFound,  ///< disabling every transformer that changed the model does not restore agreement
+  kNotFound,      ///< disabling every transformer that changed the model does not restore agreement
 };
 
 struct BisectOptimizersResult {
@@ -87,7 +87,7 @@ struct BisectOptimizersResult {
   size_t direct_candidates = 0;
   std::vector<std::string> culprits;  ///< 1-minimal; rules named when a rule set was one
   std::vector<CulpritEffect> effects;
-  std::vector<FusedNode> fused;       ///< what the culprits made
+  std::vector<FusedNode> fused;  ///< what the culprits made
   /// The first node of the original model (in its order) whose output differs at all between
   /// the sessions with and without the culprits (within the tolerance too: where the difference
   /// starts), comparing the tensors both optimized models still have (a fused node's outputs keep
@@ -95,16 +95,18 @@ struct BisectOptimizersResult {
   /// words; empty when none differs or it could not be run (a note says why).
   std::string first_divergent_node;
   std::string first_divergent_detail;
-  std::vector<std::string> removed;   ///< original nodes the culprits removed without a new one
+  std::vector<std::string> removed;    ///< original nodes the culprits removed without a new one
   std::vector<OptimizerTrial> trials;  ///< every search session, in order
   int confirm_sessions = 0;  ///< sessions of the first comparison (2, or 1 against golden)
-  int search_sessions = 0;   ///< sessions of the bisection proper (trials)
-  int model_sessions = 0;  ///< sessions that wrote the optimized models and found the first node
-  /// 2 k log2(N) + 2 for k culprits among N candidates: what the search should stay within.
+  int search_sessions = 0;   ///< sessions of the search (all candidates disabled, bisection)
+  int check_sessions = 0;    ///< sessions checking the result (each culprit alone, re-enabled)
+  int model_sessions = 0;    ///< sessions that wrote the optimized models and found the first node
+  /// 2 k log2(N) + 2 for k culprits among N candidates: what the search stays within (it takes
+  /// at most k (ceil(log2 N) + 1) + 1 sessions; opening a rule set adds its own bisection).
   double session_bound = 0;
-  double seconds = 0;  ///< wall time of the call
+  double seconds = 0;                                       ///< wall time of the call
   std::filesystem::path optimized_with, optimized_without;  ///< empty when not kept
-  std::string verdict_line;  ///< one sentence, printed last
+  std::string verdict_line;                                 ///< one sentence, printed last
   Messages messages;
 };
 
@@ -121,7 +123,7 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
 /// "found", "not_found"), difference, candidates, direct_candidates, culprits, effects [{name,
 /// alone_restores, alone, reenabled_breaks, reenabled}], fused [{node, replaced}], removed,
 /// first_divergent_node {node, detail} (null when none), trials [{disabled, agrees, line,
-/// applied}], sessions {confirm, search, models, bound}, seconds, optimized_models {with,
+/// applied}], sessions {confirm, search, checks, models, bound}, seconds, optimized_models {with,
 /// without}, verdict_line.
 nlohmann::json to_json(const BisectOptimizersResult& result);
 

@@ -65,7 +65,8 @@ class Bisector {
   Status confirm();
   /// Whether the outputs agree with `names` disabled (one session, unless tried before).
   Expected<bool> agrees(const std::vector<std::string>& names);
-  /// reduce's ddmin over `items`: a 1-minimal subset whose disabling, with `fixed`, agrees.
+  /// A 1-minimal subset of `items` whose disabling, with `fixed`, agrees: reduce's
+  /// minimal_by_bisection (k culprits among N cost at most k (ceil(log2 N) + 1) sessions).
   Expected<std::vector<std::string>> minimal(const std::vector<std::string>& fixed,
                                              std::vector<std::string> items);
   /// Replaces a culprit that is a rule-based transformer by the rules that matter in it.
@@ -98,6 +99,9 @@ class Bisector {
   BisectOptimizersResult& r_;
   RunOptions pinned_;  ///< the samples and baseline outputs of every session
   std::map<std::set<std::string>, size_t> tried_;  ///< disabled set -> index in r_.trials
+  bool checking_ = false;  ///< sessions count as checks of the result, not as its search
+  /// Graph outputs that differed in the first comparison, with the reason (the first sample's).
+  std::map<std::string, std::string> failing_outputs_;
 };
 
 Expected<bool> Bisector::cover_candidates() {
@@ -145,8 +149,8 @@ Status Bisector::confirm() {
   BackendSpec listed = o_.backend;
   listed.options["list_transformers"] = "on";
   RunOptions first = pinned_;
-  first.backends = golden ? std::vector<BackendSpec>{listed}
-                          : std::vector<BackendSpec>{o_.against, listed};
+  first.backends =
+      golden ? std::vector<BackendSpec>{listed} : std::vector<BackendSpec>{o_.against, listed};
   if (ctx_.progress) ctx_.progress("comparing " + o_.backend.to_string() + " with " + r_.against);
   ODB_ASSIGN_OR_RETURN(RunResult compared, api::run(first, ctx_));
   r_.confirm_sessions = static_cast<int>(first.backends.size());
@@ -157,6 +161,9 @@ Status Bisector::confirm() {
         return backend_error(fmt::format("{} could not {} the model: {}", b.spec.to_string(),
                                          b.failed_stage, b.error));
   r_.difference = shown(compared.verdict_line());
+  for (const auto& sample : compared.report.samples)
+    for (const auto& c : sample.comparisons)
+      if (!c.result.pass) failing_outputs_.emplace(c.output, c.result.reason);
   const BackendRun& tested = compared.report.samples.front().backends.back();
   for (const auto& t : tested.info.transformers_applied)
     if (!kAlwaysRun.count(t)) r_.candidates.push_back(t);
@@ -177,7 +184,13 @@ Status Bisector::confirm() {
     }
   }
   r_.outcome = compared.verdict() == Verdict::kAgree ? BisectOutcome::kNoDifference
-                                                : BisectOutcome::kNotFound;
+                                                     : BisectOutcome::kNotFound;
+  // Nothing disabled is the first comparison itself: no session asks again.
+  OptimizerTrial none;
+  none.agrees = r_.outcome == BisectOutcome::kNoDifference;
+  none.line = r_.difference;
+  tried_[{}] = r_.trials.size();
+  r_.trials.push_back(std::move(none));
   return Status::ok();
 }
 
@@ -185,9 +198,10 @@ Expected<bool> Bisector::agrees(const std::vector<std::string>& names) {
   const std::set<std::string> key(names.begin(), names.end());
   if (auto it = tried_.find(key); it != tried_.end()) return r_.trials[it->second].agrees;
   if (ctx_.progress)
-    ctx_.progress(fmt::format("session {}: disabling {}", r_.search_sessions + 1, joined(names)));
+    ctx_.progress(fmt::format("session {}: disabling {}",
+                              r_.search_sessions + r_.check_sessions + 1, joined(names)));
   ODB_ASSIGN_OR_RETURN(RunResult trial, session(with_disabled(o_.backend, names)));
-  ++r_.search_sessions;
+  ++(checking_ ? r_.check_sessions : r_.search_sessions);
   OptimizerTrial t;
   t.disabled = names;
   t.agrees = trial.verdict() == Verdict::kAgree;
@@ -201,17 +215,15 @@ Expected<bool> Bisector::agrees(const std::vector<std::string>& names) {
 
 Expected<std::vector<std::string>> Bisector::minimal(const std::vector<std::string>& fixed,
                                                      std::vector<std::string> items) {
-  reduce::BatchTest<std::string> test =
-      [&](const std::vector<std::vector<std::string>>& subsets) -> Expected<int> {
-    for (size_t i = 0; i < subsets.size(); ++i) {
-      std::vector<std::string> names = fixed;
-      names.insert(names.end(), subsets[i].begin(), subsets[i].end());
-      ODB_ASSIGN_OR_RETURN(bool ok, agrees(names));
-      if (ok) return static_cast<int>(i);
-    }
-    return -1;
+  // "Fails" in the reducer's terms is "restores agreement" here: monotone, as disabling more
+  // transformers never brings a disabled one's change back.
+  const std::function<Expected<bool>(const std::vector<std::string>&)> restores =
+      [&](const std::vector<std::string>& subset) -> Expected<bool> {
+    std::vector<std::string> names = fixed;
+    names.insert(names.end(), subset.begin(), subset.end());
+    return agrees(names);
   };
-  return reduce::ddmin<std::string>(std::move(items), test);
+  return reduce::minimal_by_bisection<std::string>(std::move(items), restores);
 }
 
 Status Bisector::open_rule_sets() {
@@ -235,7 +247,24 @@ Status Bisector::open_rule_sets() {
 }
 
 Status Bisector::measure_effects() {
-  std::vector<std::string> kept;
+  checking_ = true;
+  // The search assumes that disabling more never brings a difference back; transformers that
+  // take over each other's patterns can break that, so a culprit whose removal still agrees is
+  // dropped until none is (the set is then 1-minimal by test, not by assumption).
+  for (bool dropped = true; dropped && r_.culprits.size() > 1;) {
+    dropped = false;
+    for (size_t i = 0; i < r_.culprits.size() && !dropped; ++i) {
+      std::vector<std::string> rest = r_.culprits;
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+      ODB_ASSIGN_OR_RETURN(bool ok, agrees(rest));
+      if (!ok) continue;
+      add_note(r_.messages, "'" + r_.culprits[i] +
+                                "' left the culprits: disabling the others alone restores "
+                                "agreement (ONNX Runtime's transformers interact)");
+      r_.culprits = std::move(rest);
+      dropped = true;
+    }
+  }
   for (const auto& c : r_.culprits) {
     CulpritEffect e;
     e.name = c;
@@ -249,16 +278,8 @@ Status Bisector::measure_effects() {
       e.reenabled_breaks = !rest_agrees;
       e.reenabled = r_.trials[tried_.at(std::set<std::string>(rest.begin(), rest.end()))].line;
     }
-    if (!e.reenabled_breaks) {
-      add_warning(r_.messages, "'" + c + "' was dropped from the culprits: with the others "
-                               "disabled, enabling it agrees too (ONNX Runtime's outputs vary "
-                               "from session to session?)");
-      continue;
-    }
-    kept.push_back(c);
     r_.effects.push_back(std::move(e));
   }
-  r_.culprits = std::move(kept);
   return Status::ok();
 }
 
@@ -388,13 +409,14 @@ Status Bisector::describe_culprits() {
   auto original = load_model(o_.model);
   auto a = load_model(with_path), b = load_model(without_path);
   if (!original || !a || !b) {
-    add_note(r_.messages, "ONNX Runtime did not write both optimized models, so the culprits' "
-                          "nodes are not named");
+    add_note(r_.messages,
+             "ONNX Runtime did not write both optimized models, so the culprits' "
+             "nodes are not named");
     return Status::ok();
   }
   compare_optimized(original->proto.graph(), a->proto.graph(), b->proto.graph(), r_);
-  ODB_RETURN_IF_ERROR(first_divergent(*original, a->proto.graph(), b->proto.graph(), dir, with,
-                                      without));
+  ODB_RETURN_IF_ERROR(
+      first_divergent(*original, a->proto.graph(), b->proto.graph(), dir, with, without));
   if (!o_.save_models.empty()) {
     r_.optimized_with = with_path;
     r_.optimized_without = without_path;
@@ -407,8 +429,9 @@ Status Bisector::first_divergent(const LoadedModel& original,
                                  const onnx::GraphProto& optimized_without, const fs::path& dir,
                                  BackendSpec with, BackendSpec without) {
   if (!external_data_locations(original.proto.graph()).empty()) {
-    add_note(r_.messages, "the first divergent node is not looked for in a model with external "
-                          "data (its copy with extra outputs would need the weights beside it)");
+    add_note(r_.messages,
+             "the first divergent node is not looked for in a model with external "
+             "data (its copy with extra outputs would need the weights beside it)");
     return Status::ok();
   }
   const GraphIndex w(optimized_with), wo(optimized_without);
@@ -446,6 +469,14 @@ Status Bisector::first_divergent(const LoadedModel& original,
   quiet.cancel = ctx_.cancel;
   ODB_ASSIGN_OR_RETURN(RunResult run, api::run(both, quiet));
   r_.model_sessions += 2;
+  for (const auto& sample : run.report.samples)
+    for (const auto& b : sample.backends)
+      if (!b.ok) {
+        add_note(r_.messages, "the first divergent node was not looked for: " + b.spec.to_string() +
+                                  " could not " + b.failed_stage +
+                                  " the model with the compared tensors as outputs: " + b.error);
+        return Status::ok();
+      }
   int first = -1;
   std::string detail;
   for (const auto& sample : run.report.samples)
@@ -456,12 +487,27 @@ Status Bisector::first_divergent(const LoadedModel& original,
       const bool differs = !c.result.pass || c.result.max_abs_error > 0;
       if (!differs || it == made_by.end() || (first >= 0 && it->second >= first)) continue;
       first = it->second;
-      detail = c.result.pass ? fmt::format("its output '{}' is the first to differ, by up to {:.3g} "
-                                           "(within the tolerance there)",
-                                           c.output, c.result.max_abs_error)
+      detail = c.result.pass ? fmt::format(
+                                   "its output '{}' is the first to differ, by up to {:.3g} "
+                                   "(within the tolerance there)",
+                                   c.output, c.result.max_abs_error)
                              : fmt::format("its output '{}' is the first to differ: {}", c.output,
                                            c.result.reason);
     }
+  if (first < 0) {
+    // Asking ONNX Runtime for a tensor as an output can stop a transformer from touching it
+    // (the pair DoubleQDQPairsRemover folds must have no other reader): then only the graph
+    // outputs that differed say where.
+    for (const auto& [name, reason] : failing_outputs_) {
+      auto it = made_by.find(name);
+      if (it == made_by.end() || (first >= 0 && it->second >= first)) continue;
+      first = it->second;
+      detail = fmt::format(
+          "its output '{}' differs: {} (the tensors before it could not be compared: asked for "
+          "as outputs, they stop ONNX Runtime from applying the culprits)",
+          name, reason);
+    }
+  }
   if (first < 0) return Status::ok();
   r_.first_divergent_node = node_label(g.node(first), first);
   r_.first_divergent_detail = detail;
@@ -476,14 +522,16 @@ std::string verdict_line_of(const BisectOptimizersResult& r) {
                          r.against, r.difference);
     case BisectOutcome::kNotFound:
       return r.candidates.empty()
-                 ? fmt::format("ONNX Runtime's log names no graph transformer that changed the "
-                               "model under {}, so the difference with {} is not a graph "
-                               "optimization's (a kernel's, or the baseline's)",
-                               r.backend, r.against)
-                 : fmt::format("disabling all {} graph transformers that changed the model ({}) "
-                               "does not restore agreement with {}: the difference is not theirs "
-                               "alone (a kernel's, or a transformer that cannot be disabled)",
-                               r.candidates.size(), joined(r.candidates), r.against);
+                 ? fmt::format(
+                       "ONNX Runtime's log names no graph transformer that changed the "
+                       "model under {}, so the difference with {} is not a graph "
+                       "optimization's (a kernel's, or the baseline's)",
+                       r.backend, r.against)
+                 : fmt::format(
+                       "disabling all {} graph transformers that changed the model ({}) "
+                       "does not restore agreement with {}: the difference is not theirs "
+                       "alone (a kernel's, or a transformer that cannot be disabled)",
+                       r.candidates.size(), joined(r.candidates), r.against);
     case BisectOutcome::kFound:
       break;
   }
@@ -502,9 +550,10 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
   if (opt.backend.name.empty()) opt.backend = {"onnxruntime", {{"opt", "all"}}};
   if (opt.against.name.empty()) opt.against = {"onnxruntime", {{"opt", "disabled"}}};
   if (opt.backend.name != "onnxruntime")
-    return invalid_argument("bisect-optimizers bisects ONNX Runtime's graph optimizations: "
-                            "--backend must be onnxruntime[:options], not '" +
-                            opt.backend.to_string() + "'");
+    return invalid_argument(
+        "bisect-optimizers bisects ONNX Runtime's graph optimizations: "
+        "--backend must be onnxruntime[:options], not '" +
+        opt.backend.to_string() + "'");
   ODB_RETURN_IF_ERROR(validate_backend_spec(opt.backend));
   ODB_RETURN_IF_ERROR(validate_backend_spec(opt.against));
   BisectOptimizersResult r;

@@ -30,19 +30,20 @@ void print_culprits(const BisectOptimizersResult& r, std::ostream& os) {
     t.add_row({e.name, e.alone_restores ? "agree" : "still differs",
                r.effects.size() == 1 ? "-" : (e.reenabled_breaks ? "differs" : "agrees")});
   t.print(os, 2);
-  if (r.fused.empty() && r.removed.empty()) return;
+  if (r.fused.empty() && r.removed.empty() && r.first_divergent_node.empty()) return;
   os << "\nwhat they did (the model optimized with them against without them):\n";
   for (const auto& f : r.fused)
     os << "  " << f.node << " <- "
-       << (f.replaced.empty() ? std::string("(added)") : fmt::format("{}", fmt::join(f.replaced, " + ")))
+       << (f.replaced.empty() ? std::string("(added)")
+                              : fmt::format("{}", fmt::join(f.replaced, " + ")))
        << "\n";
   for (const auto& n : r.removed) os << "  " << n << " removed\n";
-  if (!r.first_divergent_node.empty())
-    os << "\nfirst divergent original node (with against without them): "
-       << r.first_divergent_node << ": " << r.first_divergent_detail << "\n";
   if (!r.optimized_with.empty())
     os << "  optimized models: " << r.optimized_with.string() << ", "
        << r.optimized_without.string() << "\n";
+  if (!r.first_divergent_node.empty())
+    os << "\nfirst divergent original node (with against without them): " << r.first_divergent_node
+       << ": " << r.first_divergent_detail << "\n";
 }
 
 }  // namespace
@@ -77,6 +78,7 @@ nlohmann::json to_json(const BisectOptimizersResult& r) {
         {{"disabled", t.disabled}, {"agrees", t.agrees}, {"line", t.line}, {"applied", t.applied}});
   j["sessions"] = {{"confirm", r.confirm_sessions},
                    {"search", r.search_sessions},
+                   {"checks", r.check_sessions},
                    {"models", r.model_sessions},
                    {"bound", r.session_bound}};
   j["seconds"] = r.seconds;
@@ -104,9 +106,9 @@ void print_text(const BisectOptimizersResult& r, std::ostream& os) {
   if (r.search_sessions > 0)
     os << fmt::format(
         "\nsessions: {} to compare, {} to bisect (2 k log2(N) + 2 = {:.1f} for k={} among "
-        "N={}), {} for the optimized models; {:.1f} s\n",
+        "N={}), {} to check the culprits, {} for the optimized models; {:.1f} s\n",
         r.confirm_sessions, r.search_sessions, r.session_bound, r.culprits.size(),
-        r.candidates.size(), r.model_sessions, r.seconds);
+        r.candidates.size(), r.check_sessions, r.model_sessions, r.seconds);
   os << "\n"
      << (r.outcome == BisectOutcome::kNoDifference ? "AGREE: "
          : r.outcome == BisectOutcome::kFound      ? "FOUND: "

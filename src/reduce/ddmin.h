@@ -1,7 +1,8 @@
 // Delta debugging's ddmin (Zeller and Hildebrandt, "Simplifying and Isolating Failure-Inducing
 // Input", IEEE TSE 28(2), 2002) over any list of items, with the tests of one round handed over
 // as a batch so that the reducer can run them in parallel. Used by the nodes, branches, inputs,
-// attributes and initializers strategies.
+// attributes and initializers strategies. minimal_by_bisection, for monotone tests where several
+// items may be needed together, is bisect-optimizers' (api/bisect_optimizers.cpp).
 #pragma once
 
 #include <algorithm>
@@ -98,6 +99,41 @@ Expected<std::vector<T>> narrow(std::vector<T> items, const BatchTest<T>& test, 
     if (k == 0) verified = region;
   }
   return verified;
+}
+
+/// A 1-minimal subset of `items` that still fails, for a test that is monotone (every superset
+/// of a failing subset fails) and fails on `items` itself: the result is built one item at a
+/// time, each found by binary search for the shortest prefix of the items left that, with the
+/// items found so far, still fails; its last item is needed, and the next search runs on the
+/// items before it (group testing by binary splitting, Hwang, JASA 67(339), 1972). With
+/// `empty_fails` false (the caller knows the empty subset passes), k items in the result cost at
+/// most k (ceil(log2 N) + 1) tests, fewer than ddmin's complements when several items are
+/// needed together. Errors: those of `fails`.
+template <class T>
+Expected<std::vector<T>> minimal_by_bisection(
+    std::vector<T> items, const std::function<Expected<bool>(const std::vector<T>&)>& fails) {
+  std::vector<T> found;
+  auto with_found = [&](size_t prefix) {
+    std::vector<T> s = found;
+    s.insert(s.end(), items.begin(), items.begin() + static_cast<std::ptrdiff_t>(prefix));
+    return s;
+  };
+  while (!items.empty()) {
+    ODB_ASSIGN_OR_RETURN(bool done, fails(found));
+    if (done) break;
+    size_t lo = 1, hi = items.size();  // with_found(hi) fails; find the smallest such prefix
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      ODB_ASSIGN_OR_RETURN(bool f, fails(with_found(mid)));
+      if (f)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    found.push_back(items[hi - 1]);
+    items.resize(hi - 1);
+  }
+  return found;
 }
 
 }  // namespace onnxdbg::reduce

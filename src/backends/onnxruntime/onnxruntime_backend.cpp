@@ -218,8 +218,9 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
     if (key.rfind(kConfigPrefix, 0) == 0) {
       const std::string entry = key.substr(std::strlen(kConfigPrefix));
       if (entry.empty())
-        return invalid_argument("onnxruntime: 'config.' needs a session config key after it "
-                                "(config.session.disable_quant_qdq=1)");
+        return invalid_argument(
+            "onnxruntime: 'config.' needs a session config key after it "
+            "(config.session.disable_quant_qdq=1)");
       c.config_entries.emplace_back(entry, value);
     }
   if (auto it = spec.options.find("list_transformers"); it != spec.options.end()) {
