@@ -8,6 +8,7 @@
 // `onnxdbg bisect-optimizers` is this call.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -30,6 +31,8 @@ struct BisectOptimizersOptions {
   InputOptions inputs;           ///< as run's (--input-shapes, --val-range, --load-inputs, ...)
   ComparisonOptions comparison;  ///< as run's (--atol, --rtol, --check-error-stat, --load-outputs)
   double timeout_seconds = 0;    ///< each session's load and run (--timeout); 0: 300 s
+  uint64_t max_memory = 0;       ///< as run's (--max-memory: generated inputs, a reference)
+  uint64_t max_iterations = 0;   ///< as run's (--max-iterations: a reference --against)
   /// Folder for the optimized models with and without the culprits
   /// (optimized_with_culprits.onnx, optimized_without_culprits.onnx); empty: a temporary folder,
   /// removed when the call returns.
@@ -104,6 +107,9 @@ struct BisectOptimizersResult {
   /// 2 k log2(N) + 2 for k culprits among N candidates: what the search stays within (it takes
   /// at most k (ceil(log2 N) + 1) + 1 sessions; opening a rule set adds its own bisection).
   double session_bound = 0;
+  /// k of the bound: the culprits the search found, before a rule set was opened or a culprit
+  /// left the set when checked.
+  size_t search_found = 0;
   double seconds = 0;                                       ///< wall time of the call
   std::filesystem::path optimized_with, optimized_without;  ///< empty when not kept
   std::string verdict_line;                                 ///< one sentence, printed last
@@ -123,8 +129,8 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
 /// "found", "not_found"), difference, candidates, direct_candidates, culprits, effects [{name,
 /// alone_restores, alone, reenabled_breaks, reenabled}], fused [{node, replaced}], removed,
 /// first_divergent_node {node, detail} (null when none), trials [{disabled, agrees, line,
-/// applied}], sessions {confirm, search, checks, models, bound}, seconds, optimized_models {with,
-/// without}, verdict_line.
+/// applied}], sessions {confirm, search, checks, models, bound, k}, seconds, optimized_models
+/// {with, without}, verdict_line.
 nlohmann::json to_json(const BisectOptimizersResult& result);
 
 /// What `onnxdbg bisect-optimizers` prints: the difference, the candidates, the culprits with

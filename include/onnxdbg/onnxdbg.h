@@ -4,11 +4,11 @@
 #pragma once
 
 #include "onnxdbg/bisect_optimizers.h"  // bisect_optimizers (ONNX Runtime's graph optimizations)
-#include "onnxdbg/common.h"       // CallContext (progress, cancellation), Messages
-#include "onnxdbg/conformance.h"  // conformance (ONNX backend test cases)
-#include "onnxdbg/diff.h"         // diff
-#include "onnxdbg/inspect.h"      // inspect, lint
-#include "onnxdbg/reduce.h"       // reduce
-#include "onnxdbg/run.h"          // run (compare backends, layerwise, isolate)
-#include "onnxdbg/surgeon.h"      // surgeon (sanitize, extract, convert-opset, to-fp16)
-#include "onnxdbg/view.h"         // view (the HTML page)
+#include "onnxdbg/common.h"             // CallContext (progress, cancellation), Messages
+#include "onnxdbg/conformance.h"        // conformance (ONNX backend test cases)
+#include "onnxdbg/diff.h"               // diff
+#include "onnxdbg/inspect.h"            // inspect, lint
+#include "onnxdbg/reduce.h"             // reduce
+#include "onnxdbg/run.h"                // run (compare backends, layerwise, isolate)
+#include "onnxdbg/surgeon.h"            // surgeon (sanitize, extract, convert-opset, to-fp16)
+#include "onnxdbg/view.h"               // view (the HTML page)

@@ -52,7 +52,8 @@ __all__ = [
     "Error", "ModelError", "UsageError", "NotFoundError", "UnsupportedError", "BackendError",
     "CancelledError", "OnnxdbgWarning", "Model", "ValueInfo", "Node", "load", "run", "compare",
     "CompareResult", "lint", "LintResult", "inspect", "InspectResult", "diff", "DiffResult",
-    "reduce", "ReducedModel", "extract", "view", "save_npy", "save_npz",
+    "reduce", "ReducedModel", "extract", "view", "save_npy", "save_npz", "bisect_optimizers",
+    "BisectResult",
 ]
 
 ModelLike = Union[str, os.PathLike, bytes, "Model", Any]  # Any: onnx.ModelProto
@@ -569,6 +570,81 @@ def diff(a: ModelLike, b: ModelLike) -> DiffResult:
     weights, inputs), graph inputs/outputs/opsets that changed."""
     ma, mb = load(a), load(b)
     return DiffResult(_core.diff(ma.path, mb.path))
+
+
+# --- bisect-optimizers ----------------------------------------------------------------------------
+
+
+class BisectResult(_RenderedResult):
+    """Which of ONNX Runtime's graph optimizations changed a model's outputs
+    (``onnxdbg bisect-optimizers``): ``str()`` is the CLI's report, ``to_json()`` its JSON."""
+
+    @property
+    def outcome(self) -> str:
+        """"no_difference" (the levels agree), "found" or "not_found"."""
+        return self.to_json()["outcome"]
+
+    @property
+    def culprits(self) -> list:
+        """The 1-minimal set of transformer (or rule) names whose disabling restores agreement;
+        run ``onnxruntime:disable=A+B`` to apply it."""
+        return list(self.to_json()["culprits"])
+
+    @property
+    def candidates(self) -> list:
+        """The transformers ONNX Runtime's log says changed the model."""
+        return list(self.to_json()["candidates"])
+
+    @property
+    def fused(self) -> list:
+        """{"node": the node the culprits made, "replaced": the original nodes it stands for}."""
+        return list(self.to_json()["fused"])
+
+    @property
+    def first_divergent_node(self) -> Optional[str]:
+        """The first original node whose output differs with and without the culprits."""
+        f = self.to_json()["first_divergent_node"]
+        return None if f is None else f["node"]
+
+
+def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
+                      against: str = "onnxruntime:opt=disabled", inputs=None, golden=None,
+                      atol: Union[float, Mapping[str, float]] = 1e-5,
+                      rtol: Union[float, Mapping[str, float]] = 1e-5,
+                      iterations: Optional[int] = None, seed: int = 1,
+                      input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+                      val_range=None, error_stat: str = "elemwise",
+                      timeout: Optional[float] = None, save_models=None,
+                      progress=True) -> BisectResult:
+    """Finds which of ONNX Runtime's graph optimizations change ``model``'s outputs
+    (``onnxdbg bisect-optimizers``): compares ``backend`` (an ONNX Runtime configuration, as
+    ``--backends`` writes one) with ``against`` (a backend, or the ``golden`` outputs) on the same
+    inputs, takes the graph transformers ONNX Runtime's log says changed the model, and finds a
+    1-minimal set whose disabling (``onnxruntime:disable=``, ORT's
+    ``optimization.disable_specified_optimizers``) restores agreement (group testing by binary
+    splitting over delta debugging's items); then names the nodes the set fused and the first
+    original node whose output differs.
+
+    Args:
+        inputs, golden: as :func:`compare` (a dict per sample, a list of them, or a file).
+        atol, rtol, error_stat, iterations, seed, input_shapes, val_range: as :func:`compare`.
+        timeout: seconds each session may take to load and run (None: 300).
+        save_models: a folder for the optimized models with and without the culprits.
+
+    Raises:
+        UsageError for a ``backend`` that is not onnxruntime or bad options; ModelError for a
+        malformed model; BackendError when a configuration cannot load or run the model.
+    """
+    m = load(model)
+    in_list, in_path = _samples(inputs)
+    golden_list, golden_path = _samples(golden)
+    r = _call(progress, _core.bisect_optimizers, m.path, backend, against, in_list, in_path,
+              golden_list, golden_path, iterations, int(seed), _shapes(input_shapes),
+              _ranges(val_range), _tolerance(atol), _tolerance(rtol), error_stat,
+              float(timeout or 0), _path_or_empty(save_models))
+    result = BisectResult(r)
+    _warn(result.messages)
+    return result
 
 
 # --- reduce ---------------------------------------------------------------------------------------

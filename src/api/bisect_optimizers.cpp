@@ -144,6 +144,8 @@ Status Bisector::confirm() {
   pinned_.inputs = o_.inputs;
   pinned_.comparison = o_.comparison;
   pinned_.timeout_seconds = o_.timeout_seconds;
+  pinned_.max_memory = o_.max_memory;
+  pinned_.max_iterations = o_.max_iterations;
   pinned_.layerwise.save_repro = "-";
   const bool golden = !o_.comparison.load_outputs.empty() || !o_.comparison.golden.empty();
   BackendSpec listed = o_.backend;
@@ -460,6 +462,7 @@ Status Bisector::first_divergent(const LoadedModel& original,
   both.comparison.tolerance = pinned_.comparison.tolerance;
   both.comparison.error_stat = pinned_.comparison.error_stat;
   both.timeout_seconds = pinned_.timeout_seconds;
+  both.max_memory = pinned_.max_memory;
   both.layerwise.save_repro = "-";
   with.options.erase("optimized_model");
   without.options.erase("optimized_model");
@@ -570,8 +573,9 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
     ODB_ASSIGN_OR_RETURN(bool restorable, b.cover_candidates());
     if (restorable) {
       ODB_ASSIGN_OR_RETURN(r.culprits, b.minimal({}, r.candidates));
+      r.search_found = r.culprits.size();
       r.session_bound =
-          2.0 * static_cast<double>(r.culprits.size()) *
+          2.0 * static_cast<double>(r.search_found) *
               std::log2(std::max<double>(2, static_cast<double>(r.candidates.size()))) +
           2;
       ODB_RETURN_IF_ERROR(b.open_rule_sets());

@@ -76,11 +76,9 @@ nlohmann::json to_json(const BisectOptimizersResult& r) {
   for (const auto& t : r.trials)
     j["trials"].push_back(
         {{"disabled", t.disabled}, {"agrees", t.agrees}, {"line", t.line}, {"applied", t.applied}});
-  j["sessions"] = {{"confirm", r.confirm_sessions},
-                   {"search", r.search_sessions},
-                   {"checks", r.check_sessions},
-                   {"models", r.model_sessions},
-                   {"bound", r.session_bound}};
+  j["sessions"] = {{"confirm", r.confirm_sessions}, {"search", r.search_sessions},
+                   {"checks", r.check_sessions},    {"models", r.model_sessions},
+                   {"bound", r.session_bound},      {"k", r.search_found}};
   j["seconds"] = r.seconds;
   j["optimized_models"] = {{"with", r.optimized_with.string()},
                            {"without", r.optimized_without.string()}};
@@ -107,8 +105,8 @@ void print_text(const BisectOptimizersResult& r, std::ostream& os) {
     os << fmt::format(
         "\nsessions: {} to compare, {} to bisect (2 k log2(N) + 2 = {:.1f} for k={} among "
         "N={}), {} to check the culprits, {} for the optimized models; {:.1f} s\n",
-        r.confirm_sessions, r.search_sessions, r.session_bound, r.culprits.size(),
-        r.candidates.size(), r.check_sessions, r.model_sessions, r.seconds);
+        r.confirm_sessions, r.search_sessions, r.session_bound, r.search_found, r.candidates.size(),
+        r.check_sessions, r.model_sessions, r.seconds);
   os << "\n"
      << (r.outcome == BisectOutcome::kNoDifference ? "AGREE: "
          : r.outcome == BisectOutcome::kFound      ? "FOUND: "

@@ -40,6 +40,8 @@ Expected<api::BisectOptimizersOptions> bisect_options(const BisectArgs& a) {
   ODB_ASSIGN_OR_RETURN(o.inputs, a.inputs.to_options());
   ODB_ASSIGN_OR_RETURN(o.comparison, a.comparison.to_options());
   ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
+  ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
+  o.max_iterations = a.limits.max_iterations();
   o.save_models = a.save_models;
   return o;
 }

@@ -378,3 +378,29 @@ def processes_with_env(entry: str) -> list:
         except OSError:
             continue
     return found
+
+
+# --- bisect_optimizers ------------------------------------------------------------------------------
+
+
+def test_bisect_optimizers_finds_what_onnxruntime_disables(tmp_path):
+    """The double-QDQ model of tests/cli/make_bisect_models.py: the set found, disabled on ONNX
+    Runtime through compare, restores agreement (ORT's word, not onnxdbg's)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "..", "cli", "make_bisect_models.py"),
+                    str(tmp_path)], check=True)
+    r = onnxdbg.bisect_optimizers(tmp_path / "double_qdq.onnx", progress=False)
+    assert r.outcome == "found", str(r)
+    assert r.culprits and all(c in r.candidates for c in r.culprits), str(r)
+    assert "FOUND: " in str(r)
+    fixed = onnxdbg.compare(tmp_path / "double_qdq.onnx",
+                            backends=["onnxruntime:opt=disabled",
+                                      "onnxruntime:opt=all:disable=" + "+".join(r.culprits)],
+                            progress=False)
+    assert fixed.verdict == "agree", str(fixed)
+    same = onnxdbg.bisect_optimizers(tmp_path / "relu.onnx", progress=False)
+    assert same.outcome == "no_difference" and same.culprits == []
+    with pytest.raises(onnxdbg.UsageError):
+        onnxdbg.bisect_optimizers(tmp_path / "relu.onnx", backend="reference", progress=False)
+    with pytest.raises(onnxdbg.BackendError):
+        onnxdbg.bisect_optimizers(tmp_path / "custom.onnx", progress=False)

@@ -203,12 +203,16 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
       const size_t end = std::min(part.find_first_of("+;", start), part.size());
       std::string name = part.substr(start, end - start);
       if (!name.empty()) {
-        if (!is_known_ort_optimizer(name))
+        if (!is_known_ort_optimizer(name)) {
+          const auto similar = similar_ort_optimizers(name);
           c.warnings.push_back(fmt::format(
               "onnxruntime: disable names '{}', which is no graph transformer or rewrite rule of "
-              "ONNX Runtime 1.29's CPU session (ONNX Runtime ignores names it does not know; the "
-              "names are those of its log, e.g. Pad_Fusion, GeluFusionL2)",
-              name));
+              "ONNX Runtime 1.29's CPU session, so ONNX Runtime ignores it{}",
+              name,
+              similar.empty() ? std::string("; the names are those of its log (Pad_Fusion, "
+                                            "GeluFusionL2, onnxruntime:list_transformers=on)")
+                              : fmt::format("; did you mean {}?", fmt::join(similar, " or "))));
+        }
         c.disabled.push_back(std::move(name));
       }
       start = end + 1;

@@ -3,6 +3,7 @@
 #include "backends/onnxruntime/onnxruntime_optimizers.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace onnxdbg {
 
@@ -99,6 +100,22 @@ std::vector<std::string> rules_of_transformer(const std::string& name) {
   // GemmTransposeFusion is a rule of both levels; the table lists it once, at level 1.
   if (level == 2) rules.emplace_back("GemmTransposeFusion");
   return rules;
+}
+
+std::vector<std::string> similar_ort_optimizers(const std::string& name) {
+  auto plain = [](const std::string& s) {
+    std::string p;
+    for (char c : s)
+      if (c != '_') p += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return p;
+  };
+  const std::string want = plain(name);
+  std::vector<std::string> out;
+  for (const auto& o : ort_optimizers()) {
+    const std::string have = plain(o.name);
+    if (have == want || have == want + "l1" || have == want + "l2") out.emplace_back(o.name);
+  }
+  return out;
 }
 
 bool is_known_ort_optimizer(const std::string& name) {

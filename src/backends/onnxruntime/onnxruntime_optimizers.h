@@ -29,4 +29,8 @@ std::vector<std::string> rules_of_transformer(const std::string& name);
 /// Whether `name` is one of ort_optimizers().
 bool is_known_ort_optimizer(const std::string& name);
 
+/// The known names `name` was likely meant as: equal once case and '_' are ignored (PadFusion ->
+/// Pad_Fusion), or that plus a level suffix (GeluFusion -> GeluFusionL1, GeluFusionL2).
+std::vector<std::string> similar_ort_optimizers(const std::string& name);
+
 }  // namespace onnxdbg
