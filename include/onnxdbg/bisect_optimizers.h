@@ -133,6 +133,10 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
 /// {with, without}, verdict_line.
 nlohmann::json to_json(const BisectOptimizersResult& result);
 
+/// The viewer's overlay: the original nodes the culprits fused or removed, and the first
+/// divergent node, highlighted in the original model (`bisect-optimizers --html`).
+report::ViewerOverlays bisect_overlays(const BisectOptimizersResult& result);
+
 /// What `onnxdbg bisect-optimizers` prints: the difference, the candidates, the culprits with
 /// their effects, the fused nodes, the session counts and the verdict line last.
 void print_text(const BisectOptimizersResult& result, std::ostream& os);

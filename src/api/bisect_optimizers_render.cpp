@@ -86,6 +86,27 @@ nlohmann::json to_json(const BisectOptimizersResult& r) {
   return j;
 }
 
+report::ViewerOverlays bisect_overlays(const BisectOptimizersResult& r) {
+  report::ViewerOverlays ov;
+  std::vector<std::string> nodes;
+  auto original = [](const std::string& label) { return label.rfind("#", 0) == 0; };
+  for (const auto& f : r.fused)
+    for (const auto& n : f.replaced)
+      if (original(n)) nodes.push_back(n);
+  for (const auto& n : r.removed)
+    if (original(n)) nodes.push_back(n);
+  if (!r.first_divergent_node.empty()) nodes.push_back(r.first_divergent_node);
+  if (nodes.empty()) return ov;
+  ov.highlight = report::HighlightOverlay{
+      "culprits' nodes",
+      fmt::format("nodes {} fused or removed{}", fmt::join(r.culprits, " + "),
+                  r.first_divergent_node.empty()
+                      ? std::string()
+                      : "; the first divergent: " + r.first_divergent_node),
+      nodes};
+  return ov;
+}
+
 void print_text(const BisectOptimizersResult& r, std::ostream& os) {
   os << "model: " << r.model << "\n";
   os << r.backend << " against " << r.against << ": " << r.difference << "\n";

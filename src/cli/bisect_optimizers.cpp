@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 
@@ -22,6 +23,7 @@ struct BisectArgs {
   LimitArgs limits;
   std::string save_models;
   bool json = false;
+  HtmlOutput html;
 };
 
 /// One backend spec of --backend / --against. Errors: those of parse_backend_list.
@@ -58,6 +60,12 @@ int bisect_command(const BisectArgs& a) {
     print_json(api::to_json(*result));
   else
     api::print_text(*result, std::cout);
+  if (!a.html.path.empty()) {
+    auto shown = load_model(a.model);
+    if (!shown) return report_error(shown.status());
+    if (Status st = write_html_view(a.html, *shown, api::bisect_overlays(*result), std::cerr); !st)
+      return report_error(st);
+  }
   return result->outcome == api::BisectOutcome::kNoDifference ? kExitOk : kExitMismatch;
 }
 
@@ -92,6 +100,9 @@ void add_bisect_optimizers_command(CLI::App& app, CommandContext& ctx) {
                   "Folder for the models ONNX Runtime optimized with and without the culprits "
                   "(optimized_with_culprits.onnx, optimized_without_culprits.onnx)");
   add_json_flag(cmd, args->json);
+  add_html_option(cmd, args->html,
+                  "the original nodes the culprits fused or removed, and the first divergent "
+                  "node, highlighted");
   cmd->footer(
       "How: the outputs of --backend and --against are compared on the same inputs; the graph "
       "transformers ONNX Runtime's log says changed the model are the candidates; delta "

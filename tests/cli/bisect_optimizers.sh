@@ -44,6 +44,10 @@ check "ln_gelu --json: nothing on stderr" '[ -z "$err" ]'
 check "--save-models keeps both optimized models" \
   '[ -s "$tmp/models/optimized_with_culprits.onnx" ] && [ -s "$tmp/models/optimized_without_culprits.onnx" ]'
 
+od bisect-optimizers ln_gelu.onnx --val-range "[-3,3]" --atol 1e-6 --rtol 1e-6 --html "$tmp/ln.html"
+check "--html: a page with the fused LayerNorm's nodes highlighted" \
+  '[ $rc -eq 1 ] && grep -q "ln_mean" "$tmp/ln.html" && grep -q "culprits.* nodes" "$tmp/ln.html"'
+
 od bisect-optimizers double_qdq.onnx
 check "double_qdq: exit 1, a culprit set found" '[ $rc -eq 1 ] && grep -q "^FOUND: .*QDQ" <<<"$out"'
 check "double_qdq: the folded pair named in the original's nodes" \
