@@ -426,6 +426,29 @@ Status Bisector::describe_culprits() {
   return Status::ok();
 }
 
+/// `model` with every tensor both optimized graphs keep as an extra graph output (typed by ONNX
+/// shape inference); `made_by` gets those tensors, graph outputs included, with their node.
+onnx::ModelProto with_kept_outputs(const onnx::ModelProto& model, const GraphIndex& with,
+                                   const GraphIndex& without, std::map<std::string, int>& made_by) {
+  const onnx::GraphProto& g = model.graph();
+  std::set<std::string> outputs;
+  for (const auto& o : g.output()) outputs.insert(o.name());
+  const InferredTypes types = infer_shapes(model);
+  onnx::ModelProto marked = model;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const auto& v : g.node(i).output()) {
+      if (v.empty() || !with.values.count(v) || !without.values.count(v)) continue;
+      made_by.emplace(v, i);
+      if (outputs.count(v)) continue;
+      auto t = types.types.find(v);
+      if (t == types.types.end() || !t->second.has_tensor_type()) continue;
+      auto* out = marked.mutable_graph()->add_output();
+      out->set_name(v);
+      *out->mutable_type() = t->second;
+    }
+  return marked;
+}
+
 Status Bisector::first_divergent(const LoadedModel& original,
                                  const onnx::GraphProto& optimized_with,
                                  const onnx::GraphProto& optimized_without, const fs::path& dir,
@@ -436,24 +459,10 @@ Status Bisector::first_divergent(const LoadedModel& original,
              "data (its copy with extra outputs would need the weights beside it)");
     return Status::ok();
   }
-  const GraphIndex w(optimized_with), wo(optimized_without);
   const onnx::GraphProto& g = original.proto.graph();
-  std::set<std::string> outputs;
-  for (const auto& o : g.output()) outputs.insert(o.name());
-  const InferredTypes types = infer_shapes(original.proto);
-  onnx::ModelProto marked = original.proto;
   std::map<std::string, int> made_by;  // the tensors compared -> their original node
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& v : g.node(i).output()) {
-      if (v.empty() || !w.values.count(v) || !wo.values.count(v)) continue;
-      made_by.emplace(v, i);
-      if (outputs.count(v)) continue;
-      auto t = types.types.find(v);
-      if (t == types.types.end() || !t->second.has_tensor_type()) continue;
-      auto* out = marked.mutable_graph()->add_output();
-      out->set_name(v);
-      *out->mutable_type() = t->second;
-    }
+  const onnx::ModelProto marked = with_kept_outputs(original.proto, GraphIndex(optimized_with),
+                                                    GraphIndex(optimized_without), made_by);
   const fs::path path = dir / "marked.onnx";
   ODB_RETURN_IF_ERROR(save_model(marked, path));
   RunOptions both;

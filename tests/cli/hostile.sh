@@ -108,39 +108,28 @@ check "inspect --mode weights, sparse initializer: exit 0 with a warning saying 
 
 # Issue 39: malformed models whose runs exited 1 ("could not run on reference (load)") and whose
 # lint passed: each is a lint error now, and `run` stops with exit 2 naming it.
-# A local function calling a function of its domain that does not exist.
-cat > fn_undefined.txtpb <<PB
+# fn_model NAME FUNCTIONS: a model whose one node calls local.f, with the functions given (text).
+fn_model() {
+  cat > "$1.txtpb" <<PB
 ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
 graph { name: "g" input { name: "x" $(vt 2) }
   node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
   output { name: "y" $(vt 2) } }
-functions { name: "f" domain: "local" input: "a" output: "b"
-  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-  node { op_type: "missing" domain: "local" input: "a" output: "b" } }
+$2
 PB
-# A function calling itself, and two calling each other.
-cat > fn_self.txtpb <<PB
-ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-graph { name: "g" input { name: "x" $(vt 2) }
-  node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
-  output { name: "y" $(vt 2) } }
-functions { name: "f" domain: "local" input: "a" output: "b"
-  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-  node { op_type: "f" domain: "local" input: "a" output: "b" } }
-PB
-cat > fn_mutual.txtpb <<PB
-ir_version: 8 opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-graph { name: "g" input { name: "x" $(vt 2) }
-  node { name: "call" op_type: "f" domain: "local" input: "x" output: "y" }
-  output { name: "y" $(vt 2) } }
-functions { name: "f" domain: "local" input: "a" output: "b"
-  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-  node { op_type: "Relu" input: "a" output: "r" }
-  node { op_type: "g" domain: "local" input: "r" output: "b" } }
-functions { name: "g" domain: "local" input: "a" output: "b"
-  opset_import { domain: "" version: 13 } opset_import { domain: "local" version: 1 }
-  node { op_type: "f" domain: "local" input: "a" output: "b" } }
-PB
+}
+# fn NAME NODES: a local function NAME (domain local) of input a and output b.
+fn() {
+  echo "functions { name: \"$1\" domain: \"local\" input: \"a\" output: \"b\"
+  opset_import { domain: \"\" version: 13 } opset_import { domain: \"local\" version: 1 } $2 }"
+}
+# A local function calling a function of its domain that does not exist; one calling itself; two
+# calling each other.
+fn_model fn_undefined "$(fn f 'node { op_type: "missing" domain: "local" input: "a" output: "b" }')"
+fn_model fn_self "$(fn f 'node { op_type: "f" domain: "local" input: "a" output: "b" }')"
+fn_model fn_mutual "$(fn f 'node { op_type: "Relu" input: "a" output: "r" }
+  node { op_type: "g" domain: "local" input: "r" output: "b" }')
+$(fn g 'node { op_type: "f" domain: "local" input: "a" output: "b" }')"
 # A node whose output name was emptied, read by the next node through an empty input.
 cat > empty_output.txtpb <<PB
 ir_version: 8 opset_import { domain: "" version: 13 }

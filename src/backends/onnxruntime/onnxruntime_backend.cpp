@@ -159,42 +159,9 @@ class TransformerLog {
   std::vector<std::string> names_;
 };
 
-Expected<SessionConfig> parse_config(const BackendSpec& spec) {
-  SessionConfig c;
-  for (const auto& [key, value] : spec.options) {
-    if (std::find(std::begin(kKnownOptions), std::end(kKnownOptions), key) ==
-            std::end(kKnownOptions) &&
-        key.rfind(kConfigPrefix, 0) != 0) {
-      c.warnings.push_back(fmt::format("onnxruntime ignores the unknown option '{}'", key));
-    }
-  }
-  if (auto it = spec.options.find("opt"); it != spec.options.end()) {
-    const std::string& v = it->second;
-    if (v == "disabled")
-      c.level = ORT_DISABLE_ALL;
-    else if (v == "basic")
-      c.level = ORT_ENABLE_BASIC;
-    else if (v == "extended")
-      c.level = ORT_ENABLE_EXTENDED;
-    else if (v == "all")
-      c.level = ORT_ENABLE_ALL;
-    else
-      return invalid_argument(
-          fmt::format("onnxruntime: opt must be disabled, basic, extended or all, not '{}'", v));
-  }
-  if (auto it = spec.options.find("threads"); it != spec.options.end()) {
-    const std::string& v = it->second;
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 0 || n > 4096) {
-      return invalid_argument(
-          fmt::format("onnxruntime: threads must be a whole number of threads (0 = ONNX Runtime's "
-                      "choice), not '{}'",
-                      v));
-    }
-    c.threads = static_cast<int>(n);
-  }
-  c.optimized_model = option(spec, "optimized_model");
+/// disable=, config.KEY= and list_transformers= of `spec` into `c`. Errors: kInvalidArgument for
+/// a config. option without a key or list_transformers other than on/off.
+Status parse_optimizer_options(const BackendSpec& spec, SessionConfig& c) {
   // '+' separates the names ('A,B' would start another backend in --backends); ORT's own entry
   // separates them with ';' and ignores names it does not know, so those are warned about here.
   if (const std::string part = option(spec, "disable"); !part.empty()) {
@@ -233,6 +200,46 @@ Expected<SessionConfig> parse_config(const BackendSpec& spec) {
           fmt::format("onnxruntime: list_transformers must be on or off, not '{}'", it->second));
     c.list_transformers = it->second == "on";
   }
+  return Status::ok();
+}
+
+Expected<SessionConfig> parse_config(const BackendSpec& spec) {
+  SessionConfig c;
+  for (const auto& [key, value] : spec.options) {
+    if (std::find(std::begin(kKnownOptions), std::end(kKnownOptions), key) ==
+            std::end(kKnownOptions) &&
+        key.rfind(kConfigPrefix, 0) != 0) {
+      c.warnings.push_back(fmt::format("onnxruntime ignores the unknown option '{}'", key));
+    }
+  }
+  if (auto it = spec.options.find("opt"); it != spec.options.end()) {
+    const std::string& v = it->second;
+    if (v == "disabled")
+      c.level = ORT_DISABLE_ALL;
+    else if (v == "basic")
+      c.level = ORT_ENABLE_BASIC;
+    else if (v == "extended")
+      c.level = ORT_ENABLE_EXTENDED;
+    else if (v == "all")
+      c.level = ORT_ENABLE_ALL;
+    else
+      return invalid_argument(
+          fmt::format("onnxruntime: opt must be disabled, basic, extended or all, not '{}'", v));
+  }
+  if (auto it = spec.options.find("threads"); it != spec.options.end()) {
+    const std::string& v = it->second;
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0 || n > 4096) {
+      return invalid_argument(
+          fmt::format("onnxruntime: threads must be a whole number of threads (0 = ONNX Runtime's "
+                      "choice), not '{}'",
+                      v));
+    }
+    c.threads = static_cast<int>(n);
+  }
+  c.optimized_model = option(spec, "optimized_model");
+  ODB_RETURN_IF_ERROR(parse_optimizer_options(spec, c));
   if (auto it = spec.options.find("arena"); it != spec.options.end()) {
     if (it->second != "on" && it->second != "off")
       return invalid_argument(

@@ -30,29 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-TEST(ReferenceLimits, LoopOfTwoToThe62TripsTimesOut) {
-  auto m = parse_text_model(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[1] x) => (float[1] y) {
-      trips = Constant<value = int64 {4611686018427387904}>()
-      cond = Constant<value = bool {1}>()
-      y = Loop(trips, cond, x) <
-        body = body_g (int64 i, bool c_in, float[1] a_in) => (bool c_out, float[1] a_out) {
-          c_out = Identity(c_in)
-          a_out = Identity(a_in)
-        }
-      >
-    })");
-  reference::InterpreterOptions options;
-  options.timeout_seconds = 0.5;
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string err = run_error(m, options, {{"x", Tensor::from_vector<float>({1}, {1})}});
-  EXPECT_LT(seconds_since(t0), 5.0);
-  EXPECT_NE(err.find("timed out after 0.5 s"), std::string::npos) << err;
-  EXPECT_NE(err.find("Loop"), std::string::npos) << err;
-}
-
-// The Loop above as text, for the tests of --max-iterations and the run watcher.
+// A Loop of 2^62 trips over a body of two Identity nodes.
 const char* kSpinModel = R"(
     <ir_version: 8, opset_import: ["" : 13]>
     g (float[1] x) => (float[1] y) {
@@ -65,6 +43,17 @@ const char* kSpinModel = R"(
         }
       >
     })";
+
+TEST(ReferenceLimits, LoopOfTwoToThe62TripsTimesOut) {
+  auto m = parse_text_model(kSpinModel);
+  reference::InterpreterOptions options;
+  options.timeout_seconds = 0.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string err = run_error(m, options, {{"x", Tensor::from_vector<float>({1}, {1})}});
+  EXPECT_LT(seconds_since(t0), 5.0);
+  EXPECT_NE(err.find("timed out after 0.5 s"), std::string::npos) << err;
+  EXPECT_NE(err.find("Loop"), std::string::npos) << err;
+}
 
 TEST(ReferenceLimits, MaxIterationsStopsALoopNamingItsBound) {
   auto m = parse_text_model(kSpinModel);
