@@ -97,7 +97,10 @@ hostile-sweep: build models
 	@$(PYTHON) bench/hostile_sweep.py $(BUILD)/onnxdbg $(BUILD)/hostile/models $(BUILD)/hostile/out $(HOSTILE_COUNT) \
 	  $(HOSTILE_SEED) "$(HOSTILE_ULIMIT_V)"
 
-demo: build
+# The demo builds only what it runs (issue 37): the CLI, the worker and the demo model; the test
+# binaries, fuzz replayers, benches and the Python extension are `make`'s and `make test`'s.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target onnxdbg onnxdbg-worker make-demo-model
 	@mkdir -p out
 	@$(BUILD)/make-demo-model out/demo_softmax.onnx
 	@echo "$$ onnxdbg run out/demo_softmax.onnx --backends reference,onnxruntime,opencv"

@@ -223,11 +223,23 @@ api::ReduceResult reduce_model(
   o.jobs = jobs;
   if (!oracle.is_none()) {
     // The caller's Python callable, asked from the library's thread with the GIL taken: the
-    // candidate's serialized model in, truthiness out (True: it still fails).
-    o.oracle = [oracle](const reduce::BuiltCandidate& c) -> Expected<bool> {
+    // candidate's serialized model in, truthiness out (True: it still fails). The library copies
+    // the std::function on its own threads, so the callable sits behind a shared_ptr: a copy
+    // touches no Python reference count, and the last owner lets go of it with the GIL held
+    // (pybind11's GIL assertion, on in PyPI's builds, caught the bare py::object; issue 37).
+    struct Held {
+      py::object fn;
+      ~Held() {
+        py::gil_scoped_acquire gil;
+        fn = py::object();
+      }
+    };
+    auto held = std::make_shared<Held>();
+    held->fn = oracle;  // the calling thread, GIL held
+    o.oracle = [held](const reduce::BuiltCandidate& c) -> Expected<bool> {
       py::gil_scoped_acquire gil;
       try {
-        return py::bool_(oracle(py::bytes(c.bytes))).cast<bool>();
+        return py::bool_(held->fn(py::bytes(c.bytes))).cast<bool>();
       } catch (py::error_already_set& e) {
         return invalid_argument("the oracle raised " + std::string(e.what()));
       }

@@ -817,3 +817,25 @@ def save_npz(path: Union[str, os.PathLike], arrays: Mapping[str, Any], *,
     with zipfile.ZipFile(path, "w", compression=mode, allowZip64=True) as z:
         for name, array in arrays.items():
             z.writestr(name + ".npy", _npy_bytes(array))
+
+
+# --- framework bridges, imported on first use -----------------------------------------------------
+
+_BRIDGES = {"torch": "PyTorch: pip install torch"}
+
+
+def __getattr__(name: str):
+    """PEP 562: ``onnxdbg.torch`` (the PyTorch bridge) is imported the first time it is used, so
+    ``import onnxdbg`` never imports PyTorch, and ``import onnxdbg; onnxdbg.torch.compare(...)``
+    works without a separate ``import onnxdbg.torch``. Raises ImportError naming the framework
+    when it is not installed, AttributeError for any other missing name."""
+    if name in _BRIDGES:
+        import importlib
+
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                raise ImportError(f"onnxdbg.{name} needs {_BRIDGES[name]}") from e
+            raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

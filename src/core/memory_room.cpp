@@ -45,6 +45,15 @@ std::optional<uint64_t> cgroup_number(const std::filesystem::path& p) {
   return std::strtoull(word.c_str(), nullptr, 10);
 }
 
+// A field of a cgroup's memory.stat ("inactive_file 135168"), 0 when absent.
+uint64_t stat_field(const std::filesystem::path& stat, const std::string& key) {
+  std::istringstream lines(read_small_file(stat));
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(key + " ", 0) == 0)
+      return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10);
+  return 0;
+}
+
 // The smallest room (limit minus use) over this process's memory cgroup and its ancestors,
 // cgroup v2 first, then v1. /proc/self/cgroup names the cgroup's path below the hierarchy's
 // root; inside a container that root is mounted at /sys/fs/cgroup itself, so each level is
@@ -53,11 +62,17 @@ void read_cgroup(ProcessMemoryFacts& facts) {
   const std::filesystem::path root = "/sys/fs/cgroup";
   std::istringstream lines(read_small_file("/proc/self/cgroup"));
   uint64_t best_room = kNoMemoryLimit;
-  auto consider = [&](const std::filesystem::path& dir, const char* max_file,
-                      const char* used_file) {
+  auto consider = [&](const std::filesystem::path& dir, bool v2) {
+    const char* max_file = v2 ? "memory.max" : "memory.limit_in_bytes";
+    const char* used_file = v2 ? "memory.current" : "memory.usage_in_bytes";
     const auto limit = cgroup_number(dir / max_file);
     if (!limit || limit_or_none(*limit) == kNoMemoryLimit) return;
-    const uint64_t used = cgroup_number(dir / used_file).value_or(0);
+    // Page cache the kernel would drop before failing an allocation does not count as used (as
+    // the working set of container runtimes: usage minus inactive file pages).
+    uint64_t used = cgroup_number(dir / used_file).value_or(0);
+    const uint64_t cache =
+        stat_field(dir / "memory.stat", v2 ? "inactive_file" : "total_inactive_file");
+    used = cache < used ? used - cache : 0;
     const uint64_t room = used >= *limit ? 0 : *limit - used;
     if (room < best_room) {
       best_room = room;
@@ -77,11 +92,9 @@ void read_cgroup(ProcessMemoryFacts& facts) {
                     controllers.find(",memory") != std::string::npos;
     if (!v1 && !v2) continue;
     const std::filesystem::path base = v2 ? root : root / "memory";
-    const char* max_file = v2 ? "memory.max" : "memory.limit_in_bytes";
-    const char* used_file = v2 ? "memory.current" : "memory.usage_in_bytes";
     for (std::filesystem::path p = rel.relative_path(); !p.empty(); p = p.parent_path())
-      consider(base / p, max_file, used_file);
-    consider(base, max_file, used_file);
+      consider(base / p, v2);
+    consider(base, v2);
   }
 }
 

@@ -10,7 +10,7 @@
 
 namespace onnxdbg::lint {
 
-#define ODB_LINT_RULE(name, scope) void lint_##name(RuleContext&, const GraphInfo&);
+#define ODB_LINT_RULE(name, scope, kind) void lint_##name(RuleContext&, const GraphInfo&);
 #include "lint/rules/rules.def"
 #undef ODB_LINT_RULE
 
@@ -20,11 +20,13 @@ struct RuleEntry {
   const char* name;
   RuleScope scope;
   RuleFn fn;
+  bool structural;
 };
+constexpr bool kStructural = true, kAdvisory = false;
 
 const std::vector<RuleEntry>& registry() {
   static const std::vector<RuleEntry> rules = {
-#define ODB_LINT_RULE(name, scope) {#name, RuleScope::scope, &lint_##name},
+#define ODB_LINT_RULE(name, scope, kind) {#name, RuleScope::scope, &lint_##name, kind},
 #include "lint/rules/rules.def"
 #undef ODB_LINT_RULE
   };
@@ -85,6 +87,13 @@ FindingCounts count_findings(const std::vector<Finding>& findings) {
 std::vector<std::string> rule_names() {
   std::vector<std::string> out;
   for (const auto& r : registry()) out.emplace_back(r.name);
+  return out;
+}
+
+std::vector<std::string> structural_rule_names() {
+  std::vector<std::string> out;
+  for (const auto& r : registry())
+    if (r.structural) out.emplace_back(r.name);
   return out;
 }
 

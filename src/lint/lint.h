@@ -52,6 +52,9 @@ FindingCounts count_findings(const std::vector<Finding>& findings);
 
 /// Every registered rule name, in registry (rules.def) order.
 std::vector<std::string> rule_names();
+/// The rules rules.def marks kStructural (their errors break the ONNX spec where no runtime can
+/// run the model: `run` stops before any backend), in registry order.
+std::vector<std::string> structural_rule_names();
 
 /// Runs every enabled rule over `model` (main graph and all subgraphs, each with its outer scope).
 /// Findings are sorted by graph (main first, then subgraphs in discovery order), then node index

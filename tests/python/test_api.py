@@ -404,3 +404,17 @@ def test_bisect_optimizers_finds_what_onnxruntime_disables(tmp_path):
         onnxdbg.bisect_optimizers(tmp_path / "relu.onnx", backend="reference", progress=False)
     with pytest.raises(onnxdbg.BackendError):
         onnxdbg.bisect_optimizers(tmp_path / "custom.onnx", progress=False)
+
+
+def test_the_torch_bridge_loads_on_first_use():
+    """PEP 562: a bare `import onnxdbg` imports no framework, and `onnxdbg.torch` then works
+    without its own import (issue 37)."""
+    code = ("import sys, onnxdbg; assert 'torch' not in sys.modules, 'torch imported';"
+            "import importlib.util as u; ok = u.find_spec('torch') is not None;"
+            "print(callable(onnxdbg.torch.compare) if ok else 'no torch')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() in ("True", "no torch"), out.stdout
+    with pytest.raises(AttributeError):
+        onnxdbg.no_such_bridge

@@ -60,6 +60,13 @@ TEST(Lint, RuleNamesMatchRegistryAndUnknownRuleIsRefused) {
   auto names = rule_names();
   EXPECT_EQ(names.size(), 25u);
   EXPECT_NE(std::find(names.begin(), names.end(), "undefined_input"), names.end());
+  // rules.def says which rules stop `run`: the checker's own rule does not (it also refuses what
+  // runtimes accept), issue 39's new rules do.
+  const auto structural = structural_rule_names();
+  EXPECT_EQ(structural.size(), 15u);
+  for (const char* r : {"function_calls", "sparse_initializer", "unnamed_value", "undefined_input"})
+    EXPECT_NE(std::find(structural.begin(), structural.end(), r), structural.end()) << r;
+  EXPECT_EQ(std::find(structural.begin(), structural.end(), "onnx_checker"), structural.end());
   LoadedModel lm;
   lm.proto = parse_text_model(kClean);
   LintOptions opt;
