@@ -89,7 +89,7 @@ nlohmann::json to_json(const BisectOptimizersResult& r) {
 report::ViewerOverlays bisect_overlays(const BisectOptimizersResult& r) {
   report::ViewerOverlays ov;
   std::vector<std::string> nodes;
-  auto original = [](const std::string& label) { return label.rfind("#", 0) == 0; };
+  auto original = [](const std::string& label) { return !label.empty() && label[0] == '#'; };
   for (const auto& f : r.fused)
     for (const auto& n : f.replaced)
       if (original(n)) nodes.push_back(n);
