@@ -265,6 +265,45 @@ py::class_<R> bind_result(py::module_& m, const char* name) {
       .def("messages", [](const R& r) { return messages(r.messages); });
 }
 
+/// onnxdbg.bisect_optimizers: the result class and the call, with keyword arguments named as in
+/// Python's function.
+void bind_bisect_optimizers(py::module_& m) {
+  bind_result<api::BisectOptimizersResult>(m, "BisectOptimizersResult")
+      .def("text", [](const api::BisectOptimizersResult& r) { return text_of(r); });
+  // Keyword arguments, named as in Python's onnxdbg.bisect_optimizers.
+  m.def(
+      "bisect_optimizers",
+      [](const std::string& model, const std::string& backend, const std::string& against,
+         const py::list& inputs, const std::string& load_inputs, const py::list& golden,
+         const std::string& load_outputs, std::optional<int> iterations, uint64_t seed,
+         const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
+         const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
+         const std::string& error_stat, double timeout, const std::string& save_models,
+         const py::object& progress) {
+        api::BisectOptimizersOptions o;
+        o.model = model;
+        o.backend = backends(backend).at(0);
+        o.against = backends(against).at(0);
+        o.inputs.generate = generation(seed, shapes, ranges);
+        o.inputs.iterations = iterations;
+        o.inputs.load_inputs = load_inputs;
+        o.inputs.samples = samples(inputs);
+        o.comparison.tolerance = tolerance(atol, rtol);
+        o.comparison.error_stat = value_or_raise(error_stat_from_name(error_stat));
+        o.comparison.load_outputs = load_outputs;
+        o.comparison.golden = samples(golden);
+        o.timeout_seconds = timeout;
+        o.save_models = save_models;
+        return call_library(
+            [&](const api::CallContext& ctx) { return api::bisect_optimizers(o, ctx); }, progress);
+      },
+      py::arg("model"), py::arg("backend"), py::arg("against"), py::arg("inputs"),
+      py::arg("load_inputs"), py::arg("golden"), py::arg("load_outputs"), py::arg("iterations"),
+      py::arg("seed"), py::arg("input_shapes"), py::arg("val_range"), py::arg("atol"),
+      py::arg("rtol"), py::arg("error_stat"), py::arg("timeout"), py::arg("save_models"),
+      py::arg("progress"));
+}
+
 }  // namespace
 
 [[noreturn]] void raise_status(const Status& st) {
@@ -345,40 +384,7 @@ PYBIND11_MODULE(_core, m) {
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
   m.def("reduce", &reduce_model);
 
-  bind_result<api::BisectOptimizersResult>(m, "BisectOptimizersResult")
-      .def("text", [](const api::BisectOptimizersResult& r) { return text_of(r); });
-  // Keyword arguments, named as in Python's onnxdbg.bisect_optimizers.
-  m.def(
-      "bisect_optimizers",
-      [](const std::string& model, const std::string& backend, const std::string& against,
-         const py::list& inputs, const std::string& load_inputs, const py::list& golden,
-         const std::string& load_outputs, std::optional<int> iterations, uint64_t seed,
-         const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
-         const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-         const std::string& error_stat, double timeout, const std::string& save_models,
-         const py::object& progress) {
-        api::BisectOptimizersOptions o;
-        o.model = model;
-        o.backend = backends(backend).at(0);
-        o.against = backends(against).at(0);
-        o.inputs.generate = generation(seed, shapes, ranges);
-        o.inputs.iterations = iterations;
-        o.inputs.load_inputs = load_inputs;
-        o.inputs.samples = samples(inputs);
-        o.comparison.tolerance = tolerance(atol, rtol);
-        o.comparison.error_stat = value_or_raise(error_stat_from_name(error_stat));
-        o.comparison.load_outputs = load_outputs;
-        o.comparison.golden = samples(golden);
-        o.timeout_seconds = timeout;
-        o.save_models = save_models;
-        return call_library(
-            [&](const api::CallContext& ctx) { return api::bisect_optimizers(o, ctx); }, progress);
-      },
-      py::arg("model"), py::arg("backend"), py::arg("against"), py::arg("inputs"),
-      py::arg("load_inputs"), py::arg("golden"), py::arg("load_outputs"), py::arg("iterations"),
-      py::arg("seed"), py::arg("input_shapes"), py::arg("val_range"), py::arg("atol"),
-      py::arg("rtol"), py::arg("error_stat"), py::arg("timeout"), py::arg("save_models"),
-      py::arg("progress"));
+  bind_bisect_optimizers(m);
 
   bind_result<api::LintResult>(m, "LintResult")
       .def(

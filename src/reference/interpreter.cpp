@@ -721,10 +721,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   for (size_t pos = 0; pos < n_nodes; ++pos) {
     const size_t i = plan.order[pos];
     const auto& node = graph.node(static_cast<int>(i));
-    if (activity) {
-      activity->node.store(&node, std::memory_order_relaxed);
-      activity->node_index.store(static_cast<int64_t>(i), std::memory_order_relaxed);
-    }
+    note_node(activity, node, i);
     auto context = [&] {
       return "while running node " + std::to_string(i) + " '" + node.name() + "' (" +
              node.op_type() + ") of graph '" + graph_label + "'";

@@ -64,6 +64,13 @@ class RunWatch {
 /// interpreter's node loop.
 RunActivity* current_activity();
 
+/// Records that main-graph node `index` runs now (nothing when `activity` is null).
+inline void note_node(RunActivity* activity, const onnx::NodeProto& node, size_t index) {
+  if (!activity) return;
+  activity->node.store(&node, std::memory_order_relaxed);
+  activity->node_index.store(static_cast<int64_t>(index), std::memory_order_relaxed);
+}
+
 /// Marks iteration `iteration` (0-based) of the Loop or Scan `node` about to run: recorded for
 /// the watcher, and checked against RunLimits::max_iterations. `trip_count`: iterations the node
 /// will run at most (-1: unknown), `body_nodes`: nodes of its body. At iteration 0 a node whose
