@@ -109,7 +109,7 @@ report::ViewerOverlays bisect_overlays(const BisectOptimizersResult& r) {
 
 void print_text(const BisectOptimizersResult& r, std::ostream& os) {
   os << "model: " << r.model << "\n";
-  os << r.backend << " against " << r.against << ": " << r.difference << "\n";
+  os << "compared: " << r.difference << "\n";
   if (r.outcome != BisectOutcome::kNoDifference) {
     const auto direct = r.candidates.begin() + static_cast<std::ptrdiff_t>(r.direct_candidates);
     os << "\ngraph transformers that changed the model (ONNX Runtime's log): "
