@@ -3,9 +3,9 @@
 // baseline (default onnxruntime:opt=disabled, or loaded golden outputs), takes the graph
 // transformers ONNX Runtime's own log says changed this model, and finds a 1-minimal set of them
 // whose disabling (`onnxruntime:disable=`, ORT's optimization.disable_specified_optimizers)
-// restores agreement, with reduce's delta debugging (Zeller and Hildebrandt, IEEE TSE 28(2),
-// 2002). Then it says what the culprits did: the nodes they fused, by the original model's nodes.
-// `onnxdbg bisect-optimizers` is this call.
+// restores agreement, with reduce's minimal_by_bisection (group testing by binary splitting over
+// delta debugging's items, reduce/ddmin.h). Then it says what the culprits did: the nodes they
+// fused, by the original model's nodes. `onnxdbg bisect-optimizers` is this call.
 #pragma once
 
 #include <cstdint>

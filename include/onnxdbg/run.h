@@ -58,6 +58,8 @@ struct ComparisonOptions {
   /// as LayerwiseReport::no_golden (see LayerwiseOptions::golden).
   std::filesystem::path load_outputs;
   std::vector<TensorMap> golden;
+  /// Whether golden outputs are given (loaded or passed directly).
+  bool golden_given() const { return !golden.empty() || !load_outputs.empty(); }
 };
 
 /// The layerwise pass (--layerwise, --isolate, --layerwise-memory, --save-repro).

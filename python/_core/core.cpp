@@ -38,6 +38,15 @@ std::vector<BackendSpec> backends(const std::string& list) {
   return value_or_raise(parse_backend_list(list));
 }
 
+/// The one backend `argument` names; UsageError for a list of several.
+BackendSpec one_backend(const char* argument, const std::string& text) {
+  std::vector<BackendSpec> specs = backends(text);
+  if (specs.size() != 1)
+    raise_status(
+        invalid_argument(std::string(argument) + " takes one backend, not '" + text + "'"));
+  return specs.front();
+}
+
 InputGenOptions generation(uint64_t seed, const std::vector<std::string>& shapes,
                            const std::vector<std::string>& ranges) {
   InputGenOptions g;
@@ -51,6 +60,32 @@ std::vector<TensorMap> samples(const py::list& dicts) {
   std::vector<TensorMap> out;
   for (const auto& d : dicts) out.push_back(to_tensor_map(d.cast<py::dict>()));
   return out;
+}
+
+/// The input group as run's options: given samples, a data file, or `iterations` generated ones.
+api::InputOptions input_options(const py::list& inputs, const std::string& load_inputs,
+                                std::optional<int> iterations, uint64_t seed,
+                                const std::vector<std::string>& shapes,
+                                const std::vector<std::string>& ranges) {
+  api::InputOptions in;
+  in.generate = generation(seed, shapes, ranges);
+  in.iterations = iterations;
+  in.load_inputs = load_inputs;
+  in.samples = samples(inputs);
+  return in;
+}
+
+/// The comparison group as run's options (--validate aside).
+api::ComparisonOptions comparison_options(const std::vector<std::string>& atol,
+                                          const std::vector<std::string>& rtol,
+                                          const std::string& error_stat,
+                                          const std::string& load_outputs, const py::list& golden) {
+  api::ComparisonOptions c;
+  c.tolerance = tolerance(atol, rtol);
+  c.error_stat = value_or_raise(error_stat_from_name(error_stat));
+  c.load_outputs = load_outputs;
+  c.golden = samples(golden);
+  return c;
 }
 
 py::list messages(const api::Messages& m) {
@@ -178,16 +213,10 @@ api::RunResult compare_backends(
   o.backends = backends(backend_list);
   o.reference_accumulate = reference_accumulate;
   o.strict_providers = strict_providers;
-  o.inputs.generate = generation(seed, shapes, ranges);
-  o.inputs.iterations = iterations;
-  o.inputs.load_inputs = load_inputs;
-  o.inputs.samples = samples(inputs);
+  o.inputs = input_options(inputs, load_inputs, iterations, seed, shapes, ranges);
   o.inputs.sample = sample;
-  o.comparison.tolerance = tolerance(atol, rtol);
-  o.comparison.error_stat = value_or_raise(error_stat_from_name(error_stat));
+  o.comparison = comparison_options(atol, rtol, error_stat, load_outputs, golden);
   o.comparison.validate = validate;
-  o.comparison.load_outputs = load_outputs;
-  o.comparison.golden = samples(golden);
   o.layerwise.enabled = layerwise;
   o.layerwise.isolate = isolate;
   o.layerwise.memory_budget = memory_budget;
@@ -282,16 +311,10 @@ void bind_bisect_optimizers(py::module_& m) {
          const py::object& progress) {
         api::BisectOptimizersOptions o;
         o.model = model;
-        o.backend = backends(backend).at(0);
-        o.against = backends(against).at(0);
-        o.inputs.generate = generation(seed, shapes, ranges);
-        o.inputs.iterations = iterations;
-        o.inputs.load_inputs = load_inputs;
-        o.inputs.samples = samples(inputs);
-        o.comparison.tolerance = tolerance(atol, rtol);
-        o.comparison.error_stat = value_or_raise(error_stat_from_name(error_stat));
-        o.comparison.load_outputs = load_outputs;
-        o.comparison.golden = samples(golden);
+        o.backend = one_backend("backend", backend);
+        o.against = one_backend("against", against);
+        o.inputs = input_options(inputs, load_inputs, iterations, seed, shapes, ranges);
+        o.comparison = comparison_options(atol, rtol, error_stat, load_outputs, golden);
         o.timeout_seconds = timeout;
         o.save_models = save_models;
         return call_library(

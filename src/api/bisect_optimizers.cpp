@@ -1,7 +1,8 @@
 // api::bisect_optimizers (include/onnxdbg/bisect_optimizers.h): one api::run per session, all on
-// the same input samples and compared with the same baseline outputs; reduce's ddmin over the
-// graph transformers ONNX Runtime's log says changed the model; a rule-based transformer opened
-// into its rules; then the optimized models with and without the culprits, compared node by node.
+// the same input samples and compared with the same baseline outputs; reduce's
+// minimal_by_bisection over the graph transformers ONNX Runtime's log says changed the model; a
+// rule-based transformer opened into its rules; then the optimized models with and without the
+// culprits, compared node by node.
 #include "onnxdbg/bisect_optimizers.h"
 
 #include <fmt/format.h>
@@ -48,6 +49,14 @@ BackendSpec with_disabled(BackendSpec spec, const std::vector<std::string>& name
   return spec;
 }
 
+/// `names` without `name`, in their order.
+std::vector<std::string> all_but(const std::vector<std::string>& names, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (n != name) out.push_back(n);
+  return out;
+}
+
 std::string joined(const std::vector<std::string>& names) {
   return names.empty() ? "nothing" : fmt::format("{}", fmt::join(names, ", "));
 }
@@ -71,8 +80,8 @@ class Bisector {
                                              std::vector<std::string> items);
   /// Replaces a culprit that is a rule-based transformer by the rules that matter in it.
   Status open_rule_sets();
-  /// Each culprit alone, and re-enabled alone (the 1-minimality check); drops a culprit whose
-  /// re-enabling does not break agreement (a flaky set).
+  /// Makes the culprits 1-minimal by test (drops one whose removal still agrees), then runs
+  /// each culprit disabled alone, and enabled alone with the others disabled.
   Status measure_effects();
   /// Writes the optimized models with and without the culprits and compares their nodes.
   Status describe_culprits();
@@ -91,6 +100,9 @@ class Bisector {
  private:
   /// One api::run of `spec` against the pinned baseline. Errors: those of api::run.
   Expected<RunResult> session(const BackendSpec& spec);
+  /// api::run of `run` with ctx's cancel token and without its progress lines (the sessions'
+  /// own would hide the bisection's). Errors: kCancelled, and those of api::run.
+  Expected<RunResult> quiet_run(const RunOptions& run) const;
   /// A verdict line as the user wrote the specs (without list_transformers=on).
   std::string shown(std::string line) const;
 
@@ -130,13 +142,17 @@ std::string Bisector::shown(std::string line) const {
   return line;
 }
 
-Expected<RunResult> Bisector::session(const BackendSpec& spec) {
+Expected<RunResult> Bisector::quiet_run(const RunOptions& run) const {
   if (ctx_.cancel.cancelled()) return cancelled("bisect-optimizers cancelled");
+  CallContext quiet;
+  quiet.cancel = ctx_.cancel;
+  return api::run(run, quiet);
+}
+
+Expected<RunResult> Bisector::session(const BackendSpec& spec) {
   RunOptions one = pinned_;
   one.backends = {spec};
-  CallContext quiet;  // the sessions' own progress lines would hide the bisection's
-  quiet.cancel = ctx_.cancel;
-  return api::run(one, quiet);
+  return quiet_run(one);
 }
 
 Status Bisector::confirm() {
@@ -147,7 +163,7 @@ Status Bisector::confirm() {
   pinned_.max_memory = o_.max_memory;
   pinned_.max_iterations = o_.max_iterations;
   pinned_.layerwise.save_repro = "-";
-  const bool golden = !o_.comparison.load_outputs.empty() || !o_.comparison.golden.empty();
+  const bool golden = o_.comparison.golden_given();
   BackendSpec listed = o_.backend;
   listed.options["list_transformers"] = "on";
   RunOptions first = pinned_;
@@ -217,8 +233,9 @@ Expected<bool> Bisector::agrees(const std::vector<std::string>& names) {
 
 Expected<std::vector<std::string>> Bisector::minimal(const std::vector<std::string>& fixed,
                                                      std::vector<std::string> items) {
-  // "Fails" in the reducer's terms is "restores agreement" here: monotone, as disabling more
-  // transformers never brings a disabled one's change back.
+  // "Fails" in the reducer's terms is "restores agreement" here, taken as monotone (disabling
+  // more does not bring a difference back); measure_effects checks the result by test, as
+  // transformers that take over each other's patterns can break that.
   const std::function<Expected<bool>(const std::vector<std::string>&)> restores =
       [&](const std::vector<std::string>& subset) -> Expected<bool> {
     std::vector<std::string> names = fixed;
@@ -233,9 +250,7 @@ Status Bisector::open_rule_sets() {
   for (const auto& c : r_.culprits) {
     std::vector<std::string> rules = rules_of_transformer(c);
     if (rules.empty()) continue;
-    std::vector<std::string> others;
-    for (const auto& x : culprits)
-      if (x != c) others.push_back(x);
+    std::vector<std::string> others = all_but(culprits, c);
     std::vector<std::string> all = others;
     all.insert(all.end(), rules.begin(), rules.end());
     ODB_ASSIGN_OR_RETURN(bool ok, agrees(all));
@@ -256,8 +271,7 @@ Status Bisector::measure_effects() {
   for (bool dropped = true; dropped && r_.culprits.size() > 1;) {
     dropped = false;
     for (size_t i = 0; i < r_.culprits.size() && !dropped; ++i) {
-      std::vector<std::string> rest = r_.culprits;
-      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+      std::vector<std::string> rest = all_but(r_.culprits, r_.culprits[i]);
       ODB_ASSIGN_OR_RETURN(bool ok, agrees(rest));
       if (!ok) continue;
       add_note(r_.messages, "'" + r_.culprits[i] +
@@ -273,9 +287,7 @@ Status Bisector::measure_effects() {
     ODB_ASSIGN_OR_RETURN(e.alone_restores, agrees({c}));
     e.alone = r_.trials[tried_.at({c})].line;
     if (r_.culprits.size() > 1) {
-      std::vector<std::string> rest;
-      for (const auto& x : r_.culprits)
-        if (x != c) rest.push_back(x);
+      const std::vector<std::string> rest = all_but(r_.culprits, c);
       ODB_ASSIGN_OR_RETURN(bool rest_agrees, agrees(rest));
       e.reenabled_breaks = !rest_agrees;
       e.reenabled = r_.trials[tried_.at(std::set<std::string>(rest.begin(), rest.end()))].line;
@@ -315,7 +327,6 @@ struct GraphIndex {
 void compare_optimized(const onnx::GraphProto& original, const onnx::GraphProto& with,
                        const onnx::GraphProto& without, BisectOptimizersResult& r) {
   const GraphIndex w(with), wo(without), orig(original);
-  // (original index, or the node count plus its index in `without`) -> label: sorted that way.
   // An original node by its name and op type, where the name is unique (ONNX Runtime keeps
   // names, while its inserted Casts can rename the outputs).
   std::map<std::string, int> by_name;
@@ -325,6 +336,8 @@ void compare_optimized(const onnx::GraphProto& original, const onnx::GraphProto&
     const std::string k = n.op_type() + "|" + n.name();
     if (!by_name.emplace(k, i).second) by_name[k] = -1;
   }
+  // A node of `without` as (original index, or the node count plus its index in `without`;
+  // labels sort that way) and its label.
   auto label_of = [&](int j) -> std::pair<int, std::string> {
     const auto& n = without.node(j);
     int i = -1;
@@ -465,21 +478,16 @@ Status Bisector::first_divergent(const LoadedModel& original,
                                                     GraphIndex(optimized_without), made_by);
   const fs::path path = dir / "marked.onnx";
   ODB_RETURN_IF_ERROR(save_model(marked, path));
-  RunOptions both;
+  // The sessions' samples and limits, the two configurations compared with each other.
+  RunOptions both = pinned_;
   both.model = path;
-  both.inputs = pinned_.inputs;
-  both.comparison.tolerance = pinned_.comparison.tolerance;
-  both.comparison.error_stat = pinned_.comparison.error_stat;
-  both.timeout_seconds = pinned_.timeout_seconds;
-  both.max_memory = pinned_.max_memory;
-  both.layerwise.save_repro = "-";
+  both.comparison.load_outputs.clear();
+  both.comparison.golden.clear();
   with.options.erase("optimized_model");
   without.options.erase("optimized_model");
   both.backends = {without, with};
   if (ctx_.progress) ctx_.progress("comparing the tensors both optimized models keep");
-  CallContext quiet;
-  quiet.cancel = ctx_.cancel;
-  ODB_ASSIGN_OR_RETURN(RunResult run, api::run(both, quiet));
+  ODB_ASSIGN_OR_RETURN(RunResult run, quiet_run(both));
   r_.model_sessions += 2;
   for (const auto& sample : run.report.samples)
     for (const auto& b : sample.backends)
@@ -571,8 +579,7 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
   BisectOptimizersResult r;
   r.model = o.model.string();
   r.backend = opt.backend.to_string();
-  const bool golden = !o.comparison.load_outputs.empty() || !o.comparison.golden.empty();
-  r.against = !golden ? opt.against.to_string()
+  r.against = !o.comparison.golden_given() ? opt.against.to_string()
               : o.comparison.load_outputs.empty()
                   ? std::string("the golden outputs given")
                   : "the golden outputs of " + o.comparison.load_outputs.string();

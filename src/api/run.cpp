@@ -231,11 +231,6 @@ struct Goldens {
   std::string source;  ///< a file path, or "given" (LayerwiseOptions::golden_source)
 };
 
-/// Whether golden values are given (loaded or passed directly).
-bool golden_given(const ComparisonOptions& c) {
-  return !c.golden.empty() || !c.load_outputs.empty();
-}
-
 Expected<Goldens> golden_values(const onnx::GraphProto& graph, const RunOptions& o, bool layerwise,
                                 RunResult& out) {
   const ComparisonOptions& c = o.comparison;
@@ -331,7 +326,7 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
                              "; float16 runs are usually compared with --atol 1e-3 --rtol 1e-2");
       return;
     }
-  if (specs.size() + (golden_given(o.comparison) ? 1 : 0) < 2) return;
+  if (specs.size() + (o.comparison.golden_given() ? 1 : 0) < 2) return;
   if (const int64_t n = half_precision_values(graph); n > 0)
     add_note(messages, "the model computes in float16 or bfloat16 (" + std::to_string(n) +
                            " such values in its main graph), which backends round differently "
@@ -662,7 +657,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   const bool layerwise = o.layerwise.enabled || o.layerwise.isolate;
   std::vector<BackendSpec> layer_specs;
   if (layerwise) {
-    ODB_ASSIGN_OR_RETURN(layer_specs, layerwise_backends(specs, golden_given(o.comparison)));
+    ODB_ASSIGN_OR_RETURN(layer_specs, layerwise_backends(specs, o.comparison.golden_given()));
   }
 
   RunResult out;

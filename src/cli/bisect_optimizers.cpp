@@ -105,10 +105,11 @@ void add_bisect_optimizers_command(CLI::App& app, CommandContext& ctx) {
                   "node, highlighted");
   cmd->footer(
       "How: the outputs of --backend and --against are compared on the same inputs; the graph "
-      "transformers ONNX Runtime's log says changed the model are the candidates; delta "
-      "debugging (as reduce's) finds a 1-minimal set whose disabling "
+      "transformers ONNX Runtime's log says changed the model are the candidates; a binary "
+      "search, one culprit at a time (reduce's minimal_by_bisection), finds a set whose disabling "
       "(onnxruntime:disable=NAME+NAME, ONNX Runtime's optimization.disable_specified_optimizers) "
-      "restores agreement, a level's rule set is opened into its rules, and the optimized "
+      "restores agreement, checked 1-minimal session by session; a level's rule set is opened "
+      "into its rules, and the optimized "
       "models with and without the set name the nodes it fused.\n"
       "Exit status: 0 when the outputs agree (nothing to bisect), 1 when they differ (the "
       "culprits found or not), 2 on a usage or model error, or when a backend cannot load or "
