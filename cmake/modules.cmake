@@ -11,6 +11,21 @@ target_include_directories(onnxdbg_base INTERFACE
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 target_link_libraries(onnxdbg_base INTERFACE fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 
+# The isolated backends, as src/backends/backends.def lists them (ONNXDBG_ISOLATED_BACKEND lines):
+# their runners, src/backends/<name>/*_backend.cpp, and the worker are linked into onnxdbg-worker
+# alone, never into a module library (CMakeLists.txt builds them; <name>/backend.cmake, when the
+# folder has one, links the backend's third-party libraries).
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  "${CMAKE_SOURCE_DIR}/src/backends/backends.def")
+file(STRINGS "${CMAKE_SOURCE_DIR}/src/backends/backends.def" _isolated_lines
+  REGEX "^ONNXDBG_ISOLATED_BACKEND\\(")
+set(ONNXDBG_ISOLATED_BACKENDS "")
+foreach(line ${_isolated_lines})
+  string(REGEX REPLACE "^ONNXDBG_ISOLATED_BACKEND\\(([a-z0-9_]+),.*" "\\1" backend "${line}")
+  list(APPEND ONNXDBG_ISOLATED_BACKENDS ${backend})
+endforeach()
+string(REPLACE ";" "|" ONNXDBG_ISOLATED_BACKENDS_REGEX "${ONNXDBG_ISOLATED_BACKENDS}")
+
 set(ONNXDBG_MODULES "")
 set(ONNXDBG_LIBRARY_MODULES "")
 
@@ -20,9 +35,10 @@ set(ONNXDBG_LIBRARY_MODULES "")
 function(onnxdbg_module name)
   cmake_parse_arguments(M "" "" "DEPENDS;LIBS;SOURCES" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS src/${name}/*.cpp src/${name}/*/*.cpp)
-  # Third-party backends' runners and the worker are linked into onnxdbg-worker alone (their
+  # Isolated backends' runners and the worker are linked into onnxdbg-worker alone (their
   # documentation, <name>_doc.cpp, stays in the library).
-  list(FILTER srcs EXCLUDE REGEX "/src/backends/((onnxruntime|opencv)/[a-z_]*_backend|worker/)")
+  list(FILTER srcs EXCLUDE REGEX
+    "/src/backends/((${ONNXDBG_ISOLATED_BACKENDS_REGEX})/[a-z_]*_backend|worker/)")
   add_library(onnxdbg_${name} STATIC ${srcs} ${M_SOURCES})
   target_compile_options(onnxdbg_${name} PRIVATE ${ONNXDBG_WARNINGS})
   set_target_properties(onnxdbg_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)

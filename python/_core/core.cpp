@@ -360,11 +360,11 @@ void bind_bisect_optimizers(py::module_& m) {
 
 }  // namespace onnxdbg::python
 
-PYBIND11_MODULE(_core, m) {
-  using namespace onnxdbg;
-  using namespace onnxdbg::python;
-  m.doc() = "onnxdbg's C++ library (the binding behind the onnxdbg package; use that)";
+namespace onnxdbg::python {
+namespace {
 
+// onnxdbg._core.Error and its subclasses, one per ErrorCode group (raise_status picks them).
+void bind_errors(py::module_& m) {
   ErrorTypes& t = error_types();
   t.base = py::exception<std::runtime_error>(m, "Error", PyExc_Exception);
   auto sub = [&](const char* name, const py::object& base) {
@@ -379,13 +379,10 @@ PYBIND11_MODULE(_core, m) {
   t.unsupported = sub("UnsupportedError", t.base);
   t.backend = sub("BackendError", t.base);
   t.cancelled = sub("CancelledError", t.base);
+}
 
-  m.def("model_info", &model_info, py::arg("path"));
-  m.def("run_backend", &run_backend);
-  m.def("version", [] { return std::string(ONNXDBG_VERSION); });
-  m.def("parse_memory_size",
-        [](const std::string& text) { return value_or_raise(parse_memory_size(text)); });
-
+// compare and reduce, with their result classes.
+void bind_compare_and_reduce(py::module_& m) {
   bind_result<api::RunResult>(m, "RunResult")
       .def(
           "text", [](const api::RunResult& r, bool color) { return colored_text_of(r, color); },
@@ -406,9 +403,10 @@ PYBIND11_MODULE(_core, m) {
       .def("raise_stopped", [](const api::ReduceResult& r) { raise_status(r.stopped); })
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
   m.def("reduce", &reduce_model);
+}
 
-  bind_bisect_optimizers(m);
-
+// lint, inspect and diff: a model (or two) in, a rendered result out.
+void bind_model_tools(py::module_& m) {
   bind_result<api::LintResult>(m, "LintResult")
       .def(
           "text", [](const api::LintResult& r, bool color) { return colored_text_of(r, color); },
@@ -441,7 +439,10 @@ PYBIND11_MODULE(_core, m) {
     o.b = b;
     return call_library([&](const api::CallContext&) { return api::diff(o); }, py::none());
   });
+}
 
+// extract (the surgeon) and view: files written for the user.
+void bind_surgeon_and_view(py::module_& m) {
   bind_result<api::SurgeonResult>(m, "SurgeonResult").def("text", [](const api::SurgeonResult& r) {
     return text_of(r);
   });
@@ -479,4 +480,24 @@ PYBIND11_MODULE(_core, m) {
     if (Status st = api::write_html(r, path); !st) raise_status(st);
     return messages(r.messages);
   });
+}
+
+}  // namespace
+}  // namespace onnxdbg::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace onnxdbg;
+  using namespace onnxdbg::python;
+  m.doc() = "onnxdbg's C++ library (the binding behind the onnxdbg package; use that)";
+  bind_errors(m);
+  m.def("model_info", &model_info, py::arg("path"));
+  m.def("run_backend", &run_backend);
+  m.def("version", [] { return std::string(ONNXDBG_VERSION); });
+  m.def("parse_memory_size",
+        [](const std::string& text) { return value_or_raise(parse_memory_size(text)); });
+
+  bind_compare_and_reduce(m);
+  bind_bisect_optimizers(m);
+  bind_model_tools(m);
+  bind_surgeon_and_view(m);
 }

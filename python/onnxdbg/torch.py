@@ -1110,6 +1110,126 @@ class _Mapper:
                     latest[o.obj_id] = (c, o.key)
 
 
+def _capture_args(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
+                  kwargs: Optional[Mapping[str, Any]], onnx_model: Optional[ModelSource],
+                  opset: Optional[int], export_kwargs: Optional[Mapping[str, Any]]
+                  ) -> Tuple[Tuple[Any, ...], Dict[str, Any]]:
+    """Checks :func:`capture`'s arguments; returns ``args`` as a tuple and ``kwargs`` as a
+    dict."""
+    if not isinstance(module, torch.nn.Module):
+        raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
+    if isinstance(module, torch.jit.ScriptModule):
+        raise _usage("module is a ScriptModule: its submodules run without Python hooks; pass "
+                     "the Python module")
+    if not isinstance(args, tuple):
+        args = (args,) if not isinstance(args, list) else tuple(args)
+    kwargs = dict(kwargs or {})
+    if onnx_model is not None and (opset is not None or export_kwargs):
+        raise _usage("opset and export_kwargs are for the export; with onnx_model nothing is "
+                     "exported")
+    return args, kwargs
+
+
+def _capture_model(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
+                   onnx_model: Optional[ModelSource], opset: Optional[int],
+                   export_kwargs: Optional[Mapping[str, Any]], notes: List[str]
+                   ) -> Tuple[bytes, onnx.ModelProto, _Graph, Optional[str]]:
+    """The model to map: exported now (the export's notes appended to ``notes``) or
+    ``onnx_model`` loaded; returns its bytes, proto, graph and the exporter that made it (for
+    a given model, the one its node metadata or names show; None when neither does)."""
+    if onnx_model is None:
+        exported = _export(module, args, kwargs, opset, export_kwargs)
+        model_bytes = exported.model
+        notes += exported.notes
+        proto = onnx.load_from_string(model_bytes)
+        graph = _Graph(proto, module, exported.fx_calls)
+        exporter: Optional[str] = exported.exporter
+    else:
+        model_bytes = _model_bytes(onnx_model)
+        proto = onnx.load_from_string(model_bytes)
+        graph = _Graph(proto, module)
+        exporter = ("dynamo" if graph.dynamo else "torchscript"
+                    if any(n.name.startswith("/") for n in graph.nodes) else None)
+    return model_bytes, proto, graph, exporter
+
+
+def _graph_inputs(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
+                  graph: _Graph) -> Dict[str, np.ndarray]:
+    """Graph input name -> the tensor of ``args``/``kwargs`` it stands for (numpy), checked
+    against the graph's inputs: their number, dtypes and shapes."""
+    flat_inputs = _forward_args(module, args, kwargs, graph.inputs)
+    if len(flat_inputs) != len(graph.inputs):
+        raise _usage(
+            f"the ONNX graph has {len(graph.inputs)} inputs ({', '.join(graph.inputs)}) but "
+            f"args and kwargs hold {len(flat_inputs)} tensors: pass the arguments the model "
+            f"was exported with")
+    inputs: Dict[str, np.ndarray] = {}
+    for name, (key, t) in zip(graph.inputs, flat_inputs):
+        dtype, shape = graph.types.get(name, (None, None))
+        value = _to_numpy(t)
+        if dtype is not None and dtype != value.dtype:
+            raise _usage(f"graph input '{name}' is {dtype}, argument {key or 'args'} is "
+                         f"{value.dtype}")
+        if shape is not None and not _shape_matches(shape, value.shape):
+            raise _usage(f"graph input '{name}' has shape {_shape_label(shape)}, argument "
+                         f"{key or 'args'} {_shape_label(value.shape)}")
+        inputs[name] = value
+    return inputs
+
+
+def _module_rows(calls: Sequence[ModuleCall], mapper: _Mapper, graph: _Graph,
+                 notes: List[str]) -> Tuple[List[ModuleRow], Dict[str, np.ndarray]]:
+    """One row per tensor output of each call with its mapping, and the golden values of the
+    mapped ONNX tensors (an output whose ONNX tensor already holds an earlier output's other
+    value stays unmapped); the calls' non-tensor outputs are appended to ``notes``."""
+    rows: List[ModuleRow] = []
+    golden: Dict[str, np.ndarray] = {}
+    owner: Dict[str, str] = {}
+    for c in calls:
+        for s in c.skipped:
+            notes.append(f"{c.label}: output {s} is not a tensor; not compared")
+        for o in c.outputs:
+            k = (c.order, o.key)
+            row = ModuleRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
+                            calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
+                            shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
+                            reason=mapper.reasons.get(k, "not mapped"))
+            if k in mapper.mapped:
+                t, nodes, how = mapper.mapped[k]
+                if t in golden and not np.array_equal(golden[t], o.value, equal_nan=True):
+                    row.reason = (f"its ONNX tensor '{t}' is also {owner[t]}'s output, which "
+                                  f"holds another value (updated in place?)")
+                else:
+                    golden.setdefault(t, o.value)
+                    owner.setdefault(t, row.label)
+                    row.mapped = True
+                    row.onnx_tensor = t
+                    row.onnx_nodes = [graph.node_name(i) for i in nodes]
+                    if t in graph.producer:
+                        row.onnx_node = graph.node_name(graph.producer[t])
+                    row.reason = how
+            rows.append(row)
+    return rows, golden
+
+
+def _output_rows(calls: Sequence[ModuleCall], graph: _Graph, golden: Dict[str, np.ndarray],
+                 notes: List[str]) -> List[OutputRow]:
+    """The graph outputs with the root module's output values (added to ``golden``), or none
+    and a note in ``notes`` when the module returns another number of tensors."""
+    outputs: List[OutputRow] = []
+    root = [c for c in calls if c.path == ""]
+    if root and len(root[0].outputs) == len(graph.outputs):
+        for o, name in zip(root[0].outputs, graph.outputs):
+            outputs.append(OutputRow(name=name, key=o.key, shape=tuple(o.value.shape),
+                                     dtype=str(o.value.dtype)))
+            golden.setdefault(name, o.value)
+    else:
+        notes.append(f"final outputs not compared: the module returns "
+                     f"{len(root[0].outputs) if root else 0} tensors, the graph has "
+                     f"{len(graph.outputs)} outputs")
+    return outputs
+
+
 def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
             kwargs: Optional[Mapping[str, Any]] = None, *,
             onnx_model: Optional[ModelSource] = None, opset: Optional[int] = None,
@@ -1155,93 +1275,18 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         Whatever ``module.forward`` or ``torch.onnx.export`` raise (the dynamo exporter's
         error, chained to the TorchScript exporter's, when the fallback fails too).
     """
-    if not isinstance(module, torch.nn.Module):
-        raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
-    if isinstance(module, torch.jit.ScriptModule):
-        raise _usage("module is a ScriptModule: its submodules run without Python hooks; pass "
-                     "the Python module")
-    if not isinstance(args, tuple):
-        args = (args,) if not isinstance(args, list) else tuple(args)
-    kwargs = dict(kwargs or {})
-    if onnx_model is not None and (opset is not None or export_kwargs):
-        raise _usage("opset and export_kwargs are for the export; with onnx_model nothing is "
-                     "exported")
+    args, kwargs = _capture_args(module, args, kwargs, onnx_model, opset, export_kwargs)
     notes: List[str] = []
-    if onnx_model is None:
-        exported = _export(module, args, kwargs, opset, export_kwargs)
-        model_bytes = exported.model
-        notes += exported.notes
-        proto = onnx.load_from_string(model_bytes)
-        graph = _Graph(proto, module, exported.fx_calls)
-        exporter: Optional[str] = exported.exporter
-    else:
-        model_bytes = _model_bytes(onnx_model)
-        proto = onnx.load_from_string(model_bytes)
-        graph = _Graph(proto, module)
-        exporter = ("dynamo" if graph.dynamo else "torchscript"
-                    if any(n.name.startswith("/") for n in graph.nodes) else None)
-
-    flat_inputs = _forward_args(module, args, kwargs, graph.inputs)
-    if len(flat_inputs) != len(graph.inputs):
-        raise _usage(
-            f"the ONNX graph has {len(graph.inputs)} inputs ({', '.join(graph.inputs)}) but "
-            f"args and kwargs hold {len(flat_inputs)} tensors: pass the arguments the model "
-            f"was exported with")
-    inputs: Dict[str, np.ndarray] = {}
-    for name, (key, t) in zip(graph.inputs, flat_inputs):
-        dtype, shape = graph.types.get(name, (None, None))
-        value = _to_numpy(t)
-        if dtype is not None and dtype != value.dtype:
-            raise _usage(f"graph input '{name}' is {dtype}, argument {key or 'args'} is "
-                         f"{value.dtype}")
-        if shape is not None and not _shape_matches(shape, value.shape):
-            raise _usage(f"graph input '{name}' has shape {_shape_label(shape)}, argument "
-                         f"{key or 'args'} {_shape_label(value.shape)}")
-        inputs[name] = value
+    model_bytes, proto, graph, exporter = _capture_model(module, args, kwargs, onnx_model, opset,
+                                                         export_kwargs, notes)
+    inputs = _graph_inputs(module, args, kwargs, graph)
 
     calls, _ = _run_hooked(module, args, kwargs)
     mapper = _Mapper(graph, calls)
     mapper.run()
 
-    rows: List[ModuleRow] = []
-    golden: Dict[str, np.ndarray] = {}
-    owner: Dict[str, str] = {}
-    for c in calls:
-        for s in c.skipped:
-            notes.append(f"{c.label}: output {s} is not a tensor; not compared")
-        for o in c.outputs:
-            k = (c.order, o.key)
-            row = ModuleRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
-                            calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
-                            shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
-                            reason=mapper.reasons.get(k, "not mapped"))
-            if k in mapper.mapped:
-                t, nodes, how = mapper.mapped[k]
-                if t in golden and not np.array_equal(golden[t], o.value, equal_nan=True):
-                    row.reason = (f"its ONNX tensor '{t}' is also {owner[t]}'s output, which "
-                                  f"holds another value (updated in place?)")
-                else:
-                    golden.setdefault(t, o.value)
-                    owner.setdefault(t, row.label)
-                    row.mapped = True
-                    row.onnx_tensor = t
-                    row.onnx_nodes = [graph.node_name(i) for i in nodes]
-                    if t in graph.producer:
-                        row.onnx_node = graph.node_name(graph.producer[t])
-                    row.reason = how
-            rows.append(row)
-
-    outputs: List[OutputRow] = []
-    root = [c for c in calls if c.path == ""]
-    if root and len(root[0].outputs) == len(graph.outputs):
-        for o, name in zip(root[0].outputs, graph.outputs):
-            outputs.append(OutputRow(name=name, key=o.key, shape=tuple(o.value.shape),
-                                     dtype=str(o.value.dtype)))
-            golden.setdefault(name, o.value)
-    else:
-        notes.append(f"final outputs not compared: the module returns "
-                     f"{len(root[0].outputs) if root else 0} tensors, the graph has "
-                     f"{len(graph.outputs)} outputs")
+    rows, golden = _module_rows(calls, mapper, graph, notes)
+    outputs = _output_rows(calls, graph, golden, notes)
     opset_version = None
     for imp in proto.opset_import:
         if imp.domain in ("", "ai.onnx"):
@@ -1575,6 +1620,96 @@ class _Isolator:
         return fits[0]
 
 
+def _compare_args(backend: Any, atol: Any, rtol: Any) -> None:
+    """Checks :func:`compare`'s own arguments: one backend name, tolerances >= 0."""
+    if not isinstance(backend, str) or not backend:
+        raise _usage("backend must be one backend name (a string), e.g. 'reference'")
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+            raise _usage(f"{name} must be a number >= 0, not {v!r}")
+
+
+# ONNX tensor or graph output name -> the report's comparison of it on one backend.
+_Entries = Dict[str, Mapping[str, Any]]
+
+
+def _backend_entries(report: Mapping[str, Any], backend: str) -> Tuple[_Entries, _Entries]:
+    """The report's comparisons on ``backend`` (named with or without its options), over all
+    samples: the layerwise ones by ONNX tensor and the final ones by graph output."""
+    backend_name = backend.split(":", 1)[0]
+
+    def ours(row: Mapping[str, Any]) -> bool:
+        b = str(row.get("backend", ""))
+        return b in (backend, backend_name) or b.split(":", 1)[0] == backend_name
+
+    samples = report["samples"] if "samples" in report else [report]
+    layer = {e["tensor"]: e for s in samples for e in s.get("layerwise", []) if ours(e)}
+    finals = {e["output"]: e for s in samples for e in s.get("comparisons", []) if ours(e)}
+    return layer, finals
+
+
+def _scored_rows(rows: Sequence[ModuleRow], layer: _Entries, finals: _Entries,
+                 backend: str) -> List[ModuleRow]:
+    """Copies of the capture's rows with the errors of their mapped ONNX tensors on
+    ``backend`` (or a note where the backend did not observe them)."""
+    scored = [dataclasses.replace(r) for r in rows]
+    for r in scored:
+        if not r.mapped:
+            continue
+        e = layer.get(r.onnx_tensor) or finals.get(r.onnx_tensor)
+        if e is None:
+            r.note = f"not observed on {backend}"
+            continue
+        if "observed" in e and not e["observed"]:
+            r.note = e.get("note") or f"not observed on {backend}"
+            continue
+        r.max_abs_error = _finite(e.get("max_abs_error"))
+        r.max_rel_error = _finite(e.get("max_rel_error"))
+        r.passed = bool(e.get("pass"))
+        if r.max_abs_error is None and not r.passed:
+            r.max_abs_error = math.inf
+    return scored
+
+
+def _scored_outputs(outputs: Sequence[OutputRow], layer: _Entries,
+                    finals: _Entries) -> List[OutputRow]:
+    """Copies of the capture's graph outputs with their errors (where compared)."""
+    scored = [dataclasses.replace(o) for o in outputs]
+    for o in scored:
+        e = finals.get(o.name) or layer.get(o.name)
+        if e is None:
+            continue
+        o.max_abs_error = _finite(e.get("max_abs_error"))
+        o.max_rel_error = _finite(e.get("max_rel_error"))
+        o.passed = bool(e.get("pass"))
+    return scored
+
+
+def _isolate_failures(cap: TorchCapture, rows: Sequence[ModuleRow], backend: str,
+                      atol: float, rtol: float) -> Optional[ModuleRow]:
+    """Re-runs the ONNX nodes of every row outside tolerance alone (once per tensor and node
+    set) and sets its own error, note and source; returns the first row whose error is its
+    own (None when there is none)."""
+    iso = _Isolator(cap, backend, atol, rtol)
+    own_cache: Dict[str, Tuple[Optional[float], Optional[bool], str]] = {}
+    first: Optional[ModuleRow] = None
+    for r in rows:
+        if r.passed is not False:
+            continue
+        key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
+        if key not in own_cache:
+            own_cache[key] = iso.own_error(r)
+        err, ok, note = own_cache[key]
+        r.own_error = err
+        if note:
+            r.note = note
+        if ok is not None:
+            r.source = "inherited" if ok else "own"
+        if r.source == "own" and first is None:
+            first = r
+    return first
+
+
 def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
             kwargs: Optional[Mapping[str, Any]] = None, *,
             onnx_model: Optional[ModelSource] = None, opset: Optional[int] = None,
@@ -1611,69 +1746,16 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         onnxdbg.UsageError: misuse (see :func:`capture`; a backend that is not a string).
         onnxdbg.Error: the ONNX model cannot be loaded or run.
     """
-    if not isinstance(backend, str) or not backend:
-        raise _usage("backend must be one backend name (a string), e.g. 'reference'")
-    for name, v in (("atol", atol), ("rtol", rtol)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-            raise _usage(f"{name} must be a number >= 0, not {v!r}")
+    _compare_args(backend, atol, rtol)
     cap = capture(module, args, kwargs, onnx_model=onnx_model, opset=opset,
                   export_kwargs=export_kwargs)
     res = onnxdbg.compare(cap.model, backends=(backend,), inputs=cap.inputs, golden=cap.golden,
                           atol=float(atol), rtol=float(rtol), layerwise=True)
     report = res.to_json()
-    backend_name = backend.split(":", 1)[0]
-
-    def ours(row: Mapping[str, Any]) -> bool:
-        b = str(row.get("backend", ""))
-        return b in (backend, backend_name) or b.split(":", 1)[0] == backend_name
-
-    samples = report["samples"] if "samples" in report else [report]
-    layer = {e["tensor"]: e for s in samples for e in s.get("layerwise", []) if ours(e)}
-    finals = {e["output"]: e for s in samples for e in s.get("comparisons", []) if ours(e)}
-
-    rows = [dataclasses.replace(r) for r in cap.rows]
-    for r in rows:
-        if not r.mapped:
-            continue
-        e = layer.get(r.onnx_tensor) or finals.get(r.onnx_tensor)
-        if e is None:
-            r.note = f"not observed on {backend}"
-            continue
-        if "observed" in e and not e["observed"]:
-            r.note = e.get("note") or f"not observed on {backend}"
-            continue
-        r.max_abs_error = _finite(e.get("max_abs_error"))
-        r.max_rel_error = _finite(e.get("max_rel_error"))
-        r.passed = bool(e.get("pass"))
-        if r.max_abs_error is None and not r.passed:
-            r.max_abs_error = math.inf
-
-    outputs = [dataclasses.replace(o) for o in cap.outputs]
-    for o in outputs:
-        e = finals.get(o.name) or layer.get(o.name)
-        if e is None:
-            continue
-        o.max_abs_error = _finite(e.get("max_abs_error"))
-        o.max_rel_error = _finite(e.get("max_rel_error"))
-        o.passed = bool(e.get("pass"))
-
-    iso = _Isolator(cap, backend, float(atol), float(rtol))
-    own_cache: Dict[str, Tuple[Optional[float], Optional[bool], str]] = {}
-    first: Optional[ModuleRow] = None
-    for r in rows:
-        if r.passed is not False:
-            continue
-        key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
-        if key not in own_cache:
-            own_cache[key] = iso.own_error(r)
-        err, ok, note = own_cache[key]
-        r.own_error = err
-        if note:
-            r.note = note
-        if ok is not None:
-            r.source = "inherited" if ok else "own"
-        if r.source == "own" and first is None:
-            first = r
+    layer, finals = _backend_entries(report, backend)
+    rows = _scored_rows(cap.rows, layer, finals, backend)
+    outputs = _scored_outputs(cap.outputs, layer, finals)
+    first = _isolate_failures(cap, rows, backend, float(atol), float(rtol))
     return TorchCompareResult(
         backend=backend, atol=float(atol), rtol=float(rtol), modules=rows, outputs=outputs,
         first_divergent_module=first.path if first is not None else None,

@@ -569,7 +569,9 @@ Expected<BisectOptimizersResult> bisect_optimizers(const BisectOptimizersOptions
   BisectOptimizersOptions opt = o;
   if (opt.backend.name.empty()) opt.backend = {"onnxruntime", {{"opt", "all"}}};
   if (opt.against.name.empty()) opt.against = {"onnxruntime", {{"opt", "disabled"}}};
-  if (opt.backend.name != "onnxruntime")
+  // Bisecting needs a backend that names the transformers it applied and can disable them.
+  if (!backend_has_option(opt.backend.name, "list_transformers") ||
+      !backend_has_option(opt.backend.name, "disable"))
     return invalid_argument(
         "bisect-optimizers bisects ONNX Runtime's graph optimizations: "
         "--backend must be onnxruntime[:options], not '" +

@@ -685,7 +685,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     opt.golden_source = goldens.source;
   }
   opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
-  out.report = run_and_compare_samples(o.model, specs, samples, opt);
+  out.report = run_and_compare_samples(out.model, specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   find_model_problem(out);
   if (layerwise && out.model_problem.empty())

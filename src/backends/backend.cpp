@@ -116,6 +116,29 @@ const std::vector<BackendDoc>& backend_docs() {
   return docs;
 }
 
+bool BackendDoc::has_option(const std::string& key) const {
+  for (const auto& o : options)
+    if (o.key == key) return true;
+  return false;
+}
+
+const BackendDoc* find_backend_doc(const std::string& name) {
+  for (const auto& d : backend_docs())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+bool backend_has_option(const std::string& name, const std::string& key) {
+  const BackendDoc* doc = find_backend_doc(name);
+  return doc && doc->has_option(key);
+}
+
+const BackendTraits& backend_traits(const std::string& name) {
+  static const BackendTraits none;
+  const BackendDoc* doc = find_backend_doc(name);
+  return doc ? doc->traits : none;
+}
+
 bool is_isolated_backend(const std::string& name) {
 #define ONNXDBG_IN_PROCESS_BACKEND(n, factory)
 #define ONNXDBG_ISOLATED_BACKEND(n, factory) \
@@ -159,9 +182,9 @@ Status validate_backend_spec(const BackendSpec& spec) {
       return invalid_argument(
           "backend " + spec.name + " has no option '" + key + "'" +
           (keys.empty() ? std::string(" (it takes none)") : " (options: " + keys + ")"));
-    if (spec.name == "onnxruntime" && key == "providers") {
+    if (key == "providers") {
       auto list = parse_provider_list(value);
-      if (!list) return invalid_argument("onnxruntime: " + list.status().message());
+      if (!list) return invalid_argument(spec.name + ": " + list.status().message());
     }
   }
   return Status::ok();

@@ -17,6 +17,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/value.h"
+#include "model/model.h"
 
 namespace onnxdbg {
 
@@ -163,8 +164,17 @@ class Backend {
                                           const std::filesystem::path& external_data_dir = {}) {
     return do_load(model_path, external_data_dir);
   }
+  /// Loads `model`, already read by the caller: its file (LoadedModel::path) for a backend that
+  /// reads it in a process of its own, its external data in LoadedModel::base_dir. The in-process
+  /// reference builds its session from the parsed protobuf, without reading the file again.
+  /// Errors: as load().
+  Expected<std::unique_ptr<Session>> load(const LoadedModel& model) { return do_load_model(model); }
 
  protected:
+  /// load(const LoadedModel&) of each backend: by default load(model.path, model.base_dir).
+  virtual Expected<std::unique_ptr<Session>> do_load_model(const LoadedModel& model) {
+    return do_load(model.path, model.base_dir);
+  }
   /// load() of each backend; `external_data_dir` as there.
   virtual Expected<std::unique_ptr<Session>> do_load(
       const std::filesystem::path& model_path, const std::filesystem::path& external_data_dir) = 0;
@@ -179,15 +189,39 @@ struct BackendOptionDoc {
   std::string values;
   std::string help;
 };
+/// What callers must know a backend does beyond load and run, declared with its documentation
+/// (its registration: <name>_backend_doc(), listed by backends.def), so that no caller tests a
+/// backend's name. Abilities that come with an option are read from the options instead
+/// (BackendDoc::has_option: arena=, optimized_model=, max_memory=, list_transformers=).
+struct BackendTraits {
+  /// Intermediate tensors are read by layer name from one whole-model session
+  /// (Session::run_observing), not asked for as extra graph outputs, and their dims may be the
+  /// engine's own (OpenCV DNN drops or merges some).
+  bool observes_by_layer_name = false;
+  /// Why a precision=fp16 run of this backend computes float16 tensors in float32, as a
+  /// parenthetical (" (...)"), or "" when onnxdbg knows no reason.
+  std::string float32_compute_reason;
+};
+
 /// Names of all backends and their options (for `onnxdbg run --help` and `onnxdbg backends`).
 struct BackendDoc {
   std::string name;
   std::string help;
-  bool isolated;  ///< runs in a worker process
+  bool isolated;  ///< runs in a worker process (set from backends.def)
   std::vector<BackendOptionDoc> options;
+  BackendTraits traits;
+  /// Whether the backend documents option `key` (exactly; "config.KEY" families aside).
+  bool has_option(const std::string& key) const;
 };
 /// Every backend of src/backends/backends.def, in its order.
 const std::vector<BackendDoc>& backend_docs();
+/// The documentation of backend `name`, or nullptr for a name backends.def does not list.
+const BackendDoc* find_backend_doc(const std::string& name);
+/// Whether backend `name` documents option `key` (false for an unknown backend): how callers
+/// ask whether a backend has an ability that comes with an option (arena=, max_memory=, ...).
+bool backend_has_option(const std::string& name, const std::string& key);
+/// The traits of backend `name` (all false/empty for an unknown one).
+const BackendTraits& backend_traits(const std::string& name);
 /// Each backend's documentation, defined in src/backends/<name>/<name>_doc.cpp.
 #define ONNXDBG_IN_PROCESS_BACKEND(name, factory) BackendDoc name##_backend_doc();
 #define ONNXDBG_ISOLATED_BACKEND(name, factory) BackendDoc name##_backend_doc();

@@ -9,9 +9,9 @@ void apply_backend_limits(std::vector<BackendSpec>& specs, double timeout_second
                           uint64_t max_memory, uint64_t max_iterations) {
   for (auto& s : specs) {
     if (timeout_seconds > 0) s.options.emplace("timeout", fmt::format("{:g}", timeout_seconds));
-    if (max_memory > 0 && s.name == "reference")
+    if (max_memory > 0 && backend_has_option(s.name, "max_memory"))
       s.options.emplace("max_memory", std::to_string(max_memory));
-    if (max_iterations > 0 && s.name == "reference")
+    if (max_iterations > 0 && backend_has_option(s.name, "max_iterations"))
       s.options.emplace("max_iterations", std::to_string(max_iterations));
   }
 }

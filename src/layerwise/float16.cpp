@@ -75,7 +75,7 @@ void Runner::note_float32_tensors(size_t k, const std::vector<BackendSpec>& spec
     alone_in_float32 += c.own_computed_in_float32;
     if (c.own_computed_in_float32 && !first_alone) first_alone = &c;
   }
-  const std::string why = float32_compute_reason(specs[k].name);
+  const std::string why = backend_traits(specs[k].name).float32_compute_reason;
   auto where = [&](const LayerComparison& c) {
     const LayerTensor& t = rep_.tensors[c.tensor];
     return fmt::format(

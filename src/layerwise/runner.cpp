@@ -30,7 +30,7 @@ double seconds_since(Clock::time_point start) {
 /// reference's run too: unless given, the default plus four times the first reference run.
 void add_run_timeouts(std::vector<BackendSpec>& run_specs, double reference_seconds) {
   for (auto& s : run_specs)
-    if (s.name != "reference" && !s.options.count("timeout"))
+    if (is_isolated_backend(s.name) && !s.options.count("timeout"))
       s.options["timeout"] =
           fmt::format("{:.0f}", IsolationOptions{}.run_timeout_seconds + 4 * reference_seconds + 1);
 }
@@ -94,7 +94,7 @@ std::vector<BackendSpec> Runner::backend_run_specs(const std::vector<BackendSpec
   std::vector<BackendSpec> run_specs = specs;
   for (auto& s : run_specs) {
     s = without_precision(s);
-    if (s.name == "onnxruntime") s.options.try_emplace("arena", "off");
+    if (backend_has_option(s.name, "arena")) s.options.try_emplace("arena", "off");
   }
   return run_specs;
 }
@@ -105,7 +105,7 @@ std::vector<std::future<int64_t>> Runner::start_plain_node_counts(
   // task gets its own copy of the spec: run() adds the run timeout to run_specs meanwhile.
   std::vector<std::future<int64_t>> counts(specs.size());
   for (size_t k = 0; k < specs.size(); ++k)
-    if (specs[k].name == "onnxruntime" && rep_.backends[k].ok)
+    if (backend_has_option(specs[k].name, "optimized_model") && rep_.backends[k].ok)
       counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
         return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
       });

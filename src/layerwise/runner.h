@@ -28,8 +28,11 @@ class GoldenSource;
 
 using Clock = std::chrono::steady_clock;
 
-/// OpenCV reads intermediate tensors by layer name; others get them as extra graph outputs.
-inline bool observes_by_name(const BackendSpec& spec) { return spec.name == "opencv"; }
+/// Whether the backend reads intermediate tensors by layer name (BackendTraits; OpenCV DNN);
+/// others get them as extra graph outputs.
+inline bool observes_by_name(const BackendSpec& spec) {
+  return backend_traits(spec.name).observes_by_layer_name;
+}
 
 /// Compares a backend's value of a tensor with its golden value; OpenCV's own dims (it drops or
 /// merges some) are put back to the golden shape when the element count agrees.

@@ -202,17 +202,18 @@ class BuiltinOracle : public Oracle {
       ODB_RETURN_IF_ERROR(write_candidate(c, dir / "candidate.onnx"));
       file = dir / "candidate.onnx";
     }
-    std::filesystem::path path = file;
+    Expected<std::unique_ptr<Session>> session = internal_error("no session");
     if (o_.backends[b].option("precision") == "fp16") {
       // The candidate converted as `run` converts the model (float32 inputs and outputs kept).
-      auto fp16 = write_fp16_model(path, dir);
+      auto fp16 = write_fp16_model(c.model, c.base_dir, dir / "candidate_fp16.onnx");
       if (!fp16) {
         error = fp16.status().to_string();
         return Status::ok();
       }
-      path = *fp16;
+      session = backends_[b]->load(*fp16);
+    } else {
+      session = backends_[b]->load(file, c.base_dir);
     }
-    auto session = backends_[b]->load(path, c.base_dir);
     if (!session) {
       error = session.status().to_string();
       return Status::ok();

@@ -37,9 +37,7 @@ Status run_passes(Reducer& r, const std::vector<const StrategyEntry*>& pass, Red
     ++rep.passes;
     const size_t before = r.current().nodes.size();
     for (const StrategyEntry* s : pass) {
-      if (r.current().nodes.size() <= 1 &&
-          (s->name == "nodes" || s->name == "bisect" || s->name == "linear"))
-        continue;
+      if (r.current().nodes.size() <= 1 && s->kind == StrategyKind::kRemovesNodes) continue;
       r.set_phase(s->name);
       if (std::find(order.begin(), order.end(), s->name) == order.end()) order.push_back(s->name);
       auto& st = r.stats()[s->name];

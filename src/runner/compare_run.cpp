@@ -49,11 +49,11 @@ std::string index_string(int64_t flat, const Shape& shape) {
   return s + "]";
 }
 
-// The scale of each quantized graph output of `model_path` that has one known scale (see
-// model/quantization.h); read only when some output has a type quantization produces (8- and
-// 16-bit integers, int4, int2), so that float models, and the int64 outputs of argmax or NMS,
-// do not load the model again. Empty when the model cannot be read.
-std::map<std::string, double> output_quant_scales(const std::filesystem::path& model_path,
+// The scale of each quantized graph output of `model` that has one known scale (see
+// model/quantization.h); looked for only when some output has a type quantization produces (8-
+// and 16-bit integers, int4, int2), so that float models, and the int64 outputs of argmax or
+// NMS, skip the search.
+std::map<std::string, double> output_quant_scales(const LoadedModel& model,
                                                   const CompareRunReport& rep) {
   bool any_integer = false;
   for (const auto& b : rep.backends)
@@ -62,9 +62,7 @@ std::map<std::string, double> output_quant_scales(const std::filesystem::path& m
                     (is_integer(t.dtype()) && dtype_size(t.dtype()) <= 2);
   std::map<std::string, double> out;
   if (!any_integer) return out;
-  auto model = load_model(model_path);
-  if (!model) return out;
-  for (const auto& [name, q] : quantized_tensors(model->proto.graph()))
+  for (const auto& [name, q] : quantized_tensors(model.proto.graph()))
     if (q.scale && *q.scale > 0) out[name] = *q.scale;
   return out;
 }
@@ -221,23 +219,22 @@ std::string index_list(const std::vector<size_t>& v) {
 
 }  // namespace
 
-CompareRunReport run_and_compare(const std::filesystem::path& model_path,
-                                 const std::vector<BackendSpec>& specs, const TensorMap& inputs,
-                                 const CompareRunOptions& options) {
+CompareRunReport run_and_compare(const LoadedModel& model, const std::vector<BackendSpec>& specs,
+                                 const TensorMap& inputs, const CompareRunOptions& options) {
   assert(options.golden_outputs.size() <= 1);
-  return std::move(run_and_compare_samples(model_path, specs, {inputs}, options).samples.front());
+  return std::move(run_and_compare_samples(model, specs, {inputs}, options).samples.front());
 }
 
 namespace {
 
 /// Each sample's report before any backend runs: model, inputs, and the loaded golden outputs
 /// as the pseudo-backend "loaded" when there are some.
-void start_reports(const std::filesystem::path& model_path, const std::vector<TensorMap>& samples,
+void start_reports(const LoadedModel& model, const std::vector<TensorMap>& samples,
                    const CompareRunOptions& options, SamplesRunReport& out) {
   out.samples.resize(samples.size());
   for (size_t i = 0; i < samples.size(); ++i) {
     CompareRunReport& rep = out.samples[i];
-    rep.model = model_path.string();
+    rep.model = model.path.string();
     rep.inputs = samples[i];
     rep.validated = options.validate;
     rep.error_stat = options.error_stat;
@@ -255,17 +252,17 @@ void start_reports(const std::filesystem::path& model_path, const std::vector<Te
   }
 }
 
-/// The float16 copy of the model every precision=fp16 backend loads (in `dir`, removed when the
-/// runs are done), or why there is none.
+/// The float16 copy of the model every precision=fp16 backend loads (written in `dir`, removed
+/// when the runs are done; its external data stays the original's), or why there is none.
 struct Fp16Model {
   TempDir dir;
-  std::filesystem::path path;
+  LoadedModel model;
   Status status;
 };
 
 /// precision=fp16: one float16 copy of the model for every such backend, and the tensors that
 /// overflow float16 named (for each sample: they depend on the values) before any of them runs.
-void prepare_fp16(const std::filesystem::path& model_path, const std::vector<BackendSpec>& specs,
+void prepare_fp16(const LoadedModel& model, const std::vector<BackendSpec>& specs,
                   const std::vector<TensorMap>& samples, const CompareRunOptions& options,
                   Fp16Model& fp16, SamplesRunReport& out) {
   const bool wanted = std::any_of(specs.begin(), specs.end(), [](const BackendSpec& s) {
@@ -279,17 +276,18 @@ void prepare_fp16(const std::filesystem::path& model_path, const std::vector<Bac
     return;
   }
   fp16.dir = std::move(*dir);
-  auto written = write_fp16_model(model_path, fp16.dir.path());
+  auto written = write_fp16_model(model.proto, model.base_dir,
+                                  fp16.dir.path() / (model.path.stem().string() + "_fp16.onnx"));
   if (written)
-    fp16.path = *written;
+    fp16.model = std::move(*written);
   else
     fp16.status = written.status();
+  auto overflows = find_fp16_overflows(model, samples);
   for (size_t i = 0; i < samples.size(); ++i) {
-    auto overflows = find_fp16_overflows(model_path, samples[i]);
-    if (overflows)
-      out.samples[i].fp16_overflows = std::move(*overflows);
+    if (overflows[i])
+      out.samples[i].fp16_overflows = std::move(*overflows[i]);
     else
-      out.samples[i].fp16_check_error = overflows.status().to_string();
+      out.samples[i].fp16_check_error = overflows[i].status().to_string();
   }
 }
 
@@ -302,7 +300,7 @@ void warn_float32_outputs(const BackendSpec& spec, BackendRun& br) {
           "output '" + name +
           "' holds values float16 cannot represent: this backend computed it in float32, "
           "so float16 rounding and overflow do not show in it" +
-          float32_compute_reason(spec.name));
+          backend_traits(spec.name).float32_compute_reason);
 }
 
 /// A backend's error as one line: runtimes end some messages with a newline or nest them on
@@ -317,7 +315,7 @@ std::string one_line(std::string s) {
 /// One backend on every sample: created and loaded once, run on sample 0, 1, ...; a failure
 /// before any run is its result on every sample left, a failed run that sample's only (the
 /// next sample gets a fresh load: its worker may have crashed with it).
-void run_backend(const std::filesystem::path& model_path, const BackendSpec& spec,
+void run_backend(const LoadedModel& model, const BackendSpec& spec,
                  const std::vector<TensorMap>& samples, const CompareRunOptions& options,
                  const Fp16Model& fp16, SamplesRunReport& out) {
   const size_t n = samples.size();
@@ -344,11 +342,7 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
     if (!session) {
       progress("loading the model on " + spec.to_string());
       // The converted model is written into a temp folder; its external data stays the original's.
-      std::error_code ec;
-      auto loaded =
-          is_fp16
-              ? (*backend)->load(fp16.path, std::filesystem::absolute(model_path, ec).parent_path())
-              : (*backend)->load(model_path);
+      auto loaded = (*backend)->load(is_fp16 ? fp16.model : model);
       if (!loaded) return fail_from(i, "load", loaded.status());
       session = std::move(*loaded);
     }
@@ -383,22 +377,22 @@ void run_backend(const std::filesystem::path& model_path, const BackendSpec& spe
 
 }  // namespace
 
-SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path,
+SamplesRunReport run_and_compare_samples(const LoadedModel& model,
                                          const std::vector<BackendSpec>& specs,
                                          const std::vector<TensorMap>& samples,
                                          const CompareRunOptions& options) {
   assert(!samples.empty());
   assert(options.golden_outputs.empty() || options.golden_outputs.size() == samples.size());
   SamplesRunReport out;
-  start_reports(model_path, samples, options, out);
+  start_reports(model, samples, options, out);
   Fp16Model fp16;  // its folder is removed when the runs are done
-  prepare_fp16(model_path, specs, samples, options, fp16, out);
+  prepare_fp16(model, specs, samples, options, fp16, out);
   for (const auto& spec : specs) {
     if (options.cancelled && options.cancelled()) break;
-    run_backend(model_path, spec, samples, options, fp16, out);
+    run_backend(model, spec, samples, options, fp16, out);
   }
   std::map<std::string, double> quant_scales;
-  if (!out.samples.empty()) quant_scales = output_quant_scales(model_path, out.samples.front());
+  if (!out.samples.empty()) quant_scales = output_quant_scales(model, out.samples.front());
   for (auto& rep : out.samples) compare_outputs(rep, options, quant_scales);
   summarize_samples(out);
   return out;

@@ -12,6 +12,7 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
+#include "model/model.h"
 #include "runner/precision.h"
 
 namespace onnxdbg {
@@ -90,7 +91,9 @@ struct CompareRunOptions {
   std::string golden_source;  ///< the file they came from, for the report
 };
 
-/// Creates each backend, loads `model_path` and runs `inputs` on it; a backend that fails at any
+/// Creates each backend, loads `model` (already read: Backend::load(const LoadedModel&), so the
+/// reference builds its session from the protobuf and the isolated backends read model.path)
+/// and runs `inputs` on it; a backend that fails at any
 /// stage is recorded with its error and the others go on. A backend with precision=fp16 loads
 /// the model converted by write_fp16_model (in a temporary folder, removed afterwards), and the
 /// report lists the float16 overflow points. Then compares each output of each
@@ -99,9 +102,8 @@ struct CompareRunOptions {
 /// sets the verdict: kDisagree when a comparison or validation fails, else kError when a backend
 /// failed or fewer than one backend ran, else kAgree.
 /// options.golden_outputs holds at most one map here.
-CompareRunReport run_and_compare(const std::filesystem::path& model_path,
-                                 const std::vector<BackendSpec>& backends, const TensorMap& inputs,
-                                 const CompareRunOptions& options);
+CompareRunReport run_and_compare(const LoadedModel& model, const std::vector<BackendSpec>& backends,
+                                 const TensorMap& inputs, const CompareRunOptions& options);
 
 /// Several input samples, never merged: one report per sample, as run_and_compare would give for
 /// that sample alone, plus the verdict over all of them.
@@ -116,13 +118,13 @@ struct SamplesRunReport {
 };
 
 /// As run_and_compare for every sample of `samples` (at least one), with each backend created
-/// and the model loaded once, then run on sample 0, 1, ... in turn (precision=fp16 converts the
-/// model once; its overflow points are found per sample). A backend that fails to create or load
-/// fails on every sample; one whose run fails is recorded for that sample only and loaded again
-/// (its worker may have crashed) for the next. options.golden_outputs, when not empty, holds one
-/// map per sample. Progress lines name the sample when there are several.
-/// Errors: none; a size mismatch of golden_outputs is a broken invariant (asserted).
-SamplesRunReport run_and_compare_samples(const std::filesystem::path& model_path,
+/// and the model loaded into it once, then run on sample 0, 1, ... in turn (precision=fp16 converts
+/// the model once; its overflow points are found per sample). A backend that fails to create or
+/// load fails on every sample; one whose run fails is recorded for that sample only and loaded
+/// again (its worker may have crashed) for the next. options.golden_outputs, when not empty, holds
+/// one map per sample. Progress lines name the sample when there are several. Errors: none; a size
+/// mismatch of golden_outputs is a broken invariant (asserted).
+SamplesRunReport run_and_compare_samples(const LoadedModel& model,
                                          const std::vector<BackendSpec>& backends,
                                          const std::vector<TensorMap>& samples,
                                          const CompareRunOptions& options);

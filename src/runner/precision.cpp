@@ -46,42 +46,47 @@ Expected<int64_t> convert_model_to_fp16(onnx::ModelProto& model,
   return stats->casts_inserted;
 }
 
-std::string float32_compute_reason(const std::string& backend) {
-  if (backend != "onnxruntime") return "";
-  return " (ONNX Runtime's CPU provider has float16 kernels for few ops; it casts around the "
-         "others and drops the float16 round trips between them)";
-}
-
-Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,
-                                                 const std::filesystem::path& dir) {
-  auto fail = [](Status st) { return std::move(st).with_context("while converting to float16"); };
-  auto model = load_model(model_path);
-  if (!model) return fail(model.status());
-  if (auto converted = convert_model_to_fp16(model->proto, model->base_dir); !converted)
+Expected<LoadedModel> write_fp16_model(const onnx::ModelProto& model,
+                                       const std::filesystem::path& base_dir,
+                                       const std::filesystem::path& path) {
+  LoadedModel out;
+  out.proto = model;
+  out.path = path;
+  out.base_dir = base_dir;
+  if (auto converted = convert_model_to_fp16(out.proto, base_dir); !converted)
     return converted.status();
-  const std::filesystem::path out = dir / (model_path.stem().string() + "_fp16.onnx");
-  if (Status st = save_model(model->proto, out); !st) return fail(st);
+  if (Status st = save_model(out.proto, path); !st)
+    return std::move(st).with_context("while converting to float16");
   return out;
 }
 
-Expected<std::vector<Fp16Overflow>> find_fp16_overflows(const std::filesystem::path& model_path,
-                                                        const TensorMap& inputs) {
-  ODB_ASSIGN_OR_RETURN(LoadedModel model, load_model(model_path));
-  ODB_ASSIGN_OR_RETURN(auto interpreter,
-                       reference::Interpreter::create(model.proto, model.base_dir));
-  std::vector<Fp16Overflow> found;
-  auto hook = [&](const onnx::NodeProto& node, size_t index, const std::string& name,
-                  const Tensor& value) {
-    if (value.dtype() != DType::kFloat) return;
-    const float* v = value.data<float>();
-    double max_abs = 0;
-    for (int64_t i = 0; i < value.numel(); ++i)
-      if (std::isfinite(v[i])) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v[i])));
-    if (max_abs > kFloat16Max) found.push_back({name, node.name(), node.op_type(), index, max_abs});
-  };
-  ODB_ASSIGN_OR_RETURN(auto outputs, interpreter->run(inputs, hook));
-  (void)outputs;
-  return found;
+std::vector<Expected<std::vector<Fp16Overflow>>> find_fp16_overflows(
+    const LoadedModel& model, const std::vector<TensorMap>& samples) {
+  auto interpreter = reference::Interpreter::create(model.proto, model.base_dir);
+  std::vector<Expected<std::vector<Fp16Overflow>>> out;
+  if (!interpreter) {
+    for (size_t i = 0; i < samples.size(); ++i) out.emplace_back(interpreter.status());
+    return out;
+  }
+  for (const TensorMap& inputs : samples) {
+    std::vector<Fp16Overflow> found;
+    auto hook = [&](const onnx::NodeProto& node, size_t index, const std::string& name,
+                    const Tensor& value) {
+      if (value.dtype() != DType::kFloat) return;
+      const float* v = value.data<float>();
+      double max_abs = 0;
+      for (int64_t i = 0; i < value.numel(); ++i)
+        if (std::isfinite(v[i])) max_abs = std::max(max_abs, std::fabs(static_cast<double>(v[i])));
+      if (max_abs > kFloat16Max)
+        found.push_back({name, node.name(), node.op_type(), index, max_abs});
+    };
+    auto ran = (*interpreter)->run(inputs, hook);
+    if (ran)
+      out.emplace_back(std::move(found));
+    else
+      out.emplace_back(ran.status());
+  }
+  return out;
 }
 
 }  // namespace onnxdbg

@@ -9,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "core/status.h"
+#include "model/model.h"
 
 namespace onnxdbg {
 
@@ -34,17 +35,15 @@ BackendSpec without_precision(const BackendSpec& spec);
 Expected<int64_t> convert_model_to_fp16(onnx::ModelProto& model,
                                         const std::filesystem::path& base_dir);
 
-/// Why a precision=fp16 backend named `backend` (BackendSpec::name) computed float16 tensors in
-/// float32, as a parenthetical to append to a sentence (" (...)"), or "" when onnxdbg knows no
-/// reason for that backend.
-std::string float32_compute_reason(const std::string& backend);
-
-/// Converts the model at `model_path` to float16 (surgeon to_fp16: weights and activations,
-/// graph inputs and outputs kept float32 with Casts inside, so the same inputs feed it and its
-/// outputs compare with float32 ones) and writes it as `dir`/<stem>_fp16.onnx.
-/// Errors: those of load_model, to_fp16 and save_model, with "while converting to float16".
-Expected<std::filesystem::path> write_fp16_model(const std::filesystem::path& model_path,
-                                                 const std::filesystem::path& dir);
+/// Converts `model` to float16 (surgeon to_fp16: weights and activations, graph inputs and
+/// outputs kept float32 with Casts inside, so the same inputs feed it and its outputs compare
+/// with float32 ones) and writes it to `path`. External initializers are read through `base_dir`
+/// and stay there: the result (the converted protobuf, `path`, `base_dir`) is what a backend
+/// loads (Backend::load(const LoadedModel&)). Errors: those of to_fp16 and save_model, with
+/// "while converting to float16".
+Expected<LoadedModel> write_fp16_model(const onnx::ModelProto& model,
+                                       const std::filesystem::path& base_dir,
+                                       const std::filesystem::path& path);
 
 /// Whether a float32 tensor holds a value that is not a float16 value widened to float32: one
 /// with a bit set among the 13 low mantissa bits float16 lacks (a widened float16 value, normal
@@ -63,11 +62,12 @@ struct Fp16Overflow {
   double max_abs = 0;     ///< largest finite |value| in float32
 };
 
-/// Runs the model at `model_path` once on the reference interpreter in float32 with `inputs` and
-/// lists, in node order, the float32 tensors (node outputs of the main graph) whose largest finite
-/// |value| exceeds kFloat16Max: where a float16 run overflows to inf. Errors: those of
-/// load_model, Interpreter::create (kUnsupported for ops without a kernel) and Interpreter::run.
-Expected<std::vector<Fp16Overflow>> find_fp16_overflows(const std::filesystem::path& model_path,
-                                                        const TensorMap& inputs);
+/// Runs `model` on the reference interpreter in float32, once per sample of `samples` (one
+/// interpreter for all), and lists for each, in node order, the float32 tensors (node outputs of
+/// the main graph) whose largest finite |value| exceeds kFloat16Max: where a float16 run
+/// overflows to inf. Errors (every sample's, or one sample's): those of Interpreter::create
+/// (kUnsupported for ops without a kernel) and Interpreter::run.
+std::vector<Expected<std::vector<Fp16Overflow>>> find_fp16_overflows(
+    const LoadedModel& model, const std::vector<TensorMap>& samples);
 
 }  // namespace onnxdbg

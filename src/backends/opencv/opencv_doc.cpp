@@ -6,13 +6,16 @@
 namespace onnxdbg {
 
 BackendDoc opencv_backend_doc() {
-  return {"opencv",
-          "OpenCV DNN 4.6 (CPU), in an isolated worker process",
-          true,
-          {{"threads", "N",
-            "threads for OpenCV's parallel loops (cv::setNumThreads; default: "
-            "OpenCV's choice)"},
-           {"timeout", "SECONDS", "kill the worker after this long (default 300)"}}};
+  BackendDoc doc{"opencv",
+                 "OpenCV DNN 4.6 (CPU), in an isolated worker process",
+                 true,
+                 {{"threads", "N",
+                   "threads for OpenCV's parallel loops (cv::setNumThreads; default: "
+                   "OpenCV's choice)"},
+                  {"timeout", "SECONDS", "kill the worker after this long (default 300)"}},
+                 {}};
+  doc.traits.observes_by_layer_name = true;
+  return doc;
 }
 
 }  // namespace onnxdbg

@@ -81,6 +81,16 @@ class ReferenceBackend : public Backend {
       const std::filesystem::path& external_data_dir) override {
     const auto t0 = std::chrono::steady_clock::now();
     ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(model_path, external_data_dir));
+    return session(m, t0);
+  }
+  Expected<std::unique_ptr<Session>> do_load_model(const LoadedModel& model) override {
+    return session(model, std::chrono::steady_clock::now());
+  }
+
+ private:
+  // The interpreter over `m`; its load time counts from t0.
+  Expected<std::unique_ptr<Session>> session(const LoadedModel& m,
+                                             std::chrono::steady_clock::time_point t0) {
     ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions options, reference_options(spec_));
     auto interp = reference::Interpreter::create(m.proto, m.base_dir, options);
     if (!interp) return std::move(interp).status();
@@ -94,7 +104,6 @@ class ReferenceBackend : public Backend {
     return std::unique_ptr<Session>(new ReferenceSession(std::move(*interp), std::move(info)));
   }
 
- private:
   BackendSpec spec_;
 };
 

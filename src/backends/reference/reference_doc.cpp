@@ -35,7 +35,8 @@ BackendDoc reference_backend_doc() {
         "--max-memory sets it)"},
        {"max_iterations", "N",
         "iterations one Loop or Scan node may run; one that reaches N fails the run, naming "
-        "the node (default none; --max-iterations sets it)"}}};
+        "the node (default none; --max-iterations sets it)"}},
+      {}};
 }
 
 }  // namespace onnxdbg

@@ -16,23 +16,40 @@ namespace onnxdbg::reduce {
 
 class Reducer;
 
-#define ODB_STRATEGY(name, help) Status strategy_##name(Reducer& r);
+#define ODB_STRATEGY(name, kind, mode, help) Status strategy_##name(Reducer& r);
 #include "reduce/strategies/strategies.def"
 #undef ODB_STRATEGY
+
+/// What a strategy proposes (strategies.def's kind column).
+enum class StrategyKind {
+  kRemovesNodes,  ///< subsets of the current nodes; nothing to do once one node is left
+  kEdits,         ///< changes to what the kept nodes see (outputs, inputs, attributes, weights)
+};
+/// Which --mode runs a strategy (strategies.def's mode column).
+enum class StrategyMode {
+  kOwnMode,   ///< `--mode <name>` runs it alone
+  kFullMode,  ///< `--mode full` runs it, in strategies.def order
+};
 
 struct StrategyEntry {
   std::string name;
   Status (*run)(Reducer&);
+  StrategyKind kind;
+  StrategyMode mode;
   std::string help;
 };
 
 /// Every strategy, in strategies.def order.
 const std::vector<StrategyEntry>& strategy_table();
 
-/// The strategies a --mode runs in one pass: "bisect" -> {bisect}; "linear" -> {linear};
-/// "full" -> {nodes, branches, inputs, attributes, initializers} (ddmin's first rounds bisect the
-/// topological order anyway). Errors: kInvalidArgument for another mode.
+/// The strategies a --mode runs in one pass, from strategies.def: a kOwnMode strategy's name ->
+/// that strategy alone ("bisect", "linear"); "full" -> every kFullMode strategy in the file's
+/// order (nodes, branches, inputs, attributes, initializers; ddmin's first rounds bisect the
+/// topological order anyway). Errors: kInvalidArgument for another mode, listing the modes.
 Expected<std::vector<std::string>> strategies_for_mode(const std::string& mode);
+
+/// The modes strategies_for_mode accepts: the kOwnMode strategies' names, then "full".
+std::vector<std::string> reduce_modes();
 
 /// ddmin over edits of the current candidate: a subset of `items` is what stays as it is, and each
 /// item left out is applied to a copy of the current candidate by `apply` (drop an output, freeze

@@ -30,6 +30,13 @@ g (float[1,3] x) => (float[1,3] y)
 
 BackendSpec spec(const std::string& text) { return *BackendSpec::parse(text); }
 
+// The model at `path`, read once as api::run reads it before the comparison.
+LoadedModel loaded(const std::filesystem::path& path) {
+  auto m = load_model(path);
+  EXPECT_TRUE(m.has_value()) << m.status().to_string();
+  return m ? std::move(*m) : LoadedModel{};
+}
+
 TEST(Precision, SpecOption) {
   EXPECT_EQ(*spec_precision(spec("onnxruntime")), "fp32");
   EXPECT_EQ(*spec_precision(spec("onnxruntime:precision=fp16")), "fp16");
@@ -46,7 +53,9 @@ TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
   const auto model = dir.write_model(kOverflow);
   const TensorMap inputs = {{"x", Tensor::from_vector<float>({1, 3}, {1.0f, 2.0f, 3.0f})}};
 
-  auto overflows = find_fp16_overflows(model, inputs);
+  auto found = find_fp16_overflows(loaded(model), {inputs});
+  ASSERT_EQ(found.size(), 1u);
+  auto& overflows = found[0];
   ASSERT_TRUE(overflows.has_value()) << overflows.status().to_string();
   ASSERT_EQ(overflows->size(), 1u);  // huge (3e6); big (3000) and y (3) are in range
   EXPECT_EQ((*overflows)[0].tensor, "huge");
@@ -56,7 +65,7 @@ TEST(Precision, Fp16OverflowIsNamedAndSeenOnEveryBackend) {
 
   CompareRunOptions opt;
   const CompareRunReport rep = run_and_compare(
-      model,
+      loaded(model),
       {spec("reference"), spec("reference:precision=fp16"), spec("onnxruntime:precision=fp16")},
       inputs, opt);
   ASSERT_EQ(rep.backends.size(), 3u);
@@ -119,8 +128,8 @@ g (float[1,3] x) => (float[1,3] y)
   CompareRunOptions opt;
   opt.tolerance.default_tol.atol = 1e-3;
   opt.tolerance.default_tol.rtol = 1e-3;
-  const CompareRunReport rep =
-      run_and_compare(model, {spec("reference"), spec("onnxruntime:precision=fp16")}, inputs, opt);
+  const CompareRunReport rep = run_and_compare(
+      loaded(model), {spec("reference"), spec("onnxruntime:precision=fp16")}, inputs, opt);
   EXPECT_EQ(rep.verdict, Verdict::kAgree) << rep.verdict_line;
   EXPECT_TRUE(rep.fp16_overflows.empty());
   // It really ran in float16: not bit-identical to float32.
