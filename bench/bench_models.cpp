@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "comparator/input_gen.h"
 #include "model/model.h"
 #include "reference/openblas_core.h"
-#include "runner/input_gen.h"
 
 using namespace onnxdbg;
 

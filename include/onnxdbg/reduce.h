@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "comparator/input_gen.h"
 #include "onnxdbg/common.h"
 #include "reduce/oracle.h"
 #include "reduce/reduce.h"
 #include "report/viewer.h"
-#include "runner/input_gen.h"
 
 namespace onnxdbg::api {
 

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "comparator/compare_run.h"
+#include "comparator/input_gen.h"
 #include "compare/compare.h"
 #include "core/tensor.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"
 #include "report/viewer.h"
-#include "runner/compare_run.h"
-#include "runner/input_gen.h"
 
 namespace onnxdbg::api {
 
@@ -31,7 +31,7 @@ namespace onnxdbg::api {
 /// not empty, else `load_inputs` when set, else `iterations` generated samples.
 struct InputOptions {
   /// Generated values: seed of sample 0 (sample i uses seed + i), value ranges, and the sizes
-  /// of dynamic dimensions (SplitMix64, the same values on every machine; runner/input_gen.h).
+  /// of dynamic dimensions (SplitMix64, the same values on every machine; comparator/input_gen.h).
   InputGenOptions generate;
   /// Generated samples, at least 1 (unset: 1); set together with load_inputs or samples is an
   /// error (the data decides the samples).
@@ -231,11 +231,11 @@ struct BackendRunResult {
 
 /// Loads options.model on options.backend and runs it once on the given or generated inputs.
 /// Errors: those of load_model; kInvalidArgument for inputs that are not the model's graph
-/// inputs (wrong name, dtype or static dims; check_samples) or an unparsable backend option;
-/// kNotFound for an unknown backend; kBackendError / kUnsupported when the backend refuses,
-/// fails or crashes (isolated backends run in a worker process); kInvalidArgument when the
-/// intermediate tensors need more than memory_budget; kCancelled when ctx.cancel is set before
-/// the run.
+/// inputs (wrong name, dtype or static dims; check_samples), an unknown backend or an unknown or
+/// unparsable backend option (create_backend: a usage error, Python's UsageError); kBackendError /
+/// kUnsupported when the backend refuses, fails or crashes (isolated backends run in a worker
+/// process); kInvalidArgument when the intermediate tensors need more than memory_budget;
+/// kCancelled when ctx.cancel is set before the run.
 Expected<BackendRunResult> run_backend(const BackendRunOptions& options,
                                        const CallContext& ctx = {});
 

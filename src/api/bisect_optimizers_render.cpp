@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/enum_names.h"
 #include "onnxdbg/bisect_optimizers.h"
 #include "report/table.h"
 
@@ -10,17 +11,12 @@ namespace onnxdbg::api {
 
 namespace {
 
-const char* outcome_name(BisectOutcome o) {
-  switch (o) {
-    case BisectOutcome::kNoDifference:
-      return "no_difference";
-    case BisectOutcome::kFound:
-      return "found";
-    case BisectOutcome::kNotFound:
-      return "not_found";
-  }
-  return "not_found";
-}
+constexpr EnumNames<BisectOutcome, 3> kOutcomeNames{
+    {{BisectOutcome::kNoDifference, "no_difference"},
+     {BisectOutcome::kFound, "found"},
+     {BisectOutcome::kNotFound, "not_found"}}};
+
+const char* outcome_name(BisectOutcome o) { return enum_name(kOutcomeNames, o).data(); }
 
 void print_culprits(const BisectOptimizersResult& r, std::ostream& os) {
   os << "\nculprits (1-minimal: each one enabled again, with the others disabled, breaks "

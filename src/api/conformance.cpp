@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/enum_names.h"
 #include "report/table.h"
 
 namespace onnxdbg::api {
@@ -84,15 +85,11 @@ void print_opset_table(const ConformanceResult& result, std::ostream& os) {
 }  // namespace
 
 const char* case_status_name(conformance::CaseStatus s) {
-  switch (s) {
-    case conformance::CaseStatus::kPassed:
-      return "pass";
-    case conformance::CaseStatus::kFailed:
-      return "fail";
-    case conformance::CaseStatus::kUnsupported:
-      return "unsupported";
-  }
-  return "fail";
+  static constexpr EnumNames<conformance::CaseStatus, 3> kNames{
+      {{conformance::CaseStatus::kPassed, "pass"},
+       {conformance::CaseStatus::kFailed, "fail"},
+       {conformance::CaseStatus::kUnsupported, "unsupported"}}};
+  return enum_name(kNames, s).data();
 }
 
 bool ConformanceResult::any_failed() const {

@@ -81,7 +81,7 @@ Expected<BackendRunResult> run_backend(const BackendRunOptions& o, const CallCon
   r.providers = info.providers;
   r.load_seconds = info.load_seconds;
   for (const auto& w : info.warnings) add_warning(r.messages, r.backend + ": " + w);
-  ODB_ASSIGN_OR_RETURN(onnxdbg::RunResult run, session->run(r.inputs));
+  ODB_ASSIGN_OR_RETURN(onnxdbg::SessionRunResult run, session->run(r.inputs));
   r.outputs = std::move(run.outputs);
   r.run_seconds = run.run_seconds;
   return r;

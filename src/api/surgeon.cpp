@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "comparator/input_gen.h"
 #include "model/external_data.h"
 #include "model/model.h"
 #include "report/surgeon_report.h"
-#include "runner/input_gen.h"
 
 namespace onnxdbg::api {
 
@@ -92,7 +92,7 @@ OutputCheck check_on_backend(const BackendSpec& spec, const std::filesystem::pat
   }
   auto outputs = [&](const std::filesystem::path& path) -> Expected<TensorMap> {
     ODB_ASSIGN_OR_RETURN(auto session, (*backend)->load(path));
-    ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
+    ODB_ASSIGN_OR_RETURN(SessionRunResult r, session->run(inputs));
     return std::move(r.outputs);
   };
   auto before = outputs(original);

@@ -38,17 +38,18 @@ Expected<ValueRunResult> Session::run_values(const ValueMap& inputs) {
                          "; this backend exchanges tensors only");
     tensors.emplace(name, v.tensor());
   }
-  ODB_ASSIGN_OR_RETURN(RunResult r, run(tensors));
+  ODB_ASSIGN_OR_RETURN(SessionRunResult r, run(tensors));
   ValueRunResult out;
   out.run_seconds = r.run_seconds;
   for (auto& [name, t] : r.outputs) out.outputs.emplace(name, std::move(t));
   return out;
 }
 
-Expected<RunResult> Session::run_each(const TensorMap& inputs,
-                                      const std::vector<std::string>& observe,
-                                      const TensorSink& sink) {
-  ODB_ASSIGN_OR_RETURN(RunResult r, observe.empty() ? run(inputs) : run_observing(inputs, observe));
+Expected<SessionRunResult> Session::run_each(const TensorMap& inputs,
+                                             const std::vector<std::string>& observe,
+                                             const TensorSink& sink) {
+  ODB_ASSIGN_OR_RETURN(SessionRunResult r,
+                       observe.empty() ? run(inputs) : run_observing(inputs, observe));
   // The observed tensors in the order asked for, then the graph outputs in the graph's order (the
   // layerwise pass merges them in topological order with the golden values, and asks for its
   // tensors as graph outputs in that order), then anything else.
@@ -159,7 +160,7 @@ Status validate_backend_spec(const BackendSpec& spec) {
   if (!doc)
     return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
   for (const auto& [key, value] : spec.options) {
-    // precision=fp16 is handled before the backend sees the model (runner/precision.h).
+    // precision=fp16 is handled before the backend sees the model (comparator/precision.h).
     if (key == "precision") {
       if (value != "fp32" && value != "fp16")
         return invalid_argument("backend " + spec.name + ": precision must be fp32 or fp16, not '" +

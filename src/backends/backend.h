@@ -64,8 +64,8 @@ struct SessionInfo {
   std::vector<std::string> transformers_applied;
 };
 
-/// Result of one run.
-struct RunResult {
+/// What one Session::run gives back (api::RunResult is a whole `onnxdbg run`).
+struct SessionRunResult {
   TensorMap outputs;
   double run_seconds = 0;  ///< wall time of the inference call only, seconds
   /// Peak resident memory of the process that ran the model so far (getrusage ru_maxrss), bytes;
@@ -81,8 +81,8 @@ struct RunResult {
 };
 
 /// The context line that marks a failure of a load a session put off to its first run (see
-/// RunResult::load_seconds): the runner reports it as a failed load with the backend's reason,
-/// not a failed run.
+/// SessionRunResult::load_seconds): the runner reports it as a failed load with the backend's
+/// reason, not a failed run.
 inline constexpr const char* kDeferredLoadContext = "while loading the model at its first run";
 /// `st` marked as the failure of a deferred load; `detail` completes the context line (" with
 /// input shapes x=1x3").
@@ -108,7 +108,7 @@ class Session {
   /// Runs the model on `inputs` (all graph inputs that have no initializer). Returns every graph
   /// output. Errors: kInvalidArgument for bad inputs, kBackendError for a failing or crashing
   /// backend (the message quotes the backend's own error text).
-  virtual Expected<RunResult> run(const TensorMap& inputs) = 0;
+  virtual Expected<SessionRunResult> run(const TensorMap& inputs) = 0;
   /// As run, for models whose inputs or outputs are sequences or optionals (ONNX IR "Types").
   /// The default serves backends that exchange tensors only: it runs run() when every input is a
   /// tensor and wraps the outputs; otherwise kUnsupported naming the first non-tensor input.
@@ -119,22 +119,22 @@ class Session {
   /// value names) without changing the model, for backends that can read them from the engine
   /// (OpenCV: by layer name). Tensors it cannot observe (e.g. fused or folded away) are absent
   /// from `outputs` and listed in `not_observed`. Errors: as run(); kUnsupported by default.
-  virtual Expected<RunResult> run_observing(const TensorMap& inputs,
-                                            const std::vector<std::string>& tensors) {
+  virtual Expected<SessionRunResult> run_observing(const TensorMap& inputs,
+                                                   const std::vector<std::string>& tensors) {
     (void)inputs;
     (void)tensors;
     return unsupported("this backend cannot read intermediate tensors by name");
   }
   /// As run() (`observe` empty) or run_observing(), but every output tensor goes to `sink`, one
-  /// at a time, instead of into RunResult::outputs (left empty), so the caller never holds all
-  /// of them at once. Isolated backends hand each tensor over as it is read from the worker's
+  /// at a time, instead of into SessionRunResult::outputs (left empty), so the caller never holds
+  /// all of them at once. Isolated backends hand each tensor over as it is read from the worker's
   /// reply; the default runs run()/run_observing() and then hands over the outputs, the
   /// observed tensors first in the order of `observe`, then the graph outputs in the graph's order,
   /// freeing each after its call. Errors: as run() and run_observing(); a failed run
   /// calls `sink` for no tensor.
-  virtual Expected<RunResult> run_each(const TensorMap& inputs,
-                                       const std::vector<std::string>& observe,
-                                       const TensorSink& sink);
+  virtual Expected<SessionRunResult> run_each(const TensorMap& inputs,
+                                              const std::vector<std::string>& observe,
+                                              const TensorSink& sink);
 };
 
 /// An engine that can load models.
@@ -238,7 +238,7 @@ Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
 
 /// Checks `spec`'s options against backend_docs(), onnxruntime's providers= names
 /// (parse_provider_list), and precision=fp32|fp16, which every backend accepts (the caller
-/// converts the model; see runner/precision.h). Errors: kInvalidArgument naming the option.
+/// converts the model; see comparator/precision.h). Errors: kInvalidArgument naming the option.
 Status validate_backend_spec(const BackendSpec& spec);
 
 /// Parses --backends: a comma-separated list of BackendSpec texts, each validated. An item that

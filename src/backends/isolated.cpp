@@ -371,15 +371,18 @@ class IsolatedSession : public Session {
   IsolatedSession& operator=(const IsolatedSession&) = delete;
   const SessionInfo& info() const override { return info_; }
 
-  Expected<RunResult> run(const TensorMap& inputs) override { return run_observing(inputs, {}); }
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
+    return run_observing(inputs, {});
+  }
 
-  Expected<RunResult> run_observing(const TensorMap& inputs,
-                                    const std::vector<std::string>& tensors) override {
+  Expected<SessionRunResult> run_observing(const TensorMap& inputs,
+                                           const std::vector<std::string>& tensors) override {
     return run_impl(inputs, tensors, nullptr);
   }
 
-  Expected<RunResult> run_each(const TensorMap& inputs, const std::vector<std::string>& observe,
-                               const TensorSink& sink) override {
+  Expected<SessionRunResult> run_each(const TensorMap& inputs,
+                                      const std::vector<std::string>& observe,
+                                      const TensorSink& sink) override {
     return run_impl(inputs, observe, &sink);
   }
 
@@ -408,15 +411,16 @@ class IsolatedSession : public Session {
     }
   }
 
-  Expected<RunResult> run_impl(const TensorMap& inputs, const std::vector<std::string>& tensors,
-                               const TensorSink* sink) {
+  Expected<SessionRunResult> run_impl(const TensorMap& inputs,
+                                      const std::vector<std::string>& tensors,
+                                      const TensorSink* sink) {
     nlohmann::json req = {{"type", "run"}};
     if (!tensors.empty()) req["observe"] = tensors;
     if (sink) req["stream"] = true;
     ODB_ASSIGN_OR_RETURN(worker::Frame reply,
                          worker_->call(req, inputs, run_timeout_s_, "running the model", sink));
     merge_warnings(reply.header);
-    RunResult result;
+    SessionRunResult result;
     result.outputs = std::move(reply.tensors);
     result.run_seconds = reply.header.value("run_seconds", 0.0);
     if (reply.header.contains("load_seconds"))

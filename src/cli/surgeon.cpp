@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "runner/input_gen.h"
+#include "comparator/input_gen.h"
 
 namespace onnxdbg::cli {
 

@@ -12,27 +12,10 @@
 namespace onnxdbg {
 
 Expected<ErrorStat> error_stat_from_name(const std::string& name) {
-  if (name == "elemwise") return ErrorStat::kElemwise;
-  if (name == "max") return ErrorStat::kMax;
-  if (name == "mean") return ErrorStat::kMean;
-  if (name == "median") return ErrorStat::kMedian;
-  return invalid_argument("unknown error statistic '" + name +
-                          "' (use elemwise, max, mean or median)");
+  return enum_from_name(kErrorStatNames, name, "error statistic");
 }
 
-std::string error_stat_name(ErrorStat s) {
-  switch (s) {
-    case ErrorStat::kElemwise:
-      return "elemwise";
-    case ErrorStat::kMax:
-      return "max";
-    case ErrorStat::kMean:
-      return "mean";
-    case ErrorStat::kMedian:
-      return "median";
-  }
-  return "?";
-}
+std::string error_stat_name(ErrorStat s) { return std::string(enum_name(kErrorStatNames, s)); }
 
 void mark_quantized(TensorComparison& r, DType dtype, double scale) {
   if (!(scale > 0) || !(is_integer(dtype) || is_narrow_integer(dtype))) return;

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
@@ -21,8 +22,13 @@ struct Tolerance {
 /// kElemwise checks every element with the allclose rule; kMax/kMean/kMedian pass when the
 /// statistic of the absolute error is <= atol or that of the relative error is <= rtol.
 enum class ErrorStat { kElemwise, kMax, kMean, kMedian };
+inline constexpr EnumNames<ErrorStat, 4> kErrorStatNames{{{ErrorStat::kElemwise, "elemwise"},
+                                                          {ErrorStat::kMax, "max"},
+                                                          {ErrorStat::kMean, "mean"},
+                                                          {ErrorStat::kMedian, "median"}}};
+/// The statistic named `name` (kErrorStatNames). Errors: kInvalidArgument naming the valid ones.
 Expected<ErrorStat> error_stat_from_name(const std::string& name);
-std::string error_stat_name(ErrorStat s);
+std::string error_stat_name(ErrorStat s);  ///< "elemwise" | "max" | "mean" | "median"
 
 struct TensorComparison {
   bool pass = false;

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <thread>
 
+#include "comparator/precision.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
-#include "layerwise/runner.h"
+#include "layerwise/pass.h"
 #include "model/graph.h"
-#include "runner/precision.h"
 
 namespace onnxdbg::layerwise_detail {
 
@@ -26,8 +26,8 @@ TensorComparison compare_layer(const Tensor& actual, const Tensor& golden, const
   return compare_tensors(actual, golden, tol, stat);
 }
 
-int64_t Runner::optimized_node_count(const BackendSpec& spec, const fs::path& path,
-                                     const std::string& tag) {
+int64_t Pass::optimized_node_count(const BackendSpec& spec, const fs::path& path,
+                                   const std::string& tag) {
   BackendSpec s = spec;
   const fs::path opt_path = tmp_ / (tag + ".optimized.onnx");
   s.options["optimized_model"] = opt_path.string();
@@ -47,8 +47,8 @@ int64_t Runner::optimized_node_count(const BackendSpec& spec, const fs::path& pa
 /// its own (output "<name>" + kFloat32Suffix, counted in *casts): where the backend computed it
 /// in float32 and dropped the rounding to float16 (ONNX Runtime's CPU provider, for ops without
 /// a float16 kernel), the float32 value shows it, as for precision=fp16 conversions.
-onnx::ModelProto Runner::batch_model(const Batch& batch, bool cast_float16, int* added,
-                                     int* casts) const {
+onnx::ModelProto Pass::batch_model(const Batch& batch, bool cast_float16, int* added,
+                                   int* casts) const {
   onnx::ModelProto m = model_.proto;
   std::map<std::string, onnx::ValueInfoProto> outputs;  // the graph's own, by name
   for (const auto& o : m.graph().output()) outputs.emplace(o.name(), o);
@@ -83,9 +83,9 @@ onnx::ModelProto Runner::batch_model(const Batch& batch, bool cast_float16, int*
 /// `backend`; every output goes to `sink` as it arrives. With `plain_nodes` known, the batch's
 /// model is loaded on a copy of `spec` that saves ORT's optimized graph, and a note says when
 /// the extra outputs changed it.
-Expected<RunResult> Runner::run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
-                                             const Batch& batch, int64_t plain_nodes,
-                                             const TensorSink& sink) {
+Expected<SessionRunResult> Pass::run_with_outputs(size_t k, const BackendSpec& spec,
+                                                  Backend& backend, const Batch& batch,
+                                                  int64_t plain_nodes, const TensorSink& sink) {
   const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
   int added = 0;
   int float16_casts = 0;
@@ -137,8 +137,8 @@ Expected<RunResult> Runner::run_with_outputs(size_t k, const BackendSpec& spec, 
 /// and one of the backend's tensors at a time. The comparisons are recorded, in the part's order,
 /// only when the run succeeds. Returns false when the backend failed (recorded with fail());
 /// errors are the reference's.
-Expected<bool> Runner::run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
-                                       Session* observing, const Batch& part, int64_t plain_nodes) {
+Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
+                                     Session* observing, const Batch& part, int64_t plain_nodes) {
   std::vector<LayerComparison> cs(part.end - part.begin);
   std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
   uint64_t largest = 0;
@@ -175,7 +175,7 @@ Expected<bool> Runner::run_and_compare(size_t k, const BackendSpec& spec, Backen
     c.computed_in_float32 =
         (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
   };
-  Expected<RunResult> got = internal_error("the backend did not run");
+  Expected<SessionRunResult> got = internal_error("the backend did not run");
   std::thread backend_side([&] {
     try {
       got = observing ? observing->run_each(inputs_, batch_names(rep_.tensors, part), sink)
@@ -196,7 +196,7 @@ Expected<bool> Runner::run_and_compare(size_t k, const BackendSpec& spec, Backen
   return true;
 }
 
-void Runner::record_batch(size_t k, const RunResult& got, std::vector<LayerComparison>& cs) {
+void Pass::record_batch(size_t k, const SessionRunResult& got, std::vector<LayerComparison>& cs) {
   LayerwiseBackend& b = rep_.backends[k];
   ++b.batches;
   for (auto& c : cs) {

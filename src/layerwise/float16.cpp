@@ -6,9 +6,9 @@
 #include <optional>
 #include <string_view>
 
+#include "comparator/precision.h"
 #include "layerwise/node_models.h"
-#include "layerwise/runner.h"
-#include "runner/precision.h"
+#include "layerwise/pass.h"
 
 namespace onnxdbg::layerwise_detail {
 
@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 /// Which backends run in float16, and the whole model they load: the model itself, or one copy
 /// converted to float16 shared by every precision=fp16 backend. A model the conversion refuses
 /// fails those backends only.
-Status Runner::prepare_fp16(const std::vector<BackendSpec>& specs) {
+Status Pass::prepare_fp16(const std::vector<BackendSpec>& specs) {
   fp16_.assign(specs.size(), false);
   plain_casts_.assign(specs.size(), 0);
   load_paths_.assign(specs.size(), whole_path_);
@@ -47,7 +47,7 @@ Status Runner::prepare_fp16(const std::vector<BackendSpec>& specs) {
 /// Saves `m` (the model, or part of it, with float32 types) as backend `k` loads it: converted
 /// to float16 for a precision=fp16 backend. Returns the Casts the conversion added beyond
 /// those of the whole model's conversion (one per extra float output), 0 for others.
-Expected<int64_t> Runner::save_for_backend(size_t k, onnx::ModelProto& m, const fs::path& path) {
+Expected<int64_t> Pass::save_for_backend(size_t k, onnx::ModelProto& m, const fs::path& path) {
   int64_t extra = 0;
   if (fp16_[k]) {
     ODB_ASSIGN_OR_RETURN(int64_t casts, convert_model_to_fp16(m, model_.base_dir));
@@ -60,7 +60,7 @@ Expected<int64_t> Runner::save_for_backend(size_t k, onnx::ModelProto& m, const 
 /// A float16 backend (precision=fp16, or any backend on a model that is float16 itself) that
 /// computed some tensors in float32 does not show float16's rounding or overflow there: say how
 /// many and where, once.
-void Runner::note_float32_tensors(size_t k, const std::vector<BackendSpec>& specs) {
+void Pass::note_float32_tensors(size_t k, const std::vector<BackendSpec>& specs) {
   LayerwiseBackend& b = rep_.backends[k];
   // The tensors a float16 run computes: float32 ones converted (precision=fp16), or the model's
   // own float16 ones.
@@ -99,7 +99,7 @@ void Runner::note_float32_tensors(size_t k, const std::vector<BackendSpec>& spec
 /// range, and outside tolerance here): as golden inputs they are +-inf in float16 too, so a node
 /// reading one inherits the overflow. (A backend may compute in float32 where it lacks a float16
 /// kernel; the tensor then did not overflow there, and counts as usual.)
-std::set<size_t> Runner::nodes_reading_overflow(size_t k, const std::vector<size_t>& nodes) const {
+std::set<size_t> Pass::nodes_reading_overflow(size_t k, const std::vector<size_t>& nodes) const {
   std::set<size_t> beyond_fp16;
   std::set<std::string_view> overflowed;
   for (const auto& c : rep_.comparisons) {

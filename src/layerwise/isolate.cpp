@@ -3,10 +3,10 @@
 // its own error is told apart from the error it inherited from upstream.
 #include <fmt/format.h>
 
+#include "comparator/precision.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
-#include "layerwise/runner.h"
-#include "runner/precision.h"
+#include "layerwise/pass.h"
 
 namespace onnxdbg::layerwise_detail {
 
@@ -23,8 +23,8 @@ std::string isolated_name(const std::string& n) { return kIsolatedPrefix + n; }
 }  // namespace
 
 /// Re-runs every node with a failing output alone on its backend, on golden inputs.
-Status Runner::isolate(const std::vector<BackendSpec>& specs,
-                       const std::vector<std::unique_ptr<Backend>>& backends) {
+Status Pass::isolate(const std::vector<BackendSpec>& specs,
+                     const std::vector<std::unique_ptr<Backend>>& backends) {
   // Nodes to isolate, per backend, in topological order.
   const std::map<size_t, std::set<size_t>> by_node = failing_nodes();
   if (by_node.empty()) return Status::ok();
@@ -34,7 +34,7 @@ Status Runner::isolate(const std::vector<BackendSpec>& specs,
   return Status::ok();
 }
 
-std::map<size_t, std::set<size_t>> Runner::failing_nodes() const {
+std::map<size_t, std::set<size_t>> Pass::failing_nodes() const {
   std::map<size_t, std::set<size_t>> by_node;  // node index -> backends
   for (const auto& c : rep_.comparisons) {
     if (c.pass()) continue;
@@ -43,7 +43,7 @@ std::map<size_t, std::set<size_t>> Runner::failing_nodes() const {
   return by_node;
 }
 
-std::vector<std::vector<size_t>> Runner::isolation_chunks(
+std::vector<std::vector<size_t>> Pass::isolation_chunks(
     const std::map<size_t, std::set<size_t>>& by_node) const {
   const auto& g = model_.proto.graph();
   std::map<std::string, uint64_t> bytes_of;
@@ -65,10 +65,10 @@ std::vector<std::vector<size_t>> Runner::isolation_chunks(
   return chunks;
 }
 
-Status Runner::isolate_chunk(const std::vector<BackendSpec>& specs,
-                             const std::vector<std::unique_ptr<Backend>>& backends,
-                             const std::vector<size_t>& chunk,
-                             const std::map<size_t, std::set<size_t>>& by_node, size_t* done) {
+Status Pass::isolate_chunk(const std::vector<BackendSpec>& specs,
+                           const std::vector<std::unique_ptr<Backend>>& backends,
+                           const std::vector<size_t>& chunk,
+                           const std::map<size_t, std::set<size_t>>& by_node, size_t* done) {
   const auto& g = model_.proto.graph();
   std::set<std::string> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
@@ -95,8 +95,8 @@ Status Runner::isolate_chunk(const std::vector<BackendSpec>& specs,
 
 /// Keeps the golden values the earliest node of `chunk` failing on its own reads and writes,
 /// when it comes before the node kept so far, so the repro needs no extra reference run.
-void Runner::remember_first_node_values(const std::vector<size_t>& chunk, const TensorMap& golden,
-                                        const TensorMap& constants) {
+void Pass::remember_first_node_values(const std::vector<size_t>& chunk, const TensorMap& golden,
+                                      const TensorMap& constants) {
   const auto& g = model_.proto.graph();
   for (size_t idx : chunk) {
     if (first_values_node_ && *first_values_node_ <= idx) return;
@@ -119,15 +119,15 @@ void Runner::remember_first_node_values(const std::vector<size_t>& chunk, const 
   }
 }
 
-size_t Runner::backend_index(const std::string& name) const {
+size_t Pass::backend_index(const std::string& name) const {
   for (size_t k = 0; k < rep_.backends.size(); ++k)
     if (rep_.backends[k].backend == name) return k;
   return 0;
 }
 
 /// All of `nodes` in one model of disjoint single-node graphs; node by node when that fails.
-void Runner::isolate_nodes(size_t k, Backend& backend, const std::vector<size_t>& nodes,
-                           TensorMap& golden, const TensorMap& constants) {
+void Pass::isolate_nodes(size_t k, Backend& backend, const std::vector<size_t>& nodes,
+                         TensorMap& golden, const TensorMap& constants) {
   Status st = isolate_together(k, backend, nodes, golden, constants);
   if (st.is_ok()) return;
   if (nodes.size() == 1) {
@@ -140,7 +140,7 @@ void Runner::isolate_nodes(size_t k, Backend& backend, const std::vector<size_t>
   }
 }
 
-void Runner::mark_isolation_error(size_t k, size_t node_index, const Status& st) {
+void Pass::mark_isolation_error(size_t k, size_t node_index, const Status& st) {
   for (auto& c : rep_.comparisons)
     if (c.backend == rep_.backends[k].backend && !c.pass() &&
         rep_.tensors[c.tensor].node_index == node_index)
@@ -149,8 +149,8 @@ void Runner::mark_isolation_error(size_t k, size_t node_index, const Status& st)
 
 /// `nodes` in one model on `backend`, fed golden values; their failing outputs' own errors go
 /// into the comparisons (record_isolated). Errors: the model's building, loading or run.
-Status Runner::isolate_together(size_t k, Backend& backend, const std::vector<size_t>& nodes,
-                                TensorMap& golden, const TensorMap& constants) {
+Status Pass::isolate_together(size_t k, Backend& backend, const std::vector<size_t>& nodes,
+                              TensorMap& golden, const TensorMap& constants) {
   // OpenCV's importer wants every graph output's shape; ONNX Runtime infers them itself.
   const bool shapes = observes_by_name(BackendSpec{backend.name(), {}});
   ODB_ASSIGN_OR_RETURN(onnx::ModelProto m,
@@ -172,8 +172,8 @@ Status Runner::isolate_together(size_t k, Backend& backend, const std::vector<si
   return Status::ok();
 }
 
-void Runner::record_isolated(size_t k, const std::vector<size_t>& nodes, const RunResult& r,
-                             const TensorMap& golden) {
+void Pass::record_isolated(size_t k, const std::vector<size_t>& nodes, const SessionRunResult& r,
+                           const TensorMap& golden) {
   const std::set<size_t> wanted(nodes.begin(), nodes.end());
   const std::set<size_t> beyond_fp16 =
       fp16_[k] ? nodes_reading_overflow(k, nodes) : std::set<size_t>{};

@@ -55,7 +55,7 @@ Expected<TensorMap> backend_layer_values(const LoadedModel& model, Backend& back
   ODB_RETURN_IF_ERROR(save_model(m, path));
   m.Clear();
   ODB_ASSIGN_OR_RETURN(auto session, backend.load(path, model.base_dir));
-  ODB_ASSIGN_OR_RETURN(RunResult r, session->run(inputs));
+  ODB_ASSIGN_OR_RETURN(SessionRunResult r, session->run(inputs));
   return std::move(r.outputs);
 }
 

@@ -214,7 +214,7 @@ struct LayerwiseReport {
 /// golden values are compared with the backend's as both arrive in the same order (the backend's
 /// side reads them on a second thread), so neither side's batch is held by onnxdbg.
 /// A backend that cannot load or run a batch is recorded (LayerwiseBackend::error) and the others
-/// go on. A backend with precision=fp16 (runner/precision.h) loads every model it gets (the
+/// go on. A backend with precision=fp16 (comparator/precision.h) loads every model it gets (the
 /// whole model, each batch's model, the isolated nodes) converted by surgeon::to_fp16 with graph
 /// inputs and outputs kept float32, so its intermediate tensors come back as float16 values
 /// widened to float32 and compare with the float32 golden values as they are.

@@ -6,12 +6,12 @@
 
 #include <set>
 
+#include "comparator/precision.h"
 #include "core/temp_dir.h"
 #include "data/test_data.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layerwise.h"
 #include "layerwise/node_models.h"
-#include "runner/precision.h"
 
 namespace onnxdbg {
 namespace {

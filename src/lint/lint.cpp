@@ -59,17 +59,7 @@ std::vector<std::unique_ptr<GraphInfo>> build_graphs(const onnx::GraphProto& mai
 
 }  // namespace
 
-std::string_view severity_name(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "info";
-  }
-  return "?";
-}
+std::string_view severity_name(Severity s) { return enum_name(kSeverityNames, s); }
 
 FindingCounts count_findings(const std::vector<Finding>& findings) {
   FindingCounts c;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 #include "model/model.h"
 
@@ -22,7 +23,9 @@ enum class Severity {
 };
 
 /// "error", "warning", "info".
-std::string_view severity_name(Severity s);
+inline constexpr EnumNames<Severity, 3> kSeverityNames{
+    {{Severity::kError, "error"}, {Severity::kWarning, "warning"}, {Severity::kInfo, "info"}}};
+std::string_view severity_name(Severity s);  ///< "error" | "warning" | "info"
 
 /// One problem found by one rule.
 struct Finding {

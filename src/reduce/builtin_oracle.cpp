@@ -5,32 +5,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "comparator/precision.h"
 #include "layerwise/layerwise.h"
 #include "model/graph.h"
 #include "reduce/oracle.h"
 #include "reference/interpreter.h"
-#include "runner/precision.h"
 
 namespace onnxdbg::reduce {
 
 Expected<FailOn> fail_on_from_name(const std::string& name) {
-  if (name == "mismatch") return FailOn::kMismatch;
-  if (name == "error") return FailOn::kError;
-  if (name == "nan") return FailOn::kNan;
-  return invalid_argument("--fail-on '" + name + "' is not one of mismatch, error, nan");
+  return enum_from_name(kFailOnNames, name, "--fail-on");
 }
 
-std::string fail_on_name(FailOn f) {
-  switch (f) {
-    case FailOn::kMismatch:
-      return "mismatch";
-    case FailOn::kError:
-      return "error";
-    case FailOn::kNan:
-      return "nan";
-  }
-  return "?";
-}
+std::string fail_on_name(FailOn f) { return std::string(enum_name(kFailOnNames, f)); }
 
 namespace {
 

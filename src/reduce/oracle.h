@@ -14,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "compare/compare.h"
+#include "core/enum_names.h"
 #include "reduce/candidate.h"
 
 namespace onnxdbg::reduce {
@@ -105,8 +106,11 @@ enum class FailOn {
   kError,     ///< a backend refuses, crashes on, or fails to run the candidate
   kNan,       ///< an output holds NaN or Inf although every input is finite
 };
+inline constexpr EnumNames<FailOn, 3> kFailOnNames{
+    {{FailOn::kMismatch, "mismatch"}, {FailOn::kError, "error"}, {FailOn::kNan, "nan"}}};
+/// The condition named `name` (kFailOnNames). Errors: kInvalidArgument naming the valid ones.
 Expected<FailOn> fail_on_from_name(const std::string& name);
-std::string fail_on_name(FailOn f);
+std::string fail_on_name(FailOn f);  ///< "mismatch" | "error" | "nan"
 
 struct BuiltinOptions {
   std::set<FailOn> fail_on;

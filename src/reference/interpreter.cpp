@@ -30,12 +30,10 @@ std::string MissingKernel::to_string() const {
          std::to_string(opset);
 }
 
-const char* accumulate_name(Accumulate a) { return a == Accumulate::kDouble ? "double" : "float"; }
+const char* accumulate_name(Accumulate a) { return enum_name(kAccumulateNames, a).data(); }
 
 Expected<Accumulate> parse_accumulate(const std::string& name) {
-  if (name == "float") return Accumulate::kFloat;
-  if (name == "double") return Accumulate::kDouble;
-  return invalid_argument("accumulate must be float or double, not '" + name + "'");
+  return enum_from_name(kAccumulateNames, name, "accumulate");
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/onnx.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -56,6 +57,8 @@ enum class Accumulate {
            ///< (BLAS dgemm) and each float64 output is rounded once to the input type
 };
 
+inline constexpr EnumNames<Accumulate, 2> kAccumulateNames{
+    {{Accumulate::kFloat, "float"}, {Accumulate::kDouble, "double"}}};
 /// "float" or "double"; parse_accumulate is its inverse (kInvalidArgument for other names).
 const char* accumulate_name(Accumulate a);
 Expected<Accumulate> parse_accumulate(const std::string& name);

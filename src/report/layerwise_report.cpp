@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comparator/precision.h"
 #include "compare/error_text.h"
 #include "model/graph.h"
 #include "report/run_report.h"
 #include "report/table.h"
-#include "runner/precision.h"
 
 namespace onnxdbg::report {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "runner/compare_run.h"
+#include "comparator/compare_run.h"
 
 namespace onnxdbg::report {
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "comparator/input_gen.h"
 #include "fuzz_limits.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
-#include "runner/input_gen.h"
 
 using namespace onnxdbg;
 

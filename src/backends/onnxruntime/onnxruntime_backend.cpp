@@ -484,12 +484,15 @@ class OrtSession : public Session {
   }
   const SessionInfo& info() const override { return info_; }
 
-  Expected<RunResult> run(const TensorMap& inputs) override { return run_impl(inputs, nullptr); }
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
+    return run_impl(inputs, nullptr);
+  }
 
   /// As run(), each output copied out of ONNX Runtime and handed to `sink` in turn (ORT's copy
   /// freed first), so the caller can send it on before the next is copied.
-  Expected<RunResult> run_each(const TensorMap& inputs, const std::vector<std::string>& observe,
-                               const TensorSink& sink) override {
+  Expected<SessionRunResult> run_each(const TensorMap& inputs,
+                                      const std::vector<std::string>& observe,
+                                      const TensorSink& sink) override {
     if (!observe.empty()) return Session::run_each(inputs, observe, sink);  // unsupported
     return run_impl(inputs, &sink);
   }
@@ -569,7 +572,7 @@ class OrtSession : public Session {
     return outs;
   }
 
-  Expected<RunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
+  Expected<SessionRunResult> run_impl(const TensorMap& inputs, const TensorSink* sink) {
     ODB_RETURN_IF_ERROR(check_input_names(inputs));
     try {
       const Ort::MemoryInfo mem = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
@@ -580,7 +583,7 @@ class OrtSession : public Session {
         in_names.push_back(name.c_str());
         in_values.push_back(std::move(v));
       }
-      RunResult result;
+      SessionRunResult result;
       std::vector<Ort::Value> outs = run_session(in_names, in_values, result.run_seconds);
       for (size_t i = 0; i < outs.size(); ++i) {
         ODB_ASSIGN_OR_RETURN(Tensor t, from_ort(outs[i], info_.output_names[i]));

@@ -151,10 +151,12 @@ class CvSession : public Session {
     layer_candidates_ = std::move(c);
   }
 
-  Expected<RunResult> run(const TensorMap& inputs) override { return run_observing(inputs, {}); }
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
+    return run_observing(inputs, {});
+  }
 
-  Expected<RunResult> run_observing(const TensorMap& inputs,
-                                    const std::vector<std::string>& observe) override {
+  Expected<SessionRunResult> run_observing(const TensorMap& inputs,
+                                           const std::vector<std::string>& observe) override {
     for (const auto& sig : inputs_) {
       if (!inputs.count(sig.name)) {
         return invalid_argument(fmt::format("opencv: missing input '{}'", sig.name));
@@ -170,7 +172,7 @@ class CvSession : public Session {
       std::vector<std::string> names;
       std::vector<ValueSignature> sigs = outputs_;
       for (const auto& o : outputs_) names.push_back(o.name);
-      RunResult result;
+      SessionRunResult result;
       result.load_seconds = load_seconds;
       for (const auto& tensor : observe) {
         const std::string layer = layer_of(tensor, result);
@@ -236,7 +238,7 @@ class CvSession : public Session {
   }
 
   /// The OpenCV layer that gives `tensor`, or "" with the reason in result.not_observed.
-  std::string layer_of(const std::string& tensor, RunResult& result) {
+  std::string layer_of(const std::string& tensor, SessionRunResult& result) {
     auto it = layer_candidates_.find(tensor);
     if (it != layer_candidates_.end())
       for (const auto& c : it->second)

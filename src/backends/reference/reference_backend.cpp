@@ -29,11 +29,11 @@ class ReferenceSession : public Session {
                  reference::format_profile(interp_->profile(), run_seconds_).c_str());
   }
   const SessionInfo& info() const override { return info_; }
-  Expected<RunResult> run(const TensorMap& inputs) override {
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
     const auto t0 = std::chrono::steady_clock::now();
     auto out = interp_->run(inputs);
     if (!out) return std::move(out).status();
-    RunResult r;
+    SessionRunResult r;
     r.run_seconds = seconds_since(t0);
     r.peak_rss_bytes = peak_rss_bytes();
     ++runs_;

@@ -136,10 +136,10 @@ struct Worker {
       const size_t warnings_before = session->info().warnings.size();
       const auto observe = req.header.value("observe", std::vector<std::string>{});
       const bool stream = req.header.value("stream", false);
-      ODB_ASSIGN_OR_RETURN(RunResult result, stream ? session->run_each(req.tensors, observe, part)
-                                             : observe.empty()
-                                                 ? session->run(req.tensors)
-                                                 : session->run_observing(req.tensors, observe));
+      ODB_ASSIGN_OR_RETURN(SessionRunResult result,
+                           stream            ? session->run_each(req.tensors, observe, part)
+                           : observe.empty() ? session->run(req.tensors)
+                                             : session->run_observing(req.tensors, observe));
       if (!result.not_observed.empty()) (*reply)["not_observed"] = result.not_observed;
       (*reply)["run_seconds"] = result.run_seconds;
       if (result.load_seconds) (*reply)["load_seconds"] = *result.load_seconds;

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "comparator/input_gen.h"
 #include "data/test_data.h"
 #include "layerwise/layer_values.h"
 #include "model/model.h"
-#include "runner/input_gen.h"
 #include "surgeon/taken_branches.h"
 #include "test_util.h"
 

@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "comparator/input_gen.h"
 #include "model/model.h"
 #include "reduce/ddmin.h"
 #include "reduce/strategies/strategies.h"
-#include "runner/input_gen.h"
 #include "test_util.h"
 
 namespace onnxdbg::reduce {

@@ -137,7 +137,7 @@ TEST(Accumulate, NamesParseBothWays) {
   EXPECT_STREQ(reference::accumulate_name(Accumulate::kDouble), "double");
   auto bad = reference::parse_accumulate("half");
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.status().message().find("float or double"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("is not one of float, double"), std::string::npos);
 }
 
 }  // namespace

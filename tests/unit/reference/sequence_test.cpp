@@ -246,8 +246,8 @@ TEST(Sequence, GraphInputsAndOutputsOfSequenceKind) {
 class TensorOnlySession : public Session {
  public:
   const SessionInfo& info() const override { return info_; }
-  Expected<RunResult> run(const TensorMap& inputs) override {
-    RunResult r;
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
+    SessionRunResult r;
     r.outputs = inputs;
     return r;
   }

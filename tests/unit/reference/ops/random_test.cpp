@@ -140,7 +140,7 @@ TEST(RandomOps, ReferenceBackendOptionRandomSeed) {
   ModelDir dir;
   const auto path = dir.write_model(R"(<ir_version: 8, opset_import: ["" : 17]>
 g () => (float[3] z) { z = RandomUniform<shape=[3]>() })");
-  auto run_with = [&](const std::string& seed) -> Expected<RunResult> {
+  auto run_with = [&](const std::string& seed) -> Expected<SessionRunResult> {
     ODB_ASSIGN_OR_RETURN(auto backend,
                          create_backend(BackendSpec{"reference", {{"random_seed", seed}}}));
     ODB_ASSIGN_OR_RETURN(auto session, backend->load(path));

@@ -2,7 +2,7 @@
 // values) sizes the tensors, each backend then compares them batch by batch beside the reference,
 // divergent nodes are isolated, and the first divergence of each backend is picked. run_layerwise
 // (layerwise.h) runs it.
-#include "layerwise/runner.h"
+#include "layerwise/pass.h"
 
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -10,11 +10,11 @@
 #include <algorithm>
 
 #include "backends/isolated.h"
+#include "comparator/precision.h"
 #include "core/temp_dir.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layer_tensors.h"
 #include "layerwise/node_models.h"
-#include "runner/precision.h"
 
 namespace onnxdbg {
 namespace layerwise_detail {
@@ -37,7 +37,7 @@ void add_run_timeouts(std::vector<BackendSpec>& run_specs, double reference_seco
 
 }  // namespace
 
-Status Runner::run(const std::vector<BackendSpec>& specs) {
+Status Pass::run(const std::vector<BackendSpec>& specs) {
   const auto t0 = Clock::now();
   rep_.memory_budget = opt_.memory_budget;
   limit_ = std::max<uint64_t>(1, opt_.memory_budget / kLayerwiseCopies);
@@ -77,16 +77,16 @@ Status Runner::run(const std::vector<BackendSpec>& specs) {
   return Status::ok();
 }
 
-void Runner::progress(const std::string& s) const {
+void Pass::progress(const std::string& s) const {
   if (opt_.progress) opt_.progress(s);
 }
 
-void Runner::fail(size_t k, const Status& st) {
+void Pass::fail(size_t k, const Status& st) {
   rep_.backends[k].ok = false;
   rep_.backends[k].error = st.to_string();
 }
 
-std::vector<BackendSpec> Runner::backend_run_specs(const std::vector<BackendSpec>& specs) {
+std::vector<BackendSpec> Pass::backend_run_specs(const std::vector<BackendSpec>& specs) {
   // ONNX Runtime without its arena: each batch is a new session in the same worker, which then
   // reuses the memory the previous one freed instead of faulting in fresh arena regions.
   // precision=fp16 is ours, not the backend's: it gets the models converted (prepare_fp16,
@@ -99,7 +99,7 @@ std::vector<BackendSpec> Runner::backend_run_specs(const std::vector<BackendSpec
   return run_specs;
 }
 
-std::vector<std::future<int64_t>> Runner::start_plain_node_counts(
+std::vector<std::future<int64_t>> Pass::start_plain_node_counts(
     const std::vector<BackendSpec>& specs, const std::vector<BackendSpec>& run_specs) {
   // The optimized graph of the unmodified model, to see whether extra outputs change it. The
   // task gets its own copy of the spec: run() adds the run timeout to run_specs meanwhile.
@@ -112,9 +112,9 @@ std::vector<std::future<int64_t>> Runner::start_plain_node_counts(
   return counts;
 }
 
-OpenBackends Runner::open_backends(const std::vector<BackendSpec>& specs,
-                                   const std::vector<BackendSpec>& run_specs,
-                                   std::vector<std::future<int64_t>>& plain_counts) {
+OpenBackends Pass::open_backends(const std::vector<BackendSpec>& specs,
+                                 const std::vector<BackendSpec>& run_specs,
+                                 std::vector<std::future<int64_t>>& plain_counts) {
   OpenBackends open;
   open.backends.resize(specs.size());
   open.observing.resize(specs.size());
@@ -141,8 +141,8 @@ OpenBackends Runner::open_backends(const std::vector<BackendSpec>& specs,
   return open;
 }
 
-Status Runner::compare_batches(const std::vector<BackendSpec>& specs,
-                               const std::vector<BackendSpec>& run_specs, OpenBackends& open) {
+Status Pass::compare_batches(const std::vector<BackendSpec>& specs,
+                             const std::vector<BackendSpec>& run_specs, OpenBackends& open) {
   for (size_t k = 0; k < specs.size(); ++k) {
     if (!rep_.backends[k].ok) continue;
     // One run of the model per batch. Extra graph outputs: at most max_extra_outputs per run;
@@ -167,7 +167,7 @@ Status Runner::compare_batches(const std::vector<BackendSpec>& specs,
   return Status::ok();
 }
 
-void Runner::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {
+void Pass::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {
   for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
   mark_failed_inputs();
   pick_first_divergences();
@@ -176,7 +176,7 @@ void Runner::finish(const std::vector<BackendSpec>& specs, Clock::time_point sta
   rep_.peak_rss_bytes = peak_rss_bytes();
 }
 
-void Runner::mark_failed_inputs() {
+void Pass::mark_failed_inputs() {
   std::map<std::pair<std::string, std::string>, bool> failed;  // (backend, tensor) -> failed
   for (const auto& c : rep_.comparisons)
     if (c.observed) failed[{c.backend, rep_.tensors[c.tensor].name}] = !c.result.pass;
@@ -191,7 +191,7 @@ void Runner::mark_failed_inputs() {
   }
 }
 
-void Runner::pick_first_divergences() {
+void Pass::pick_first_divergences() {
   for (size_t k = 0; k < rep_.backends.size(); ++k) {
     LayerwiseBackend& b = rep_.backends[k];
     for (const auto& c : rep_.comparisons) {
@@ -233,7 +233,7 @@ Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
   std::optional<LoadedModel> copy;
   const LoadedModel& as_run =
       layerwise_detail::as_run(model, inputs, options.reference, copy, &rep);
-  layerwise_detail::Runner runner(as_run, inputs, options, rep, copy.has_value());
+  layerwise_detail::Pass runner(as_run, inputs, options, rep, copy.has_value());
   ODB_RETURN_IF_ERROR(runner.run(backends));
   return rep;
 }

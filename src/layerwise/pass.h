@@ -1,4 +1,4 @@
-// Private to the layerwise module: Runner, one layerwise pass (run_layerwise in layerwise.h). Its
+// Private to the layerwise module: Pass, one layerwise pass (run_layerwise in layerwise.h). Its
 // steps live in one file per concern: runner.cpp (the pass step by step, the first divergences),
 // batch_run.cpp (one batch on one backend, compared as it arrives), float16.cpp (precision=fp16
 // backends) and isolate.cpp (divergent nodes re-run alone on golden inputs).
@@ -49,12 +49,12 @@ struct OpenBackends {
 };
 
 /// One layerwise pass of `model` on `inputs`, filling `rep` (see run_layerwise).
-class Runner {
+class Pass {
  public:
   /// `copy`: `model` is not the file but as_run's copy of it (Ifs inlined, nodes sorted), so the
   /// backends load it saved beside the pass's temporary models, not the file.
-  Runner(const LoadedModel& model, const TensorMap& inputs, const LayerwiseOptions& options,
-         LayerwiseReport& rep, bool copy = false)
+  Pass(const LoadedModel& model, const TensorMap& inputs, const LayerwiseOptions& options,
+       LayerwiseReport& rep, bool copy = false)
       : model_(model), inputs_(inputs), opt_(options), rep_(rep), copy_(copy) {}
 
   /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded).
@@ -95,13 +95,13 @@ class Runner {
   onnx::ModelProto batch_model(const Batch& batch, bool cast_float16, int* added, int* casts) const;
   /// Suffix of the float32 output a float16 tensor is read through (batch_model).
   static constexpr std::string_view kFloat32Suffix = "__onnxdbg_float32";
-  Expected<RunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
-                                       const Batch& batch, int64_t plain_nodes,
-                                       const TensorSink& sink);
+  Expected<SessionRunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
+                                              const Batch& batch, int64_t plain_nodes,
+                                              const TensorSink& sink);
   Expected<bool> run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
                                  Session* observing, const Batch& part, int64_t plain_nodes);
   /// Counts and keeps the comparisons of a batch that ran (`got`), in the batch's order.
-  void record_batch(size_t k, const RunResult& got, std::vector<LayerComparison>& cs);
+  void record_batch(size_t k, const SessionRunResult& got, std::vector<LayerComparison>& cs);
 
   // --- float16.cpp: precision=fp16 backends ---------------------------------------------------
   Status prepare_fp16(const std::vector<BackendSpec>& specs);
@@ -136,7 +136,7 @@ class Runner {
   Status isolate_together(size_t k, Backend& backend, const std::vector<size_t>& nodes,
                           TensorMap& golden, const TensorMap& constants);
   /// Compares the isolated run's outputs `r` of `nodes` on backend `k` with their golden values.
-  void record_isolated(size_t k, const std::vector<size_t>& nodes, const RunResult& r,
+  void record_isolated(size_t k, const std::vector<size_t>& nodes, const SessionRunResult& r,
                        const TensorMap& golden);
 
   const LoadedModel& model_;

@@ -1,6 +1,6 @@
 // precision=fp16 on a backend: the float16 model it loads and the float16 overflow points (see
 // precision.h).
-#include "runner/precision.h"
+#include "comparator/precision.h"
 
 #include <cmath>
 #include <cstring>

@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "comparator/precision.h"
 #include "compare/compare.h"
+#include "core/enum_names.h"
 #include "model/model.h"
-#include "runner/precision.h"
 
 namespace onnxdbg {
 
@@ -29,7 +30,7 @@ struct BackendRun {
   ErrorCode error_code = ErrorCode::kOk;
   SessionInfo info;        ///< load_seconds, providers, warnings
   double run_seconds = 0;  ///< inference wall time, seconds
-  /// Peak resident memory of the process that ran the model (RunResult::peak_rss_bytes: the
+  /// Peak resident memory of the process that ran the model (SessionRunResult::peak_rss_bytes: the
   /// worker's for an isolated backend, onnxdbg's own for the reference), bytes; 0 when unknown.
   int64_t peak_rss_bytes = 0;
   /// With several samples: this run used the session loaded for an earlier sample (info and its
@@ -56,6 +57,8 @@ struct ValidationFinding {
 };
 
 enum class Verdict { kAgree, kDisagree, kError };
+inline constexpr EnumNames<Verdict, 3> kVerdictNames{
+    {{Verdict::kAgree, "agree"}, {Verdict::kDisagree, "disagree"}, {Verdict::kError, "error"}}};
 std::string verdict_name(Verdict v);  ///< "agree" | "disagree" | "error"
 
 struct CompareRunReport {

@@ -1,5 +1,5 @@
 // Seeded input generation and --input-shapes / --val-range parsing.
-#include "runner/input_gen.h"
+#include "comparator/input_gen.h"
 
 #include <algorithm>
 #include <cmath>

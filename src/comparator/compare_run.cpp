@@ -1,5 +1,5 @@
 // Multi-backend run and comparison against the golden (first) backend.
-#include "runner/compare_run.h"
+#include "comparator/compare_run.h"
 
 #include <stdlib.h>
 
@@ -17,17 +17,7 @@
 
 namespace onnxdbg {
 
-std::string verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::kAgree:
-      return "agree";
-    case Verdict::kDisagree:
-      return "disagree";
-    case Verdict::kError:
-      return "error";
-  }
-  return "error";
-}
+std::string verdict_name(Verdict v) { return std::string(enum_name(kVerdictNames, v)); }
 
 namespace {
 

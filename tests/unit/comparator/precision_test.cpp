@@ -1,14 +1,14 @@
 // precision=fp16 on a backend: a model whose float32 intermediate value exceeds 65504 goes wrong
 // in float16 on the reference and on ONNX Runtime, and the overflow point is named before any
 // float16 backend runs; a model that stays in range agrees within float16 tolerances.
-#include "runner/precision.h"
+#include "comparator/precision.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "backends/backend_test_util.h"
-#include "runner/compare_run.h"
+#include "comparator/compare_run.h"
 
 namespace onnxdbg {
 namespace {

@@ -1,6 +1,6 @@
 // Input generation: shapes from --input-shapes, dynamic-dim errors, seeded reproducible values,
 // per-input value ranges.
-#include "runner/input_gen.h"
+#include "comparator/input_gen.h"
 
 #include <gtest/gtest.h>
 
