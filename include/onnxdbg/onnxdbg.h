@@ -8,6 +8,7 @@
 #include "onnxdbg/conformance.h"        // conformance (ONNX backend test cases)
 #include "onnxdbg/diff.h"               // diff
 #include "onnxdbg/inspect.h"            // inspect, lint
+#include "onnxdbg/options.h"            // option_schema, option_defaults (options.def)
 #include "onnxdbg/reduce.h"             // reduce
 #include "onnxdbg/run.h"                // run (compare backends, layerwise, isolate)
 #include "onnxdbg/surgeon.h"            // surgeon (sanitize, extract, convert-opset, to-fp16)

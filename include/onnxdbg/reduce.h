@@ -17,6 +17,7 @@
 
 #include "comparator/input_gen.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/options.h"
 #include "reduce/oracle.h"
 #include "reduce/reduce.h"
 #include "report/viewer.h"
@@ -47,7 +48,8 @@ struct ReduceOptions {
   BuiltinOracleOptions builtin;
   OracleFn oracle;
   std::string oracle_description = "callable";  ///< `oracle`'s line in the summary
-  int jobs = 1;  ///< candidates tested at once (check commands, built-in oracle runs)
+  int jobs =
+      option_defaults::jobs;  ///< candidates tested at once (check commands, built-in oracle runs)
   /// Seconds a backend run of the built-in oracle may take (--timeout; timeout= on every backend
   /// of builtin.backends that sets none; a run past it is an error, "timed out after N s"), and
   /// the golden values' reference runs on the original (all samples together). 0: the backends'
@@ -66,11 +68,12 @@ struct ReduceOptions {
   /// seed + 1, ...; a candidate fails if any sample does).
   std::filesystem::path load_inputs;
   InputGenOptions generate;
-  int iterations = 1;
+  int iterations = option_defaults::iterations;
   /// Dynamic input dimensions fixed before reducing (--model-input-shapes).
   std::map<std::string, Shape> model_input_shapes;
 
-  std::string mode = "full";            ///< bisect, linear or full (reduce::strategies_for_mode)
+  std::string mode{
+      option_defaults::mode};           ///< bisect, linear or full (reduce::strategies_for_mode)
   std::vector<std::string> strategies;  ///< instead of mode's, when not empty
   std::filesystem::path artifacts;      ///< keep every candidate in DIR/good and DIR/bad
   std::filesystem::path min_good;       ///< write the passing candidate closest to the result

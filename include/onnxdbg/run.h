@@ -22,6 +22,7 @@
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/options.h"
 #include "report/viewer.h"
 
 namespace onnxdbg::api {
@@ -67,7 +68,7 @@ struct LayerwiseRunOptions {
   bool enabled = false;  ///< compare every intermediate tensor of the main graph
   bool isolate = false;  ///< re-run each divergent node alone on golden inputs (implies enabled)
   /// Bytes of intermediate tensors held at once (--layerwise-memory), default 2 GiB.
-  uint64_t memory_budget = uint64_t{2} << 30;
+  uint64_t memory_budget = option_defaults::layerwise_memory;
   /// Folder the first divergent node is written to as an ONNX test case; empty: the default
   /// ./onnxdbg-repro/<model stem>_<node>; "-": none.
   std::filesystem::path save_repro;
@@ -213,7 +214,7 @@ struct BackendRunOptions {
   /// reference's from its run, another backend's as extra graph outputs of one run.
   bool intermediates = false;
   /// Bytes of intermediate tensors held at once; more is an error (default 2 GiB).
-  uint64_t memory_budget = uint64_t{2} << 30;
+  uint64_t memory_budget = option_defaults::layerwise_memory;
 };
 
 struct BackendRunResult {

@@ -29,9 +29,14 @@ ErrorTypes& error_types() {
 ToleranceSpec tolerance(const std::vector<std::string>& atol,
                         const std::vector<std::string>& rtol) {
   ToleranceSpec spec;
-  spec.default_tol = {1e-5, 1e-5};
   if (Status st = parse_tolerance_args(atol, rtol, spec); !st) raise_status(st);
   return spec;
+}
+
+/// --atol/--rtol texts applied to `spec` (parse_tolerance_args); UsageError when malformed.
+void set_tolerance(ToleranceSpec& spec, const std::vector<std::string>& atol,
+                   const std::vector<std::string>& rtol) {
+  if (Status st = parse_tolerance_args(atol, rtol, spec); !st) raise_status(st);
 }
 
 std::vector<BackendSpec> backends(const std::string& list) {
@@ -195,94 +200,199 @@ py::dict run_backend(const std::string& model, const std::string& backend, const
   return d;
 }
 
-api::RunResult compare_backends(
-    const std::string& model, const std::string& backend_list, const py::list& inputs,
-    const std::string& load_inputs, const py::list& golden, const std::string& load_outputs,
-    std::optional<int> iterations, std::optional<size_t> sample, uint64_t seed,
-    const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
-    const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-    const std::string& error_stat, bool validate, bool layerwise, bool isolate,
-    uint64_t memory_budget, const std::string& save_repro, const std::string& reference_accumulate,
-    bool strict_providers, const std::string& save_inputs, const std::string& save_outputs,
-    double timeout, uint64_t max_memory, uint64_t max_iterations, const py::object& progress) {
+/// How one keyword argument of onnxdbg.compare or onnxdbg.reduce (its options.def Python name;
+/// "samples" and "golden_samples" carry arrays) sets the API's options struct O. Values arrive as
+/// python/onnxdbg/__init__.py normalizes them: lists of the CLI's texts for tolerances, shapes and
+/// ranges (parsed by the CLI's parsers, so the errors read the same), sizes as integers.
+template <class O>
+using Setters = std::map<std::string, std::function<void(O&, const py::handle&)>>;
+
+/// Every keyword of `options` applied to `o`; None keeps the struct's default (options.def's).
+/// Errors: UsageError for a keyword `setters` lacks (a binding behind its Python function).
+template <class O>
+void apply_options(O& o, const py::dict& options, const Setters<O>& setters, const char* fn) {
+  for (const auto& [k, v] : options) {
+    const std::string key = py::str(k);
+    auto it = setters.find(key);
+    if (it == setters.end())
+      raise_status(invalid_argument(std::string(fn) + "() got an unexpected keyword argument '" +
+                                    key + "'"));
+    if (!v.is_none()) it->second(o, v);
+  }
+}
+
+std::vector<std::string> texts(const py::handle& v) { return v.cast<std::vector<std::string>>(); }
+
+/// The keywords of onnxdbg.compare: options.def's groups inputs, comparison, backends, limits,
+/// layerwise and run, plus the arrays.
+const Setters<api::RunOptions>& run_setters() {
+  using O = api::RunOptions;
+  static const Setters<O> s = {
+      {"backends", [](O& o, auto v) { o.backends = backends(v.template cast<std::string>()); }},
+      {"samples", [](O& o, auto v) { o.inputs.samples = samples(v.template cast<py::list>()); }},
+      {"inputs", [](O& o, auto v) { o.inputs.load_inputs = v.template cast<std::string>(); }},
+      {"iterations", [](O& o, auto v) { o.inputs.iterations = v.template cast<int>(); }},
+      {"sample", [](O& o, auto v) { o.inputs.sample = v.template cast<size_t>(); }},
+      {"seed", [](O& o, auto v) { o.inputs.generate.seed = v.template cast<uint64_t>(); }},
+      {"input_shapes",
+       [](O& o, auto v) {
+         if (Status st = parse_input_shapes(texts(v), o.inputs.generate.shapes); !st)
+           raise_status(st);
+       }},
+      {"val_range",
+       [](O& o, auto v) {
+         if (Status st = parse_value_ranges(texts(v), o.inputs.generate); !st) raise_status(st);
+       }},
+      {"golden_samples",
+       [](O& o, auto v) { o.comparison.golden = samples(v.template cast<py::list>()); }},
+      {"golden", [](O& o, auto v) { o.comparison.load_outputs = v.template cast<std::string>(); }},
+      {"atol", [](O& o, auto v) { set_tolerance(o.comparison.tolerance, texts(v), {}); }},
+      {"rtol", [](O& o, auto v) { set_tolerance(o.comparison.tolerance, {}, texts(v)); }},
+      {"error_stat",
+       [](O& o, auto v) {
+         o.comparison.error_stat =
+             value_or_raise(error_stat_from_name(v.template cast<std::string>()));
+       }},
+      {"validate", [](O& o, auto v) { o.comparison.validate = v.template cast<bool>(); }},
+      {"timeout", [](O& o, auto v) { o.timeout_seconds = v.template cast<double>(); }},
+      {"max_memory", [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); }},
+      {"max_iterations", [](O& o, auto v) { o.max_iterations = v.template cast<uint64_t>(); }},
+      {"layerwise", [](O& o, auto v) { o.layerwise.enabled = v.template cast<bool>(); }},
+      {"isolate", [](O& o, auto v) { o.layerwise.isolate = v.template cast<bool>(); }},
+      {"memory_budget",
+       [](O& o, auto v) { o.layerwise.memory_budget = v.template cast<uint64_t>(); }},
+      {"save_repro", [](O& o, auto v) { o.layerwise.save_repro = v.template cast<std::string>(); }},
+      {"reference_accumulate",
+       [](O& o, auto v) { o.reference_accumulate = v.template cast<std::string>(); }},
+      {"strict_providers", [](O& o, auto v) { o.strict_providers = v.template cast<bool>(); }},
+      {"save_inputs", [](O& o, auto v) { o.save_inputs = v.template cast<std::string>(); }},
+      {"save_outputs", [](O& o, auto v) { o.save_outputs = v.template cast<std::string>(); }},
+  };
+  return s;
+}
+
+api::RunResult compare_backends(const std::string& model, const py::dict& options,
+                                const py::object& progress) {
   api::RunOptions o;
   o.model = model;
-  o.timeout_seconds = timeout;
-  o.max_memory = max_memory;
-  o.max_iterations = max_iterations;
-  o.backends = backends(backend_list);
-  o.reference_accumulate = reference_accumulate;
-  o.strict_providers = strict_providers;
-  o.inputs = input_options(inputs, load_inputs, iterations, seed, shapes, ranges);
-  o.inputs.sample = sample;
-  o.comparison = comparison_options(atol, rtol, error_stat, load_outputs, golden);
-  o.comparison.validate = validate;
-  o.layerwise.enabled = layerwise;
-  o.layerwise.isolate = isolate;
-  o.layerwise.memory_budget = memory_budget;
-  o.layerwise.save_repro = save_repro;
-  o.save_inputs = save_inputs;
-  o.save_outputs = save_outputs;
+  apply_options(o, options, run_setters(), "compare");
   return call_library([&](const api::CallContext& ctx) { return api::run(o, ctx); }, progress);
 }
 
-api::ReduceResult reduce_model(
-    const std::string& model, const std::string& output, const py::object& oracle,
-    const std::vector<std::string>& fail_on, const std::string& backend_list,
-    const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-    const std::vector<std::string>& fail_regex, const std::string& mode,
-    const std::vector<std::string>& strategies, const std::string& load_inputs, uint64_t seed,
-    const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
-    bool keep_inputs, bool keep_outputs, bool any_failure, const std::string& journal, int jobs,
-    const py::object& progress) {
+/// reduce's built-in oracle from `fail_on` (a list of names), and the caller's Python callable.
+void set_oracle(api::ReduceOptions& o, const py::object& oracle) {
+  // The caller's Python callable, asked from the library's thread with the GIL taken: the
+  // candidate's serialized model in, truthiness out (True: it still fails). The library copies
+  // the std::function on its own threads, so the callable sits behind a shared_ptr: a copy
+  // touches no Python reference count, and the last owner lets go of it with the GIL held
+  // (pybind11's GIL assertion, on in PyPI's builds, caught the bare py::object; issue 37).
+  struct Held {
+    py::object fn;
+    ~Held() {
+      py::gil_scoped_acquire gil;
+      fn = py::object();
+    }
+  };
+  auto held = std::make_shared<Held>();
+  held->fn = oracle;  // the calling thread, GIL held
+  o.oracle = [held](const reduce::BuiltCandidate& c) -> Expected<bool> {
+    py::gil_scoped_acquire gil;
+    try {
+      return py::bool_(held->fn(py::bytes(c.bytes))).cast<bool>();
+    } catch (py::error_already_set& e) {
+      return invalid_argument("the oracle raised " + std::string(e.what()));
+    }
+  };
+  o.oracle_description = "Python callable";
+}
+
+/// The keywords of onnxdbg.reduce: options.def's groups inputs, comparison, backends, limits and
+/// reduce (the oracle callable and the output path aside).
+const Setters<api::ReduceOptions>& reduce_setters() {
+  using O = api::ReduceOptions;
+  static const Setters<O> s = {
+      {"fail_on",
+       [](O& o, auto v) {
+         for (const auto& f : texts(v))
+           o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
+       }},
+      {"backends",
+       [](O& o, auto v) { o.builtin.backends = backends(v.template cast<std::string>()); }},
+      {"atol", [](O& o, auto v) { set_tolerance(o.builtin.tolerance, texts(v), {}); }},
+      {"rtol", [](O& o, auto v) { set_tolerance(o.builtin.tolerance, {}, texts(v)); }},
+      {"error_stat",
+       [](O& o, auto v) {
+         o.builtin.error_stat =
+             value_or_raise(error_stat_from_name(v.template cast<std::string>()));
+       }},
+      {"fail_regex", [](O& o, auto v) { o.builtin.fail_regex = texts(v); }},
+      {"mode", [](O& o, auto v) { o.mode = v.template cast<std::string>(); }},
+      {"strategies", [](O& o, auto v) { o.strategies = texts(v); }},
+      {"inputs", [](O& o, auto v) { o.load_inputs = v.template cast<std::string>(); }},
+      {"iterations", [](O& o, auto v) { o.iterations = v.template cast<int>(); }},
+      {"seed", [](O& o, auto v) { o.generate.seed = v.template cast<uint64_t>(); }},
+      // The shapes fix the model's dynamic dims before reducing (--model-input-shapes); the
+      // generated values then follow them.
+      {"input_shapes",
+       [](O& o, auto v) {
+         if (Status st = parse_input_shapes(texts(v), o.model_input_shapes); !st) raise_status(st);
+       }},
+      {"val_range",
+       [](O& o, auto v) {
+         if (Status st = parse_value_ranges(texts(v), o.generate); !st) raise_status(st);
+       }},
+      {"timeout", [](O& o, auto v) { o.timeout_seconds = v.template cast<double>(); }},
+      {"max_memory", [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); }},
+      {"max_iterations", [](O& o, auto v) { o.max_iterations = v.template cast<uint64_t>(); }},
+      {"keep_inputs", [](O& o, auto v) { o.keep_inputs = v.template cast<bool>(); }},
+      {"keep_outputs", [](O& o, auto v) { o.keep_outputs = v.template cast<bool>(); }},
+      {"any_failure", [](O& o, auto v) { o.any_failure = v.template cast<bool>(); }},
+      {"journal", [](O& o, auto v) { o.journal = v.template cast<std::string>(); }},
+      {"jobs", [](O& o, auto v) { o.jobs = v.template cast<int>(); }},
+  };
+  return s;
+}
+
+api::ReduceResult reduce_model(const std::string& model, const std::string& output,
+                               const py::object& oracle, const py::dict& options,
+                               const py::object& progress) {
   api::ReduceOptions o;
   o.model = model;
   o.output = output;
-  o.mode = mode;
-  o.strategies = strategies;
-  o.load_inputs = load_inputs;
-  o.generate = generation(seed, {}, ranges);
-  // The shapes fix the model's dynamic dims before reducing (--model-input-shapes); the
-  // generated values then follow them.
-  if (Status st = parse_input_shapes(shapes, o.model_input_shapes); !st) raise_status(st);
-  o.keep_inputs = keep_inputs;
-  o.keep_outputs = keep_outputs;
-  o.any_failure = any_failure;
-  o.journal = journal;
-  o.jobs = jobs;
-  if (!oracle.is_none()) {
-    // The caller's Python callable, asked from the library's thread with the GIL taken: the
-    // candidate's serialized model in, truthiness out (True: it still fails). The library copies
-    // the std::function on its own threads, so the callable sits behind a shared_ptr: a copy
-    // touches no Python reference count, and the last owner lets go of it with the GIL held
-    // (pybind11's GIL assertion, on in PyPI's builds, caught the bare py::object; issue 37).
-    struct Held {
-      py::object fn;
-      ~Held() {
-        py::gil_scoped_acquire gil;
-        fn = py::object();
-      }
-    };
-    auto held = std::make_shared<Held>();
-    held->fn = oracle;  // the calling thread, GIL held
-    o.oracle = [held](const reduce::BuiltCandidate& c) -> Expected<bool> {
-      py::gil_scoped_acquire gil;
-      try {
-        return py::bool_(held->fn(py::bytes(c.bytes))).cast<bool>();
-      } catch (py::error_already_set& e) {
-        return invalid_argument("the oracle raised " + std::string(e.what()));
-      }
-    };
-    o.oracle_description = "Python callable";
-  }
-  if (!fail_on.empty()) {
-    for (const auto& f : fail_on)
-      o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
-    o.builtin.backends = backends(backend_list);
-    o.builtin.tolerance = tolerance(atol, rtol);
-    o.builtin.fail_regex = fail_regex;
-  }
+  apply_options(o, options, reduce_setters(), "reduce");
+  // The built-in oracle's backends default to options.def's list when fail_on is given alone.
+  if (!o.builtin.fail_on.empty() && o.builtin.backends.empty())
+    o.builtin.backends = backends(std::string(option_defaults::backends));
+  if (!oracle.is_none()) set_oracle(o, oracle);
   return call_library([&](const api::CallContext& ctx) { return api::reduce(o, ctx); }, progress);
+}
+
+/// The keywords a Setters table takes, for the test that each options.def row has its keyword.
+template <class O>
+std::vector<std::string> keywords(const Setters<O>& setters) {
+  std::vector<std::string> out;
+  for (const auto& [k, setter] : setters) out.push_back(k);
+  return out;
+}
+
+/// options.def's rows (onnxdbg.option_schema()).
+py::list schema_rows() {
+  py::list out;
+  for (const auto& r : option_schema()) {
+    py::dict d;
+    d["group"] = std::string(r.group);
+    d["id"] = std::string(r.id);
+    d["type"] = std::string(r.type);
+    d["cli"] = std::string(r.cli);
+    d["python"] = std::string(r.python);
+    d["default"] = r.default_text;
+    d["python_default"] = std::string(r.python_default);
+    d["polygraphy"] = std::string(r.polygraphy);
+    d["unit"] = std::string(r.unit);
+    d["help"] = std::string(r.help);
+    out.append(d);
+  }
+  return out;
 }
 
 /// A result class with the renderings every result has: json() (what --json prints) and
@@ -392,6 +502,7 @@ void bind_compare_and_reduce(py::module_& m) {
         if (Status st = api::write_html(r, path); !st) raise_status(st);
       });
   m.def("compare", &compare_backends);
+  m.def("compare_keywords", [] { return keywords(run_setters()); });
 
   bind_result<api::ReduceResult>(m, "ReduceResult")
       .def("text", [](const api::ReduceResult& r) { return text_of(r); })
@@ -403,6 +514,7 @@ void bind_compare_and_reduce(py::module_& m) {
       .def("raise_stopped", [](const api::ReduceResult& r) { raise_status(r.stopped); })
       .def("nodes", [](const api::ReduceResult& r) { return r.nodes; });
   m.def("reduce", &reduce_model);
+  m.def("reduce_keywords", [] { return keywords(reduce_setters()); });
 }
 
 // lint, inspect and diff: a model (or two) in, a rendered result out.
@@ -493,6 +605,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("model_info", &model_info, py::arg("path"));
   m.def("run_backend", &run_backend);
   m.def("version", [] { return std::string(ONNXDBG_VERSION); });
+  m.def("option_schema", &schema_rows);
   m.def("parse_memory_size",
         [](const std::string& text) { return value_or_raise(parse_memory_size(text)); });
 

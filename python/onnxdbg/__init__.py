@@ -53,10 +53,42 @@ __all__ = [
     "CancelledError", "OnnxdbgWarning", "Model", "ValueInfo", "Node", "load", "run", "compare",
     "CompareResult", "lint", "LintResult", "inspect", "InspectResult", "diff", "DiffResult",
     "reduce", "ReducedModel", "extract", "view", "save_npy", "save_npz", "bisect_optimizers",
-    "BisectResult",
+    "BisectResult", "option_schema",
 ]
 
 ModelLike = Union[str, os.PathLike, bytes, "Model", Any]  # Any: onnx.ModelProto
+
+
+def _schema_default(row: dict):
+    """An options.def row's default as a Python keyword's: its python_default where the two
+    front-ends differ on purpose, else the CLI's default in Python's type ("" is None)."""
+    text = row["python_default"] or row["default"]
+    if text == "None" or text == "":
+        return None
+    if text == "()":
+        return ()
+    if row["type"] == "bool":
+        return text == "true"
+    if row["type"] == "double":
+        return float(text)
+    if row["type"] in ("int", "uint64_t") and row["unit"] != "bytes":
+        return int(text)
+    if row["id"] == "backends":
+        return tuple(text.split(","))
+    return text
+
+
+# Every shared option's default, by its options.def id (include/onnxdbg/options.def: the one
+# declaration the CLI and this package read; tests/python/test_options.py checks the keywords).
+_D = {row["id"]: _schema_default(row) for row in _core.option_schema()}
+
+
+def option_schema() -> list:
+    """The options the CLI and this package share (include/onnxdbg/options.def), one dict each:
+    group, id, type, cli (the flag), python (the keyword; "" when Python has none), default (as
+    the CLI writes it), python_default (Python's own where it differs), polygraphy (the flag of
+    the same meaning), unit and help."""
+    return _core.option_schema()
 TensorDict = Mapping[str, np.ndarray]
 
 
@@ -321,6 +353,15 @@ def _path_or_empty(p) -> str:
     return "" if p is None else os.fspath(p)
 
 
+def _limits(timeout: Optional[float], max_memory: Union[int, str, None],
+            max_iterations: Optional[int]) -> dict:
+    """The limits group (--timeout, --max-memory, --max-iterations) as the binding's keywords:
+    seconds, bytes and a count, 0 for none."""
+    return dict(timeout=float(timeout or 0),
+                max_memory=0 if max_memory is None else _memory(max_memory),
+                max_iterations=int(max_iterations or 0))
+
+
 # --- run ------------------------------------------------------------------------------------------
 
 
@@ -437,16 +478,23 @@ class CompareResult:
         return f"<onnxdbg.CompareResult {self.verdict}>"
 
 
-def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("reference", "onnxruntime"),
-            inputs=None, golden=None, atol: Union[float, Mapping[str, float]] = 1e-5,
-            rtol: Union[float, Mapping[str, float]] = 1e-5, layerwise: bool = False,
-            isolate: bool = False, iterations: Optional[int] = None, sample: Optional[int] = None,
-            seed: int = 1, input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
-            val_range=None, error_stat: str = "elemwise", validate: bool = False,
-            memory_budget: Union[int, str] = "2GiB", save_repro=None,
-            reference_accumulate: str = "", strict_providers: bool = False, save_inputs=None,
-            save_outputs=None, timeout: Optional[float] = None,
-            max_memory: Union[int, str, None] = None, max_iterations: Optional[int] = None,
+def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = _D["backends"],
+            inputs=_D["load_inputs"], golden=_D["load_outputs"],
+            atol: Union[float, Mapping[str, float]] = _D["atol"],
+            rtol: Union[float, Mapping[str, float]] = _D["rtol"],
+            layerwise: bool = _D["layerwise"], isolate: bool = _D["isolate"],
+            iterations: Optional[int] = _D["iterations"], sample: Optional[int] = _D["sample"],
+            seed: int = _D["seed"],
+            input_shapes: Optional[Mapping[str, Sequence[int]]] = _D["input_shapes"],
+            val_range=_D["val_range"], error_stat: str = _D["error_stat"],
+            validate: bool = _D["validate"],
+            memory_budget: Union[int, str] = _D["layerwise_memory"],
+            save_repro=_D["save_repro"],
+            reference_accumulate: Optional[str] = _D["reference_accumulate"],
+            strict_providers: bool = _D["strict_providers"], save_inputs=_D["save_inputs"],
+            save_outputs=_D["save_outputs"], timeout: Optional[float] = _D["timeout"],
+            max_memory: Union[int, str, None] = _D["max_memory"],
+            max_iterations: Optional[int] = _D["max_iterations"],
             progress=True) -> CompareResult:
     """Runs ``model`` on several backends with the same inputs and compares their outputs
     (``onnxdbg run``): with the first backend's, or with ``golden`` values.
@@ -483,14 +531,18 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = ("referen
     m = load(model)
     in_list, in_path = _samples(inputs)
     golden_list, golden_path = _samples(golden)
-    r = _call(progress, _core.compare, m.path, _backend_list(backends), in_list, in_path,
-              golden_list, golden_path, iterations, sample, int(seed), _shapes(input_shapes),
-              _ranges(val_range), _tolerance(atol), _tolerance(rtol), error_stat,
-              bool(validate), bool(layerwise or isolate), bool(isolate), _memory(memory_budget),
-              "-" if save_repro is None else os.fspath(save_repro), reference_accumulate,
-              bool(strict_providers), _path_or_empty(save_inputs), _path_or_empty(save_outputs),
-              float(timeout or 0), 0 if max_memory is None else _memory(max_memory),
-              int(max_iterations or 0))
+    options = dict(
+        backends=_backend_list(backends), samples=in_list, inputs=in_path,
+        golden_samples=golden_list, golden=golden_path, iterations=iterations, sample=sample,
+        seed=int(seed), input_shapes=_shapes(input_shapes), val_range=_ranges(val_range),
+        atol=_tolerance(atol), rtol=_tolerance(rtol), error_stat=error_stat,
+        validate=bool(validate), layerwise=bool(layerwise or isolate), isolate=bool(isolate),
+        memory_budget=_memory(memory_budget),
+        save_repro="-" if save_repro is None else os.fspath(save_repro),
+        reference_accumulate=reference_accumulate or "", strict_providers=bool(strict_providers),
+        save_inputs=_path_or_empty(save_inputs), save_outputs=_path_or_empty(save_outputs),
+        **_limits(timeout, max_memory, max_iterations))
+    r = _call(progress, _core.compare, m.path, options)
     result = CompareResult(r, m)
     _warn(result.messages)
     return result
@@ -673,14 +725,20 @@ class ReducedModel(Model):
 
 
 def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *,
-           mode: str = "full", fail_on: Union[str, Sequence[str], None] = None,
-           backends: Union[str, Sequence[str]] = ("reference", "onnxruntime"),
-           atol: Union[float, Mapping[str, float]] = 1e-5,
-           rtol: Union[float, Mapping[str, float]] = 1e-5, fail_regex: Sequence[str] = (),
-           strategies: Sequence[str] = (), inputs=None, seed: int = 1,
-           input_shapes: Optional[Mapping[str, Sequence[int]]] = None, val_range=None,
-           keep_inputs: bool = False, keep_outputs: bool = False, any_failure: bool = False,
-           output=None, jobs: int = 1, progress=True) -> ReducedModel:
+           mode: str = _D["mode"], fail_on: Union[str, Sequence[str], None] = _D["fail_on"],
+           backends: Union[str, Sequence[str]] = _D["backends"],
+           atol: Union[float, Mapping[str, float]] = _D["atol"],
+           rtol: Union[float, Mapping[str, float]] = _D["rtol"],
+           error_stat: str = _D["error_stat"], fail_regex: Sequence[str] = _D["fail_regex"],
+           strategies: Sequence[str] = _D["strategies"], inputs=_D["load_inputs"],
+           iterations: Optional[int] = _D["iterations"], seed: int = _D["seed"],
+           input_shapes: Optional[Mapping[str, Sequence[int]]] = _D["model_input_shapes"],
+           val_range=_D["val_range"], keep_inputs: bool = _D["keep_inputs"],
+           keep_outputs: bool = _D["keep_outputs"], any_failure: bool = _D["any_failure"],
+           timeout: Optional[float] = _D["timeout"],
+           max_memory: Union[int, str, None] = _D["max_memory"],
+           max_iterations: Optional[int] = _D["max_iterations"], output=None,
+           jobs: int = _D["jobs"], progress=True) -> ReducedModel:
     """Reduces a failing model to a minimal one that still fails (``onnxdbg reduce``).
 
     Args:
@@ -691,7 +749,13 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
             "error" only errors matching one of ``fail_regex`` count.
         mode: "bisect", "linear" or "full" (delta debugging; Zeller and Hildebrandt, 2002), or
             ``strategies`` by name.
-        inputs: a data file of input values (else generated as :func:`run`).
+        inputs: a data file of input values, else ``iterations`` generated samples (seeds
+            ``seed``, ``seed`` + 1, ..., as :func:`run`); a candidate fails if any sample does.
+        error_stat: the statistic compared with ``atol``/``rtol`` for "mismatch" (as
+            :func:`compare`).
+        timeout, max_memory, max_iterations: limits of each backend run of the built-in oracle
+            and of the reference runs that give golden values (seconds, bytes or a size such as
+            ``"4GB"``, iterations of one Loop/Scan; as :func:`compare`).
         input_shapes: sizes of the model's dynamic input dims, fixed before reducing
             (``--model-input-shapes``): candidates then get values and static shapes.
         keep_inputs, keep_outputs: do not remove graph inputs / outputs.
@@ -719,11 +783,16 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
         out = os.fspath(output)
     fail = [fail_on] if isinstance(fail_on, str) else list(fail_on or [])
     try:
-        r = _call(progress, _core.reduce, m.path, out, oracle, fail, _backend_list(backends),
-                  _tolerance(atol), _tolerance(rtol), list(fail_regex), mode,
-                  list(strategies), _path_or_empty(inputs), int(seed), _shapes(input_shapes),
-                  _ranges(val_range), bool(keep_inputs), bool(keep_outputs), bool(any_failure),
-                  os.path.join(owned, "reduced.journal") if owned else "", int(jobs))
+        options = dict(
+            fail_on=fail, backends=_backend_list(backends), atol=_tolerance(atol),
+            rtol=_tolerance(rtol), error_stat=error_stat, fail_regex=list(fail_regex),
+            mode=mode, strategies=list(strategies), inputs=_path_or_empty(inputs),
+            iterations=iterations, seed=int(seed), input_shapes=_shapes(input_shapes),
+            val_range=_ranges(val_range), keep_inputs=bool(keep_inputs),
+            keep_outputs=bool(keep_outputs), any_failure=bool(any_failure),
+            journal=os.path.join(owned, "reduced.journal") if owned else "", jobs=int(jobs),
+            **_limits(timeout, max_memory, max_iterations))
+        r = _call(progress, _core.reduce, m.path, out, oracle, options)
         if r.stopped() and not r.best_so_far():
             r.raise_stopped()  # nothing was written: the oracle failed, say, on the original
         result = ReducedModel(out, r, owned)

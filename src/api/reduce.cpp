@@ -192,7 +192,7 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     bo.fail_on = o.builtin.fail_on;
     bo.backends = o.builtin.backends;
     if (bo.backends.empty()) {
-      ODB_ASSIGN_OR_RETURN(bo.backends, parse_backend_list("reference,onnxruntime"));
+      ODB_ASSIGN_OR_RETURN(bo.backends, parse_backend_list(std::string(option_defaults::backends)));
     }
     apply_backend_limits(bo.backends, o.timeout_seconds, o.max_memory, o.max_iterations);
     bo.tolerance = o.builtin.tolerance;

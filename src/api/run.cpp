@@ -636,7 +636,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   if (Status st = check_input_options(o.inputs); !st) return st;
   std::vector<BackendSpec> specs = o.backends;
   if (specs.empty()) {
-    ODB_ASSIGN_OR_RETURN(specs, parse_backend_list("reference,onnxruntime"));
+    ODB_ASSIGN_OR_RETURN(specs, parse_backend_list(std::string(option_defaults::backends)));
   }
   apply_backend_limits(specs, o.timeout_seconds, o.max_memory, o.max_iterations);
   ODB_ASSIGN_OR_RETURN(reference::InterpreterOptions golden_options,

@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "backends/isolated.h"
-#include "backends/reference/reference_backend.h"
 
 namespace onnxdbg {
 
@@ -223,6 +222,14 @@ Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list) {
   if (out.empty()) return invalid_argument("--backends lists no backend");
   return out;
 }
+
+// Each in-process backend's factory, defined in src/backends/<name>/<name>_backend.cpp.
+#define ONNXDBG_IN_PROCESS_BACKEND(name, factory) \
+  std::unique_ptr<Backend> factory(const BackendSpec& spec);
+#define ONNXDBG_ISOLATED_BACKEND(name, factory)
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
 
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec) {
   ODB_RETURN_IF_ERROR(validate_backend_spec(spec));

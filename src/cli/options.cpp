@@ -10,23 +10,19 @@
 
 namespace onnxdbg::cli {
 
+std::string flag_of(std::string_view id) { return std::string(option_spec(id).cli); }
+std::string help_of(std::string_view id) { return std::string(option_spec(id).help); }
+
 void InputArgs::add_to(CLI::App* cmd, const Config& config) {
-  cmd->add_option("--seed", seed_, "Seed for generated inputs")->capture_default_str();
-  iterations_option_ =
-      cmd->add_option("--iterations", iterations_, config.iterations_help)->capture_default_str();
-  cmd->add_option("--val-range", val_range_,
-                  "Range of generated values: [LOW,HIGH] for all inputs or NAME:[LOW,HIGH] for one "
-                  "(default [0,1])");
+  cmd->add_option(flag_of("seed"), seed_, help_of("seed"))->capture_default_str();
+  iterations_option_ = cmd->add_option(flag_of("iterations"), iterations_, config.iterations_help)
+                           ->capture_default_str();
+  cmd->add_option(flag_of("val_range"), val_range_, help_of("val_range"));
   if (config.input_shapes)
-    cmd->add_option(
-        "--input-shapes", input_shapes_,
-        "Shapes for inputs with dynamic dimensions: NAME:1x3x224x224 or NAME:[1,3,224,224], "
-        "several separated by spaces or commas");
-  cmd->add_option("--load-inputs", load_inputs_, config.load_inputs_help);
+    cmd->add_option(flag_of("input_shapes"), input_shapes_, help_of("input_shapes"));
+  cmd->add_option(flag_of("load_inputs"), load_inputs_, config.load_inputs_help);
   if (config.sample)
-    sample_option_ = cmd->add_option("--sample", sample_,
-                                     "Run only sample K (0-based) of the samples --load-inputs "
-                                     "holds or --iterations generates (default: all of them)");
+    sample_option_ = cmd->add_option(flag_of("sample"), sample_, help_of("sample"));
 }
 
 bool InputArgs::iterations_given() const {
@@ -51,27 +47,12 @@ Expected<api::InputOptions> InputArgs::to_options() const {
 }
 
 void ComparisonArgs::add_to(CLI::App* cmd, const Config& config) {
-  cmd->add_option(
-      "--atol", atol_,
-      "Absolute tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" + config.tolerance_help_suffix);
-  cmd->add_option(
-      "--rtol", rtol_,
-      "Relative tolerance: VALUE or OUTPUT:VALUE (default 1e-5)" + config.tolerance_help_suffix);
-  cmd->add_option("--check-error-stat", error_stat_,
-                  "Statistic compared with the tolerances: elemwise (every element, "
-                  "|a-e| <= atol + rtol*|e|), max, mean or median")
-      ->capture_default_str();
+  cmd->add_option(flag_of("atol"), atol_, help_of("atol") + config.tolerance_help_suffix);
+  cmd->add_option(flag_of("rtol"), rtol_, help_of("rtol") + config.tolerance_help_suffix);
+  cmd->add_option(flag_of("error_stat"), error_stat_, help_of("error_stat"))->capture_default_str();
   if (config.load_outputs)
-    cmd->add_option("--load-outputs", load_outputs_,
-                    "Golden outputs to compare every backend against instead of the first "
-                    "backend's: .npz (e.g. from --save-outputs), Polygraphy JSON RunResults (first "
-                    "runner) or input list, ONNX test-data folder (output_K.pb), or .pb/.npy. "
-                    "With several input samples it must hold as many: sample i is compared with "
-                    "its golden sample i. With --layerwise, the intermediate tensors it holds "
-                    "(by ONNX tensor name) are the golden values of the layerwise comparison, "
-                    "and every backend listed, the reference too, is compared with them");
-  if (config.validate)
-    cmd->add_flag("--validate", validate_, "Also fail when any output holds NaN or Inf");
+    cmd->add_option(flag_of("load_outputs"), load_outputs_, help_of("load_outputs"));
+  if (config.validate) cmd->add_flag(flag_of("validate"), validate_, help_of("validate"));
 }
 
 Expected<api::ComparisonOptions> ComparisonArgs::to_options() const {
@@ -97,21 +78,13 @@ void BackendArgs::add_to(CLI::App* cmd, const std::string& role) {
       "float16 run)."
       "\nA comma after providers=... continues the provider list "
       "(reference,onnxruntime:providers=cuda,cpu); '+' works too (providers=cuda+cpu).";
-  cmd->add_option("--backends", list_, help)->capture_default_str();
+  cmd->add_option(flag_of("backends"), list_, help)->capture_default_str();
 }
 
 void LimitArgs::add_to(CLI::App* cmd, const std::string& timeout_help) {
-  cmd->add_option("--timeout", timeout_, timeout_help);
-  cmd->add_option("--max-memory", max_memory_,
-                  "Memory one tensor may take (e.g. 4GB, 512MiB): a generated input, an "
-                  "initializer or an intermediate tensor of the reference that needs more is "
-                  "refused before it is allocated, in one sentence naming it (default 80% of the "
-                  "memory available, or less where `ulimit -v` or the cgroup's memory limit "
-                  "leaves less; sets reference:max_memory=)");
-  cmd->add_option("--max-iterations", max_iterations_,
-                  "Iterations one Loop or Scan node of the reference may run: one that reaches N "
-                  "fails the run, naming the node (default: no bound; a run past 10 s says on a "
-                  "terminal which node and iteration it is at; sets reference:max_iterations=)")
+  cmd->add_option(flag_of("timeout"), timeout_, timeout_help);
+  cmd->add_option(flag_of("max_memory"), max_memory_, help_of("max_memory"));
+  cmd->add_option(flag_of("max_iterations"), max_iterations_, help_of("max_iterations"))
       ->check(CLI::PositiveNumber);
 }
 

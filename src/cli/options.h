@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "onnxdbg/options.h"
 #include "onnxdbg/run.h"
 
 namespace onnxdbg::cli {
@@ -41,8 +42,8 @@ class InputArgs {
 
  private:
   std::vector<std::string> input_shapes_, val_range_;
-  uint64_t seed_ = 1;
-  int iterations_ = 1;
+  uint64_t seed_ = option_defaults::seed;
+  int iterations_ = option_defaults::iterations;
   std::string load_inputs_;
   size_t sample_ = 0;
   CLI::Option* iterations_option_ = nullptr;
@@ -63,7 +64,7 @@ class ComparisonArgs {
 
  private:
   std::vector<std::string> atol_, rtol_;
-  std::string error_stat_ = "elemwise";
+  std::string error_stat_{option_defaults::error_stat};
   bool validate_ = false;
   std::string load_outputs_;
 };
@@ -77,7 +78,7 @@ class BackendArgs {
   Expected<std::vector<BackendSpec>> to_specs() const { return parse_backend_list(list_); }
 
  private:
-  std::string list_ = "reference,onnxruntime";
+  std::string list_{option_defaults::backends};
 };
 
 /// --timeout SECONDS, --max-memory SIZE and --max-iterations N (run, reduce): what keeps a hostile
@@ -100,6 +101,11 @@ class LimitArgs {
   std::string max_memory_;
   uint64_t max_iterations_ = 0;
 };
+
+/// The flag of options.def's option `id` ("--seed"), for CLI::App::add_option and add_flag.
+std::string flag_of(std::string_view id);
+/// The help of options.def's option `id`: the one text a flag shared by several commands has.
+std::string help_of(std::string_view id);
 
 /// The items of comma-separated list options, repeated options joined: "a,b" "c" -> a, b, c.
 /// Commas inside brackets do not split ("x:[1,2]:float32,y" -> "x:[1,2]:float32", "y"); empty

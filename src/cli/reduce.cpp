@@ -36,9 +36,9 @@ struct ReduceArgs {
   InputArgs inputs;
   LimitArgs limits;
   std::vector<std::string> model_input_shapes;
-  std::string mode = "full";
+  std::string mode{option_defaults::mode};
   std::vector<std::string> strategies;
-  int jobs = 1;
+  int jobs = option_defaults::jobs;
   std::string artifacts, min_good, journal;
   bool resume = false;
   bool json = false;
@@ -158,9 +158,7 @@ void add_check_options(CLI::App* cmd, ReduceArgs& a) {
   cmd->add_option("--fail-code", a.fail_code, "Only this exit code of the check counts as failing");
   cmd->add_flag("--ignore-fail-code", a.ignore_fail_code,
                 "The exit code never decides; only --fail-regex does");
-  cmd->add_option("--fail-regex", a.fail_regex,
-                  "Regex that the check's stdout/stderr (or, with --fail-on error, the backend's "
-                  "error) must match to count as failing (repeatable: any matches)");
+  cmd->add_option(flag_of("fail_regex"), a.fail_regex, help_of("fail_regex"));
   cmd->add_option("--check-timeout", a.check_timeout,
                   "Seconds after which a check is killed (0 = none)");
   cmd->add_option("--timeout-means", a.timeout_means,
@@ -192,16 +190,8 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("model", args->model, "ONNX model file that fails")->required();
   cmd->add_option("-o,--output", args->output, "Where to write the reduced model")->required();
   add_check_options(cmd, *args);
-  cmd->add_option("--fail-on", args->fail_on,
-                  "Built-in oracle, no subprocess per check: mismatch (outputs of --backends "
-                  "disagree), error (a backend refuses or crashes), nan (NaN/Inf from finite "
-                  "inputs); comma-separated or repeated");
-  cmd->add_flag("--any-failure", args->any_failure,
-                "With --fail-on: accept a candidate that fails in any way. By default it must fail "
-                "as the original does (same backend, load or run, and error message with numbers "
-                "and names masked; or the same backends disagreeing, in values or in shape, on an "
-                "output fed by the original's first divergent op type); one that fails otherwise "
-                "counts as a pass, with a note in the journal");
+  cmd->add_option(flag_of("fail_on"), args->fail_on, help_of("fail_on"));
+  cmd->add_flag(flag_of("any_failure"), args->any_failure, help_of("any_failure"));
   args->backends.add_to(cmd, "Backends of the built-in oracle; the first gives the golden values");
   args->limits.add_to(cmd,
                       "Seconds each backend run of the built-in oracle may take (a run past it "
@@ -222,19 +212,11 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
       "Input values (.npz, .pb, .npy or a test-data folder) instead of generated ones; an .npz "
       "may also hold intermediate tensors (layerwise data), used as golden values";
   args->inputs.add_to(cmd, inputs);
-  cmd->add_option("--model-input-shapes,--input-shapes", args->model_input_shapes,
-                  "Fix dynamic input shapes before reducing (the generated inputs take them): "
-                  "NAME:1x3x224x224, several separated by spaces or commas (--input-shapes as "
-                  "in run is the same option)");
-  cmd->add_option("--mode", args->mode,
-                  "bisect or linear (Polygraphy's), or full (ddmin over nodes, then branches, "
-                  "inputs, attributes, initializers; repeated while nodes shrink)")
-      ->capture_default_str();
+  cmd->add_option(flag_of("model_input_shapes") + "," + flag_of("input_shapes"),
+                  args->model_input_shapes, help_of("model_input_shapes"));
+  cmd->add_option(flag_of("mode"), args->mode, help_of("mode"))->capture_default_str();
   cmd->add_option("--strategies", args->strategies, strategies_help);
-  cmd->add_option("-j,--jobs", args->jobs,
-                  "Candidates tested at once (check commands, or built-in oracle runs on "
-                  "their own threads and workers)")
-      ->capture_default_str();
+  cmd->add_option("-j," + flag_of("jobs"), args->jobs, help_of("jobs"))->capture_default_str();
   cmd->add_option("--artifacts", args->artifacts,
                   "Keep every candidate in DIR/good and DIR/bad as iter_<N>.onnx");
   cmd->add_option("--min-good", args->min_good,
@@ -246,10 +228,8 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
                 "stopped without calling the oracle again");
   cmd->add_flag("--force-fallback-shape-inference", args->fallback_shapes,
                 "Take intermediate shapes from the reference's values, not ONNX shape inference");
-  cmd->add_flag("--no-reduce-inputs", args->no_reduce_inputs,
-                "Keep the model's graph inputs (cut only the output side)");
-  cmd->add_flag("--no-reduce-outputs", args->no_reduce_outputs,
-                "Keep the model's graph outputs (cut only the input side)");
+  cmd->add_flag(flag_of("keep_inputs"), args->no_reduce_inputs, help_of("keep_inputs"));
+  cmd->add_flag(flag_of("keep_outputs"), args->no_reduce_outputs, help_of("keep_outputs"));
   add_json_flag(cmd, args->json, "Print one JSON object instead of text");
   add_html_option(cmd, args->html, "the reduced model's nodes highlighted in the original");
   cmd->callback([args, &ctx] { ctx.exit_code = reduce_command(*args); });

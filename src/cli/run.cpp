@@ -25,7 +25,7 @@ struct RunArgs {
   bool json = false;
   bool layerwise = false;
   bool isolate = false;
-  std::string layerwise_memory = "2GiB";
+  std::string layerwise_memory = option_spec("layerwise_memory").default_text;
   std::string save_repro;
   bool strict_providers = false;
   std::string reference_accumulate;  // "" when --reference-accumulate is not given
@@ -92,41 +92,22 @@ int run_command(const RunArgs& a) {
 }
 
 void add_layerwise_options(CLI::App* cmd, RunArgs& a) {
-  cmd->add_flag("--layerwise", a.layerwise,
-                "Also compare every intermediate tensor of the main graph with the reference's, "
-                "or with those --load-outputs holds (onnxruntime: as extra graph outputs, in "
-                "batches; opencv: by layer name)");
-  cmd->add_option("--layerwise-memory", a.layerwise_memory,
-                  "Memory for intermediate tensors held at once (e.g. 512MiB, 2GiB); larger "
-                  "models are compared in more batches")
+  cmd->add_flag(flag_of("layerwise"), a.layerwise, help_of("layerwise"));
+  cmd->add_option(flag_of("layerwise_memory"), a.layerwise_memory, help_of("layerwise_memory"))
       ->capture_default_str();
-  cmd->add_flag("--isolate", a.isolate,
-                "With --layerwise (implied): re-run each divergent node alone on golden inputs, "
-                "to tell its own error from inherited error");
-  cmd->add_option("--save-repro", a.save_repro,
-                  "Folder for the first divergent node as an ONNX test case (model.onnx + "
-                  "test_data_set_0); default ./onnxdbg-repro/<model>_<node>");
+  cmd->add_flag(flag_of("isolate"), a.isolate, help_of("isolate"));
+  cmd->add_option(flag_of("save_repro"), a.save_repro, help_of("save_repro"));
 }
 
 void add_save_options(CLI::App* cmd, RunArgs& a) {
-  cmd->add_option("--save-inputs", a.save_inputs,
-                  "Write the inputs used to a .npz file, or a .json file (Polygraphy's input "
-                  "list: one entry per sample; required for several samples)");
-  cmd->add_option("--save-outputs", a.save_outputs,
-                  "Write every backend's outputs to a .npz file, or a .json file (one entry per "
-                  "sample; required for several samples): the first backend's under their own "
-                  "names (golden values), the others as BACKEND/NAME; with --layerwise also the "
-                  "reference's value of every intermediate tensor (within --layerwise-memory). "
-                  "--load-outputs reads it back");
+  cmd->add_option(flag_of("save_inputs"), a.save_inputs, help_of("save_inputs"));
+  cmd->add_option(flag_of("save_outputs"), a.save_outputs, help_of("save_outputs"));
 }
 
 void add_backend_options(CLI::App* cmd, RunArgs& a) {
   a.backends.add_to(cmd, "Comma-separated backends, the first gives the golden values");
-  cmd->add_option("--reference-accumulate", a.reference_accumulate,
-                  "float|double: precision of the sums in accumulating ops (reductions, Softmax, "
-                  "normalisation statistics, MatMul, Gemm, Conv, ...) on every reference backend "
-                  "and the golden reference of --layerwise; double is a stricter golden run "
-                  "(default float; same as reference:accumulate=double)")
+  cmd->add_option(flag_of("reference_accumulate"), a.reference_accumulate,
+                  help_of("reference_accumulate"))
       ->check(CLI::IsMember({"float", "double"}));
   a.limits.add_to(cmd,
                   "Seconds each backend may take to run a sample, onnxruntime and opencv to load "
@@ -135,10 +116,7 @@ void add_backend_options(CLI::App* cmd, RunArgs& a) {
                   "kernels, the others' worker is killed; that backend's row fails (\"timed out "
                   "after N s\"); also the golden reference run of --layerwise (sets timeout= on "
                   "every backend)");
-  cmd->add_flag("--strict-providers", a.strict_providers,
-                "Fail (exit status 2) when a backend does not run on the execution providers it "
-                "asked for: one missing from ONNX Runtime, refused, or nodes placed on a provider "
-                "not requested (without it these are warnings)");
+  cmd->add_flag(flag_of("strict_providers"), a.strict_providers, help_of("strict_providers"));
 }
 
 }  // namespace

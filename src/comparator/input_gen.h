@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/options.h"
 
 namespace onnxdbg {
 
@@ -21,7 +22,7 @@ struct ValueRange {
 };
 
 struct InputGenOptions {
-  uint64_t seed = 1;
+  uint64_t seed = option_defaults::seed;
   ValueRange default_range;                  ///< for inputs without their own range
   std::map<std::string, ValueRange> ranges;  ///< by input name
   std::map<std::string, Shape> shapes;       ///< overrides by input name (--input-shapes)

@@ -9,13 +9,14 @@
 #include "core/enum_names.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "onnxdbg/options.h"
 
 namespace onnxdbg {
 
 /// Absolute and relative tolerance; both are non-negative, unitless (in the tensor's units).
 struct Tolerance {
-  double atol = 1e-5;
-  double rtol = 1e-5;
+  double atol = option_defaults::atol;  ///< include/onnxdbg/options.def
+  double rtol = option_defaults::rtol;
 };
 
 /// Which statistic of the per-element error decides pass/fail (Polygraphy's --check-error-stat):

@@ -20,6 +20,7 @@
 #include "core/run_limits.h"  // parse_memory_size, memory_size_string (--layerwise-memory)
 #include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/options.h"
 #include "reference/interpreter.h"
 #include "surgeon/taken_branches.h"
 
@@ -42,7 +43,7 @@ struct LayerwiseOptions {
   /// the backend holds as the outputs of one run, is at most memory_budget / kLayerwiseCopies
   /// bytes; onnxdbg itself holds the golden values the reference produced ahead of the backend
   /// (at most the same share) and the one backend tensor being compared.
-  uint64_t memory_budget = uint64_t{2} << 30;
+  uint64_t memory_budget = option_defaults::layerwise_memory;
   /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
   /// tensors is asked for in several runs of the model. See kLayerwiseMaxExtraOutputs.
   size_t max_extra_outputs = kLayerwiseMaxExtraOutputs;

@@ -15,11 +15,19 @@
 #include <map>
 #include <optional>
 
-#include "backends/onnxruntime/onnxruntime_backend.h"
-#include "backends/opencv/opencv_backend.h"
 #include "backends/worker_protocol.h"
 
 namespace onnxdbg {
+
+// Each isolated backend's factory, defined in src/backends/<name>/<name>_backend.cpp (linked into
+// this binary alone).
+#define ONNXDBG_IN_PROCESS_BACKEND(name, factory)
+#define ONNXDBG_ISOLATED_BACKEND(name, factory) \
+  Expected<std::unique_ptr<Backend>> factory(const BackendSpec& spec);
+#include "backends/backends.def"
+#undef ONNXDBG_IN_PROCESS_BACKEND
+#undef ONNXDBG_ISOLATED_BACKEND
+
 namespace {
 
 using Factory = std::function<Expected<std::unique_ptr<Backend>>(const BackendSpec&)>;
