@@ -724,6 +724,15 @@ class ReducedModel(Model):
         return self._r.text()
 
 
+def _reduce_output(output) -> tuple:
+    """(owned folder or None, path): where reduce writes, a temporary folder of its own when the
+    caller gives no path."""
+    if output is not None:
+        return None, os.fspath(output)
+    owned = tempfile.mkdtemp(prefix="onnxdbg-reduce-py-")
+    return owned, os.path.join(owned, "reduced.onnx")
+
+
 def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *,
            mode: str = _D["mode"], fail_on: Union[str, Sequence[str], None] = _D["fail_on"],
            backends: Union[str, Sequence[str]] = _D["backends"],
@@ -775,12 +784,7 @@ def reduce(model: ModelLike, oracle: Optional[Callable[[bytes], bool]] = None, *
     m = load(model)
     if (oracle is None) == (fail_on is None):
         raise UsageError("onnxdbg.reduce: give an oracle callable or fail_on=..., exactly one")
-    owned = None
-    if output is None:
-        owned = tempfile.mkdtemp(prefix="onnxdbg-reduce-py-")
-        out = os.path.join(owned, "reduced.onnx")
-    else:
-        out = os.fspath(output)
+    owned, out = _reduce_output(output)
     fail = [fail_on] if isinstance(fail_on, str) else list(fail_on or [])
     try:
         options = dict(
