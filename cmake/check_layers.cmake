@@ -2,7 +2,8 @@
 # Fails when a file of src/<module>/ includes "<other>/..." for a module <other> that <module> does
 # not depend on (LAYERS, written by onnxdbg_write_layers), or includes the public API headers
 # ("onnxdbg/...") from below the api module (but for onnxdbg/options.h, the option schema's
-# defaults, which every module may start from). Prints every offending include, then fails.
+# defaults, which every module may start from), or a file of the Python binding (python/_core/)
+# includes a module other than core. Prints every offending include, then fails.
 cmake_policy(VERSION 3.25)
 file(STRINGS "${LAYERS}" lines)
 set(modules "")
@@ -35,6 +36,19 @@ foreach(m ${modules})
         string(APPEND bad "  ${rel}: ${inc} (module '${m}' may not use '${target}')\n")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+# The Python binding (python/_core/) is a front-end like the CLI: it reaches the library through
+# the public API ("onnxdbg/...") and core's Status and Tensor, nothing else of src/.
+file(GLOB binding "${SRC}/../python/_core/*.h" "${SRC}/../python/_core/*.cpp")
+foreach(f ${binding})
+  file(STRINGS "${f}" includes REGEX "^#include \"[a-z_0-9]+/")
+  foreach(inc ${includes})
+    string(REGEX REPLACE "^#include \"([a-z_0-9]+)/.*" "\\1" target "${inc}")
+    if(target IN_LIST modules AND NOT target STREQUAL "core")
+      file(RELATIVE_PATH rel "${SRC}/.." "${f}")
+      string(APPEND bad "  ${rel}: ${inc} (the binding may use only onnxdbg/ and core/)\n")
+    endif()
   endforeach()
 endforeach()
 if(bad)
