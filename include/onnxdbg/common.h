@@ -60,6 +60,16 @@ using Messages = std::vector<Message>;
 void add_note(Messages& out, std::string text);
 void add_warning(Messages& out, std::string text);
 
+/// Whether output written to file descriptor `fd` (stdout 1, stderr 2) should carry ANSI
+/// colours: it is a terminal and NO_COLOR is unset (https://no-color.org).
+bool color_for(int fd);
+
+/// Where OpenBLAS (the reference's BLAS) does not know this CPU and a core it has is faster, sets
+/// OPENBLAS_CORETYPE and executes the program again with the same `argv` (OpenBLAS reads the
+/// variable only when it loads, before main; reference/openblas_core.h). Call first thing in
+/// main. Returns, changing nothing, when no core is better or the exec fails.
+void restart_with_better_openblas_core(char** argv);
+
 /// Prints each message as the CLI does ("onnxdbg: warning: <text>"); notes only when
 /// `with_notes`.
 void print_messages(const Messages& messages, std::ostream& os, bool with_notes);

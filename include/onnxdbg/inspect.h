@@ -59,6 +59,9 @@ struct LintResult {
 /// whatever its problems.
 Expected<LintResult> lint(const LintOptions& options);
 
+/// The name of every lint rule (src/lint/rules/rules.def), for --disable and disabled_rules.
+std::vector<std::string> lint_rule_names();
+
 /// The JSON `onnxdbg lint --json` prints (report/lint_report.h).
 nlohmann::json to_json(const LintResult& result);
 /// The tables `onnxdbg lint` prints, grouped by graph.

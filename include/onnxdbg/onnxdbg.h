@@ -6,6 +6,7 @@
 #include "onnxdbg/bisect_optimizers.h"  // bisect_optimizers (ONNX Runtime's graph optimizations)
 #include "onnxdbg/common.h"             // CallContext (progress, cancellation), Messages
 #include "onnxdbg/conformance.h"        // conformance (ONNX backend test cases)
+#include "onnxdbg/data.h"               // data_to_input (merge data files)
 #include "onnxdbg/diff.h"               // diff
 #include "onnxdbg/inspect.h"            // inspect, lint
 #include "onnxdbg/options.h"            // option_schema, option_defaults (options.def)

@@ -114,6 +114,14 @@ struct ReduceResult {
 /// ctx.cancel stops it before the next oracle call (ErrorCode::kCancelled).
 Expected<ReduceResult> reduce(const ReduceOptions& options, const CallContext& ctx = {});
 
+/// A reduction strategy, for --strategies and ReduceOptions::strategies.
+struct StrategyInfo {
+  std::string name;
+  std::string help;  ///< one line (`onnxdbg reduce --help`)
+};
+/// Every strategy, in src/reduce/strategies/strategies.def's order.
+std::vector<StrategyInfo> reduce_strategies();
+
 /// The JSON object `onnxdbg reduce --json` prints (reduce::report_json).
 nlohmann::json to_json(const ReduceResult& result);
 

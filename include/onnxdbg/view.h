@@ -45,4 +45,14 @@ Expected<ViewResult> view(const ViewOptions& options);
 /// that is no node, a path that cannot be written).
 Status write_html(const ViewResult& result, const std::filesystem::path& path);
 
+/// Writes the page of `model` painted with `overlays` to `path`: what every command's --html
+/// writes (its result's overlays: run_overlays, a lint's findings, a diff). Errors: those of the
+/// page writer (a path that cannot be written).
+Status write_page(const LoadedModel& model, const report::ViewerOverlays& overlays,
+                  const std::filesystem::path& path);
+
+/// Whether this build embeds the graph layout library (dagre, scripts/install-deps.sh); without
+/// it a page lists the nodes but cannot draw the graph.
+bool viewer_has_layout_library();
+
 }  // namespace onnxdbg::api

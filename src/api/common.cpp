@@ -1,6 +1,9 @@
 // Messages of the public API's calls (include/onnxdbg/common.h).
 #include "onnxdbg/common.h"
 
+#include "reference/openblas_core.h"
+#include "report/table.h"
+
 namespace onnxdbg::api {
 
 void add_note(Messages& out, std::string text) {
@@ -21,6 +24,12 @@ void print_messages(const Messages& messages, std::ostream& os, bool with_notes)
 
 std::string json_text(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool color_for(int fd) { return report::use_color(fd); }
+
+void restart_with_better_openblas_core(char** argv) {
+  reference::restart_with_better_openblas_core(argv);
 }
 
 }  // namespace onnxdbg::api

@@ -40,4 +40,6 @@ void print_text(const LintResult& result, std::ostream& os, bool color) {
   report::print_lint_report(result.findings, result.model.path.filename().string(), os, color);
 }
 
+std::vector<std::string> lint_rule_names() { return lint::rule_names(); }
+
 }  // namespace onnxdbg::api

@@ -468,4 +468,10 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
   return out;
 }
 
+std::vector<StrategyInfo> reduce_strategies() {
+  std::vector<StrategyInfo> out;
+  for (const auto& s : reduce::strategy_table()) out.push_back({s.name, s.help});
+  return out;
+}
+
 }  // namespace onnxdbg::api

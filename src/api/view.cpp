@@ -87,4 +87,11 @@ Status write_html(const ViewResult& result, const std::filesystem::path& path) {
   return report::write_viewer_html(result.model, result.overlays, path.string());
 }
 
+Status write_page(const LoadedModel& model, const report::ViewerOverlays& overlays,
+                  const std::filesystem::path& path) {
+  return report::write_viewer_html(model, overlays, path);
+}
+
+bool viewer_has_layout_library() { return report::viewer_has_layout_library(); }
+
 }  // namespace onnxdbg::api

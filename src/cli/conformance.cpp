@@ -7,7 +7,6 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "report/table.h"
 
 namespace onnxdbg::cli {
 
@@ -43,7 +42,7 @@ int conformance_command(const ConformanceArgs& a) {
   if (a.json)
     print_json(api::to_json(*result));
   else
-    api::print_text(*result, std::cout, report::use_color(1), a.failures_only);
+    api::print_text(*result, std::cout, api::color_for(1), a.failures_only);
   return result->any_failed() ? kExitMismatch : kExitOk;
 }
 

@@ -1,12 +1,11 @@
 // `onnxdbg data`: work with saved model data. `data to-input INPUTS... OUTPUTS... -o FILE` merges
 // input and (layerwise) output files into one file for --load-inputs, as Polygraphy's
 // `polygraphy data to-input` does.
+#include "onnxdbg/data.h"
+
 #include <iostream>
-#include <set>
 
 #include "cli/commands.h"
-#include "data/samples.h"
-#include "model/model.h"
 
 namespace onnxdbg::cli {
 
@@ -19,44 +18,15 @@ struct ToInputArgs {
 };
 
 int to_input_command(const ToInputArgs& a) {
-  std::vector<std::filesystem::path> paths(a.paths.begin(), a.paths.end());
-  auto merged = merge_sample_files(paths);
-  if (!merged) return report_error(merged.status());
-  if (!a.model.empty()) {
-    // With the model, refuse data of another model now rather than at `run --load-inputs`.
-    auto model = load_model(a.model);
-    if (!model) return report_error(model.status());
-    const onnx::GraphProto& g = model->proto.graph();
-    std::set<std::string> values;
-    for (const auto& i : g.input()) values.insert(i.name());
-    for (const auto& n : g.node())
-      for (const auto& o : n.output()) values.insert(o);
-    std::set<std::string> outputs;
-    for (const auto& o : g.output()) outputs.insert(o.name());
-    size_t dropped = 0;
-    for (auto& s : *merged) {
-      // Other backends' outputs, as `run --save-outputs` writes them (BACKEND/NAME), are not
-      // data for the model: leave them out.
-      dropped += std::erase_if(s, [&](const auto& kv) {
-        const size_t slash = kv.first.rfind('/');
-        return !values.count(kv.first) && slash != std::string::npos &&
-               outputs.count(kv.first.substr(slash + 1));
-      });
-      for (const auto& [name, t] : s)
-        if (!values.count(name))
-          return report_error(invalid_argument("the merged data holds '" + name +
-                                               "', which is not a tensor of " + a.model +
-                                               "; was a file saved from another model?"));
-    }
-    if (dropped)
-      std::cerr << "onnxdbg: note: left out " << dropped
-                << " tensor(s) named BACKEND/OUTPUT (other backends' outputs)\n";
-  }
-  if (Status st = save_samples(a.output, *merged); !st) return report_error(st);
-  size_t tensors = 0;
-  for (const auto& s : *merged) tensors += s.size();
-  std::cout << "wrote " << a.output << ": " << merged->size()
-            << (merged->size() == 1 ? " sample, " : " samples, ") << tensors << " tensors\n";
+  api::DataToInputOptions o;
+  o.paths.assign(a.paths.begin(), a.paths.end());
+  o.output = a.output;
+  o.model = a.model;
+  auto r = api::data_to_input(o);
+  if (!r) return report_error(r.status());
+  api::print_messages(r->messages, std::cerr, true);
+  std::cout << "wrote " << a.output << ": " << r->samples
+            << (r->samples == 1 ? " sample, " : " samples, ") << r->tensors << " tensors\n";
   return kExitOk;
 }
 

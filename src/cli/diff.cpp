@@ -1,6 +1,6 @@
 // `onnxdbg diff A.onnx B.onnx`: the structural difference between two models, summary first;
 // --html also writes the viewer page of A with the diff painted on it (merged or side by side).
-#include "diff/diff.h"
+#include "onnxdbg/diff.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -8,8 +8,6 @@
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "cli/options.h"
-#include "onnxdbg/diff.h"
-#include "report/table.h"
 
 namespace onnxdbg::cli {
 

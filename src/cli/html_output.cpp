@@ -26,9 +26,9 @@ Status write_html_view(const HtmlOutput& out, const LoadedModel& model,
   if (out.path.empty()) return Status::ok();
   overlays.diff_layout =
       out.diff_layout == "side" ? report::DiffLayout::kSideBySide : report::DiffLayout::kMerged;
-  Status st = report::write_viewer_html(model, overlays, out.path);
+  Status st = api::write_page(model, overlays, out.path);
   if (!st) return st;
-  if (!report::viewer_has_layout_library())
+  if (!api::viewer_has_layout_library())
     std::cerr << "onnxdbg: warning: built without the dagre layout library (run "
                  "scripts/install-deps.sh and rebuild); the page cannot draw the graph\n";
   note << "wrote " << out.path << "\n";

@@ -8,9 +8,7 @@
 #include <string>
 
 #include "core/status.h"
-#include "layerwise/layerwise.h"
-#include "model/model.h"
-#include "report/viewer.h"
+#include "onnxdbg/view.h"
 
 namespace onnxdbg::cli {
 

@@ -1,17 +1,12 @@
 // `onnxdbg lint`: structural checks of a model (ONNX checker, strict shape inference and onnxdbg's
 // own rules), every finding in one pass; a table grouped by graph, or one JSON object with --json;
 // --html also writes the viewer page with the findings painted on their nodes.
-#include "lint/lint.h"
-
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "cli/options.h"
-#include "model/model.h"
 #include "onnxdbg/inspect.h"
-#include "report/lint_report.h"
-#include "report/table.h"
 
 namespace onnxdbg::cli {
 
@@ -33,7 +28,7 @@ int lint_command(const LintArgs& a) {
   if (a.json)
     print_json(api::to_json(*result));
   else
-    api::print_text(*result, std::cout, report::use_color(1));
+    api::print_text(*result, std::cout, api::color_for(1));
   report::ViewerOverlays ov;
   ov.lint = result->findings;
   if (Status st = write_html_view(a.html, result->model, std::move(ov), std::cerr); !st)
@@ -46,7 +41,7 @@ int lint_command(const LintArgs& a) {
 void add_lint_command(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<LintArgs>();
   std::string rules;
-  for (const auto& r : lint::rule_names()) rules += (rules.empty() ? "" : ", ") + r;
+  for (const auto& r : api::lint_rule_names()) rules += (rules.empty() ? "" : ", ") + r;
   auto* cmd = app.add_subcommand(
       "lint",
       "Check a model's structure: ONNX checker, shape inference, and every problem the "

@@ -9,7 +9,6 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/run_limits.h"
-#include "reference/openblas_core.h"
 
 namespace onnxdbg::cli {
 
@@ -91,7 +90,7 @@ int run_cli(int argc, char** argv) {
 // Anything a command throws past its own handling becomes one sentence and exit status 2.
 int main(int argc, char** argv) {
   // OpenBLAS's generic kernels on a CPU it does not know: start again with the right ones.
-  onnxdbg::reference::restart_with_better_openblas_core(argv);
+  onnxdbg::api::restart_with_better_openblas_core(argv);
   try {
     return run_cli(argc, argv);
   } catch (const std::bad_alloc&) {

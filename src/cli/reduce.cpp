@@ -9,7 +9,6 @@
 #include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "reduce/strategies/strategies.h"
 
 namespace onnxdbg::cli {
 
@@ -181,7 +180,7 @@ void take_check_command(std::vector<std::string>& args) {
 void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<ReduceArgs>();
   std::string strategies_help = "Strategies to run instead of --mode's, comma-separated:";
-  for (const auto& s : reduce::strategy_table()) strategies_help += "\n  " + s.name + ": " + s.help;
+  for (const auto& s : api::reduce_strategies()) strategies_help += "\n  " + s.name + ": " + s.help;
   CLI::App* cmd = app.add_subcommand(
       "reduce",
       "Reduce a failing model to a minimal failing model: the oracle (--check CMD... or --fail-on) "

@@ -9,7 +9,6 @@
 #include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
-#include "report/table.h"
 
 namespace onnxdbg::cli {
 
@@ -81,7 +80,7 @@ int run_command(const RunArgs& a) {
   if (a.json)
     print_json(api::to_json(r));
   else
-    api::print_text(r, std::cout, report::use_color(1));
+    api::print_text(r, std::cout, api::color_for(1));
   if (!a.html.path.empty())
     if (Status st = write_run_html(a, r); !st) return report_error(st);
   if (!r.provider_problem.empty()) return report_error(invalid_argument(r.provider_problem));

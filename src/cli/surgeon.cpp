@@ -8,7 +8,6 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "comparator/input_gen.h"
 
 namespace onnxdbg::cli {
 
