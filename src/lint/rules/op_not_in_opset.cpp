@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lint/converter_ops.h"
 #include "lint/fixes.h"
 #include "lint/rule.h"
 #include "model/graph.h"
@@ -165,7 +166,12 @@ void lint_op_not_in_opset(RuleContext& ctx, const GraphInfo& g) {
       const int since = h.since_versions.front();
       std::string msg = n.op_type() + " does not exist at " + at + "; it was introduced in opset " +
                         std::to_string(since);
-      if (domain.empty())
+      const std::string& producer = ctx.proto().producer_name();
+      if (domain.empty() && (producer == "tf2onnx" || producer == "pytorch"))
+        // A converter's output: its nodes have the forms of the opset it targeted, so the fix
+        // is converting again at the opset that has this op (converter_ops.h).
+        msg += ": " + reconvert_hint(ctx.proto(), since) + ".";
+      else if (domain.empty())
         msg += fix_for_missing(ctx, n, l.opset);
       else
         msg += ": import " + domain_display(domain) + " version " + std::to_string(since) + ".";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lint/converter_ops.h"
 #include "lint/rule.h"
 
 namespace onnxdbg::lint {
@@ -33,6 +34,8 @@ void lint_unknown_op(RuleContext& ctx, const GraphInfo& main) {
       auto dit = histories.find(domain);
       const auto& ops = dit == histories.end() ? kNoOps : dit->second;
       if (ops.count(n.op_type())) continue;
+      // TensorFlow's name of an ONNX op: a converter's leftover, which unconverted_op reports.
+      if (domain.empty() && onnx_counterpart_of_tf_op(n.op_type())) continue;
       const SchemaLookup l = ctx.lookup(n);
       std::string msg = "'" + n.op_type() + "' is not an op of " + domain_display(domain);
       std::vector<std::string> names;
