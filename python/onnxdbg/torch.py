@@ -49,6 +49,10 @@ import onnxdbg
 
 __all__ = [
     "compare",
+    "diagnose_export",
+    "ExportDiagnosis",
+    "ExportAttempt",
+    "FailingModule",
     "capture",
     "default_exporter",
     "ModuleRow",
@@ -1763,3 +1767,13 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         notes=list(cap.notes), report=report, model=cap.model, module_class=cap.module_class,
         opset=cap.opset, node_count=cap.node_count, exporter=cap.exporter,
         exported=cap.exported, _first=first)
+
+
+# Export failures diagnosed before an ONNX file exists (python/onnxdbg/torch_export.py); imported
+# last, as it uses this module's exporter helpers.
+from .torch_export import (  # noqa: E402
+    ExportAttempt,
+    ExportDiagnosis,
+    FailingModule,
+    diagnose_export,
+)
