@@ -20,11 +20,12 @@ source line).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-import io
 import json
 import os
 import re
+import tempfile
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -46,6 +47,11 @@ UNSUPPORTED_DTYPE = "unsupported dtype"
 OTHER = "other"
 
 _CANDIDATE_OPSETS = (9, 11, 13, 14, 15, 16, 17, 18, 19, 20)
+# The dynamo exporter writes opset 18 and converts below it (often failing, keeping 18).
+_DYNAMO_LOWEST = 18
+# Errors another opset cannot fix: the search over opsets stops at them.
+_OPSET_INDEPENDENT = ("data-dependent control flow", "dynamic-shape guard", "undefined input",
+                      "unsupported dtype")
 
 
 @dataclass
@@ -104,12 +110,34 @@ def _classify(e: BaseException) -> Tuple[str, str, Optional[int]]:
     return OTHER, op, None
 
 
+@contextlib.contextmanager
+def _quiet():
+    """Sends what the exporters print (the dynamo exporter's FX graphs and log lines, written
+    to the process's stdout and stderr) to a discarded file while an export runs."""
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+
+
 def _export_once(module: torch.nn.Module, args: Tuple[Any, ...], exporter: str,
                  opset: Optional[int]) -> ExportAttempt:
     """One export into memory, its outcome, error class and tracer warnings."""
     t0 = time.perf_counter()
     ex: Dict[str, Any] = {} if opset is None else {"opset_version": opset}
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _quiet():
         warnings.simplefilter("always")
         try:
             if exporter == "dynamo":
@@ -145,12 +173,14 @@ def _try_exporter(module: torch.nn.Module, args: Tuple[Any, ...], exporter: str,
     if exporter == "dynamo" and not _bridge._has_dynamo():
         return [ExportAttempt("dynamo", None, "not available",
                               error=f"torch {torch.__version__} has no dynamo exporter")]
+    if exporter == "dynamo":
+        opsets = [o for o in opsets if o >= _DYNAMO_LOWEST] or opsets[-1:]
     attempts: List[ExportAttempt] = []
     k = 0
     while k < len(opsets):
         a = _export_once(module, args, exporter, opsets[k])
         attempts.append(a)
-        if a.outcome == "ok":
+        if a.outcome == "ok" or a.error_class in _OPSET_INDEPENDENT:
             break
         if a.needs_opset and a.needs_opset > opsets[k]:
             later = [i for i, o in enumerate(opsets) if o >= a.needs_opset]
@@ -181,17 +211,20 @@ def _capture_inputs(module: torch.nn.Module, args: Tuple[Any, ...],
     return seen
 
 
-def _source_of(sub: torch.nn.Module, op: str) -> str:
-    """file:line of the line of ``sub``'s forward that calls ``op`` ("aten::tril" -> "tril"),
-    or of its ``def`` when no line names it; "" when the source cannot be read."""
+def _source_of(sub: torch.nn.Module, attempt: ExportAttempt) -> str:
+    """file:line of the line of ``sub``'s forward the failure points at: the one that calls the
+    op ("aten::tril" -> "tril"), for control flow its first ``if``/``while``; else its ``def``;
+    "" when the source cannot be read."""
     try:
         lines, start = inspect.getsourcelines(type(sub).forward)
         path = inspect.getsourcefile(type(sub).forward) or ""
     except (OSError, TypeError):
         return ""
-    short = op.split("::")[-1].rstrip("_")
+    short = attempt.op.split("::")[-1].rstrip("_")
+    pattern = (r"^\s*(if|elif|while)\b" if attempt.error_class == CONTROL_FLOW
+               else rf"\b{re.escape(short)}\b" if short else None)
     for k, line in enumerate(lines):
-        if short and re.search(rf"\b{re.escape(short)}\b", line):
+        if pattern and re.search(pattern, line):
             return f"{os.path.basename(path)}:{start + k}"
     return f"{os.path.basename(path)}:{start}"
 
@@ -237,7 +270,7 @@ def _localize(module: torch.nn.Module, inputs: Dict[str, Tuple[Any, ...]], expor
                 found += search(child_path, child, a)
         if found:
             return found
-        return [FailingModule(path, type(sub).__name__, attempt, _source_of(sub, attempt.op),
+        return [FailingModule(path, type(sub).__name__, attempt, _source_of(sub, attempt),
                               _fix(attempt))]
 
     root = _export_once(module, tuple(inputs.get("", ())), exporter, opset)
@@ -287,7 +320,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, {src_dir!r})  # where {cls} is defined ({module_name})
-module = torch.load({pt!r})  # the submodule, pickled: its class is imported by reference
+module = torch.load({pt!r}, weights_only=False)  # the submodule, pickled (written by onnxdbg)
 module.eval()
 data = np.load({npz!r})
 args = tuple(torch.from_numpy(data[f"arg{{i}}"]) for i in range({nargs}))

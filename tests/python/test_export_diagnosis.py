@@ -117,3 +117,15 @@ def test_the_repro_script_fails_the_same_way_on_its_own(tmp_path):
                        env=env, timeout=300)
     assert r.returncode != 0
     assert "UnsupportedOperatorError" in r.stderr and "aten::tril" in r.stderr
+
+
+def test_the_dynamo_exporter_names_a_data_dependent_branch():
+    if not ot._has_dynamo():
+        pytest.skip(f"torch {torch.__version__} has no dynamo exporter (make test-torch2)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = ot.diagnose_export(Outer().eval(), torch.randn(2, 2), exporters=("dynamo",))
+    assert d.min_opset == {"dynamo": None}, str(d)
+    assert d.attempts[0].error_class == "data-dependent control flow", str(d)
+    assert [f.path for f in d.failing_modules] == ["inner"], str(d)
+    assert "torch.cond" in d.failing_modules[0].fix
