@@ -26,13 +26,6 @@ ErrorTypes& error_types() {
   return *t;
 }
 
-ToleranceSpec tolerance(const std::vector<std::string>& atol,
-                        const std::vector<std::string>& rtol) {
-  ToleranceSpec spec;
-  if (Status st = parse_tolerance_args(atol, rtol, spec); !st) raise_status(st);
-  return spec;
-}
-
 /// --atol/--rtol texts applied to `spec` (parse_tolerance_args); UsageError when malformed.
 void set_tolerance(ToleranceSpec& spec, const std::vector<std::string>& atol,
                    const std::vector<std::string>& rtol) {
@@ -65,32 +58,6 @@ std::vector<TensorMap> samples(const py::list& dicts) {
   std::vector<TensorMap> out;
   for (const auto& d : dicts) out.push_back(to_tensor_map(d.cast<py::dict>()));
   return out;
-}
-
-/// The input group as run's options: given samples, a data file, or `iterations` generated ones.
-api::InputOptions input_options(const py::list& inputs, const std::string& load_inputs,
-                                std::optional<int> iterations, uint64_t seed,
-                                const std::vector<std::string>& shapes,
-                                const std::vector<std::string>& ranges) {
-  api::InputOptions in;
-  in.generate = generation(seed, shapes, ranges);
-  in.iterations = iterations;
-  in.load_inputs = load_inputs;
-  in.samples = samples(inputs);
-  return in;
-}
-
-/// The comparison group as run's options (--validate aside).
-api::ComparisonOptions comparison_options(const std::vector<std::string>& atol,
-                                          const std::vector<std::string>& rtol,
-                                          const std::string& error_stat,
-                                          const std::string& load_outputs, const py::list& golden) {
-  api::ComparisonOptions c;
-  c.tolerance = tolerance(atol, rtol);
-  c.error_stat = value_or_raise(error_stat_from_name(error_stat));
-  c.load_outputs = load_outputs;
-  c.golden = samples(golden);
-  return c;
 }
 
 py::list messages(const api::Messages& m) {
@@ -223,51 +190,81 @@ void apply_options(O& o, const py::dict& options, const Setters<O>& setters, con
 
 std::vector<std::string> texts(const py::handle& v) { return v.cast<std::vector<std::string>>(); }
 
+/// The inputs group (options.def) of an options struct whose `inputs` is api::InputOptions
+/// (run's, bisect-optimizers'), plus "samples": the given arrays.
+template <class O>
+void add_input_setters(Setters<O>& s) {
+  s["samples"] = [](O& o, auto v) { o.inputs.samples = samples(v.template cast<py::list>()); };
+  s["inputs"] = [](O& o, auto v) { o.inputs.load_inputs = v.template cast<std::string>(); };
+  s["iterations"] = [](O& o, auto v) { o.inputs.iterations = v.template cast<int>(); };
+  s["sample"] = [](O& o, auto v) { o.inputs.sample = v.template cast<size_t>(); };
+  s["seed"] = [](O& o, auto v) { o.inputs.generate.seed = v.template cast<uint64_t>(); };
+  s["input_shapes"] = [](O& o, auto v) {
+    if (Status st = parse_input_shapes(texts(v), o.inputs.generate.shapes); !st) raise_status(st);
+  };
+  s["val_range"] = [](O& o, auto v) {
+    if (Status st = parse_value_ranges(texts(v), o.inputs.generate); !st) raise_status(st);
+  };
+}
+
+/// The comparison group (options.def) applied to `tolerance` and `error_stat` of the struct
+/// `group` picks (run's `comparison`, reduce's `builtin`).
+template <class O, class Group>
+void add_tolerance_setters(Setters<O>& s, Group& (*group)(O&)) {
+  s["atol"] = [group](O& o, auto v) { set_tolerance(group(o).tolerance, texts(v), {}); };
+  s["rtol"] = [group](O& o, auto v) { set_tolerance(group(o).tolerance, {}, texts(v)); };
+  s["error_stat"] = [group](O& o, auto v) {
+    group(o).error_stat = value_or_raise(error_stat_from_name(v.template cast<std::string>()));
+  };
+}
+
+/// The rest of the comparison group of an options struct whose `comparison` is
+/// api::ComparisonOptions: golden values (a file, or "golden_samples": the given arrays), and
+/// --validate.
+template <class O>
+void add_comparison_setters(Setters<O>& s) {
+  add_tolerance_setters<O, api::ComparisonOptions>(
+      s, [](O& o) -> api::ComparisonOptions& { return o.comparison; });
+  s["golden_samples"] = [](O& o, auto v) {
+    o.comparison.golden = samples(v.template cast<py::list>());
+  };
+  s["golden"] = [](O& o, auto v) { o.comparison.load_outputs = v.template cast<std::string>(); };
+  s["validate"] = [](O& o, auto v) { o.comparison.validate = v.template cast<bool>(); };
+}
+
+/// The limits group (options.def): --timeout, --max-memory, --max-iterations, which run, reduce
+/// and bisect-optimizers hold under the same names.
+template <class O>
+void add_limit_setters(Setters<O>& s) {
+  s["timeout"] = [](O& o, auto v) { o.timeout_seconds = v.template cast<double>(); };
+  s["max_memory"] = [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); };
+  s["max_iterations"] = [](O& o, auto v) { o.max_iterations = v.template cast<uint64_t>(); };
+}
+
 /// The keywords of onnxdbg.compare: options.def's groups inputs, comparison, backends, limits,
 /// layerwise and run, plus the arrays.
 const Setters<api::RunOptions>& run_setters() {
   using O = api::RunOptions;
-  static const Setters<O> s = {
-      {"backends", [](O& o, auto v) { o.backends = backends(v.template cast<std::string>()); }},
-      {"samples", [](O& o, auto v) { o.inputs.samples = samples(v.template cast<py::list>()); }},
-      {"inputs", [](O& o, auto v) { o.inputs.load_inputs = v.template cast<std::string>(); }},
-      {"iterations", [](O& o, auto v) { o.inputs.iterations = v.template cast<int>(); }},
-      {"sample", [](O& o, auto v) { o.inputs.sample = v.template cast<size_t>(); }},
-      {"seed", [](O& o, auto v) { o.inputs.generate.seed = v.template cast<uint64_t>(); }},
-      {"input_shapes",
-       [](O& o, auto v) {
-         if (Status st = parse_input_shapes(texts(v), o.inputs.generate.shapes); !st)
-           raise_status(st);
-       }},
-      {"val_range",
-       [](O& o, auto v) {
-         if (Status st = parse_value_ranges(texts(v), o.inputs.generate); !st) raise_status(st);
-       }},
-      {"golden_samples",
-       [](O& o, auto v) { o.comparison.golden = samples(v.template cast<py::list>()); }},
-      {"golden", [](O& o, auto v) { o.comparison.load_outputs = v.template cast<std::string>(); }},
-      {"atol", [](O& o, auto v) { set_tolerance(o.comparison.tolerance, texts(v), {}); }},
-      {"rtol", [](O& o, auto v) { set_tolerance(o.comparison.tolerance, {}, texts(v)); }},
-      {"error_stat",
-       [](O& o, auto v) {
-         o.comparison.error_stat =
-             value_or_raise(error_stat_from_name(v.template cast<std::string>()));
-       }},
-      {"validate", [](O& o, auto v) { o.comparison.validate = v.template cast<bool>(); }},
-      {"timeout", [](O& o, auto v) { o.timeout_seconds = v.template cast<double>(); }},
-      {"max_memory", [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); }},
-      {"max_iterations", [](O& o, auto v) { o.max_iterations = v.template cast<uint64_t>(); }},
-      {"layerwise", [](O& o, auto v) { o.layerwise.enabled = v.template cast<bool>(); }},
-      {"isolate", [](O& o, auto v) { o.layerwise.isolate = v.template cast<bool>(); }},
-      {"memory_budget",
-       [](O& o, auto v) { o.layerwise.memory_budget = v.template cast<uint64_t>(); }},
-      {"save_repro", [](O& o, auto v) { o.layerwise.save_repro = v.template cast<std::string>(); }},
-      {"reference_accumulate",
-       [](O& o, auto v) { o.reference_accumulate = v.template cast<std::string>(); }},
-      {"strict_providers", [](O& o, auto v) { o.strict_providers = v.template cast<bool>(); }},
-      {"save_inputs", [](O& o, auto v) { o.save_inputs = v.template cast<std::string>(); }},
-      {"save_outputs", [](O& o, auto v) { o.save_outputs = v.template cast<std::string>(); }},
-  };
+  static const Setters<O> s = [] {
+    Setters<O> s = {
+        {"backends", [](O& o, auto v) { o.backends = backends(v.template cast<std::string>()); }},
+        {"layerwise", [](O& o, auto v) { o.layerwise.enabled = v.template cast<bool>(); }},
+        {"isolate", [](O& o, auto v) { o.layerwise.isolate = v.template cast<bool>(); }},
+        {"memory_budget",
+         [](O& o, auto v) { o.layerwise.memory_budget = v.template cast<uint64_t>(); }},
+        {"save_repro",
+         [](O& o, auto v) { o.layerwise.save_repro = v.template cast<std::string>(); }},
+        {"reference_accumulate",
+         [](O& o, auto v) { o.reference_accumulate = v.template cast<std::string>(); }},
+        {"strict_providers", [](O& o, auto v) { o.strict_providers = v.template cast<bool>(); }},
+        {"save_inputs", [](O& o, auto v) { o.save_inputs = v.template cast<std::string>(); }},
+        {"save_outputs", [](O& o, auto v) { o.save_outputs = v.template cast<std::string>(); }},
+    };
+    add_input_setters(s);
+    add_comparison_setters(s);
+    add_limit_setters(s);
+    return s;
+  }();
   return s;
 }
 
@@ -310,46 +307,43 @@ void set_oracle(api::ReduceOptions& o, const py::object& oracle) {
 /// reduce (the oracle callable and the output path aside).
 const Setters<api::ReduceOptions>& reduce_setters() {
   using O = api::ReduceOptions;
-  static const Setters<O> s = {
-      {"fail_on",
-       [](O& o, auto v) {
-         for (const auto& f : texts(v))
-           o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
-       }},
-      {"backends",
-       [](O& o, auto v) { o.builtin.backends = backends(v.template cast<std::string>()); }},
-      {"atol", [](O& o, auto v) { set_tolerance(o.builtin.tolerance, texts(v), {}); }},
-      {"rtol", [](O& o, auto v) { set_tolerance(o.builtin.tolerance, {}, texts(v)); }},
-      {"error_stat",
-       [](O& o, auto v) {
-         o.builtin.error_stat =
-             value_or_raise(error_stat_from_name(v.template cast<std::string>()));
-       }},
-      {"fail_regex", [](O& o, auto v) { o.builtin.fail_regex = texts(v); }},
-      {"mode", [](O& o, auto v) { o.mode = v.template cast<std::string>(); }},
-      {"strategies", [](O& o, auto v) { o.strategies = texts(v); }},
-      {"inputs", [](O& o, auto v) { o.load_inputs = v.template cast<std::string>(); }},
-      {"iterations", [](O& o, auto v) { o.iterations = v.template cast<int>(); }},
-      {"seed", [](O& o, auto v) { o.generate.seed = v.template cast<uint64_t>(); }},
-      // The shapes fix the model's dynamic dims before reducing (--model-input-shapes); the
-      // generated values then follow them.
-      {"input_shapes",
-       [](O& o, auto v) {
-         if (Status st = parse_input_shapes(texts(v), o.model_input_shapes); !st) raise_status(st);
-       }},
-      {"val_range",
-       [](O& o, auto v) {
-         if (Status st = parse_value_ranges(texts(v), o.generate); !st) raise_status(st);
-       }},
-      {"timeout", [](O& o, auto v) { o.timeout_seconds = v.template cast<double>(); }},
-      {"max_memory", [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); }},
-      {"max_iterations", [](O& o, auto v) { o.max_iterations = v.template cast<uint64_t>(); }},
-      {"keep_inputs", [](O& o, auto v) { o.keep_inputs = v.template cast<bool>(); }},
-      {"keep_outputs", [](O& o, auto v) { o.keep_outputs = v.template cast<bool>(); }},
-      {"any_failure", [](O& o, auto v) { o.any_failure = v.template cast<bool>(); }},
-      {"journal", [](O& o, auto v) { o.journal = v.template cast<std::string>(); }},
-      {"jobs", [](O& o, auto v) { o.jobs = v.template cast<int>(); }},
-  };
+  static const Setters<O> s = [] {
+    Setters<O> s = {
+        {"fail_on",
+         [](O& o, auto v) {
+           for (const auto& f : texts(v))
+             o.builtin.fail_on.insert(value_or_raise(reduce::fail_on_from_name(f)));
+         }},
+        {"backends",
+         [](O& o, auto v) { o.builtin.backends = backends(v.template cast<std::string>()); }},
+        {"fail_regex", [](O& o, auto v) { o.builtin.fail_regex = texts(v); }},
+        {"mode", [](O& o, auto v) { o.mode = v.template cast<std::string>(); }},
+        {"strategies", [](O& o, auto v) { o.strategies = texts(v); }},
+        {"inputs", [](O& o, auto v) { o.load_inputs = v.template cast<std::string>(); }},
+        {"iterations", [](O& o, auto v) { o.iterations = v.template cast<int>(); }},
+        {"seed", [](O& o, auto v) { o.generate.seed = v.template cast<uint64_t>(); }},
+        // The shapes fix the model's dynamic dims before reducing (--model-input-shapes); the
+        // generated values then follow them.
+        {"input_shapes",
+         [](O& o, auto v) {
+           if (Status st = parse_input_shapes(texts(v), o.model_input_shapes); !st)
+             raise_status(st);
+         }},
+        {"val_range",
+         [](O& o, auto v) {
+           if (Status st = parse_value_ranges(texts(v), o.generate); !st) raise_status(st);
+         }},
+        {"keep_inputs", [](O& o, auto v) { o.keep_inputs = v.template cast<bool>(); }},
+        {"keep_outputs", [](O& o, auto v) { o.keep_outputs = v.template cast<bool>(); }},
+        {"any_failure", [](O& o, auto v) { o.any_failure = v.template cast<bool>(); }},
+        {"journal", [](O& o, auto v) { o.journal = v.template cast<std::string>(); }},
+        {"jobs", [](O& o, auto v) { o.jobs = v.template cast<int>(); }},
+    };
+    add_tolerance_setters<O, api::BuiltinOracleOptions>(
+        s, [](O& o) -> api::BuiltinOracleOptions& { return o.builtin; });
+    add_limit_setters(s);
+    return s;
+  }();
   return s;
 }
 
@@ -360,9 +354,6 @@ api::ReduceResult reduce_model(const std::string& model, const std::string& outp
   o.model = model;
   o.output = output;
   apply_options(o, options, reduce_setters(), "reduce");
-  // The built-in oracle's backends default to options.def's list when fail_on is given alone.
-  if (!o.builtin.fail_on.empty() && o.builtin.backends.empty())
-    o.builtin.backends = backends(std::string(option_defaults::backends));
   if (!oracle.is_none()) set_oracle(o, oracle);
   return call_library([&](const api::CallContext& ctx) { return api::reduce(o, ctx); }, progress);
 }
@@ -404,37 +395,38 @@ py::class_<R> bind_result(py::module_& m, const char* name) {
       .def("messages", [](const R& r) { return messages(r.messages); });
 }
 
-/// onnxdbg.bisect_optimizers: the result class and the call, with keyword arguments named as in
-/// Python's function.
+/// The keywords of onnxdbg.bisect_optimizers: backend, against, save_models and options.def's
+/// groups inputs, comparison and limits.
+const Setters<api::BisectOptimizersOptions>& bisect_setters() {
+  using O = api::BisectOptimizersOptions;
+  static const Setters<O> s = [] {
+    Setters<O> s = {
+        {"backend",
+         [](O& o, auto v) { o.backend = one_backend("backend", v.template cast<std::string>()); }},
+        {"against",
+         [](O& o, auto v) { o.against = one_backend("against", v.template cast<std::string>()); }},
+        {"save_models", [](O& o, auto v) { o.save_models = v.template cast<std::string>(); }},
+    };
+    add_input_setters(s);
+    add_comparison_setters(s);
+    add_limit_setters(s);
+    return s;
+  }();
+  return s;
+}
+
+/// onnxdbg.bisect_optimizers: the result class and the call (keywords as bisect_setters).
 void bind_bisect_optimizers(py::module_& m) {
   bind_result<api::BisectOptimizersResult>(m, "BisectOptimizersResult")
       .def("text", [](const api::BisectOptimizersResult& r) { return text_of(r); });
-  // Keyword arguments, named as in Python's onnxdbg.bisect_optimizers.
-  m.def(
-      "bisect_optimizers",
-      [](const std::string& model, const std::string& backend, const std::string& against,
-         const py::list& inputs, const std::string& load_inputs, const py::list& golden,
-         const std::string& load_outputs, std::optional<int> iterations, uint64_t seed,
-         const std::vector<std::string>& shapes, const std::vector<std::string>& ranges,
-         const std::vector<std::string>& atol, const std::vector<std::string>& rtol,
-         const std::string& error_stat, double timeout, const std::string& save_models,
-         const py::object& progress) {
-        api::BisectOptimizersOptions o;
-        o.model = model;
-        o.backend = one_backend("backend", backend);
-        o.against = one_backend("against", against);
-        o.inputs = input_options(inputs, load_inputs, iterations, seed, shapes, ranges);
-        o.comparison = comparison_options(atol, rtol, error_stat, load_outputs, golden);
-        o.timeout_seconds = timeout;
-        o.save_models = save_models;
-        return call_library(
-            [&](const api::CallContext& ctx) { return api::bisect_optimizers(o, ctx); }, progress);
-      },
-      py::arg("model"), py::arg("backend"), py::arg("against"), py::arg("inputs"),
-      py::arg("load_inputs"), py::arg("golden"), py::arg("load_outputs"), py::arg("iterations"),
-      py::arg("seed"), py::arg("input_shapes"), py::arg("val_range"), py::arg("atol"),
-      py::arg("rtol"), py::arg("error_stat"), py::arg("timeout"), py::arg("save_models"),
-      py::arg("progress"));
+  m.def("bisect_optimizers", [](const std::string& model, const py::dict& options,
+                                const py::object& progress) {
+    api::BisectOptimizersOptions o;
+    o.model = model;
+    apply_options(o, options, bisect_setters(), "bisect_optimizers");
+    return call_library([&](const api::CallContext& ctx) { return api::bisect_optimizers(o, ctx); },
+                        progress);
+  });
 }
 
 }  // namespace

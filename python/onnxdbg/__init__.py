@@ -89,6 +89,8 @@ def option_schema() -> list:
     the CLI writes it), python_default (Python's own where it differs), polygraphy (the flag of
     the same meaning), unit and help."""
     return _core.option_schema()
+
+
 TensorDict = Mapping[str, np.ndarray]
 
 
@@ -353,6 +355,23 @@ def _path_or_empty(p) -> str:
     return "" if p is None else os.fspath(p)
 
 
+def _input_keywords(inputs, iterations: Optional[int], seed: int,
+                    input_shapes: Optional[Mapping[str, Sequence[int]]], val_range) -> dict:
+    """The inputs group (given arrays or a data file, else generated) as the binding's
+    keywords."""
+    in_list, in_path = _samples(inputs)
+    return dict(samples=in_list, inputs=in_path, iterations=iterations, seed=int(seed),
+                input_shapes=_shapes(input_shapes), val_range=_ranges(val_range))
+
+
+def _comparison_keywords(golden, atol, rtol, error_stat: str) -> dict:
+    """The comparison group (golden arrays or a file, tolerances, statistic) as the binding's
+    keywords."""
+    golden_list, golden_path = _samples(golden)
+    return dict(golden_samples=golden_list, golden=golden_path, atol=_tolerance(atol),
+                rtol=_tolerance(rtol), error_stat=error_stat)
+
+
 def _limits(timeout: Optional[float], max_memory: Union[int, str, None],
             max_iterations: Optional[int]) -> dict:
     """The limits group (--timeout, --max-memory, --max-iterations) as the binding's keywords:
@@ -529,13 +548,10 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = _D["backe
         ModelError. A backend that fails or crashes is a failed row (``verdict == "error"``).
     """
     m = load(model)
-    in_list, in_path = _samples(inputs)
-    golden_list, golden_path = _samples(golden)
     options = dict(
-        backends=_backend_list(backends), samples=in_list, inputs=in_path,
-        golden_samples=golden_list, golden=golden_path, iterations=iterations, sample=sample,
-        seed=int(seed), input_shapes=_shapes(input_shapes), val_range=_ranges(val_range),
-        atol=_tolerance(atol), rtol=_tolerance(rtol), error_stat=error_stat,
+        backends=_backend_list(backends), sample=sample,
+        **_input_keywords(inputs, iterations, seed, input_shapes, val_range),
+        **_comparison_keywords(golden, atol, rtol, error_stat),
         validate=bool(validate), layerwise=bool(layerwise or isolate), isolate=bool(isolate),
         memory_budget=_memory(memory_budget),
         save_repro="-" if save_repro is None else os.fspath(save_repro),
@@ -660,13 +676,14 @@ class BisectResult(_RenderedResult):
 
 
 def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
-                      against: str = "onnxruntime:opt=disabled", inputs=None, golden=None,
-                      atol: Union[float, Mapping[str, float]] = 1e-5,
-                      rtol: Union[float, Mapping[str, float]] = 1e-5,
-                      iterations: Optional[int] = None, seed: int = 1,
-                      input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
-                      val_range=None, error_stat: str = "elemwise",
-                      timeout: Optional[float] = None, save_models=None,
+                      against: str = "onnxruntime:opt=disabled", inputs=_D["load_inputs"],
+                      golden=_D["load_outputs"],
+                      atol: Union[float, Mapping[str, float]] = _D["atol"],
+                      rtol: Union[float, Mapping[str, float]] = _D["rtol"],
+                      iterations: Optional[int] = _D["iterations"], seed: int = _D["seed"],
+                      input_shapes: Optional[Mapping[str, Sequence[int]]] = _D["input_shapes"],
+                      val_range=_D["val_range"], error_stat: str = _D["error_stat"],
+                      timeout: Optional[float] = _D["timeout"], save_models=None,
                       progress=True) -> BisectResult:
     """Finds which of ONNX Runtime's graph optimizations change ``model``'s outputs
     (``onnxdbg bisect-optimizers``): compares ``backend`` (an ONNX Runtime configuration, as
@@ -688,12 +705,12 @@ def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
         malformed model; BackendError when a configuration cannot load or run the model.
     """
     m = load(model)
-    in_list, in_path = _samples(inputs)
-    golden_list, golden_path = _samples(golden)
-    r = _call(progress, _core.bisect_optimizers, m.path, backend, against, in_list, in_path,
-              golden_list, golden_path, iterations, int(seed), _shapes(input_shapes),
-              _ranges(val_range), _tolerance(atol), _tolerance(rtol), error_stat,
-              float(timeout or 0), _path_or_empty(save_models))
+    options = dict(
+        backend=backend, against=against, **_input_keywords(inputs, iterations, seed,
+                                                            input_shapes, val_range),
+        **_comparison_keywords(golden, atol, rtol, error_stat), timeout=float(timeout or 0),
+        save_models=_path_or_empty(save_models))
+    r = _call(progress, _core.bisect_optimizers, m.path, options)
     result = BisectResult(r)
     _warn(result.messages)
     return result

@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 import warnings
@@ -114,7 +115,6 @@ def _classify(e: BaseException) -> Tuple[str, str, Optional[int]]:
 def _quiet():
     """Sends what the exporters print (the dynamo exporter's FX graphs and log lines, written
     to the process's stdout and stderr) to a discarded file while an export runs."""
-    import sys
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     saved = [os.dup(1), os.dup(2)]
@@ -248,10 +248,13 @@ def _fix(a: ExportAttempt) -> str:
     return "see the error; try the other exporter"
 
 
-def _localize(module: torch.nn.Module, inputs: Dict[str, Tuple[Any, ...]], exporter: str,
-              opset: Optional[int], notes: List[str], count: List[int]) -> List[FailingModule]:
-    """The smallest submodules that fail alone, top-down from the root's children: a failing
-    child is searched further, a failing module whose children all export is a culprit."""
+def _localize(module: torch.nn.Module, inputs: Dict[str, Tuple[Any, ...]],
+              root: ExportAttempt, notes: List[str], count: List[int]) -> List[FailingModule]:
+    """The smallest submodules that fail alone at the exporter and opset of ``root`` (the whole
+    module's failed attempt), top-down from the root's children: a failing child is searched
+    further, a failing module whose children all export is a culprit."""
+    exporter, opset = root.exporter, root.opset
+
     def fails(path: str, sub: torch.nn.Module) -> Optional[ExportAttempt]:
         if path not in inputs:
             notes.append(f"submodule '{path}' ({type(sub).__name__}) was not tried alone: the "
@@ -273,9 +276,7 @@ def _localize(module: torch.nn.Module, inputs: Dict[str, Tuple[Any, ...]], expor
         return [FailingModule(path, type(sub).__name__, attempt, _source_of(sub, attempt),
                               _fix(attempt))]
 
-    root = _export_once(module, tuple(inputs.get("", ())), exporter, opset)
-    count[0] += 1
-    return search("", module, root) if root.outcome == "failed" else []
+    return search("", module, root)
 
 
 def _baked_branches(module: torch.nn.Module, attempts: List[ExportAttempt]) -> List[str]:
@@ -449,7 +450,7 @@ def diagnose_export(module: torch.nn.Module, args: Any, *,
         min_opset[exporter] = ok[0] if ok else None
         first_failure = next((a for a in mine if a.outcome == "failed"), None)
         if first_failure is not None:
-            failing += _localize(module, inputs, exporter, first_failure.opset, notes, count)
+            failing += _localize(module, inputs, first_failure, notes, count)
     notes += _baked_branches(module, attempts)
     available = [a for a in attempts if a.outcome != "not available"]
     first = {a.exporter: a for a in reversed(available)}

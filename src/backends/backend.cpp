@@ -150,14 +150,12 @@ bool is_isolated_backend(const std::string& name) {
 }
 
 Status validate_backend_spec(const BackendSpec& spec) {
-  const BackendDoc* doc = nullptr;
-  std::string names;
-  for (const auto& d : backend_docs()) {
-    names += (names.empty() ? "" : ", ") + d.name;
-    if (d.name == spec.name) doc = &d;
-  }
-  if (!doc)
+  const BackendDoc* doc = find_backend_doc(spec.name);
+  if (!doc) {
+    std::string names;
+    for (const auto& d : backend_docs()) names += (names.empty() ? "" : ", ") + d.name;
     return invalid_argument("unknown backend '" + spec.name + "' (available: " + names + ")");
+  }
   for (const auto& [key, value] : spec.options) {
     // precision=fp16 is handled before the backend sees the model (comparator/precision.h).
     if (key == "precision") {
@@ -199,8 +197,7 @@ Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list) {
     const std::string item =
         list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     const std::string name = item.substr(0, item.find(':'));
-    bool is_backend = false;
-    for (const auto& d : backend_docs()) is_backend = is_backend || d.name == name;
+    const bool is_backend = find_backend_doc(name) != nullptr;
     if (!item.empty() && !is_backend && item.find(':') == std::string::npos &&
         last_key == "providers") {
       // "onnxruntime:providers=cuda,cpu": 'cpu' names no backend, so it continues the provider

@@ -72,6 +72,10 @@ std::optional<std::string> onnx_counterpart_of_tf_op(const std::string& op) {
   return it->second;
 }
 
+bool made_by_known_converter(const onnx::ModelProto& model) {
+  return model.producer_name() == "tf2onnx" || model.producer_name() == "pytorch";
+}
+
 std::string reconvert_hint(const onnx::ModelProto& model, int64_t opset) {
   const std::string v = std::to_string(opset);
   const std::string& producer = model.producer_name();

@@ -19,6 +19,10 @@ namespace onnxdbg::lint {
 /// TensorFlow (MatMul, Relu, ...) are not listed: a node of such a type is an ONNX node.
 std::optional<std::string> onnx_counterpart_of_tf_op(const std::string& op);
 
+/// Whether `model` names a converter reconvert_hint knows how to run again (producer_name
+/// "tf2onnx" or "pytorch"): its nodes then have the forms of the opset it targeted.
+bool made_by_known_converter(const onnx::ModelProto& model);
+
 /// How to re-convert `model` so that it targets default-domain opset `opset`, as a sentence
 /// fragment in words (no backquotes: lint quotes only commands that run as pasted): for
 /// producer_name "tf2onnx" "convert the TensorFlow model again with python -m tf2onnx.convert ...

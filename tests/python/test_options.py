@@ -39,25 +39,6 @@ def schema() -> list:
     return _core.option_schema()
 
 
-def python_default(row: dict):
-    """The row's default as Python writes it (python_default where the front-ends differ)."""
-    text = row["python_default"] or row["default"]
-    if text == "None" or (text == "" and not row["python_default"]):
-        return None
-    if text == "()":
-        return ()
-    kind = row["type"]
-    if kind == "bool":
-        return text == "true"
-    if kind == "double":
-        return float(text)
-    if kind in ("int", "uint64_t") and row["unit"] != "bytes":
-        return int(text)
-    if row["id"] == "backends":
-        return tuple(text.split(","))
-    return text
-
-
 def cli_flags(cli: str, command: str) -> set:
     """Every flag `onnxdbg COMMAND --help` lists ("-o,--output" gives both)."""
     out = subprocess.run([cli, command, "--help"], capture_output=True, text=True, check=True)
@@ -97,9 +78,9 @@ def test_every_option_is_a_python_keyword_with_the_same_default(function, groups
         name = row["python"]
         assert name in params, f"{function.__name__}() lacks keyword {name} ({row['cli']})"
         assert params[name].kind == inspect.Parameter.KEYWORD_ONLY, name
-        assert params[name].default == python_default(row), (
+        assert params[name].default == onnxdbg._schema_default(row), (
             f"{function.__name__}({name}=...) defaults to {params[name].default!r}, "
-            f"options.def says {python_default(row)!r} ({row['cli']})")
+            f"options.def says {onnxdbg._schema_default(row)!r} ({row['cli']})")
         assert name in bound, f"the binding of {function.__name__}() does not take {name}"
         checked += 1
     assert checked >= 10
@@ -116,6 +97,15 @@ def test_schema_rows_are_complete():
     assert by_id["atol"]["default"] == "1e-05"
     assert by_id["backends"]["default"] == "reference,onnxruntime"
     assert by_id["layerwise_memory"]["default"] == "2GiB"
+    # and as Python writes them (the defaults of the keywords above)
+    python = {i: onnxdbg._schema_default(r) for i, r in by_id.items()}
+    assert python["atol"] == 1e-05 and isinstance(python["atol"], float)
+    assert python["seed"] == 1 and python["validate"] is False
+    assert python["backends"] == ("reference", "onnxruntime")
+    assert python["layerwise_memory"] == "2GiB"
+    assert python["save_repro"] is None and python["timeout"] is None  # python_default "None"
+    assert python["load_inputs"] is None  # no default text
+    assert python["fail_regex"] == ()
 
 
 def test_an_unknown_keyword_of_the_binding_is_a_usage_error(tmp_path):

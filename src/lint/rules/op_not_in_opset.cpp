@@ -166,8 +166,7 @@ void lint_op_not_in_opset(RuleContext& ctx, const GraphInfo& g) {
       const int since = h.since_versions.front();
       std::string msg = n.op_type() + " does not exist at " + at + "; it was introduced in opset " +
                         std::to_string(since);
-      const std::string& producer = ctx.proto().producer_name();
-      if (domain.empty() && (producer == "tf2onnx" || producer == "pytorch"))
+      if (domain.empty() && made_by_known_converter(ctx.proto()))
         // A converter's output: its nodes have the forms of the opset it targeted, so the fix
         // is converting again at the opset that has this op (converter_ops.h).
         msg += ": " + reconvert_hint(ctx.proto(), since) + ".";
