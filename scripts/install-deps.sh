@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libopencv-dnn-dev libopencv-core-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
   libopenblas-dev libzip-dev zlib1g-dev
+  libssl-dev  # OpenSSL's SHA-256: the keys of batch's result cache
   libopenblas0-pthread  # the build the reference links: safe to call from several threads
   python3-onnx  # the reduce benchmark's external check (bench/check_op_present.py), as Polygraphy's
   chromium  # headless browser for the HTML viewer's tests and benchmark (driven by playwright-core)

@@ -33,6 +33,7 @@ void add_surgeon_command(CLI::App& app, CommandContext& ctx);
 void add_data_command(CLI::App& app, CommandContext& ctx);
 void add_reduce_command(CLI::App& app, CommandContext& ctx);
 void add_bisect_optimizers_command(CLI::App& app, CommandContext& ctx);
+void add_batch_command(CLI::App& app, CommandContext& ctx);
 
 /// `onnxdbg reduce ... --check CMD ARGS...`: moves everything after --check out of `args` (the
 /// command line without argv[0]) so that the check command's own options are not parsed as ours.

@@ -67,6 +67,7 @@ int run_cli(int argc, char** argv) {
   add_data_command(app, ctx);
   add_reduce_command(app, ctx);
   add_bisect_optimizers_command(app, ctx);
+  add_batch_command(app, ctx);
   std::vector<std::string> args(argv + 1, argv + argc);
   take_check_command(args);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first

@@ -1,0 +1,218 @@
+"""The Ray executor of ``onnxdbg batch --executor ray``: runs the batch's jobs as Ray tasks.
+
+``onnxdbg batch`` (api::batch, src/batch/executor.cpp) starts this script with the Python given
+by ``$ONNXDBG_PYTHON`` (default ``python3``) and speaks JSON lines with it:
+
+- this script first prints ``{"ready": true, "nodes": N, "cpus": C}`` once it reached the cluster,
+  or ``{"fatal": "<one sentence>"}`` and exits 2 (Ray missing, no cluster at the address);
+- each line on its stdin is a job: ``{"id", "argv", "model_arg", "staging", "timeout",
+  "max_memory", "ship_model", "cwd"}``; argv[0] is the onnxdbg executable, which must exist at the
+  same path on every node;
+- each line it prints is an outcome: ``{"id", "exit", "signal", "timed_out", "seconds", "lost"}``,
+  printed after the files the job wrote (its stdout.json, stderr.txt, page.html, ...) were
+  written into its ``staging`` folder here.
+
+A job is one Ray task (``num_cpus=1``, ``memory=max_memory`` when given, ``max_retries`` =
+``--retries``, so a task whose worker process or node dies runs again elsewhere). The model goes
+with the task as bytes when ``ship_model`` (no external data, at most 512 MiB); otherwise the
+nodes read it from its path, which they must share. The task runs onnxdbg in a temporary folder,
+in a session of its own, with its data size limited to ``max_memory`` (RLIMIT_DATA) and killed at
+``timeout`` seconds, and returns its files' bytes.
+
+Only the standard library and ``ray`` are imported: the script runs without onnxdbg's extension.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any, Dict, Optional
+
+
+def emit(obj: Dict[str, Any]) -> None:
+    """Prints one JSON line for onnxdbg batch on stdout."""
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def fatal(message: str) -> None:
+    """Says why the executor cannot run, in one sentence, and exits with status 2."""
+    emit({"fatal": message})
+    sys.exit(2)
+
+
+def check_reachable(address: str) -> None:
+    """Fails fatally unless something listens at ``address`` (HOST:PORT or ray://HOST:PORT)."""
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        fatal(f"--address {address}: give HOST:PORT of the Ray cluster's head (as `ray start "
+              f"--head` prints it)")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+    except OSError as e:
+        fatal(f"no Ray cluster answers at {address} ({e.strerror or e}); start one with `ray start "
+              f"--head --port {port}` or give the address of a running one")
+
+
+def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
+    """Runs one onnxdbg job on this node; returns its outcome and the bytes of its files.
+
+    ``job`` is a line of onnxdbg batch; ``model`` the model's bytes, or None to read its path.
+    The outcome's ``files`` maps paths relative to the job's folder to their bytes. Errors: none
+    raised; an onnxdbg missing on this node is an outcome with ``exit`` -2 and ``lost`` saying so.
+    """
+    import resource
+    import shutil
+    import subprocess
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="onnxdbg-ray-")
+    try:
+        argv = [a.replace(job["staging"], tmp) for a in job["argv"]]
+        if not os.access(argv[0], os.X_OK):
+            return {"exit": -2, "lost": f"onnxdbg is not at {argv[0]} on node {socket.gethostname()}"}
+        if model is not None:
+            os.mkdir(os.path.join(tmp, ".model"))
+            path = os.path.join(tmp, ".model", os.path.basename(argv[job["model_arg"]]))
+            with open(path, "wb") as f:
+                f.write(model)
+            argv[job["model_arg"]] = path
+        limit = int(job.get("max_memory") or 0)
+
+        def limit_memory() -> None:
+            if limit > 0:
+                resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+        cwd = job.get("cwd") if os.path.isdir(job.get("cwd") or "") else tmp
+        start = time.monotonic()
+        timed_out = False
+        with open(os.path.join(tmp, "stdout.json"), "wb") as out, \
+                open(os.path.join(tmp, "stderr.txt"), "wb") as err:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                                 start_new_session=True, preexec_fn=limit_memory)
+            try:
+                p.wait(timeout=float(job.get("timeout") or 0) or None)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(p.pid, signal.SIGTERM)
+                try:
+                    p.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # a worker it started and left behind
+        except OSError:
+            pass
+        files = {}
+        for root, dirs, names in os.walk(tmp):
+            dirs[:] = [d for d in dirs if d != ".model"]
+            for n in names:
+                full = os.path.join(root, n)
+                with open(full, "rb") as f:
+                    files[os.path.relpath(full, tmp)] = f.read()
+        rc = p.returncode
+        return {"exit": rc if rc >= 0 and not timed_out else -1,
+                "signal": -rc if rc < 0 and not timed_out else 0, "timed_out": timed_out,
+                "seconds": time.monotonic() - start, "files": files}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_files(staging: str, files: Dict[str, bytes]) -> None:
+    """Writes a job's files into its staging folder, refusing paths that leave it."""
+    root = os.path.realpath(staging)
+    for rel, data in files.items():
+        path = os.path.realpath(os.path.join(root, rel))
+        if not path.startswith(root + os.sep):
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def read_jobs(jobs: "queue.Queue[Optional[Dict[str, Any]]]") -> None:
+    """Puts each job line of stdin on ``jobs``; None at the end of stdin."""
+    for line in sys.stdin:
+        if line.strip():
+            jobs.put(json.loads(line))
+    jobs.put(None)
+
+
+def lost_cause(e: BaseException, retries: int) -> str:
+    """A sentence for a task Ray gave up on."""
+    runs = retries + 1
+    return (f"its Ray worker or node died ({type(e).__name__}) {runs} time{'s' if runs > 1 else ''}: "
+            f"{str(e).splitlines()[0] if str(e) else ''}").rstrip(": ")
+
+
+def main() -> None:
+    """Reaches the cluster, then runs every job stdin gives until stdin ends and all are done."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--address", required=True)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--retries", type=int, default=1)
+    args = ap.parse_args()
+    try:
+        import ray
+    except ImportError:
+        fatal(f"--executor ray needs Ray, which {sys.executable} cannot import: pip install ray "
+              f"(or pip install onnxdbg[ray])")
+    check_reachable(args.address)
+    try:
+        ray.init(address=args.address, logging_level="ERROR", log_to_driver=False)
+    except Exception as e:  # noqa: BLE001 - any failure to connect is the one sentence
+        fatal(f"cannot connect to the Ray cluster at {args.address}: {str(e).splitlines()[0]}")
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    emit({"ready": True, "nodes": len(nodes),
+          "cpus": int(ray.cluster_resources().get("CPU", 0))})
+    remote = ray.remote(num_cpus=1, max_retries=args.retries, retry_exceptions=False)(run_job)
+    pending: Dict[Any, Dict[str, Any]] = {}
+    signal.signal(signal.SIGTERM, lambda *_: (
+        [ray.cancel(r, force=True) for r in list(pending)], os._exit(0)))
+    jobs: "queue.Queue[Optional[Dict[str, Any]]]" = queue.Queue()
+    threading.Thread(target=read_jobs, args=(jobs,), daemon=True).start()
+    more = True
+    while more or pending:
+        while more:
+            try:
+                job = jobs.get(timeout=0.05 if pending else None)
+            except queue.Empty:
+                break
+            if job is None:
+                more = False
+                break
+            model = None
+            if job.get("ship_model"):
+                try:
+                    with open(job["argv"][job["model_arg"]], "rb") as f:
+                        model = ray.put(f.read())
+                except OSError:
+                    model = None  # the job reads the path and says why it cannot
+            opts = {"memory": int(job["max_memory"])} if job.get("max_memory") else {}
+            pending[remote.options(**opts).remote(job, model)] = job
+        if not pending:
+            continue
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.2)
+        for ref in ready:
+            job = pending.pop(ref)
+            try:
+                r = ray.get(ref)
+            except Exception as e:  # noqa: BLE001 - WorkerCrashedError, NodeDiedError, ...
+                r = {"lost": lost_cause(e, args.retries)}
+            write_files(job["staging"], r.pop("files", {}))
+            emit({"id": job["id"], "exit": r.get("exit", -1), "signal": r.get("signal", 0),
+                  "timed_out": r.get("timed_out", False), "seconds": r.get("seconds", 0.0),
+                  "lost": r.get("lost", "")})
+
+
+if __name__ == "__main__":
+    main()
