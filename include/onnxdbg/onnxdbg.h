@@ -3,8 +3,8 @@
 // Link onnxdbg::onnxdbg (find_package(onnxdbg)); examples/compare.cpp shows a whole program.
 #pragma once
 
-#include "onnxdbg/bisect_optimizers.h"  // bisect_optimizers (ONNX Runtime's graph optimizations)
 #include "onnxdbg/batch.h"              // batch (many models x commands, local or on Ray)
+#include "onnxdbg/bisect_optimizers.h"  // bisect_optimizers (ONNX Runtime's graph optimizations)
 #include "onnxdbg/common.h"             // CallContext (progress, cancellation), Messages
 #include "onnxdbg/conformance.h"        // conformance (ONNX backend test cases)
 #include "onnxdbg/data.h"               // data_to_input (merge data files)
