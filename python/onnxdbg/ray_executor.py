@@ -112,13 +112,22 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
             os.killpg(p.pid, signal.SIGKILL)  # a worker it started and left behind
         except OSError:
             pass
+        # Paths in its output name the files where onnxdbg batch puts them, and the model's own.
+        renames = [(tmp.encode(), job["staging"].encode())]
+        if model is not None:
+            renames.insert(0, (argv[job["model_arg"]].encode(),
+                               job["argv"][job["model_arg"]].encode()))
         files = {}
         for root, dirs, names in os.walk(tmp):
             dirs[:] = [d for d in dirs if d != ".model"]
             for n in names:
                 full = os.path.join(root, n)
                 with open(full, "rb") as f:
-                    files[os.path.relpath(full, tmp)] = f.read()
+                    data = f.read()
+                if n in ("stdout.json", "stderr.txt"):
+                    for old, new in renames:
+                        data = data.replace(old, new)
+                files[os.path.relpath(full, tmp)] = data
         rc = p.returncode
         return {"exit": rc if rc >= 0 and not timed_out else -1,
                 "signal": -rc if rc < 0 and not timed_out else 0, "timed_out": timed_out,

@@ -183,7 +183,8 @@ class RayExecutor : public Executor {
                            {"staging", job.staging.string()},
                            {"timeout", job.timeout},
                            {"max_memory", job.max_memory},
-                           {"ship_model", job.ship_model}};
+                           {"ship_model", job.ship_model},
+                           {"cwd", fs::current_path(ec_).string()}};
     if (write_all_fd(child_.stdin_fd(), j.dump() + "\n") != 0)
       return dead("it stopped reading jobs");
     return Status::ok();
@@ -218,6 +219,7 @@ class RayExecutor : public Executor {
   }
 
   Subprocess child_;
+  std::error_code ec_;
   LineReader reader_;
   size_t jobs_;
   fs::path log_;

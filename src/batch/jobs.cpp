@@ -90,6 +90,8 @@ ModelEntry list_entry(const std::string& line, const fs::path& dir, const fs::pa
   const fs::path p((*words)[0]);
   e.path = (p.is_absolute() ? p : dir / p).lexically_normal().string();
   e.args.assign(words->begin() + 1, words->end());
+  std::error_code ec;
+  if (!fs::exists(e.path, ec)) e.problem = "no such file or folder";
   return e;
 }
 

@@ -173,13 +173,19 @@ Expected<fs::path> make_staging(const fs::path& report_dir, const std::string& k
 Status commit_job(const fs::path& report_dir, const std::string& key, const fs::path& staging,
                   const json& record) {
   std::error_code ec;
-  // The command's JSON keeps its name in the job's folder: output.json.
-  if (fs::exists(staging / "stdout.json", ec))
-    fs::rename(staging / "stdout.json", staging / "output.json", ec);
-  ODB_RETURN_IF_ERROR(write_file_atomic(staging / "record.json", record.dump(2) + "\n"));
   const fs::path jobs = report_dir / "jobs";
   fs::create_directories(jobs, ec);
   const fs::path target = jobs / key;
+  // The command's JSON becomes output.json, naming the files it wrote where they will be.
+  if (fs::exists(staging / "stdout.json", ec)) {
+    std::string text = read_text(staging / "stdout.json", size_t{1} << 30);
+    const std::string from = staging.string(), to = target.string();
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+      text.replace(at, from.size(), to);
+    ODB_RETURN_IF_ERROR(write_file_atomic(staging / "output.json", text));
+    fs::remove(staging / "stdout.json", ec);
+  }
+  ODB_RETURN_IF_ERROR(write_file_atomic(staging / "record.json", record.dump(2) + "\n"));
   if (fs::exists(target, ec)) {
     // The older record goes aside first; a reader between the renames finds no record, never half.
     const fs::path old = staging.string() + ".old";
