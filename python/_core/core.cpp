@@ -587,6 +587,41 @@ void bind_surgeon_and_view(py::module_& m) {
 }
 
 }  // namespace
+// batch: many models x commands, each an onnxdbg process, here or on a Ray cluster.
+const Setters<api::BatchOptions>& batch_setters() {
+  using O = api::BatchOptions;
+  static const Setters<O> s = {
+      {"jobs", [](O& o, auto v) { o.jobs = v.template cast<int>(); }},
+      {"timeout", [](O& o, auto v) { o.timeout = v.template cast<double>(); }},
+      {"max_memory", [](O& o, auto v) { o.max_memory = v.template cast<uint64_t>(); }},
+      {"executor", [](O& o, auto v) { o.executor = v.template cast<std::string>(); }},
+      {"address", [](O& o, auto v) { o.address = v.template cast<std::string>(); }},
+      {"rerun", [](O& o, auto v) { o.rerun = v.template cast<bool>(); }},
+      {"retries", [](O& o, auto v) { o.retries = v.template cast<int>(); }},
+      {"python", [](O& o, auto v) { o.python = v.template cast<std::string>(); }},
+      {"onnxdbg_executable",
+       [](O& o, auto v) { o.onnxdbg_executable = v.template cast<std::string>(); }},
+  };
+  return s;
+}
+
+void bind_batch(py::module_& m) {
+  bind_result<api::BatchResult>(m, "BatchResult").def("text", [](const api::BatchResult& r) {
+    return colored_text_of(r, false);
+  });
+  m.def("batch", [](const std::vector<std::string>& models,
+                    const std::vector<std::string>& commands, const std::string& report_dir,
+                    const py::dict& options, const py::object& progress) {
+    api::BatchOptions o;
+    o.models = models;
+    o.commands = commands;
+    o.report_dir = report_dir;
+    apply_options(o, options, batch_setters(), "batch");
+    return call_library([&](const api::CallContext& ctx) { return api::batch(o, ctx); }, progress);
+  });
+  m.def("batch_keywords", [] { return keywords(batch_setters()); });
+}
+
 }  // namespace onnxdbg::python
 
 PYBIND11_MODULE(_core, m) {
@@ -605,4 +640,5 @@ PYBIND11_MODULE(_core, m) {
   bind_bisect_optimizers(m);
   bind_model_tools(m);
   bind_surgeon_and_view(m);
+  bind_batch(m);
 }

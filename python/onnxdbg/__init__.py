@@ -53,7 +53,7 @@ __all__ = [
     "CancelledError", "OnnxdbgWarning", "Model", "ValueInfo", "Node", "load", "run", "compare",
     "CompareResult", "lint", "LintResult", "inspect", "InspectResult", "diff", "DiffResult",
     "reduce", "ReducedModel", "extract", "view", "save_npy", "save_npz", "bisect_optimizers",
-    "BisectResult", "option_schema",
+    "BisectResult", "option_schema", "batch", "BatchResult",
 ]
 
 ModelLike = Union[str, os.PathLike, bytes, "Model", Any]  # Any: onnx.ModelProto
@@ -912,6 +912,83 @@ def save_npz(path: Union[str, os.PathLike], arrays: Mapping[str, Any], *,
 # --- framework bridges, imported on first use -----------------------------------------------------
 
 _BRIDGES = {"torch": "PyTorch: pip install torch"}
+
+
+# --- batch ----------------------------------------------------------------------------------------
+
+
+class BatchResult(_RenderedResult):
+    """What ``onnxdbg.batch`` did (``onnxdbg batch``): ``str()`` is the CLI's summary,
+    ``to_json()`` the report folder's summary.json."""
+
+    @property
+    def jobs(self) -> list:
+        """One dict per (model, command), in model then command order: model, model_sha256,
+        command, key, status ("pass" | "fail" | "error" | "timeout" | "crashed"), exit_code,
+        line (the verdict, first lint error, error or cause), seconds, attempts, cached, page
+        (the job's HTML page, relative to the report folder, or None) and details (what the
+        command's JSON said: verdict, first_divergent_node, backend_errors for run; errors and
+        warnings for lint)."""
+        return list(self.to_json()["jobs"])
+
+    @property
+    def counts(self) -> dict:
+        """Jobs by status: {"pass": n, "fail": n, "error": n, "timeout": n, "crashed": n}."""
+        return dict(self.to_json()["counts"])
+
+    @property
+    def fleet(self) -> dict:
+        """The views over all jobs: op_types (first divergent op type and backend, with the
+        models), backend_errors (backend and stage, with the models), slowest, crashes."""
+        return dict(self.to_json()["fleet"])
+
+    @property
+    def report_dir(self) -> str:
+        """The report folder: summary.json, index.html and jobs/<key>/ per job."""
+        return self.to_json()["report_dir"]
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether Ctrl-C stopped the batch (the jobs not finished are not in ``jobs``)."""
+        return bool(self.to_json()["cancelled"])
+
+
+def batch(models: Sequence[Union[str, os.PathLike]], commands: Sequence[str], *,
+          report_dir: Union[str, os.PathLike], jobs: int = _D["batch_jobs"],
+          timeout: float = _D["job_timeout"], max_memory: Union[int, str, None] = _D["job_max_memory"],
+          executor: str = _D["executor"], address: Optional[str] = _D["address"],
+          rerun: bool = _D["rerun"], retries: int = _D["retries"],
+          progress: Union[bool, Callable[[str], None]] = True) -> BatchResult:
+    """Runs onnxdbg commands on many models (``onnxdbg batch``): every (model, command) is a
+    job, run as an ``onnxdbg`` process with ``timeout`` seconds and ``max_memory`` bytes (its
+    data size limit; an int or "4GiB"), ``jobs`` at once on this machine (``executor="local"``)
+    or as Ray tasks on the cluster at ``address`` (``executor="ray"``; Ray is imported by this
+    Python, ``sys.executable``: ``pip install ray``).
+
+    ``models``: .onnx files, folders (searched recursively for *.onnx) and list files (one model
+    per line, ``PATH [OPTIONS...]``; the options, such as ``--input-shapes x:1x3x224x224``, go to
+    that model's run, reduce and bisect-optimizers). ``commands``: onnxdbg commands without the
+    model, as on the command line: ``"run --backends reference,onnxruntime --layerwise"``,
+    ``"lint"``.
+
+    Each finished job's result is cached in ``report_dir`` (key: the model's bytes, the command,
+    the options and onnxdbg's version), so calling ``batch`` again runs only the jobs that are
+    missing, timed out or crashed (``rerun=True`` runs all). A job whose process is killed runs
+    again ``retries`` times before it is ``crashed``. A missing or malformed model is an "error"
+    job, not an exception.
+
+    Raises UsageError for no model or command, an unknown command, a command that gives
+    ``--json``/``--html``/``-o`` itself, a report folder that cannot be written, or
+    ``executor="ray"`` without Ray or a reachable cluster (nothing runs then); NotFoundError when
+    the ``onnxdbg`` executable is not found (set ``$ONNXDBG_CLI``); KeyboardInterrupt on Ctrl-C,
+    after writing summary.json with the jobs that finished."""
+    options = {"jobs": jobs, "timeout": timeout, "executor": executor, "address": address,
+               "rerun": rerun, "retries": retries, "python": sys.executable,
+               "max_memory": None if max_memory is None else _memory(max_memory)}
+    r = BatchResult(_call(progress, _core.batch, [os.fspath(m) for m in models],
+                          list(commands), os.fspath(report_dir), options))
+    _warn(r.messages)
+    return r
 
 
 def __getattr__(name: str):
