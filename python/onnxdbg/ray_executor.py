@@ -69,6 +69,7 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
     The outcome's ``files`` maps paths relative to the job's folder to their bytes. Errors: none
     raised; an onnxdbg missing on this node is an outcome with ``exit`` -2 and ``lost`` saying so.
     """
+    import ctypes
     import resource
     import shutil
     import subprocess
@@ -88,6 +89,12 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
         limit = int(job.get("max_memory") or 0)
 
         def limit_memory() -> None:
+            # The job dies with its Ray worker (no orphan runs on after a retry started), and
+            # allocates at most `limit` bytes.
+            try:
+                ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            except (OSError, AttributeError):
+                pass
             if limit > 0:
                 resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 

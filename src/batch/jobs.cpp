@@ -99,28 +99,6 @@ bool is_text(const std::string& s) {
   return std::none_of(s.begin(), s.end(), [](char c) { return c == '\0'; });
 }
 
-Status add_list(const fs::path& list, std::vector<ModelEntry>& out) {
-  std::ifstream in(list, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) return invalid_argument(fmt::format("cannot read '{}'", list.string()));
-  if (!is_text(text))
-    return invalid_argument(fmt::format(
-        "'{}' is neither an .onnx model nor a list of models (it is not text); name models "
-        "with the .onnx extension",
-        list.string()));
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    out.push_back(list_entry(line, list.parent_path(), list));
-  }
-  return Status::ok();
-}
-
 Status add_folder(const fs::path& dir, const fs::path& skip, std::vector<ModelEntry>& out) {
   std::error_code ec;
   std::vector<std::string> found;
@@ -137,6 +115,37 @@ Status add_folder(const fs::path& dir, const fs::path& skip, std::vector<ModelEn
     return invalid_argument(fmt::format("cannot search '{}': {}", dir.string(), ec.message()));
   std::sort(found.begin(), found.end());
   for (auto& f : found) out.push_back({std::move(f), {}, ""});
+  return Status::ok();
+}
+
+Status add_list(const fs::path& list, const fs::path& skip, std::vector<ModelEntry>& out) {
+  std::ifstream in(list, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return invalid_argument(fmt::format("cannot read '{}'", list.string()));
+  if (!is_text(text))
+    return invalid_argument(fmt::format(
+        "'{}' is neither an .onnx model nor a list of models (it is not text); name models "
+        "with the .onnx extension",
+        list.string()));
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    ModelEntry e = list_entry(line, list.parent_path(), list);
+    std::error_code ec;
+    if (!e.problem.empty() || !fs::is_directory(e.path, ec)) {
+      out.push_back(std::move(e));
+      continue;
+    }
+    // A folder: its models, each with the line's options.
+    const size_t first = out.size();
+    ODB_RETURN_IF_ERROR(add_folder(e.path, skip, out));
+    for (size_t i = first; i < out.size(); ++i) out[i].args = e.args;
+  }
   return Status::ok();
 }
 
@@ -232,7 +241,7 @@ Expected<std::vector<ModelEntry>> find_models(const std::vector<std::string>& in
     } else if (fs::is_directory(st)) {
       ODB_RETURN_IF_ERROR(add_folder(input, skip, out));
     } else if (fs::path(input).extension() != ".onnx") {
-      ODB_RETURN_IF_ERROR(add_list(input, out));
+      ODB_RETURN_IF_ERROR(add_list(input, skip, out));
     } else {
       out.push_back({input, {}, ""});
     }

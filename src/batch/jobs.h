@@ -56,7 +56,8 @@ struct ModelEntry {
 
 /// Expands `inputs`: a folder into its *.onnx files (recursively, in path order, leaving out the
 /// folder `skip`, the report's own), a list file (any file not ending .onnx that is valid text)
-/// into its lines, a file into itself. A path that does not exist is an entry with a problem,
+/// into its lines (a line naming a folder into the folder's models, each with the line's
+/// options), a file into itself. A path that does not exist is an entry with a problem,
 /// as is a list file line whose options do not split. Errors: kInvalidArgument when a list file
 /// cannot be read or a folder cannot be searched.
 Expected<std::vector<ModelEntry>> find_models(const std::vector<std::string>& inputs,

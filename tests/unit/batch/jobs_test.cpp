@@ -78,9 +78,9 @@ TEST(BatchJobs, FindsModelsInFoldersAndLists) {
     std::ofstream(d / f) << "x";
   std::ofstream(d / "list.txt") << "# models\nzoo/b.onnx --input-shapes 'x:1x3'  # shapes\n\n"
                                    "missing.onnx\n";
-  auto found = find_models({(d / "zoo").string(), (d / "list.txt").string(),
-                            (d / "gone.onnx").string()},
-                           d / "zoo" / "report");
+  auto found =
+      find_models({(d / "zoo").string(), (d / "list.txt").string(), (d / "gone.onnx").string()},
+                  d / "zoo" / "report");
   ASSERT_TRUE(found.has_value()) << found.status().to_string();
   ASSERT_EQ(found->size(), 5u);
   EXPECT_EQ((*found)[0].path, (d / "zoo" / "b.onnx").string());
@@ -122,11 +122,17 @@ TEST(BatchRecord, StatusFromTheOutcome) {
   auto error = job_record({0, 2, 0, false, 0.1, ""}, d, "lint", 30, 1);
   EXPECT_EQ(error["status"], "error");
   EXPECT_EQ(error["line"], "the last words");
-  auto fleet = fleet_json(nlohmann::json::array(
-      {{{"model", "a.onnx"}, {"command", "run"}, {"status", "fail"}, {"seconds", 1.0},
-        {"details", rec["details"]}},
-       {{"model", "b.onnx"}, {"command", "run"}, {"status", "crashed"}, {"seconds", 3.0},
-        {"line", "killed"}, {"details", nullptr}}}));
+  auto fleet = fleet_json(nlohmann::json::array({{{"model", "a.onnx"},
+                                                  {"command", "run"},
+                                                  {"status", "fail"},
+                                                  {"seconds", 1.0},
+                                                  {"details", rec["details"]}},
+                                                 {{"model", "b.onnx"},
+                                                  {"command", "run"},
+                                                  {"status", "crashed"},
+                                                  {"seconds", 3.0},
+                                                  {"line", "killed"},
+                                                  {"details", nullptr}}}));
   EXPECT_EQ(fleet["op_types"][0]["op_type"], "Conv");
   EXPECT_EQ(fleet["backend_errors"][0]["backend"], "opencv");
   EXPECT_EQ(fleet["crashes"][0]["model"], "b.onnx");
