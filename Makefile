@@ -9,7 +9,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
+.PHONY: all deps configure build test test-pip test-torch2 test-ray test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
         clean format format-check check-code check-length
 
 all: build
@@ -52,6 +52,11 @@ test-pip: build
 # The PyTorch bridge's tests with PyTorch 2.x from PyPI (a multi-GB download; scripts/test-torch2.sh).
 test-torch2: build
 	@bash scripts/test-torch2.sh $(BUILD)
+
+# `onnxdbg batch --executor ray` on a real two-node Ray cluster on 127.0.0.1, Ray from PyPI in a
+# venv of the default python3 (scripts/test-ray.sh; stops every Ray process of the machine at the end).
+test-ray: build
+	@bash scripts/test-ray.sh $(BUILD)
 
 # onnxdbg's Polygraphy JSON files against Polygraphy itself (PyPI; scripts/test-polygraphy.sh).
 test-polygraphy: build
@@ -118,6 +123,7 @@ bench: build models bench-models
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py
 	@bash bench/big_model.sh $(BUILD)
+	@bash bench/batch.sh $(BUILD)
 
 # Every tracked C++ file follows .clang-format (Debian's clang-format-14); CI fails otherwise.
 CLANG_FORMAT ?= clang-format-14

@@ -57,8 +57,8 @@ struct BatchOptions {
   std::string report_dir;
   std::string executor{option_defaults::executor};  ///< "local" or "ray"
   std::string address{option_defaults::address};    ///< ray: HOST:PORT; "": $RAY_ADDRESS
-  int jobs = option_defaults::batch_jobs;           ///< jobs at once; 0: this machine's CPUs
-  double timeout = option_defaults::job_timeout;    ///< seconds per job; 0: none
+  int jobs = option_defaults::batch_jobs;  ///< jobs at once; 0: this machine's (the cluster's) CPUs
+  double timeout = option_defaults::job_timeout;  ///< seconds per job; 0: none
   uint64_t max_memory = 0;  ///< bytes one job may allocate (its RLIMIT_DATA); 0: no limit
   bool rerun = option_defaults::rerun;     ///< run every job again, cached or not
   int retries = option_defaults::retries;  ///< runs again of a crashed job before `crashed`

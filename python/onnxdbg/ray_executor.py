@@ -174,7 +174,6 @@ def main() -> None:
     """Reaches the cluster, then runs every job stdin gives until stdin ends and all are done."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--address", required=True)
-    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--retries", type=int, default=1)
     args = ap.parse_args()
     try:
@@ -199,8 +198,8 @@ def main() -> None:
     more = True
     while more or pending:
         while more:
-            try:
-                job = jobs.get(timeout=0.05 if pending else None)
+            try:  # every job that came, waiting for one only when no task is out
+                job = jobs.get_nowait() if pending else jobs.get()
             except queue.Empty:
                 break
             if job is None:
@@ -217,7 +216,7 @@ def main() -> None:
             pending[remote.options(**opts).remote(job, model)] = job
         if not pending:
             continue
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.2)
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.02)
         for ref in ready:
             job = pending.pop(ref)
             try:

@@ -131,8 +131,9 @@ Expected<BatchResult> batch(const BatchOptions& o, const CallContext& ctx) {
   ODB_ASSIGN_OR_RETURN(std::vector<batch::ModelEntry> models, batch::find_models(o.models, dir));
   if (models.empty())
     return invalid_argument(fmt::format("no model found in {}", fmt::join(o.models, ", ")));
-  const size_t jobs =
-      o.jobs > 0 ? static_cast<size_t>(o.jobs) : std::max(1u, std::thread::hardware_concurrency());
+  // 0: one job per CPU of this machine, or of the cluster (the Ray executor asks it).
+  size_t jobs = static_cast<size_t>(o.jobs);
+  if (jobs == 0 && o.executor == "local") jobs = std::max(1u, std::thread::hardware_concurrency());
   ODB_ASSIGN_OR_RETURN(std::unique_ptr<batch::Executor> executor, make_executor(o, exe, jobs, dir));
 
   const auto start = std::chrono::steady_clock::now();

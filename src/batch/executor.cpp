@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -156,7 +157,8 @@ class RayExecutor : public Executor {
       : child_(std::move(child)), reader_(child_.stdout_fd()), jobs_(jobs), log_(std::move(log)) {}
   ~RayExecutor() override { stop(); }
 
-  size_t capacity() const override { return jobs_; }
+  /// Twice the tasks that run at once: the cluster's next task is queued before one ends.
+  size_t capacity() const override { return 2 * jobs_; }
 
   /// The first line: {"ready": true, ...} or {"fatal": "..."}.
   Status handshake(std::chrono::seconds wait) {
@@ -173,6 +175,7 @@ class RayExecutor : public Executor {
     if (j.is_object() && j.contains("fatal")) return invalid_argument(j.value("fatal", ""));
     if (!j.is_object() || !j.value("ready", false))
       return invalid_argument(fmt::format("the Ray executor said '{}' instead of ready", lines[0]));
+    if (jobs_ == 0) jobs_ = std::max<size_t>(1, j.value("cpus", size_t{1}));
     return Status::ok();
   }
 
@@ -236,10 +239,7 @@ Expected<std::unique_ptr<Executor>> make_ray_executor(const std::string& python,
                                                       const std::string& address, size_t jobs,
                                                       int retries, const fs::path& log) {
   SpawnOptions o;
-  o.argv = {python,      script,
-            "--address", address,
-            "--jobs",    std::to_string(jobs),
-            "--retries", std::to_string(retries)};
+  o.argv = {python, script, "--address", address, "--retries", std::to_string(retries)};
   o.search_path = true;
   o.in = Stdio::pipe();
   o.out = Stdio::pipe();

@@ -57,10 +57,11 @@ class Executor {
 /// `jobs` onnxdbg processes at once on this machine.
 std::unique_ptr<Executor> make_local_executor(size_t jobs);
 
-/// Starts `python script --address ADDRESS --jobs JOBS --retries RETRIES` and waits (up to 120 s)
-/// for it to say it reached the cluster. Errors: kInvalidArgument with its one-sentence reason
-/// (no cluster at the address, Ray not installed: "pip install ray"), or when it cannot start;
-/// nothing is submitted then. The script's own log goes to `log`.
+/// Starts `python script --address ADDRESS --retries RETRIES` and waits (up to 120 s) for it to
+/// say it reached the cluster; `jobs` tasks are then in flight at once (0: the cluster's CPUs).
+/// Errors: kInvalidArgument with its one-sentence reason (no cluster at the address, Ray not
+/// installed: "pip install ray"), or when it cannot start; nothing is submitted then. The script's
+/// own log goes to `log`.
 Expected<std::unique_ptr<Executor>> make_ray_executor(const std::string& python,
                                                       const std::string& script,
                                                       const std::string& address, size_t jobs,
