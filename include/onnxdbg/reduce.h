@@ -50,6 +50,12 @@ struct ReduceOptions {
   std::string oracle_description = "callable";  ///< `oracle`'s line in the summary
   int jobs =
       option_defaults::jobs;  ///< candidates tested at once (check commands, built-in oracle runs)
+  /// Where --check commands run: "local" (children of this process) or "ray" (each a Ray task on
+  /// the cluster at `address`, "" $RAY_ADDRESS; the candidate goes with it; `jobs` tasks at once,
+  /// 0 or 1 meaning the cluster's CPUs). The journal, cache and result are a local run's.
+  std::string executor{option_defaults::executor};
+  std::string address;
+  std::string python;  ///< the Python that runs the Ray executor ("": $ONNXDBG_PYTHON, python3)
   /// Seconds a backend run of the built-in oracle may take (--timeout; timeout= on every backend
   /// of builtin.backends that sets none; a run past it is an error, "timed out after N s"), and
   /// the golden values' reference runs on the original (all samples together). 0: the backends'

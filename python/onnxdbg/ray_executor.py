@@ -6,8 +6,10 @@ by ``$ONNXDBG_PYTHON`` (default ``python3``) and speaks JSON lines with it:
 - this script first prints ``{"ready": true, "nodes": N, "cpus": C}`` once it reached the cluster,
   or ``{"fatal": "<one sentence>"}`` and exits 2 (Ray missing, no cluster at the address);
 - each line on its stdin is a job: ``{"id", "argv", "model_arg", "staging", "timeout",
-  "max_memory", "ship_model", "cwd"}``; argv[0] is the onnxdbg executable, which must exist at the
-  same path on every node;
+  "max_memory", "ship_model", "ship_files", "env", "cwd"}``; argv[0] (the onnxdbg executable, or
+  reduce's check command) must exist at the same path, or on the PATH, of every node; every
+  path in argv and env under ``staging`` is rewritten to the task's own folder on the node,
+  where the ``ship_files`` (names relative to ``staging``) are written first;
 - each line it prints is an outcome: ``{"id", "exit", "signal", "timed_out", "seconds", "lost"}``,
   printed after the files the job wrote (its stdout.json, stderr.txt, page.html, ...) were
   written into its ``staging`` folder here.
@@ -62,10 +64,12 @@ def check_reachable(address: str) -> None:
               f"--head --port {port}` or give the address of a running one")
 
 
-def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
+def run_job(job: Dict[str, Any], model: Optional[bytes],
+            shipped: Optional[Dict[str, bytes]] = None) -> Dict[str, Any]:
     """Runs one onnxdbg job on this node; returns its outcome and the bytes of its files.
 
-    ``job`` is a line of onnxdbg batch; ``model`` the model's bytes, or None to read its path.
+    ``job`` is a line of onnxdbg batch; ``model`` the model's bytes, or None to read its path;
+    ``shipped`` the files of its folder it reads (reduce's candidate), by name.
     The outcome's ``files`` maps paths relative to the job's folder to their bytes. Errors: none
     raised; an onnxdbg missing on this node is an outcome with ``exit`` -2 and ``lost`` saying so.
     """
@@ -78,8 +82,19 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="onnxdbg-ray-")
     try:
         argv = [a.replace(job["staging"], tmp) for a in job["argv"]]
-        if not os.access(argv[0], os.X_OK):
-            return {"exit": -2, "lost": f"onnxdbg is not at {argv[0]} on node {socket.gethostname()}"}
+        env = dict(os.environ)
+        for entry in job.get("env") or []:
+            name, _, value = entry.partition("=")
+            env[name] = value.replace(job["staging"], tmp)
+        for name, data in (shipped or {}).items():
+            path = os.path.realpath(os.path.join(tmp, name))
+            if path.startswith(os.path.realpath(tmp) + os.sep):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(data)
+        if shutil.which(argv[0], path=env.get("PATH")) is None:
+            return {"exit": -2,
+                    "lost": f"{argv[0]} is not there to run on node {socket.gethostname()}"}
         if model is not None:
             os.mkdir(os.path.join(tmp, ".model"))
             path = os.path.join(tmp, ".model", os.path.basename(argv[job["model_arg"]]))
@@ -104,7 +119,7 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
         with open(os.path.join(tmp, "stdout.json"), "wb") as out, \
                 open(os.path.join(tmp, "stderr.txt"), "wb") as err:
             p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                                 start_new_session=True, preexec_fn=limit_memory)
+                                 env=env, start_new_session=True, preexec_fn=limit_memory)
             try:
                 p.wait(timeout=float(job.get("timeout") or 0) or None)
             except subprocess.TimeoutExpired:
@@ -129,6 +144,8 @@ def run_job(job: Dict[str, Any], model: Optional[bytes]) -> Dict[str, Any]:
             dirs[:] = [d for d in dirs if d != ".model"]
             for n in names:
                 full = os.path.join(root, n)
+                if os.path.relpath(full, tmp) in (job.get("ship_files") or []):
+                    continue  # sent, not made
                 with open(full, "rb") as f:
                     data = f.read()
                 if n in ("stdout.json", "stderr.txt"):
@@ -212,8 +229,15 @@ def main() -> None:
                         model = ray.put(f.read())
                 except OSError:
                     model = None  # the job reads the path and says why it cannot
+            shipped = {}
+            for name in job.get("ship_files") or []:
+                try:
+                    with open(os.path.join(job["staging"], name), "rb") as f:
+                        shipped[name] = f.read()
+                except OSError:
+                    pass  # the job says what it misses
             opts = {"memory": int(job["max_memory"])} if job.get("max_memory") else {}
-            pending[remote.options(**opts).remote(job, model)] = job
+            pending[remote.options(**opts).remote(job, model, shipped)] = job
         if not pending:
             continue
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.02)

@@ -61,20 +61,8 @@ Expected<std::unique_ptr<batch::Executor>> make_executor(const BatchOptions& o,
                                                          const std::string& exe, size_t jobs,
                                                          const fs::path& report_dir) {
   if (o.executor == "local") return batch::make_local_executor(jobs);
-  std::string address = o.address;
-  if (address.empty())
-    if (const char* env = std::getenv("RAY_ADDRESS"); env) address = env;
-  if (address.empty())
-    return invalid_argument(
-        "--executor ray needs the cluster's address: --address HOST:PORT (as `ray start --head` "
-        "prints) or $RAY_ADDRESS");
-  std::string python = o.python;
-  if (python.empty())
-    if (const char* env = std::getenv("ONNXDBG_PYTHON"); env) python = env;
-  if (python.empty()) python = "python3";
-  ODB_ASSIGN_OR_RETURN(std::string script, batch::find_ray_executor_script(exe));
-  return batch::make_ray_executor(python, script, address, jobs, o.retries,
-                                  report_dir / "ray-executor.log");
+  return batch::connect_ray(o.address, o.python, exe, jobs, o.retries,
+                            report_dir / "ray-executor.log");
 }
 
 Status check_options(const BatchOptions& o) {

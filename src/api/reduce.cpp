@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "backends/backend_limits.h"
+#include "batch/executor.h"
 #include "core/atomic_file.h"
 #include "core/run_limits.h"
 #include "core/temp_dir.h"
@@ -75,6 +76,13 @@ Status check_options(const ReduceOptions& o) {
         "say what failing means: --check CMD... (an external command) or --fail-on "
         "mismatch|error|nan (built in)");
   if (oracles > 1) return invalid_argument("use either --check or --fail-on, not both");
+  if (o.executor != "local" && o.executor != "ray")
+    return invalid_argument("--executor " + o.executor + ": use local or ray");
+  if (o.executor == "ray" && o.check.command.empty())
+    return invalid_argument(
+        "--executor ray runs --check commands as Ray tasks; the built-in oracle (--fail-on) and a "
+        "Python oracle run in this process: give the check as a command, such as --check onnxdbg "
+        "run onnxdbg_debug.onnx ...");
   if (o.jobs < 1) return invalid_argument("-j must be at least 1");
   if (o.iterations < 1) return invalid_argument("--iterations must be at least 1");
   return Status::ok();
@@ -182,6 +190,12 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     co.jobs = o.jobs;
     co.work_dir = work_dir;
     co.cancelled = [token = ctx.cancel] { return token.cancelled(); };
+    if (o.executor == "ray") {
+      ODB_ASSIGN_OR_RETURN(
+          std::unique_ptr<batch::Executor> ray,
+          batch::connect_ray(o.address, o.python, "", 0, 1, o.output.string() + ".ray.log"));
+      co.executor = std::make_shared<batch::SharedExecutor>(std::move(ray));
+    }
     ODB_ASSIGN_OR_RETURN(inner, reduce::make_check_oracle(co));
   } else if (!o.builtin.fail_on.empty()) {
     if (original.golden.empty())

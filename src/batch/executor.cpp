@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <list>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -44,6 +46,8 @@ class LocalExecutor : public Executor {
   Status submit(const JobSpec& job) override {
     SpawnOptions o;
     o.argv = job.argv;
+    o.search_path = true;
+    o.extra_environment = job.environment;
     o.in = Stdio::null();
     o.out = Stdio::to_file(job.staging / "stdout.json");
     o.err = Stdio::to_file(job.staging / "stderr.txt");
@@ -187,6 +191,8 @@ class RayExecutor : public Executor {
                            {"timeout", job.timeout},
                            {"max_memory", job.max_memory},
                            {"ship_model", job.ship_model},
+                           {"ship_files", job.ship_files},
+                           {"env", job.environment},
                            {"cwd", fs::current_path(ec_).string()}};
     if (write_all_fd(child_.stdin_fd(), j.dump() + "\n") != 0)
       return dead("it stopped reading jobs");
@@ -230,6 +236,51 @@ class RayExecutor : public Executor {
 
 }  // namespace
 
+struct SharedExecutor::State {
+  std::mutex mutex;
+  std::unique_ptr<Executor> executor;
+  std::map<size_t, JobOutcome> ended;  ///< outcomes collected for another thread
+  size_t next_id = 0;
+  Status broken;  ///< the executor's error, once it failed
+};
+
+SharedExecutor::SharedExecutor(std::unique_ptr<Executor> executor) : state_(new State) {
+  state_->executor = std::move(executor);
+}
+
+SharedExecutor::~SharedExecutor() = default;
+
+Expected<JobOutcome> SharedExecutor::run(JobSpec job, const std::function<bool()>& cancelled) {
+  State& s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    job.id = s.next_id++;
+    ODB_RETURN_IF_ERROR(s.executor->submit(job));
+  }
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!s.broken) return s.broken;
+      if (cancelled && cancelled()) {
+        s.executor->stop();
+        return onnxdbg::cancelled("cancelled while a job ran; every job was stopped");
+      }
+      auto got = s.executor->collect(std::chrono::milliseconds(0));
+      if (!got) {
+        s.broken = got.status();
+        return s.broken;
+      }
+      for (auto& o : *got) s.ended[o.id] = o;
+      if (auto it = s.ended.find(job.id); it != s.ended.end()) {
+        JobOutcome o = it->second;
+        s.ended.erase(it);
+        return o;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 std::unique_ptr<Executor> make_local_executor(size_t jobs) {
   return std::make_unique<LocalExecutor>(jobs);
 }
@@ -252,6 +303,25 @@ Expected<std::unique_ptr<Executor>> make_ray_executor(const std::string& python,
   auto ex = std::make_unique<RayExecutor>(std::move(*child), jobs, log);
   ODB_RETURN_IF_ERROR(ex->handshake(std::chrono::seconds(120)));
   return std::unique_ptr<Executor>(std::move(ex));
+}
+
+Expected<std::unique_ptr<Executor>> connect_ray(std::string address, std::string python,
+                                                std::string exe, size_t jobs, int retries,
+                                                const fs::path& log) {
+  if (address.empty())
+    if (const char* env = std::getenv("RAY_ADDRESS"); env) address = env;
+  if (address.empty())
+    return invalid_argument(
+        "--executor ray needs the cluster's address: --address HOST:PORT (as `ray start --head` "
+        "prints) or $RAY_ADDRESS");
+  if (python.empty())
+    if (const char* env = std::getenv("ONNXDBG_PYTHON"); env) python = env;
+  if (python.empty()) python = "python3";
+  if (exe.empty()) {
+    ODB_ASSIGN_OR_RETURN(exe, find_onnxdbg_executable());
+  }
+  ODB_ASSIGN_OR_RETURN(std::string script, find_ray_executor_script(exe));
+  return make_ray_executor(python, script, address, jobs, retries, log);
 }
 
 Expected<std::string> find_ray_executor_script(const std::string& onnxdbg_executable) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,12 @@ struct JobSpec {
   double timeout = 0;       ///< seconds; 0: none
   uint64_t max_memory = 0;  ///< bytes of its data size limit; 0: none
   bool ship_model = false;  ///< Ray: send the model's bytes with the task (no external data)
+  /// Files of `staging` the job reads (names relative to it): the Ray executor sends them with
+  /// the task (reduce's candidate and its inputs for a --check command).
+  std::vector<std::string> ship_files;
+  /// "NAME=value" entries added to the job's environment (paths in `staging` are rewritten for
+  /// the Ray node, as in argv).
+  std::vector<std::string> environment;
 };
 
 /// How a job ended.
@@ -54,8 +61,24 @@ class Executor {
   virtual void stop() = 0;
 };
 
-/// `jobs` onnxdbg processes at once on this machine.
+/// `jobs` processes at once on this machine (argv[0] looked up on $PATH when it has no '/').
 std::unique_ptr<Executor> make_local_executor(size_t jobs);
+
+/// One Executor shared by threads that each run one job at a time (reduce's --check oracle, one
+/// thread per slot): run() submits a job and waits for its own outcome. Thread-safe.
+class SharedExecutor {
+ public:
+  explicit SharedExecutor(std::unique_ptr<Executor> executor);
+  ~SharedExecutor();
+  /// Runs `job` (its id is set here) and returns its outcome. `cancelled`, asked every 20 ms,
+  /// true stops every job of the executor and returns ErrorCode::kCancelled. Errors: the
+  /// executor's (its process ended).
+  Expected<JobOutcome> run(JobSpec job, const std::function<bool()>& cancelled);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Starts `python script --address ADDRESS --retries RETRIES` and waits (up to 120 s) for it to
 /// say it reached the cluster; `jobs` tasks are then in flight at once (0: the cluster's CPUs).
@@ -67,6 +90,14 @@ Expected<std::unique_ptr<Executor>> make_ray_executor(const std::string& python,
                                                       const std::string& address, size_t jobs,
                                                       int retries,
                                                       const std::filesystem::path& log);
+
+/// make_ray_executor with the defaults filled in: `address` "" is $RAY_ADDRESS, `python` "" is
+/// $ONNXDBG_PYTHON or python3, the script is found next to `onnxdbg_executable` (""
+/// find_onnxdbg_executable()). Errors: kInvalidArgument for no address (naming --address and
+/// $RAY_ADDRESS), and those of make_ray_executor and the finders.
+Expected<std::unique_ptr<Executor>> connect_ray(std::string address, std::string python,
+                                                std::string onnxdbg_executable, size_t jobs,
+                                                int retries, const std::filesystem::path& log);
 
 /// The Ray executor's script: $ONNXDBG_RAY_EXECUTOR, else python/onnxdbg/ray_executor.py of the
 /// build tree next to `onnxdbg_executable`, of the source tree, or share/onnxdbg of an install.

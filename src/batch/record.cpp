@@ -45,6 +45,9 @@ json run_details(const json& out, std::string& line) {
   json d{{"verdict", out.value("verdict", "")}};
   line = out.value("verdict_line", "");
   const json& f = out.contains("first_divergent_node") ? out["first_divergent_node"] : json();
+  if (f.is_object())  // the answer first: where it starts, then how much differs
+    line = fmt::format("first divergent node {} on {}; {}", f.value("label", f.value("node", "")),
+                       f.value("backend", ""), line);
   d["first_divergent_node"] =
       f.is_object() ? json{{"node", f.value("node", "")},
                            {"op_type", f.value("op_type", "")},

@@ -2,6 +2,7 @@
 // own process group with a timeout, and decides from its exit code and output (Polygraphy's
 // `debug reduce --check` rules).
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 
 #include "core/subprocess.h"
@@ -59,7 +60,8 @@ class CheckOracle : public Oracle {
   Expected<OracleVerdict> test(const BuiltCandidate& c, int slot) override {
     namespace fs = std::filesystem;
     fs::path artifact = o_.iter_artifact, inputs = o_.iter_inputs;
-    if (o_.jobs > 1) {
+    const bool own_folder = o_.jobs > 1 || o_.executor;
+    if (own_folder) {
       const fs::path dir = o_.work_dir / ("job" + std::to_string(slot));
       artifact = dir / fs::path(o_.iter_artifact).filename();
       inputs = dir / fs::path(o_.iter_inputs).filename();
@@ -72,19 +74,64 @@ class CheckOracle : public Oracle {
     std::vector<std::string> argv;
     for (const auto& a : o_.command) {
       std::string arg = a;
-      if (o_.jobs > 1) {
+      if (own_folder) {
         arg = replace_all(arg, o_.iter_artifact, artifact.string());
         arg = replace_all(arg, o_.iter_inputs, inputs.string());
       }
       argv.push_back(arg);
     }
-    const std::string abs = fs::absolute(artifact).string();
-    ODB_ASSIGN_OR_RETURN(CapturedRun p, run_check_command(argv, {"ONNXDBG_ITER_ARTIFACT=" + abs},
-                                                          o_.timeout_seconds, o_.cancelled));
+    const std::string env = "ONNXDBG_ITER_ARTIFACT=" + fs::absolute(artifact).string();
+    if (o_.executor) {
+      std::vector<std::string> ship = {artifact.filename().string()};
+      if (!c.feeds.empty() && !c.feeds[0].empty()) ship.push_back(inputs.filename().string());
+      ODB_ASSIGN_OR_RETURN(CapturedRun p,
+                           run_on_executor(argv, env, artifact.parent_path(), std::move(ship)));
+      return verdict_of(p);
+    }
+    ODB_ASSIGN_OR_RETURN(CapturedRun p,
+                         run_check_command(argv, {env}, o_.timeout_seconds, o_.cancelled));
     if (p.cancelled)
       return cancelled(
           "reduce cancelled while the check command ran; it was stopped with its "
           "process group");
+    return verdict_of(p);
+  }
+
+ private:
+  /// The check as a job of o_.executor (a Ray task: the candidate goes with it), in `dir`.
+  Expected<CapturedRun> run_on_executor(const std::vector<std::string>& argv,
+                                        const std::string& env, const std::filesystem::path& dir,
+                                        std::vector<std::string> ship) {
+    batch::JobSpec job;
+    job.argv = argv;
+    job.staging = dir;
+    job.timeout = o_.timeout_seconds;
+    job.ship_files = std::move(ship);
+    job.environment = {env};
+    std::error_code ec;
+    std::filesystem::remove(dir / "stdout.json", ec);
+    std::filesystem::remove(dir / "stderr.txt", ec);
+    ODB_ASSIGN_OR_RETURN(batch::JobOutcome o, o_.executor->run(job, o_.cancelled));
+    if (!o.lost.empty())
+      return not_found("the check command could not run on the cluster: " + o.lost);
+    CapturedRun p;
+    p.timed_out = o.timed_out;
+    p.status.raw = o.signal != 0 ? o.signal : (o.exit_code & 0xff) << 8;
+    p.out = read_capped(dir / "stdout.json");
+    p.err = read_capped(dir / "stderr.txt");
+    return p;
+  }
+
+  static std::string read_capped(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::string s(kOutputCap, '\0');
+    in.read(s.data(), static_cast<std::streamsize>(s.size()));
+    s.resize(static_cast<size_t>(in.gcount()));
+    return s;
+  }
+
+  /// Polygraphy's rules on a finished check.
+  OracleVerdict verdict_of(const CapturedRun& p) const {
     OracleVerdict v;
     if (p.timed_out) {
       v.timed_out = true;
@@ -116,7 +163,6 @@ class CheckOracle : public Oracle {
     return v;
   }
 
- private:
   CheckOptions o_;
   std::vector<std::regex> regexes_;
 };

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "batch/executor.h"
 #include "compare/compare.h"
 #include "core/enum_names.h"
 #include "reduce/candidate.h"
@@ -81,6 +82,10 @@ struct CheckOptions {
   /// Asked while a check runs: true ends it (and every process of its group) at once and the
   /// oracle call fails with ErrorCode::kCancelled (Ctrl-C or SIGTERM of the caller). Empty: never.
   std::function<bool()> cancelled;
+  /// Where the checks run instead of as children of this process: each is a job of the executor
+  /// (reduce --executor ray: a Ray task, the candidate and its inputs sent with it, the command
+  /// found on the node's PATH or at its path). Each slot has its own folder then. Null: here.
+  std::shared_ptr<batch::SharedExecutor> executor;
 };
 
 /// Makes the --check oracle. With jobs == 1 the candidate is written to iter_artifact exactly
