@@ -34,7 +34,7 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 def emit(obj: Dict[str, Any]) -> None:
@@ -64,98 +64,118 @@ def check_reachable(address: str) -> None:
               f"--head --port {port}` or give the address of a running one")
 
 
-def run_job(job: Dict[str, Any], model: Optional[bytes],
-            shipped: Optional[Dict[str, bytes]] = None) -> Dict[str, Any]:
-    """Runs one onnxdbg job on this node; returns its outcome and the bytes of its files.
+def _prepare(job: Dict[str, Any], tmp: str, model: Optional[bytes],
+             shipped: Optional[Dict[str, bytes]]) -> Tuple[List[str], Dict[str, str]]:
+    """The job's argv and environment in the task's folder ``tmp``, its files written there."""
+    argv = [a.replace(job["staging"], tmp) for a in job["argv"]]
+    env = dict(os.environ)
+    for entry in job.get("env") or []:
+        name, _, value = entry.partition("=")
+        env[name] = value.replace(job["staging"], tmp)
+    for name, data in (shipped or {}).items():
+        path = os.path.realpath(os.path.join(tmp, name))
+        if path.startswith(os.path.realpath(tmp) + os.sep):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+    if model is not None:
+        os.mkdir(os.path.join(tmp, ".model"))
+        path = os.path.join(tmp, ".model", os.path.basename(argv[job["model_arg"]]))
+        with open(path, "wb") as f:
+            f.write(model)
+        argv[job["model_arg"]] = path
+    return argv, env
 
-    ``job`` is a line of onnxdbg batch; ``model`` the model's bytes, or None to read its path;
-    ``shipped`` the files of its folder it reads (reduce's candidate), by name.
-    The outcome's ``files`` maps paths relative to the job's folder to their bytes. Errors: none
-    raised; an onnxdbg missing on this node is an outcome with ``exit`` -2 and ``lost`` saying so.
-    """
+
+def _execute(argv: List[str], env: Dict[str, str], cwd: str, tmp: str, timeout: float,
+             limit: int) -> Tuple[int, bool]:
+    """Runs argv in a session of its own, its stdout and stderr in ``tmp``; kills it (and what
+    it started) after ``timeout`` seconds (0: never). Returns (returncode, timed_out)."""
     import ctypes
     import resource
-    import shutil
     import subprocess
+
+    def child_setup() -> None:
+        # The job dies with its Ray worker (no orphan runs on after a retry started), and
+        # allocates at most `limit` bytes.
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if limit > 0:
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+    timed_out = False
+    with open(os.path.join(tmp, "stdout.json"), "wb") as out, \
+            open(os.path.join(tmp, "stderr.txt"), "wb") as err:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                             env=env, start_new_session=True, preexec_fn=child_setup)
+        try:
+            p.wait(timeout=timeout or None)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    try:
+        os.killpg(p.pid, signal.SIGKILL)  # a worker it started and left behind
+    except OSError:
+        pass
+    return p.returncode, timed_out
+
+
+def _collect(job: Dict[str, Any], tmp: str, argv: List[str], shipped_model: bool) -> Dict[str, bytes]:
+    """The files the job made in ``tmp``; paths in its output name where onnxdbg batch puts
+    them, and the model's own path."""
+    renames = [(tmp.encode(), job["staging"].encode())]
+    if shipped_model:
+        renames.insert(0, (argv[job["model_arg"]].encode(),
+                           job["argv"][job["model_arg"]].encode()))
+    files = {}
+    for root, dirs, names in os.walk(tmp):
+        dirs[:] = [d for d in dirs if d != ".model"]
+        for n in names:
+            full = os.path.join(root, n)
+            if os.path.relpath(full, tmp) in (job.get("ship_files") or []):
+                continue  # sent, not made
+            with open(full, "rb") as f:
+                data = f.read()
+            if n in ("stdout.json", "stderr.txt"):
+                for old, new in renames:
+                    data = data.replace(old, new)
+            files[os.path.relpath(full, tmp)] = data
+    return files
+
+
+def run_job(job: Dict[str, Any], model: Optional[bytes],
+            shipped: Optional[Dict[str, bytes]] = None) -> Dict[str, Any]:
+    """Runs one job on this node (a Ray task); returns its outcome and the bytes of its files.
+
+    ``job`` is a line of onnxdbg batch; ``model`` the model's bytes, or None to read its path;
+    ``shipped`` the files of its folder it reads (reduce's candidate), by name. The outcome's
+    ``files`` maps paths relative to the job's folder to their bytes. Errors: none raised; a
+    program missing on this node is an outcome with ``exit`` -2 and ``lost`` saying so.
+    """
+    import shutil
     import tempfile
 
     tmp = tempfile.mkdtemp(prefix="onnxdbg-ray-")
     try:
-        argv = [a.replace(job["staging"], tmp) for a in job["argv"]]
-        env = dict(os.environ)
-        for entry in job.get("env") or []:
-            name, _, value = entry.partition("=")
-            env[name] = value.replace(job["staging"], tmp)
-        for name, data in (shipped or {}).items():
-            path = os.path.realpath(os.path.join(tmp, name))
-            if path.startswith(os.path.realpath(tmp) + os.sep):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "wb") as f:
-                    f.write(data)
+        argv, env = _prepare(job, tmp, model, shipped)
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return {"exit": -2,
                     "lost": f"{argv[0]} is not there to run on node {socket.gethostname()}"}
-        if model is not None:
-            os.mkdir(os.path.join(tmp, ".model"))
-            path = os.path.join(tmp, ".model", os.path.basename(argv[job["model_arg"]]))
-            with open(path, "wb") as f:
-                f.write(model)
-            argv[job["model_arg"]] = path
-        limit = int(job.get("max_memory") or 0)
-
-        def limit_memory() -> None:
-            # The job dies with its Ray worker (no orphan runs on after a retry started), and
-            # allocates at most `limit` bytes.
-            try:
-                ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-            except (OSError, AttributeError):
-                pass
-            if limit > 0:
-                resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-
         cwd = job.get("cwd") if os.path.isdir(job.get("cwd") or "") else tmp
         start = time.monotonic()
-        timed_out = False
-        with open(os.path.join(tmp, "stdout.json"), "wb") as out, \
-                open(os.path.join(tmp, "stderr.txt"), "wb") as err:
-            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                                 env=env, start_new_session=True, preexec_fn=limit_memory)
-            try:
-                p.wait(timeout=float(job.get("timeout") or 0) or None)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                os.killpg(p.pid, signal.SIGTERM)
-                try:
-                    p.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
-        try:
-            os.killpg(p.pid, signal.SIGKILL)  # a worker it started and left behind
-        except OSError:
-            pass
-        # Paths in its output name the files where onnxdbg batch puts them, and the model's own.
-        renames = [(tmp.encode(), job["staging"].encode())]
-        if model is not None:
-            renames.insert(0, (argv[job["model_arg"]].encode(),
-                               job["argv"][job["model_arg"]].encode()))
-        files = {}
-        for root, dirs, names in os.walk(tmp):
-            dirs[:] = [d for d in dirs if d != ".model"]
-            for n in names:
-                full = os.path.join(root, n)
-                if os.path.relpath(full, tmp) in (job.get("ship_files") or []):
-                    continue  # sent, not made
-                with open(full, "rb") as f:
-                    data = f.read()
-                if n in ("stdout.json", "stderr.txt"):
-                    for old, new in renames:
-                        data = data.replace(old, new)
-                files[os.path.relpath(full, tmp)] = data
-        rc = p.returncode
+        rc, timed_out = _execute(argv, env, cwd, tmp, float(job.get("timeout") or 0),
+                                 int(job.get("max_memory") or 0))
         return {"exit": rc if rc >= 0 and not timed_out else -1,
                 "signal": -rc if rc < 0 and not timed_out else 0, "timed_out": timed_out,
-                "seconds": time.monotonic() - start, "files": files}
+                "seconds": time.monotonic() - start,
+                "files": _collect(job, tmp, argv, model is not None)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

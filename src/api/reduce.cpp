@@ -193,7 +193,7 @@ Expected<std::unique_ptr<reduce::Oracle>> make_oracle(const ReduceOptions& o,
     if (o.executor == "ray") {
       ODB_ASSIGN_OR_RETURN(
           std::unique_ptr<batch::Executor> ray,
-          batch::connect_ray(o.address, o.python, "", 0, 1, o.output.string() + ".ray.log"));
+          batch::connect_ray(o.address, o.python, "", 0, 1, work_dir / "ray-executor.log"));
       co.executor = std::make_shared<batch::SharedExecutor>(std::move(ray));
     }
     ODB_ASSIGN_OR_RETURN(inner, reduce::make_check_oracle(co));

@@ -21,6 +21,7 @@ std::vector<std::string>& check_command_storage() {
 
 struct ReduceArgs {
   std::string model, output;
+  std::string executor{option_defaults::executor}, address;
   bool check = false;
   std::string iter_artifact = "onnxdbg_debug.onnx";
   std::string iter_inputs = "onnxdbg_debug_inputs.npz";
@@ -88,6 +89,8 @@ Expected<api::ReduceOptions> reduce_options(const ReduceArgs& a) {
   if (Status st = check_options(a, o.check); !st) return st;
   if (Status st = builtin_options(a, o.builtin); !st) return st;
   o.jobs = a.jobs;
+  o.executor = a.executor;
+  o.address = a.address;
   ODB_ASSIGN_OR_RETURN(o.timeout_seconds, a.limits.timeout_seconds());
   ODB_ASSIGN_OR_RETURN(o.max_memory, a.limits.max_memory());
   o.max_iterations = a.limits.max_iterations();
@@ -216,6 +219,13 @@ void add_reduce_command(CLI::App& app, CommandContext& ctx) {
   cmd->add_option(flag_of("mode"), args->mode, help_of("mode"))->capture_default_str();
   cmd->add_option("--strategies", args->strategies, strategies_help);
   cmd->add_option("-j," + flag_of("jobs"), args->jobs, help_of("jobs"))->capture_default_str();
+  cmd->add_option(flag_of("executor"), args->executor,
+                  "Where --check commands run: local (here) or ray (each a Ray task on the "
+                  "cluster at --address, the candidate sent with it; -j tasks at once; pip "
+                  "install ray). The journal, cache and result are a local run's")
+      ->check(CLI::IsMember({"local", "ray"}))
+      ->capture_default_str();
+  cmd->add_option(flag_of("address"), args->address, help_of("address"));
   cmd->add_option("--artifacts", args->artifacts,
                   "Keep every candidate in DIR/good and DIR/bad as iter_<N>.onnx");
   cmd->add_option("--min-good", args->min_good,

@@ -153,5 +153,8 @@ check "--executor ray where Ray is missing or no cluster answers: exit 2, one se
 out=$("$bin" batch m/demo.onnx --command lint -o bad --executor ray 2>&1); rc=$?
 check "--executor ray without an address: exit 2 naming --address" \
   '[ $rc -eq 2 ] && grep -q -- "--address HOST:PORT" <<<"$out"'
+out=$("$bin" reduce m/demo.onnx -o r.onnx --fail-on mismatch --executor ray --address 127.0.0.1:9 2>&1); rc=$?
+check "reduce --executor ray with the built-in oracle: exit 2, asks for --check" \
+  '[ $rc -eq 2 ] && grep -q "runs --check commands as Ray tasks" <<<"$out" && [ ! -e r.onnx ]'
 echo "first batch: ${first_s} s"
 exit $fail

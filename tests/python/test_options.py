@@ -28,6 +28,7 @@ CLI_ONLY = {
     "--check-timeout", "--timeout-means", "--output", "-o", "--artifacts", "--min-good",
     "--journal", "--resume", "--force-fallback-shape-inference", "-j",
     "--input-shapes",  # reduce: another name of --model-input-shapes
+    "--executor", "--address",  # reduce: where --check commands run (Python passes a callable)
 }
 
 # batch's own: the models and commands (positional in Python), the report folder (report_dir=),

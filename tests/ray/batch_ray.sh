@@ -85,6 +85,19 @@ check "killed worker: no result lost, none twice, the same report" 'same local k
   --timeout 300 >again.txt 2>&1
 check "ray again: every job from the cache" 'grep -q "(0 run now, 74 from the cache)" again.txt'
 
+# reduce --executor ray: each --check runs as a Ray task with the candidate sent along; the
+# result and the journal's verdicts are those of the local run.
+for where in local ray; do
+  extra=()
+  [ $where = ray ] && extra=(--executor ray --address "127.0.0.1:$RAY_PORT")
+  "$bin" reduce m/gen/chain06.onnx -o "reduced_$where.onnx" --fail-regex Gelu -j 2 "${extra[@]}" \
+    --check "$bin" lint onnxdbg_debug.onnx >"reduce_$where.txt" 2>&1
+done
+check "reduce --executor ray: the same reduced model as the local run" \
+  '[ -s reduced_ray.onnx ] && cmp -s reduced_local.onnx reduced_ray.onnx'
+check "reduce --executor ray: the same verdicts in the journal" \
+  '[ "$(grep -o "\"fails\":[a-z]*" reduced_local.onnx.journal)" = "$(grep -o "\"fails\":[a-z]*" reduced_ray.onnx.journal)" ]'
+
 out=$("$bin" batch m/demo.onnx -c lint -o none --executor ray --address 127.0.0.1:9 2>&1); rc=$?
 check "no cluster at the address: exit 2, one sentence naming it, nothing run" \
   '[ $rc -eq 2 ] && grep -q "no Ray cluster answers at 127.0.0.1:9" <<<"$out" && [ ! -e none/jobs ]'
