@@ -120,8 +120,7 @@ class Loop {
     job.record = job_record(o, staging, job.command_name, o_.timeout, job.attempts);
     ODB_RETURN_IF_ERROR(commit_job(o_.report_dir, job.key, staging, job.record));
     ++done_;
-    if (job.record.value("status", "") != "pass") ++failed_;
-    seconds_ += o.seconds;
+    ++by_status_[job.record.value("status", "error")];
     if (o_.on_done) o_.on_done(job);
     for (size_t f : followers_[o.id]) {
       jobs_[f].record = job.record;
@@ -141,8 +140,13 @@ class Loop {
     if (done_ > 0 && done_ < total_)
       eta = fmt::format(", about {} left", clock_text(elapsed / static_cast<double>(done_) *
                                                       static_cast<double>(total_ - done_)));
-    o_.progress(fmt::format("batch: {}/{} done ({} not pass), {} running, {}{}", done_, total_,
-                            failed_, running_, clock_text(elapsed), eta));
+    std::string counts;
+    for (const char* st : {"pass", "fail", "error", "timeout", "crashed"})
+      if (auto it = by_status_.find(st); it != by_status_.end())
+        counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it->second, st);
+    o_.progress(fmt::format("batch: {}/{} done{}, {} running, {}{}", done_, total_,
+                            counts.empty() ? "" : " (" + counts + ")", running_,
+                            clock_text(elapsed), eta));
   }
 
   Executor& ex_;
@@ -151,8 +155,8 @@ class Loop {
   std::deque<size_t> queue_;
   std::map<size_t, std::vector<size_t>> followers_;
   std::map<size_t, fs::path> staging_;
-  size_t running_ = 0, total_ = 0, done_ = 0, failed_ = 0;
-  double seconds_ = 0;
+  size_t running_ = 0, total_ = 0, done_ = 0;
+  std::map<std::string, size_t> by_status_;
   Clock::time_point start_, last_progress_;
   std::error_code ec_;
 };
