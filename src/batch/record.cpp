@@ -45,9 +45,9 @@ json run_details(const json& out, std::string& line) {
   json d{{"verdict", out.value("verdict", "")}};
   line = out.value("verdict_line", "");
   const json& f = out.contains("first_divergent_node") ? out["first_divergent_node"] : json();
-  if (f.is_object())  // the answer first: where it starts, then how much differs
-    line = fmt::format("first divergent node {} on {}; {}", f.value("label", f.value("node", "")),
-                       f.value("backend", ""), line);
+  if (f.is_object())  // the answer: where it starts (the verdict line is in output.json)
+    line = fmt::format("first divergent node {} on {}", f.value("label", f.value("node", "")),
+                       f.value("backend", ""));
   d["first_divergent_node"] =
       f.is_object() ? json{{"node", f.value("node", "")},
                            {"op_type", f.value("op_type", "")},
