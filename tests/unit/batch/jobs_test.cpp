@@ -107,7 +107,7 @@ TEST(BatchRecord, StatusFromTheOutcome) {
   std::ofstream(d / "stderr.txt") << "onnxdbg: error: the last words\n";
   auto rec = job_record({0, 1, 0, false, 2.5, ""}, d, "run", 600, 1);
   EXPECT_EQ(rec["status"], "fail");
-  EXPECT_EQ(rec["line"], "they differ");
+  EXPECT_EQ(rec["line"], "first divergent node conv1 on onnxruntime");
   EXPECT_EQ(rec["details"]["first_divergent_node"]["op_type"], "Conv");
   EXPECT_EQ(rec["details"]["backend_errors"][0]["stage"], "load");
   EXPECT_TRUE(is_final(rec));
