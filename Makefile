@@ -9,7 +9,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-ray test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
+.PHONY: all deps configure build test test-pip test-torch2 test-ray wheel test-wheel test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
         clean format format-check check-code check-length
 
 all: build
@@ -52,6 +52,17 @@ test-pip: build
 # The PyTorch bridge's tests with PyTorch 2.x from PyPI (a multi-GB download; scripts/test-torch2.sh).
 test-torch2: build
 	@bash scripts/test-torch2.sh $(BUILD)
+
+# A binary wheel in dist/ (scripts/build-wheel.sh: scikit-build-core, auditwheel repair,
+# check-wheel-contents; the package, the CLI, the worker and the libraries they need), and the
+# wheel installed into bare venvs of both Pythons with the whole Python suite run against it
+# (scripts/test-wheel.sh). Neither is in `make test`: the wheel is a full build of its own.
+wheel: deps
+	@bash scripts/build-wheel.sh
+
+test-wheel: wheel
+	@cmake --build $(BUILD) --target make-demo-model >/dev/null
+	@bash scripts/test-wheel.sh
 
 # `onnxdbg batch --executor ray` on a real two-node Ray cluster on 127.0.0.1, Ray from PyPI in a
 # venv of the default python3 (scripts/test-ray.sh; stops every Ray process of the machine at the end).

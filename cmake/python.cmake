@@ -1,9 +1,10 @@
 # The Python package (python/): the pybind11 extension onnxdbg._core (python/_core/, a thin
 # binding of include/onnxdbg/) and the pure-Python files, laid out in <build>/python/onnxdbg so
 # that PYTHONPATH=<build>/python imports it. Built when pybind11 and Python's headers are found.
-# `pip install .` (pyproject.toml, scikit-build-core) builds the targets _core and
-# onnxdbg-worker and installs component "python": the package with the worker in onnxdbg/bin
-# and ONNX Runtime's library in onnxdbg/lib.
+# `pip install .` (pyproject.toml, scikit-build-core) builds the targets _core, onnxdbg and
+# onnxdbg-worker and installs component "python": the package with the CLI and the worker in
+# onnxdbg/bin (the `onnxdbg` console command runs the CLI) and ONNX Runtime's library in
+# onnxdbg/lib.
 option(ONNXDBG_PYTHON "build the Python package (needs pybind11 and Python 3 headers)" ON)
 if(NOT ONNXDBG_PYTHON)
   return()
@@ -43,10 +44,10 @@ add_custom_target(onnxdbg_python_files ALL DEPENDS ${ONNXDBG_PYTHON_COPIES})
 add_dependencies(_core onnxdbg_python_files)
 
 install(TARGETS _core LIBRARY DESTINATION onnxdbg COMPONENT python)
-install(TARGETS onnxdbg-worker RUNTIME DESTINATION onnxdbg/bin COMPONENT python)
+install(TARGETS onnxdbg onnxdbg-worker RUNTIME DESTINATION onnxdbg/bin COMPONENT python)
 install(FILES "${ONNXDBG_THIRD_PARTY}/onnxruntime/lib/libonnxruntime.so.1"
         DESTINATION onnxdbg/lib COMPONENT python)
 if(SKBUILD)
   # In the wheel the worker finds ONNX Runtime's library in ../lib.
-  set_target_properties(onnxdbg-worker PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
+  set_target_properties(onnxdbg onnxdbg-worker PROPERTIES INSTALL_RPATH "$ORIGIN/../lib")
 endif()

@@ -22,6 +22,7 @@ APT_PACKAGES=(
   clang-format-14  # `make format-check` (run by .ci/run): the tree's C++ follows .clang-format
   # The Python package (python/): its binding, and its tests with Debian's /usr/bin/python3
   pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-torchvision
+  python3-venv  # venvs of Debian's python3: make test-pip, test-wheel
 )
 # npm may come from outside apt (a newer Node.js); ask apt for it only when it is missing.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

@@ -331,6 +331,7 @@ Expected<std::string> find_ray_executor_script(const std::string& onnxdbg_execut
   }
   const fs::path dir = fs::path(onnxdbg_executable).parent_path();
   std::vector<fs::path> candidates = {dir / "python" / "onnxdbg" / "ray_executor.py",
+                                      dir / ".." / "ray_executor.py",  // a wheel's onnxdbg/bin
                                       dir / ".." / "share" / "onnxdbg" / "ray_executor.py"};
 #ifdef ONNXDBG_SOURCE_DIR
   candidates.push_back(fs::path(ONNXDBG_SOURCE_DIR) / "python" / "onnxdbg" / "ray_executor.py");

@@ -55,7 +55,7 @@ int run_cli(int argc, char** argv) {
       "onnxdbg: debug ONNX models. Inspect them, run them on several backends and "
       "compare the outputs, and find where backends disagree."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "onnxdbg 0.1.0");
+  app.set_version_flag("--version", "onnxdbg " ONNXDBG_VERSION);
   CommandContext ctx;
   add_inspect_command(app, ctx);
   add_run_command(app, ctx);
