@@ -3,6 +3,7 @@ reduce and view, on models written with ONNX's helper and on the real third-part
 
 import gc
 import json
+import importlib.util
 import os
 import signal
 import subprocess
@@ -48,6 +49,8 @@ def test_debians_onnx_and_torch_live_beside_onnxdbg(mlp, order):
     PyTorch loads too) registers its own onnx-ml.proto beside it: either import order works, and
     both read the same model in one process."""
     path, _, _ = mlp
+    if importlib.util.find_spec("torch") is None:  # a bare venv (make test-wheel): onnx alone
+        order = order.replace(" torch,", "")
     code = (f"import sys; import {order}; m = onnxdbg.load(sys.argv[1]); "
             "onnx.checker.check_model(onnx.load(sys.argv[1])); "
             "print(len(m.nodes), len(onnx.load(sys.argv[1]).graph.node))")
