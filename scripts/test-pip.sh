@@ -23,7 +23,7 @@ for py in /usr/bin/python3 python3; do
   echo "test-pip: $py ($("$py" --version 2>&1))"
   "$py" -m venv --system-site-packages "$work/venv$i"
   (cd "$ROOT" && "$work/venv$i/bin/pip" install -q \
-    --config-settings=build-dir=build/pip/test .)
+    --config-settings=build-dir=build-pip-test .)
   (cd "$work" && env -u ONNXDBG_WORKER "$work/venv$i/bin/python" - <<'PY'
 import onnxdbg
 m = onnxdbg.load("demo.onnx")

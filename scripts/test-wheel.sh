@@ -12,7 +12,7 @@ BUILD=$(cd "${BUILD:-$ROOT/build}" && pwd)
 whl=$(ls "$ROOT"/dist/onnxdbg-*.whl 2>/dev/null | head -1)
 [ -n "$whl" ] || { echo "test-wheel: no wheel in dist/ (make wheel)"; exit 1; }
 work=$(mktemp -d)
-away="$ROOT/build/pip/wheel"
+away="$ROOT/build-wheel"
 restore() { [ -d "$away.away" ] && mv "$away.away" "$away"; rm -rf "$work"; }
 trap restore EXIT
 [ -d "$away" ] && mv "$away" "$away.away"
