@@ -9,7 +9,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-ray wheel test-wheel test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
+.PHONY: all deps configure build test test-pip test-torch2 test-tf test-ray wheel test-wheel test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
         clean format format-check check-code check-length
 
 all: build
@@ -68,6 +68,11 @@ test-wheel: wheel
 # venv of the default python3 (scripts/test-ray.sh; stops every Ray process of the machine at the end).
 test-ray: build
 	@bash scripts/test-ray.sh $(BUILD)
+
+# onnxdbg.tf with TensorFlow and tf2onnx from PyPI in a venv of the default python3
+# (scripts/test-tf.sh; a large download, so not in `make test`).
+test-tf: build
+	@bash scripts/test-tf.sh $(BUILD)
 
 # onnxdbg's Polygraphy JSON files against Polygraphy itself (PyPI; scripts/test-polygraphy.sh).
 test-polygraphy: build

@@ -35,7 +35,15 @@ _WORKER = os.path.join(os.path.dirname(__file__), "bin", "onnxdbg-worker")
 if os.path.isfile(_WORKER) and not os.environ.get("ONNXDBG_WORKER"):
     os.environ["ONNXDBG_WORKER"] = _WORKER
 
-from . import _core  # noqa: E402
+# TensorFlow loads its libraries with RTLD_GLOBAL, so their protobuf (another version) would take
+# the place of the one onnxdbg's extension links, and crash it, when TensorFlow comes first:
+# RTLD_DEEPBIND makes the extension and its libraries look up their own symbols first.
+_dlopen_flags = sys.getdlopenflags()
+sys.setdlopenflags(_dlopen_flags | getattr(os, "RTLD_DEEPBIND", 0))
+try:
+    from . import _core  # noqa: E402
+finally:
+    sys.setdlopenflags(_dlopen_flags)
 from ._core import (  # noqa: E402,F401
     BackendError,
     CancelledError,
@@ -911,7 +919,10 @@ def save_npz(path: Union[str, os.PathLike], arrays: Mapping[str, Any], *,
 
 # --- framework bridges, imported on first use -----------------------------------------------------
 
-_BRIDGES = {"torch": "PyTorch: pip install torch"}
+# name -> (the frameworks it imports, what to install)
+_BRIDGES = {"torch": (("torch",), "PyTorch: pip install torch"),
+            "tf": (("tensorflow", "tf2onnx", "onnx"),
+                   "TensorFlow, tf2onnx and onnx: pip install onnxdbg[tf]")}
 
 
 # --- batch ----------------------------------------------------------------------------------------
@@ -992,8 +1003,8 @@ def batch(models: Sequence[Union[str, os.PathLike]], commands: Sequence[str], *,
 
 
 def __getattr__(name: str):
-    """PEP 562: ``onnxdbg.torch`` (the PyTorch bridge) is imported the first time it is used, so
-    ``import onnxdbg`` never imports PyTorch, and ``import onnxdbg; onnxdbg.torch.compare(...)``
+    """PEP 562: ``onnxdbg.torch`` (the PyTorch bridge) and ``onnxdbg.tf`` (TensorFlow) are
+    imported the first time they are used, so ``import onnxdbg`` never imports a framework, and ``import onnxdbg; onnxdbg.torch.compare(...)``
     works without a separate ``import onnxdbg.torch``. Raises ImportError naming the framework
     when it is not installed, AttributeError for any other missing name."""
     if name in _BRIDGES:
@@ -1002,7 +1013,8 @@ def __getattr__(name: str):
         try:
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as e:
-            if e.name == name:
-                raise ImportError(f"onnxdbg.{name} needs {_BRIDGES[name]}") from e
+            frameworks, install = _BRIDGES[name]
+            if (e.name or "").split(".")[0] in frameworks:
+                raise ImportError(f"onnxdbg.{name} needs {install}") from e
             raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
