@@ -138,6 +138,7 @@ bench: build models bench-models
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py
+	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/export_diagnosis.py
 	@bash bench/big_model.sh $(BUILD)
 	@bash bench/batch.sh $(BUILD)
 
