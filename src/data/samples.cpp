@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "data/npz.h"
 #include "data/test_data.h"
+#include "model/graph.h"
 #include "model/model.h"
 
 namespace onnxdbg {
@@ -265,12 +266,16 @@ Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph
                      const std::string& what, std::string* note) {
   const auto ins = model_inputs(graph);
   const auto outs = model_outputs(graph);
+  // Every value of the model file: the main graph's and those inside If branches and Loop/Scan
+  // bodies, nested ones too (the layerwise comparison compares the branches that ran).
   std::set<std::string> values;
-  for (const auto& i : graph.input()) values.insert(i.name());
-  for (const auto& i : graph.initializer()) values.insert(i.name());
-  for (const auto& n : graph.node())
-    for (const auto& o : n.output())
-      if (!o.empty()) values.insert(o);
+  walk_graphs(graph, [&](const GraphVisit& v) {
+    for (const auto& i : v.graph->input()) values.insert(i.name());
+    for (const auto& i : v.graph->initializer()) values.insert(i.name());
+    for (const auto& n : v.graph->node())
+      for (const auto& o : n.output())
+        if (!o.empty()) values.insert(o);
+  });
   std::vector<std::string> extra;  // kInputs: names dropped, in order of first appearance
   for (size_t k = 0; k < samples.size(); ++k) {
     const std::string where = samples.size() > 1 ? fmt::format("{} sample {}", what, k) : what;

@@ -128,6 +128,33 @@ TEST_F(Samples, CheckRefusesAnotherModelsData) {
       << st.message();
 }
 
+// Golden values may name tensors inside If branches (two levels down here), as the layerwise
+// comparison does; a name in no graph of the model is still refused.
+TEST_F(Samples, GoldenValuesMayNameTensorsInsideBranches) {
+  const onnx::GraphProto nested = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+nested (float[2] x, bool c) => (float[2] y)
+{
+  y = If(c) <
+    then_branch = outer () => (float[2] t) {
+      t = If(c) <
+        then_branch = inner () => (float[2] u) { b = Neg(x)  u = Relu(b) },
+        else_branch = inner_else () => (float[2] v) { v = Identity(x) }
+      >
+    },
+    else_branch = outer_else () => (float[2] e) { e = Neg(x) }
+  >
+})")
+                                      .graph();
+  auto pair = [](float a, float b) { return Tensor::from_vector<float>({2}, {a, b}); };
+  std::vector<Sample> golden = {{{"y", pair(0, 0)}, {"b", pair(-1, -2)}, {"t", pair(0, 0)}}};
+  EXPECT_TRUE(check_samples(golden, nested, DataRole::kOutputs, "'g.npz'").is_ok());
+  golden = {{{"y", pair(0, 0)}, {"nowhere", pair(0, 0)}}};
+  Status st = check_samples(golden, nested, DataRole::kOutputs, "'g.npz'");
+  EXPECT_NE(st.message().find("'nowhere', which is not a tensor of the model"), std::string::npos)
+      << st.message();
+}
+
 TEST_F(Samples, MergeLikePolygraphyToInput) {
   const fs::path in = dir_.path() / "in.json", out = dir_.path() / "out.json";
   write_text(in, polygraphy_inputs_json({{{"x", row(1, 1, 1)}}, {{"x", row(2, 2, 2)}}}));
