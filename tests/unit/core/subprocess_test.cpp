@@ -125,8 +125,10 @@ TEST(Subprocess, AMissingProgramIsNotFound) {
   EXPECT_EQ(Subprocess::spawn(o).status().code(), ErrorCode::kInvalidArgument);
 }
 
+// `exec sleep`: a shell that forked its sleep would leave it running after the shell is killed,
+// holding the test's output pipe, so that ctest waits out its 30 s.
 TEST(Subprocess, WaitWithADeadlineLeavesARunningChild) {
-  auto p = Subprocess::spawn(shell("sleep 30"));
+  auto p = Subprocess::spawn(shell("exec sleep 30"));
   ASSERT_TRUE(p.has_value()) << p.status().to_string();
   const auto start = Clock::now();
   EXPECT_FALSE(p->wait(50ms).has_value());
@@ -135,7 +137,7 @@ TEST(Subprocess, WaitWithADeadlineLeavesARunningChild) {
   EXPECT_FALSE(p->reaped());
   const pid_t pid = p->pid();
   const ExitStatus s = p->terminate(1s);
-  EXPECT_EQ(s.signal(), SIGTERM) << "sh exits on SIGTERM, before the grace ends";
+  EXPECT_EQ(s.signal(), SIGTERM) << "sleep exits on SIGTERM, before the grace ends";
   EXPECT_TRUE(p->reaped());
   EXPECT_TRUE(process_gone(pid));
 }
@@ -154,7 +156,7 @@ TEST(Subprocess, TerminateFallsBackToSigkill) {
 TEST(Subprocess, DestroyingARunningChildKillsIt) {
   pid_t pid = -1;
   {
-    auto p = Subprocess::spawn(shell("sleep 30"));
+    auto p = Subprocess::spawn(shell("exec sleep 30"));
     ASSERT_TRUE(p.has_value()) << p.status().to_string();
     pid = p->pid();
     Subprocess moved = std::move(*p);
