@@ -230,11 +230,31 @@ Status check_input_sample(Sample& s, const std::vector<ValueSignature>& ins,
   return Status::ok();
 }
 
+// TensorFlow's names: a key that is no value of the model but is one with ":0" added or removed
+// takes the model's name (a dump of TensorFlow tensors loads as it is). A key whose new name is
+// already held keeps its own, and is refused below if it names nothing.
+void take_tensorflow_names(Sample& s, const std::set<std::string>& values) {
+  Sample renamed;
+  for (auto& [key, t] : s) {
+    std::string name = key;
+    if (!values.count(key)) {
+      if (key.size() > 2 && key.ends_with(":0") && values.count(key.substr(0, key.size() - 2)))
+        name = key.substr(0, key.size() - 2);
+      else if (values.count(key + ":0"))
+        name = key + ":0";
+      if (s.count(name)) name = key;
+    }
+    renamed.emplace(std::move(name), std::move(t));
+  }
+  s = std::move(renamed);
+}
+
 // An output sample: other backends' outputs saved as BACKEND/NAME are dropped, then every name
 // must be a value of the model (`values`) and one at least a graph output.
 Status check_output_sample(Sample& s, const std::vector<ValueSignature>& ins,
                            const std::vector<ValueSignature>& outs,
                            const std::set<std::string>& values, const std::string& where) {
+  take_tensorflow_names(s, values);
   std::erase_if(s, [&](const auto& kv) {
     const size_t slash = kv.first.rfind('/');
     return !values.count(kv.first) && slash != std::string::npos &&

@@ -48,10 +48,13 @@ Expected<LoadedSamples> load_samples(const std::filesystem::path& path,
 /// sample; other names (intermediate tensors of a file merged by `polygraphy data to-input`, say)
 /// are dropped from a sample holding every input, as Polygraphy ignores them, and `note` (when
 /// given) says so, naming them (the first 8); a sample lacking an input and holding such a name
-/// is refused naming that name (the data of another model). kOutputs: every name is a value of the
-/// main graph (graph input, initializer, node output); entries named "BACKEND/NAME" where NAME is a
-/// graph output (other backends' outputs, as `onnxdbg run --save-outputs` writes them) are dropped;
-/// each sample must hold at least one graph output. Both: a tensor of a graph input/output must
+/// is refused naming that name (the data of another model). kOutputs: every name is a value of
+/// some graph of the model (graph input, initializer, node output; If branches and Loop/Scan
+/// bodies included); a TensorFlow-style name that is not one but is with ":0" added or removed
+/// (TensorFlow names tensors "name:0"; tf2onnx keeps the suffix or drops it) is renamed to the
+/// model's; entries named "BACKEND/NAME" where NAME is a graph output (other backends' outputs, as
+/// `onnxdbg run --save-outputs` writes them) are dropped; each sample must hold at least one graph
+/// output. Both: a tensor of a graph input/output must
 /// have its declared element type and static dimensions. Errors: kInvalidArgument with one sentence
 /// naming the file, the tensor and the model's names
 /// ("... was it saved from another model?").

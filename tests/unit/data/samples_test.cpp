@@ -149,6 +149,12 @@ nested (float[2] x, bool c) => (float[2] y)
   auto pair = [](float a, float b) { return Tensor::from_vector<float>({2}, {a, b}); };
   std::vector<Sample> golden = {{{"y", pair(0, 0)}, {"b", pair(-1, -2)}, {"t", pair(0, 0)}}};
   EXPECT_TRUE(check_samples(golden, nested, DataRole::kOutputs, "'g.npz'").is_ok());
+  // TensorFlow's "name:0" keys (and tf2onnx's names with ":0" given without it) take the model's.
+  golden = {{{"y:0", pair(0, 0)}, {"b:0", pair(-1, -2)}}};
+  ASSERT_TRUE(check_samples(golden, nested, DataRole::kOutputs, "'g.npz'").is_ok());
+  EXPECT_EQ(golden[0].count("y"), 1u);
+  EXPECT_EQ(golden[0].count("b"), 1u);
+  EXPECT_EQ(golden[0].size(), 2u);
   golden = {{{"y", pair(0, 0)}, {"nowhere", pair(0, 0)}}};
   Status st = check_samples(golden, nested, DataRole::kOutputs, "'g.npz'");
   EXPECT_NE(st.message().find("'nowhere', which is not a tensor of the model"), std::string::npos)
