@@ -24,8 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kStatuses[] = {"pass", "fail", "error", "timeout", "crashed"};
-
 BatchJob to_job(const batch::PlannedJob& p) {
   BatchJob j;
   j.model = p.model;
@@ -177,7 +175,7 @@ json to_json(const BatchResult& r) {
                     {"details", j.details}});
   }
   json counts = json::object();
-  for (const char* s : kStatuses) counts[s] = r.count(s);
+  for (std::string_view s : batch::kJobStatuses) counts[std::string(s)] = r.count(std::string(s));
   return {{"onnxdbg_version", std::string(batch::onnxdbg_version())},
           {"executor", r.executor},
           {"report_dir", r.report_dir},
@@ -191,17 +189,18 @@ json to_json(const BatchResult& r) {
 }
 
 void print_text(const BatchResult& r, std::ostream& os, bool color) {
-  std::set<std::string> models;
-  for (const auto& j : r.jobs) models.insert(j.model);
+  // The summary.json to_json writes: its counts, models and fleet views, computed once.
+  const json summary = to_json(r);
   std::string counts;
-  for (const char* s : kStatuses)
-    if (int n = r.count(s); n > 0)
+  for (std::string_view s : batch::kJobStatuses)
+    if (int n = summary["counts"].value(std::string(s), 0); n > 0)
       counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, s);
   size_t cached = 0;
   for (const auto& j : r.jobs) cached += j.cached;
   os << fmt::format("batch: {} jobs on {} models in {:.1f} s ({} run now, {} from the cache): {}\n",
-                    r.jobs.size(), models.size(), r.seconds, r.ran, cached, counts);
-  const json fleet = batch::fleet_json(to_json(r)["jobs"]);
+                    r.jobs.size(), summary["models"].get<size_t>(), r.seconds, r.ran, cached,
+                    counts);
+  const json& fleet = summary["fleet"];
   for (const auto& row : fleet["op_types"])
     os << fmt::format("  first divergent op type {} on {}: {} model(s)\n", row.value("op_type", ""),
                       row.value("backend", ""), row["models"].size());

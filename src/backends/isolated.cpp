@@ -488,16 +488,11 @@ class IsolatedBackend : public Backend {
   mutable std::optional<std::string> description_;
 };
 
-bool executable_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
 }  // namespace
 
 Expected<std::string> find_worker_executable() {
   if (const char* env = std::getenv("ONNXDBG_WORKER"); env && *env) {
-    if (executable_file(env)) return std::string(env);
+    if (is_executable_file(env)) return std::string(env);
     return not_found(fmt::format("$ONNXDBG_WORKER is {}, which is not an executable file", env));
   }
   std::vector<std::string> looked = {"$ONNXDBG_WORKER (unset)"};
@@ -505,15 +500,16 @@ Expected<std::string> find_worker_executable() {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path next_to_us = self.parent_path() / "onnxdbg-worker";
-    if (executable_file(next_to_us)) return next_to_us.string();
+    if (is_executable_file(next_to_us)) return next_to_us.string();
     looked.push_back(next_to_us.string());
   }
 #ifdef ONNXDBG_WORKER_BUILD_PATH
-  if (executable_file(ONNXDBG_WORKER_BUILD_PATH)) return std::string(ONNXDBG_WORKER_BUILD_PATH);
+  if (is_executable_file(ONNXDBG_WORKER_BUILD_PATH)) return std::string(ONNXDBG_WORKER_BUILD_PATH);
   looked.emplace_back(ONNXDBG_WORKER_BUILD_PATH);
 #endif
 #ifdef ONNXDBG_WORKER_INSTALL_PATH
-  if (executable_file(ONNXDBG_WORKER_INSTALL_PATH)) return std::string(ONNXDBG_WORKER_INSTALL_PATH);
+  if (is_executable_file(ONNXDBG_WORKER_INSTALL_PATH))
+    return std::string(ONNXDBG_WORKER_INSTALL_PATH);
   looked.emplace_back(ONNXDBG_WORKER_INSTALL_PATH);
 #endif
   return not_found(fmt::format(

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "batch/record.h"
+#include "core/subprocess.h"
 
 namespace onnxdbg::batch {
 
@@ -117,8 +118,9 @@ class Loop {
       queue_.push_front(o.id);  // again, before the jobs not yet started
       return Status::ok();
     }
-    job.record = job_record(o, staging, job.command_name, o_.timeout, job.attempts);
-    ODB_RETURN_IF_ERROR(commit_job(o_.report_dir, job.key, staging, job.record));
+    std::string output = read_file_head(staging / "stdout.json", kMaxJobOutput);
+    job.record = job_record(o, output, staging, job.traits->name, o_.timeout, job.attempts);
+    ODB_RETURN_IF_ERROR(commit_job(o_.report_dir, job.key, staging, job.record, std::move(output)));
     ++done_;
     ++by_status_[job.record.value("status", "error")];
     if (o_.on_done) o_.on_done(job);
@@ -141,7 +143,7 @@ class Loop {
       eta = fmt::format(", about {} left", clock_text(elapsed / static_cast<double>(done_) *
                                                       static_cast<double>(total_ - done_)));
     std::string counts;
-    for (const char* st : {"pass", "fail", "error", "timeout", "crashed"})
+    for (std::string_view st : kJobStatuses)
       if (auto it = by_status_.find(st); it != by_status_.end())
         counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it->second, st);
     o_.progress(fmt::format("batch: {}/{} done{}, {} running, {}{}", done_, total_,
@@ -156,7 +158,7 @@ class Loop {
   std::map<size_t, std::vector<size_t>> followers_;
   std::map<size_t, fs::path> staging_;
   size_t running_ = 0, total_ = 0, done_ = 0;
-  std::map<std::string, size_t> by_status_;
+  std::map<std::string, size_t, std::less<>> by_status_;
   Clock::time_point start_, last_progress_;
   std::error_code ec_;
 };
@@ -181,7 +183,6 @@ std::vector<PlannedJob> plan_jobs(const std::vector<ModelEntry>& models,
       job.model = m.path;
       job.model_sha256 = digest.sha256;
       job.command = c.text;
-      job.command_name = std::string(c.traits->name);
       job.traits = c.traits;
       if (!problem.empty()) {
         job.record = problem_record(problem);

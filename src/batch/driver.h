@@ -19,16 +19,15 @@ namespace onnxdbg::batch {
 
 /// One (model, command) of the batch.
 struct PlannedJob {
-  std::string model;         ///< as found
-  std::string model_sha256;  ///< "" when the model could not be read
-  std::string command;       ///< the command's text
-  std::string command_name;  ///< run, lint, ...
-  const CommandTraits* traits = nullptr;
-  std::string key;        ///< "" when the job cannot run (no model)
-  JobSpec spec;           ///< argv (staging paths filled in when submitted)
-  nlohmann::json record;  ///< its record once done (see job_record); null before
-  bool cached = false;    ///< the record came from the cache
-  int attempts = 0;       ///< runs so far
+  std::string model;                      ///< as found
+  std::string model_sha256;               ///< "" when the model could not be read
+  std::string command;                    ///< the command's text
+  const CommandTraits* traits = nullptr;  ///< the command's (its name: run, lint, ...)
+  std::string key;                        ///< "" when the job cannot run (no model)
+  JobSpec spec;                           ///< argv (staging paths filled in when submitted)
+  nlohmann::json record;                  ///< its record once done (see job_record); null before
+  bool cached = false;                    ///< the record came from the cache
+  int attempts = 0;                       ///< runs so far
 };
 
 /// What the plan needs besides models and commands.

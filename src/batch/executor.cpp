@@ -31,11 +31,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-bool executable_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
 class LocalExecutor : public Executor {
  public:
   explicit LocalExecutor(size_t jobs) : jobs_(jobs == 0 ? 1 : jobs) {}
@@ -147,6 +142,8 @@ class LineReader {
   std::string pending_;
 };
 
+/// The last line the Ray executor's log says something on (read line by line: the log may be
+/// long, and only its end matters).
 std::string log_tail(const fs::path& log) {
   std::ifstream in(log);
   std::string line, last;
@@ -193,7 +190,7 @@ class RayExecutor : public Executor {
                            {"ship_model", job.ship_model},
                            {"ship_files", job.ship_files},
                            {"env", job.environment},
-                           {"cwd", fs::current_path(ec_).string()}};
+                           {"cwd", current_folder()}};
     if (write_all_fd(child_.stdin_fd(), j.dump() + "\n") != 0)
       return dead("it stopped reading jobs");
     return Status::ok();
@@ -227,8 +224,12 @@ class RayExecutor : public Executor {
                                         log_.string()));
   }
 
+  static std::string current_folder() {
+    std::error_code ec;
+    return fs::current_path(ec).string();
+  }
+
   Subprocess child_;
-  std::error_code ec_;
   LineReader reader_;
   size_t jobs_;
   fs::path log_;
@@ -349,7 +350,7 @@ Expected<std::string> find_ray_executor_script(const std::string& onnxdbg_execut
 
 Expected<std::string> find_onnxdbg_executable() {
   if (const char* env = std::getenv("ONNXDBG_CLI"); env && *env) {
-    if (executable_file(env)) return std::string(env);
+    if (is_executable_file(env)) return std::string(env);
     return not_found(fmt::format("$ONNXDBG_CLI is {}, which is not an executable file", env));
   }
   std::vector<fs::path> candidates;
@@ -367,7 +368,7 @@ Expected<std::string> find_onnxdbg_executable() {
 #endif
   std::string looked;
   for (const auto& c : candidates) {
-    if (executable_file(c)) return c.string();
+    if (is_executable_file(c)) return c.string();
     looked += (looked.empty() ? "" : ", ") + c.string();
   }
   return not_found(fmt::format(

@@ -6,10 +6,9 @@
 
 #include <atomic>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/subprocess.h"
 
 namespace onnxdbg::batch {
 
@@ -18,24 +17,9 @@ using nlohmann::json;
 
 namespace {
 
-/// The first `cap` bytes of file `p` ("" when it cannot be read).
-std::string read_text(const fs::path& p, size_t cap) {
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(p, ec);
-  if (ec) return {};
-  std::ifstream in(p, std::ios::binary);
-  std::string s(std::min<uintmax_t>(size, cap), '\0');
-  in.read(s.data(), static_cast<std::streamsize>(cap));
-  s.resize(static_cast<size_t>(in.gcount()));
-  return s;
-}
-
 /// The last line of stderr that says something, without onnxdbg's prefix.
 std::string last_error_line(const fs::path& stderr_file) {
-  std::istringstream in(read_text(stderr_file, size_t{1} << 20));
-  std::string line, last;
-  while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  std::string last = last_line(read_file_head(stderr_file, size_t{1} << 20), std::string::npos);
   for (const char* prefix : {"onnxdbg: error: ", "onnxdbg: "})
     if (last.rfind(prefix, 0) == 0) return last.substr(std::strlen(prefix));
   return last;
@@ -124,14 +108,13 @@ std::string status_of(const JobOutcome& o) {
 
 }  // namespace
 
-json job_record(const JobOutcome& o, const fs::path& staging, std::string_view command,
-                double timeout, int attempts) {
+json job_record(const JobOutcome& o, std::string_view output, const fs::path& staging,
+                std::string_view command, double timeout, int attempts) {
   json rec{{"status", status_of(o)}, {"exit_code", o.exit_code}, {"seconds", o.seconds},
            {"attempts", attempts},   {"page", nullptr},          {"details", nullptr},
            {"cause", nullptr}};
   std::string line;
-  const json out =
-      json::parse(read_text(staging / "stdout.json", size_t{256} << 20), nullptr, false);
+  const json out = json::parse(output.substr(0, size_t{256} << 20), nullptr, false);
   if (!out.is_discarded()) rec["details"] = details_of(command, out, line);
   std::error_code ec;
   if (fs::is_regular_file(staging / "page.html", ec)) rec["page"] = "page.html";
@@ -174,18 +157,17 @@ Expected<fs::path> make_staging(const fs::path& report_dir, const std::string& k
 }
 
 Status commit_job(const fs::path& report_dir, const std::string& key, const fs::path& staging,
-                  const json& record) {
+                  const json& record, std::string output) {
   std::error_code ec;
   const fs::path jobs = report_dir / "jobs";
   fs::create_directories(jobs, ec);
   const fs::path target = jobs / key;
   // The command's JSON becomes output.json, naming the files it wrote where they will be.
   if (fs::exists(staging / "stdout.json", ec)) {
-    std::string text = read_text(staging / "stdout.json", size_t{1} << 30);
     const std::string from = staging.string(), to = target.string();
-    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
-      text.replace(at, from.size(), to);
-    ODB_RETURN_IF_ERROR(write_file_atomic(staging / "output.json", text));
+    for (size_t at = 0; (at = output.find(from, at)) != std::string::npos; at += to.size())
+      output.replace(at, from.size(), to);
+    ODB_RETURN_IF_ERROR(write_file_atomic(staging / "output.json", output));
     fs::remove(staging / "stdout.json", ec);
   }
   ODB_RETURN_IF_ERROR(write_file_atomic(staging / "record.json", record.dump(2) + "\n"));
@@ -210,7 +192,7 @@ std::optional<json> cached_record(const fs::path& report_dir, const std::string&
   const fs::path p = report_dir / "jobs" / key / "record.json";
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return std::nullopt;
-  json j = json::parse(read_text(p, size_t{64} << 20), nullptr, false);
+  json j = json::parse(read_file_head(p, size_t{64} << 20), nullptr, false);
   if (!j.is_object() || !j.contains("status")) return std::nullopt;
   return j;
 }

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "batch/record.h"
+
 namespace onnxdbg::batch {
 
 using nlohmann::json;
@@ -187,7 +189,7 @@ std::string index_html(const json& summary) {
   const json& fleet = summary.contains("fleet") ? summary["fleet"] : json::object();
   std::string counts;
   const json& c = summary.contains("counts") ? summary["counts"] : json::object();
-  for (const char* k : {"pass", "fail", "error", "timeout", "crashed"})
+  for (std::string_view k : kJobStatuses)
     if (c.contains(k))
       counts += fmt::format("<span class=\"st {}\">{} {}</span> &nbsp; ", k, c[k].dump(), k);
   std::string h = fmt::format(

@@ -13,6 +13,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 #include <utility>
 
@@ -345,6 +346,33 @@ Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
     if (p.has_own_group()) p.kill_group(SIGKILL);
   }
   return r;
+}
+
+bool is_executable_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+std::string read_file_head(const std::filesystem::path& p, size_t cap_bytes) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(p, ec);
+  if (ec) return {};
+  std::ifstream in(p, std::ios::binary);
+  std::string s(std::min<uintmax_t>(size, cap_bytes), '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+std::string last_line(const std::string& text, size_t max_chars) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  size_t begin = text.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  begin = text.find_first_not_of(" \t", begin);
+  std::string line = text.substr(begin, end + 1 - begin);
+  if (line.size() > max_chars) line = line.substr(0, max_chars) + "...";
+  return line;
 }
 
 }  // namespace onnxdbg

@@ -143,4 +143,16 @@ Expected<CapturedRun> run_captured(SpawnOptions options, double timeout_s,
                                    Subprocess::Clock::duration kill_grace, size_t cap_bytes,
                                    const std::function<bool()>& cancelled = {});
 
+/// Whether `p` is a regular file this process may execute (where onnxdbg looks for its worker,
+/// its CLI and the programs it starts).
+bool is_executable_file(const std::filesystem::path& p);
+
+/// The first `cap_bytes` bytes of file `p`, such as a child's stdout or stderr written to a file;
+/// "" when it cannot be read. Allocates no more than the file holds.
+std::string read_file_head(const std::filesystem::path& p, size_t cap_bytes);
+
+/// The last non-blank line of a command's output `text`, trimmed, cut to `max_chars` (plus
+/// "..."); "" when the text is blank. Shown beside a check's exit code, a job's error, a log.
+std::string last_line(const std::string& text, size_t max_chars = 160);
+
 }  // namespace onnxdbg

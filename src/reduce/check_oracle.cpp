@@ -2,7 +2,6 @@
 // own process group with a timeout, and decides from its exit code and output (Polygraphy's
 // `debug reduce --check` rules).
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 
 #include "core/subprocess.h"
@@ -117,17 +116,9 @@ class CheckOracle : public Oracle {
     CapturedRun p;
     p.timed_out = o.timed_out;
     p.status.raw = o.signal != 0 ? o.signal : (o.exit_code & 0xff) << 8;
-    p.out = read_capped(dir / "stdout.json");
-    p.err = read_capped(dir / "stderr.txt");
+    p.out = read_file_head(dir / "stdout.json", kOutputCap);
+    p.err = read_file_head(dir / "stderr.txt", kOutputCap);
     return p;
-  }
-
-  static std::string read_capped(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::string s(kOutputCap, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(s.size()));
-    s.resize(static_cast<size_t>(in.gcount()));
-    return s;
   }
 
   /// Polygraphy's rules on a finished check.
@@ -168,17 +159,6 @@ class CheckOracle : public Oracle {
 };
 
 }  // namespace
-
-std::string last_line(const std::string& text, size_t max_chars) {
-  size_t end = text.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return "";
-  size_t begin = text.rfind('\n', end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  begin = text.find_first_not_of(" \t", begin);
-  std::string line = text.substr(begin, end + 1 - begin);
-  if (line.size() > max_chars) line = line.substr(0, max_chars) + "...";
-  return line;
-}
 
 Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes) {
   std::vector<std::regex> out;

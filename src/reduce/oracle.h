@@ -98,10 +98,6 @@ struct CheckOptions {
 /// fail_regex.
 Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options);
 
-/// The last non-blank line of a command's output `text`, trimmed, cut to `max_chars` (plus
-/// "..."); "" when the text is blank. Shown beside a check's exit code in verdicts.
-std::string last_line(const std::string& text, size_t max_chars = 160);
-
 /// Compiles --fail-regex values (ECMAScript). Errors: kInvalidArgument naming the bad regex.
 Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes);
 

@@ -8,6 +8,7 @@
 
 #include "batch/record.h"
 #include "batch/report.h"
+#include "core/subprocess.h"
 #include "core/temp_dir.h"
 
 namespace onnxdbg::batch {
@@ -105,21 +106,22 @@ TEST(BatchRecord, StatusFromTheOutcome) {
       "first_divergent_node": {"node": "conv1", "op_type": "Conv", "backend": "onnxruntime"},
       "backends": [{"name": "opencv", "status": "error", "failed_stage": "load", "error": "no"}]})";
   std::ofstream(d / "stderr.txt") << "onnxdbg: error: the last words\n";
-  auto rec = job_record({0, 1, 0, false, 2.5, ""}, d, "run", 600, 1);
+  const std::string out = read_file_head(d / "stdout.json", kMaxJobOutput);
+  auto rec = job_record({0, 1, 0, false, 2.5, ""}, out, d, "run", 600, 1);
   EXPECT_EQ(rec["status"], "fail");
   EXPECT_EQ(rec["line"], "first divergent node conv1 on onnxruntime");
   EXPECT_EQ(rec["details"]["first_divergent_node"]["op_type"], "Conv");
   EXPECT_EQ(rec["details"]["backend_errors"][0]["stage"], "load");
   EXPECT_TRUE(is_final(rec));
-  auto killed = job_record({0, -1, 11, false, 1, ""}, d, "run", 600, 2);
+  auto killed = job_record({0, -1, 11, false, 1, ""}, out, d, "run", 600, 2);
   EXPECT_EQ(killed["status"], "crashed");
   EXPECT_EQ(killed["line"], "onnxdbg was killed by signal 11 (SIGSEGV), 2 times");
   EXPECT_FALSE(is_final(killed));
-  auto late = job_record({0, -1, 0, true, 30, ""}, d, "lint", 30, 1);
+  auto late = job_record({0, -1, 0, true, 30, ""}, out, d, "lint", 30, 1);
   EXPECT_EQ(late["status"], "timeout");
   EXPECT_FALSE(is_final(late));
   fs::remove(d / "stdout.json");
-  auto error = job_record({0, 2, 0, false, 0.1, ""}, d, "lint", 30, 1);
+  auto error = job_record({0, 2, 0, false, 0.1, ""}, "", d, "lint", 30, 1);
   EXPECT_EQ(error["status"], "error");
   EXPECT_EQ(error["line"], "the last words");
   auto fleet = fleet_json(nlohmann::json::array({{{"model", "a.onnx"},

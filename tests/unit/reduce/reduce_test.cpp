@@ -12,6 +12,7 @@
 #include <set>
 
 #include "comparator/input_gen.h"
+#include "core/subprocess.h"  // last_line
 #include "model/model.h"
 #include "reduce/ddmin.h"
 #include "reduce/strategies/strategies.h"
