@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "comparator/precision.h"
+#include "layerwise/golden_store.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
 #include "layerwise/pass.h"
@@ -132,8 +133,9 @@ Expected<SessionRunResult> Pass::run_with_outputs(size_t k, const BackendSpec& s
 }
 
 /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
-/// outputs) while the reference produces their golden values (GoldenStream), and compares
-/// each tensor as it arrives, so that onnxdbg holds at most the budget's share of golden values
+/// outputs) and compares each tensor as it arrives with its golden value: from the store of the
+/// pass's one reference run when it holds the part's tensors, else from a reference run beside
+/// the backend's (GoldenStream), so that onnxdbg holds at most the budget's share of golden values
 /// and one of the backend's tensors at a time. The comparisons are recorded, in the part's order,
 /// only when the run succeeds. Returns false when the backend failed (recorded with fail());
 /// errors are the reference's.
@@ -150,11 +152,18 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
     slot.emplace(rep_.tensors[i].name, i - part.begin);
     largest = std::max(largest, rep_.tensors[i].bytes);
   }
+  const bool stored = store_ && part.end <= store_->covered();
   // The window: the budget's share for onnxdbg's copies. A backend returns nothing until its
   // run ends, so a smaller one stalls the reference meanwhile; on PP-OCRv4 det 640x640 at
   // 768MiB, `run --layerwise --isolate` took 2.39 s (median of five) with a 64 MiB window,
   // 2.20 s with 128 MiB and 2.17 s with this one (384 MiB), in the same CPU time.
-  GoldenStream golden(rep_.tensors, part.begin, part.end, std::max(largest, limit_));
+  GoldenStream stream(rep_.tensors, part.begin, part.end, std::max(largest, limit_));
+  const auto golden = [&](size_t index) -> std::optional<Tensor> {
+    if (!stored) return stream.take(index);
+    auto t = store_->get(index);
+    if (!t) return std::nullopt;
+    return std::move(*t);
+  };
   const TensorSink sink = [&](const std::string& name, Tensor&& value) {
     std::string_view tensor = name;
     if (tensor.size() > kFloat32Suffix.size() &&
@@ -163,31 +172,37 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
     auto s = slot.find(tensor);
     if (s == slot.end()) return;  // a graph output outside this part
     LayerComparison& c = cs[s->second];
-    std::optional<Tensor> g = golden.take(part.begin + s->second);
+    std::optional<Tensor> g = golden(part.begin + s->second);
     if (!g) {
       c.note = "the backend returned it out of topological order; not compared";
       return;
     }
     c.observed = true;
     c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+    if (stored) store_->release(part.begin + s->second, part.begin + s->second + 1);
     const LayerTensor& lt = rep_.tensors[part.begin + s->second];
     mark_quantized(c.result, lt.dtype, lt.quant_scale);
     c.computed_in_float32 =
         (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
   };
   Expected<SessionRunResult> got = internal_error("the backend did not run");
-  std::thread backend_side([&] {
+  const auto backend_side = [&] {
     try {
       got = observing ? observing->run_each(inputs_, batch_names(rep_.tensors, part), sink)
                       : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
     } catch (const std::exception& e) {
       got = internal_error(std::string("while reading the backend's tensors: ") + e.what());
     }
-    golden.close();
-  });
-  Status reference = golden.produce(*src_);
-  backend_side.join();
-  ODB_RETURN_IF_ERROR(reference);
+    stream.close();
+  };
+  if (stored) {
+    backend_side();
+  } else {
+    std::thread side(backend_side);
+    Status reference = stream.produce(*src_);
+    side.join();
+    ODB_RETURN_IF_ERROR(reference);
+  }
   if (!got) {
     fail(k, got.status());
     return false;

@@ -65,6 +65,11 @@ Expected<TensorMap> GoldenSource::capture(const std::set<std::string>& names) {
         out[n] = it->second;
         continue;
       }
+    if (store_)
+      if (auto t = store_->find(n)) {
+        out[n] = std::move(*t);
+        continue;
+      }
     if (auto p = producer_.find(n); p != producer_.end()) {
       computed.insert(n);
       end_node = std::max(end_node, p->second + 1);

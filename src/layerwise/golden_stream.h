@@ -18,6 +18,7 @@
 
 #include "backends/backend.h"
 #include "core/status.h"
+#include "layerwise/golden_store.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "reference/interpreter.h"
@@ -41,10 +42,14 @@ class GoldenSource {
   /// thread). Errors: the reference's.
   Status run(const reference::NodeHook& hook, size_t end_node = SIZE_MAX);
   /// Copies of the named values, from a reference run that stops after the last node producing
-  /// one of them; graph inputs come from the inputs given, and with loaded golden values every
-  /// value the map holds comes from it (the reference runs only for the others, if any).
+  /// one of them; graph inputs come from the inputs given, with loaded golden values every
+  /// value the map holds comes from it, and with a store (use_store) every value it holds, as a
+  /// view into it (the reference runs only for the others, if any).
   /// Errors: the reference's.
   Expected<TensorMap> capture(const std::set<std::string>& names);
+  /// From now on capture() takes the values `store` holds from it (not owned; must outlive the
+  /// source's captures).
+  void use_store(const GoldenStore* store) { store_ = store; }
   /// The loaded golden values, or null when the reference gives them.
   const TensorMap* golden() const { return golden_; }
   const LoadedModel& model() const { return *model_; }
@@ -59,6 +64,7 @@ class GoldenSource {
   std::unique_ptr<reference::Interpreter> interp_;  // created on the first reference run
   const TensorMap* inputs_ = nullptr;
   const TensorMap* golden_ = nullptr;
+  const GoldenStore* store_ = nullptr;
   std::map<std::string, size_t> producer_;  // node output -> node index in the main graph
   int runs_ = 0;
 };

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 
+#include "layerwise/golden_store.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/node_models.h"
 #include "model/quantization.h"
@@ -146,7 +147,7 @@ FloatScan scan_floats(const float* p, int64_t n) {
 }
 
 Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t memory_budget,
-                             LayerwiseReport* rep) {
+                             LayerwiseReport* rep, GoldenStore* store) {
   std::string too_big;
   uint64_t too_big_bytes = 0;
   const auto quantized = quantized_tensors(src.model().proto.graph());
@@ -175,7 +176,12 @@ Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t m
   } else {
     ODB_RETURN_IF_ERROR(src.run([&](const onnx::NodeProto& node, size_t index,
                                     const std::string& name, const Tensor& value) {
-      if (!is_constant(node)) add(node, index, name, value);
+      if (is_constant(node)) {
+        if (store) store->put_constant(name, value);
+        return;
+      }
+      add(node, index, name, value);
+      if (store) store->put(rep->tensors.size() - 1, name, value);
     }));
   }
   if (!too_big.empty()) {

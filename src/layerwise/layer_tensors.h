@@ -13,6 +13,7 @@
 namespace onnxdbg::layerwise_detail {
 
 class GoldenSource;
+class GoldenStore;
 
 /// Bytes a copy of `t` takes in memory: its buffer as allocate_tensor_bytes (core/tensor.h)
 /// allocates it, in whole 2 MiB huge pages from 2 MiB on (each is faulted in whole); strings:
@@ -30,12 +31,14 @@ FloatScan scan_floats(const float* p, int64_t n);
 /// Fills rep->tensors with every main-graph node output except those of Constant nodes, in
 /// topological order, with its size and golden statistics: from one reference run over the
 /// whole model, or, when `src` holds loaded golden values, from those (no reference run), the
-/// outputs without one going to rep->no_golden. Errors: the reference's; kInvalidArgument when
+/// outputs without one going to rep->no_golden. With `store`, the reference run's values go into
+/// it (each compared tensor as rep->tensors' index, Constant nodes' outputs beside them); sealed
+/// by the caller. Errors: the reference's; kInvalidArgument when
 /// a tensor takes more than `batch_limit` bytes (the budget `memory_budget` / kLayerwiseCopies;
 /// the message names the first such tensor and the budget it needs), or when a loaded value's
 /// dtype or a dimension that shape inference knows differs from the model's (named after
 /// rep->golden_source).
 Status collect_layer_tensors(GoldenSource& src, uint64_t batch_limit, uint64_t memory_budget,
-                             LayerwiseReport* rep);
+                             LayerwiseReport* rep, GoldenStore* store = nullptr);
 
 }  // namespace onnxdbg::layerwise_detail

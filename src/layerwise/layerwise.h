@@ -36,14 +36,27 @@ namespace onnxdbg {
 /// 0.3-1.2 s more. Kept at 150, which bounds how far one run strays from ORT's plain graph.
 inline constexpr size_t kLayerwiseMaxExtraOutputs = 150;
 
+/// LayerwiseOptions::max_spill_bytes: as much as the temp folder's disk has free, less
+/// layerwise_detail::kSpillDiskReserve (1 GiB).
+inline constexpr uint64_t kSpillFreeDisk = UINT64_MAX;
+
 struct LayerwiseOptions {
   ToleranceSpec tolerance;  ///< per tensor name: --atol NAME:V applies to intermediate tensors too
   ErrorStat error_stat = ErrorStat::kElemwise;
   /// Bytes of intermediate tensors held at once (--layerwise-memory). A batch of tensors, which
   /// the backend holds as the outputs of one run, is at most memory_budget / kLayerwiseCopies
-  /// bytes; onnxdbg itself holds the golden values the reference produced ahead of the backend
-  /// (at most the same share) and the one backend tensor being compared.
+  /// bytes; onnxdbg itself maps at most the batch's golden values from the spill file at once
+  /// (at most the same share) and holds the one backend tensor being compared. Not counted: the
+  /// reference interpreter's working set during its one run (the tensors one inference holds
+  /// live), the loaded model and ONNX Runtime's own memory in its worker process
+  /// (LayerwiseReport::peak_rss_bytes is the measured peak).
   uint64_t memory_budget = option_defaults::layerwise_memory;
+  /// Bytes of golden values the spill file (in temp_dir) may take: the reference's value of every
+  /// compared tensor is written there during its one run and read back, memory-mapped, for each
+  /// batch and the isolation. Tensors past the limit are computed again by a reference run beside
+  /// each backend run that needs them (LayerwiseReport::notes says so). kSpillFreeDisk: the free
+  /// space of the folder's disk less 1 GiB, asked before the run.
+  uint64_t max_spill_bytes = kSpillFreeDisk;
   /// At most this many extra graph outputs per ONNX Runtime run; a memory batch with more
   /// tensors is asked for in several runs of the model. See kLayerwiseMaxExtraOutputs.
   size_t max_extra_outputs = kLayerwiseMaxExtraOutputs;
@@ -177,10 +190,15 @@ struct LayerwiseReport {
   /// The earliest first divergence over all backends (ties: the backend listed first).
   std::optional<FirstDivergence> first;
   uint64_t memory_budget = 0;
-  /// How often the reference ran: once to size the tensors, once beside each backend run (it
-  /// stops after the run's last tensor), and once per chunk of golden inputs for isolation. With
-  /// loaded golden values only the isolation runs that need values the loaded ones lack count.
+  /// How often the reference ran: once for every golden value (kept in the spill file); again
+  /// beside each backend run and per chunk of isolation only for tensors the spill file could not
+  /// take (max_spill_bytes; stops after the run's last tensor). With loaded golden values only
+  /// the isolation runs that need values the loaded ones lack count.
   int reference_runs = 0;
+  /// Bytes of golden values written to the spill file (0 with loaded golden values).
+  uint64_t spilled_bytes = 0;
+  /// Notes on the pass itself (the spill file full, so the reference ran again).
+  std::vector<std::string> notes;
   double seconds = 0;  ///< wall time of the whole layerwise pass
   /// Peak resident memory of the onnxdbg process at the end of the pass (getrusage ru_maxrss;
   /// the worker processes not included), bytes: what the golden values, the backends' replies
@@ -208,12 +226,15 @@ struct LayerwiseReport {
 /// (surgeon::inline_taken_branches, LayerwiseReport::taken_branches), so the values computed
 /// inside them are compared too and a node there can be the first divergent one; values inside
 /// Scan bodies are not compared. A first reference run sizes the tensors
-/// (with options.golden: the loaded values do, and those are handed out in place of the reference's
-/// below; tensors without one are listed in LayerwiseReport::no_golden). Each backend then gets
-/// them in topological order, in batches of at most memory_budget / kLayerwiseCopies bytes; beside
-/// each backend run the reference runs again on this thread, up to the batch's last tensor, and its
-/// golden values are compared with the backend's as both arrive in the same order (the backend's
-/// side reads them on a second thread), so neither side's batch is held by onnxdbg.
+/// and keeps their golden values in a spill file in options.temp_dir (memory-mapped; see
+/// options.max_spill_bytes) (with options.golden: the loaded values do, and those are handed out
+/// in place of the reference's below; tensors without one are listed in
+/// LayerwiseReport::no_golden). Each backend then gets them in topological order, in batches of at
+/// most memory_budget / kLayerwiseCopies bytes, each compared with its golden value as the
+/// backend's value arrives. Tensors the spill file could not take are computed by the reference
+/// again beside each backend run on this thread, up to the batch's last tensor, and compared as
+/// both arrive in the same order (the backend's side reads them on a second thread), so neither
+/// side's batch is held by onnxdbg.
 /// A backend that cannot load or run a batch is recorded (LayerwiseBackend::error) and the others
 /// go on. A backend with precision=fp16 (comparator/precision.h) loads every model it gets (the
 /// whole model, each batch's model, the isolated nodes) converted by surgeon::to_fp16 with graph
@@ -221,14 +242,13 @@ struct LayerwiseReport {
 /// widened to float32 and compare with the float32 golden values as they are.
 /// With options.isolate, every node with a failing output is re-run alone on its backend
 /// (all such nodes of a chunk in one model of disjoint single-node graphs, node by node when
-/// that model fails) on golden inputs from one more reference run per memory_budget /
-/// kLayerwiseCopies of them, and the first divergence is the first node in topological order
-/// whose own error exceeds the tolerance.
-/// Errors: kInvalidArgument when the budget cannot hold one tensor (the message names the tensor
-/// and the budget it needs), or when a loaded golden value's dtype, or a dimension shape
-/// inference knows, differs from the model's (the message names the tensor, both types or
-/// shapes); the reference's own errors (kUnsupported, kModelError,
-/// kInvalidArgument for bad inputs) with their context.
+/// that model fails) on golden inputs from the spill file (one more reference run per
+/// memory_budget / kLayerwiseCopies of them for those it lacks), and the first divergence is the
+/// first node in topological order whose own error exceeds the tolerance. Errors: kInvalidArgument
+/// when the budget cannot hold one tensor (the message names the tensor and the budget it needs),
+/// or when a loaded golden value's dtype, or a dimension shape inference knows, differs from the
+/// model's (the message names the tensor, both types or shapes); the reference's own errors
+/// (kUnsupported, kModelError, kInvalidArgument for bad inputs) with their context.
 Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
                                         const TensorMap& inputs, const LayerwiseOptions& options);

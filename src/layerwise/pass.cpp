@@ -12,6 +12,7 @@
 #include "backends/isolated.h"
 #include "comparator/precision.h"
 #include "core/temp_dir.h"
+#include "layerwise/golden_store.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layer_tensors.h"
 #include "layerwise/node_models.h"
@@ -64,9 +65,20 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
   std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
   progress(opt_.golden ? "layerwise: the loaded golden values (which tensors, how large)"
-                       : "layerwise: reference run (which tensors, how large)");
+                       : "layerwise: reference run (every golden value, kept on disk)");
   const auto collect_start = Clock::now();
-  ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_));
+  std::unique_ptr<GoldenStore> store = open_store();
+  ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_, store.get()));
+  if (store) {
+    ODB_RETURN_IF_ERROR(store->seal());
+    rep_.spilled_bytes = store->spilled_bytes();
+    if (!store->stop_reason().empty())
+      rep_.notes.push_back(fmt::format(
+          "{}: the reference ran again beside each backend run for the {} tensors after it",
+          store->stop_reason(), rep_.tensors.size() - store->covered()));
+    store_ = store.get();
+    src.use_store(store_);
+  }
   add_run_timeouts(run_specs, seconds_since(collect_start));
 
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
@@ -74,7 +86,24 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
   if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, open.backends));
   finish(specs, t0);
   src_ = nullptr;
+  store_ = nullptr;
   return Status::ok();
+}
+
+std::unique_ptr<GoldenStore> Pass::open_store() {
+  if (opt_.golden) return nullptr;  // the loaded values are in memory already
+  uint64_t max_bytes = opt_.max_spill_bytes;
+  if (max_bytes == kSpillFreeDisk) {
+    const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
+    max_bytes = free.value_or(UINT64_MAX);  // unknown: a full disk stops it when it comes
+  }
+  auto store = GoldenStore::create(tmp_, max_bytes);
+  if (!store) {
+    rep_.notes.push_back(store.status().message() +
+                         ": the reference ran again beside each backend run");
+    return nullptr;
+  }
+  return std::move(*store);
 }
 
 void Pass::progress(const std::string& s) const {

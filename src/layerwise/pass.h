@@ -25,6 +25,7 @@
 namespace onnxdbg::layerwise_detail {
 
 class GoldenSource;
+class GoldenStore;
 
 using Clock = std::chrono::steady_clock;
 
@@ -64,6 +65,9 @@ class Pass {
  private:
   // --- runner.cpp: the pass, step by step -----------------------------------------------------
   void progress(const std::string& s) const;
+  /// The store for the reference run's golden values (null with loaded golden values, or when
+  /// the spill file cannot be created: each batch then runs the reference again, as noted).
+  std::unique_ptr<GoldenStore> open_store();
   /// Records that backend `k` failed: it is compared no further.
   void fail(size_t k, const Status& st);
   /// The specs the backends are created with (ours: precision=fp16 removed, ORT's arena off).
@@ -146,6 +150,7 @@ class Pass {
   uint64_t limit_ = 0;  // bytes per batch: the budget / kLayerwiseCopies
   std::filesystem::path tmp_;
   GoldenSource* src_ = nullptr;
+  const GoldenStore* store_ = nullptr;             // the reference run's golden values, when kept
   std::optional<size_t> first_values_node_;        // whose values rep_.first_node_values holds
   std::vector<bool> fp16_;                         // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model

@@ -68,7 +68,12 @@ void print_header(const LayerwiseReport& rep, std::ostream& os) {
      << batches << (batches == 1 ? " batch" : " batches") << " under "
      << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs
      << (rep.reference_runs == 1 ? " reference run, " : " reference runs, ")
-     << fmt::format("{:.2f} s", rep.seconds) << "\n";
+     << fmt::format("{:.2f} s", rep.seconds)
+     << (rep.peak_rss_bytes > 0
+             ? ", peak memory " + memory_size_string(static_cast<uint64_t>(rep.peak_rss_bytes))
+             : "")
+     << "\n";
+  for (const auto& n : rep.notes) os << "note: " << n << "\n";
   if (!rep.taken_branches.empty()) {
     constexpr size_t kShown = 4;
     std::vector<std::string> shown;
@@ -325,11 +330,16 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
   j["layerwise"] = std::move(entries);
   json backends = json::array();
   for (const auto& b : rep.backends) backends.push_back(backend_summary_json(rep, b));
-  j["layerwise_summary"] = {
-      {"tensors", rep.tensors.size()},        {"golden_source", rep.golden_source},
-      {"no_golden", rep.no_golden},           {"memory_budget_bytes", rep.memory_budget},
-      {"reference_runs", rep.reference_runs}, {"seconds", rep.seconds},
-      {"peak_rss_bytes", rep.peak_rss_bytes}, {"backends", std::move(backends)}};
+  j["layerwise_summary"] = {{"tensors", rep.tensors.size()},
+                            {"golden_source", rep.golden_source},
+                            {"no_golden", rep.no_golden},
+                            {"memory_budget_bytes", rep.memory_budget},
+                            {"reference_runs", rep.reference_runs},
+                            {"seconds", rep.seconds},
+                            {"peak_rss_bytes", rep.peak_rss_bytes},
+                            {"spilled_bytes", rep.spilled_bytes},
+                            {"notes", rep.notes},
+                            {"backends", std::move(backends)}};
   json taken = json::array();
   for (const auto& t : rep.taken_branches)
     taken.push_back(

@@ -457,12 +457,34 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   EXPECT_EQ(r->backends[0].batches, 4);
   EXPECT_EQ(r->backends[1].batches, 4);
-  // One run to size the tensors, then one per batch and backend, beside the backend's run.
-  EXPECT_EQ(r->reference_runs, 1 + 4 + 4);
+  // One reference run: its golden values are read back from the spill file for every batch.
+  EXPECT_EQ(r->reference_runs, 1);
+  EXPECT_EQ(r->spilled_bytes, 3 * 64 + 48u);  // four 48-byte tensors, 64-byte aligned
+  EXPECT_TRUE(r->notes.empty());
   EXPECT_EQ(r->comparisons.size(), 8u);
   EXPECT_EQ(r->backends[0].failed, 0);
   ASSERT_TRUE(r->first.has_value());
   EXPECT_EQ(r->tensors[r->first->tensor].name, "probs");
+
+  // Without room for the spill file the reference runs again beside every backend run, and a
+  // spill file that takes some of the tensors saves the runs of the batches it holds: the same
+  // comparisons either way.
+  for (const auto& [max_spill, runs] : {std::pair<uint64_t, int>{0, 1 + 4 + 4}, {100, 1 + 3 + 3}}) {
+    opt.max_spill_bytes = max_spill;
+    auto again = run_layerwise(m, {{"onnxruntime", {}}, {"opencv", {}}}, in, opt);
+    ASSERT_TRUE(again.has_value()) << again.status().to_string();
+    EXPECT_EQ(again->reference_runs, runs) << max_spill;
+    ASSERT_EQ(again->notes.size(), 1u);
+    EXPECT_NE(again->notes[0].find("the reference ran again beside each backend run for the " +
+                                   std::to_string(max_spill ? 3 : 4) + " tensors after it"),
+              std::string::npos)
+        << again->notes[0];
+    ASSERT_EQ(again->comparisons.size(), r->comparisons.size());
+    for (size_t i = 0; i < r->comparisons.size(); ++i) {
+      EXPECT_EQ(again->comparisons[i].tensor, r->comparisons[i].tensor);
+      EXPECT_EQ(again->comparisons[i].result.max_abs_error, r->comparisons[i].result.max_abs_error);
+    }
+  }
 }
 
 TEST_F(Layerwise, ExtraOutputsAreCappedPerRun) {
@@ -472,7 +494,7 @@ TEST_F(Layerwise, ExtraOutputsAreCappedPerRun) {
   auto r = run_layerwise(m, {{"onnxruntime", {}}}, inputs(m), opt);
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   EXPECT_EQ(r->backends[0].batches, 4);
-  EXPECT_EQ(r->reference_runs, 1 + 4);  // sizing, then one beside each backend run
+  EXPECT_EQ(r->reference_runs, 1);  // the golden values come from the spill file
   EXPECT_EQ(r->comparisons.size(), 4u);
   EXPECT_EQ(r->backends[0].observed, 4);
   EXPECT_EQ(r->backends[0].failed, 0);
@@ -485,8 +507,8 @@ TEST_F(Layerwise, IsolationKeepsTheAnswerWhateverTheBatching) {
   opt.isolate = true;
   auto one = run_layerwise(m, {{"opencv", {}}}, in, opt);
   ASSERT_TRUE(one.has_value()) << one.status().to_string();
-  // Sizing, the batch, and the golden inputs of the divergent nodes.
-  EXPECT_EQ(one->reference_runs, 3);
+  // One run: the batch and the divergent nodes' golden inputs come from the spill file.
+  EXPECT_EQ(one->reference_runs, 1);
   ASSERT_TRUE(one->first.has_value() && one->first->own_error.has_value());
   EXPECT_FALSE(one->first_node_values.empty());
 
@@ -494,10 +516,18 @@ TEST_F(Layerwise, IsolationKeepsTheAnswerWhateverTheBatching) {
   auto many = run_layerwise(m, {{"opencv", {}}}, in, opt);
   ASSERT_TRUE(many.has_value()) << many.status().to_string();
   EXPECT_EQ(many->backends[0].batches, 4);
-  EXPECT_EQ(many->reference_runs, 1 + 4 + 1);
+  EXPECT_EQ(many->reference_runs, 1);
   ASSERT_TRUE(many->first.has_value() && many->first->own_error.has_value());
   EXPECT_EQ(many->tensors[many->first->tensor].name, one->tensors[one->first->tensor].name);
   EXPECT_EQ(*many->first->own_error, *one->first->own_error);
+
+  opt.max_spill_bytes = 0;  // no spill file: the reference runs per batch and for isolation
+  auto rerun = run_layerwise(m, {{"opencv", {}}}, in, opt);
+  ASSERT_TRUE(rerun.has_value()) << rerun.status().to_string();
+  EXPECT_EQ(rerun->reference_runs, 1 + 4 + 1);
+  ASSERT_TRUE(rerun->first.has_value() && rerun->first->own_error.has_value());
+  EXPECT_EQ(rerun->tensors[rerun->first->tensor].name, one->tensors[one->first->tensor].name);
+  EXPECT_EQ(*rerun->first->own_error, *one->first->own_error);
 }
 
 // float32 golden statistics (counted on the values' bits, four at a time, then the tail): x * 1e38
