@@ -86,8 +86,21 @@ onnx::ModelProto Pass::batch_model(const Batch& batch, bool cast_float16, int* a
 /// the extra outputs changed it.
 Expected<SessionRunResult> Pass::run_with_outputs(size_t k, const BackendSpec& spec,
                                                   Backend& backend, const Batch& batch,
-                                                  int64_t plain_nodes, const TensorSink& sink) {
+                                                  int64_t plain_nodes, const TensorSink& sink,
+                                                  CarriedValues* carried) {
   const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
+  if (carried && carried->store) {
+    auto r = run_segment(k, backend, batch, *carried, sink);
+    if (r) {
+      ++carried->segments;
+      return r;
+    }
+    // Whatever a segment could not do (a value not kept, a model the backend refuses), the
+    // whole model with extra outputs still can.
+    carried->fallback =
+        fmt::format("batch {} could not run as a segment ({})", bi + 1, r.status().to_string());
+    carried->store.reset();
+  }
   int added = 0;
   int float16_casts = 0;
   // A precision=fp16 backend's conversion adds the Casts itself.
@@ -132,6 +145,27 @@ Expected<SessionRunResult> Pass::run_with_outputs(size_t k, const BackendSpec& s
   return r;
 }
 
+Expected<SessionRunResult> Pass::run_segment(size_t k, Backend& backend, const Batch& batch,
+                                             CarriedValues& carried, const TensorSink& sink) {
+  const size_t bi = static_cast<size_t>(rep_.backends[k].batches);
+  ODB_RETURN_IF_ERROR(carried.store->seal());
+  TensorMap feeds;
+  ODB_ASSIGN_OR_RETURN(onnx::ModelProto m, segment_model(batch, *carried.store, &feeds));
+  const fs::path path = tmp_ / fmt::format("segment_{}.onnx", bi + 1);
+  ODB_RETURN_IF_ERROR(save_model(m, path));
+  m.Clear();
+  auto session = backend.load(path, model_.base_dir);
+  std::error_code ec;
+  fs::remove(path, ec);
+  if (!session) return session.status();
+  progress(fmt::format("layerwise: running {} on segment {} ({} outputs)", rep_.backends[k].backend,
+                       bi + 1, batch.end - batch.begin));
+  auto r = (*session)->run_each(feeds, {}, sink);
+  feeds.clear();
+  carried.store->release(0, carried.store->covered());
+  return r;
+}
+
 /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
 /// outputs) and compares each tensor as it arrives with its golden value: from the store of the
 /// pass's one reference run when it holds the part's tensors, else from a reference run beside
@@ -140,7 +174,8 @@ Expected<SessionRunResult> Pass::run_with_outputs(size_t k, const BackendSpec& s
 /// only when the run succeeds. Returns false when the backend failed (recorded with fail());
 /// errors are the reference's.
 Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
-                                     Session* observing, const Batch& part, int64_t plain_nodes) {
+                                     Session* observing, const Batch& part, int64_t plain_nodes,
+                                     CarriedValues* carried) {
   std::vector<LayerComparison> cs(part.end - part.begin);
   std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
   uint64_t largest = 0;
@@ -171,6 +206,8 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
       tensor.remove_suffix(kFloat32Suffix.size());  // read through its Cast to float32
     auto s = slot.find(tensor);
     if (s == slot.end()) return;  // a graph output outside this part
+    if (carried && carried->store && carried->needed.count(name))  // a later segment reads it
+      carried->store->put(carried->store->covered(), name, value);
     LayerComparison& c = cs[s->second];
     std::optional<Tensor> g = golden(part.begin + s->second);
     if (!g) {
@@ -189,7 +226,7 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
   const auto backend_side = [&] {
     try {
       got = observing ? observing->run_each(inputs_, batch_names(rep_.tensors, part), sink)
-                      : run_with_outputs(k, spec, backend, part, plain_nodes, sink);
+                      : run_with_outputs(k, spec, backend, part, plain_nodes, sink, carried);
     } catch (const std::exception& e) {
       got = internal_error(std::string("while reading the backend's tensors: ") + e.what());
     }

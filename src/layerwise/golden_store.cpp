@@ -68,7 +68,7 @@ std::optional<uint64_t> GoldenStore::free_disk_bytes(const std::filesystem::path
 }
 
 bool GoldenStore::put(size_t index, const std::string& name, const Tensor& value) {
-  if (stopped_ || sealed_ || index != entries_.size()) return false;
+  if (stopped_ || index != entries_.size()) return false;
   Entry e;
   e.name = name;
   e.dtype = value.dtype();
@@ -89,8 +89,9 @@ bool GoldenStore::put(size_t index, const std::string& name, const Tensor& value
     }
     if (!write_all(fd_, value.raw(), e.bytes, e.offset)) {
       stopped_ = true;
-      stop_reason_ = fmt::format("writing the golden value of '{}' to the spill file in '{}' failed: {}",
-                                 name, dir_.string(), std::strerror(errno));
+      stop_reason_ =
+          fmt::format("writing the golden value of '{}' to the spill file in '{}' failed: {}", name,
+                      dir_.string(), std::strerror(errno));
       return false;
     }
     end_ = e.offset + e.bytes;
@@ -105,9 +106,11 @@ void GoldenStore::put_constant(const std::string& name, const Tensor& value) {
 }
 
 Status GoldenStore::seal() {
-  if (sealed_) return Status::ok();
   sealed_ = true;
-  if (end_ == 0) return Status::ok();
+  if (end_ == map_bytes_) return Status::ok();
+  if (map_) munmap(map_, map_bytes_);
+  map_ = nullptr;
+  map_bytes_ = 0;
   void* p = mmap(nullptr, end_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
   if (p == MAP_FAILED)
     return internal_error(fmt::format("cannot map the golden values' spill file ({}): {}",
@@ -122,6 +125,8 @@ Expected<Tensor> GoldenStore::get(size_t index) const {
     return invalid_argument(fmt::format("golden value {} is not in the store", index));
   const Entry& e = entries_[index];
   if (e.held) return *e.held;
+  if (e.offset + e.bytes > map_bytes_)
+    return invalid_argument(fmt::format("value {} was stored after the last seal()", index));
   return Tensor::adopt(e.dtype, e.shape,
                        ByteBuffer::adopt(map_ + e.offset, e.bytes, keep_mapping, nullptr));
 }

@@ -24,8 +24,9 @@ inline constexpr uint64_t kSpillDiskReserve = uint64_t{1} << 30;
 /// included), memory-mapped once the run is over (seal()); string tensors and the outputs of
 /// Constant nodes in memory. The values handed out are views into the mapping (no copy; writes to
 /// one stay private to it); release() drops a range's pages from the process's resident memory
-/// (the page cache keeps them). Not thread-safe while filling; const calls may run concurrently
-/// once sealed.
+/// (the page cache keeps them). The pass keeps the backend's own values that later segments read
+/// (Pass::segment_model) in a second one. Not thread-safe while filling; const calls may run
+/// concurrently once sealed.
 class GoldenStore {
  public:
   /// A store whose spill file, in folder `dir`, holds at most `max_bytes` bytes. Errors:
@@ -47,8 +48,9 @@ class GoldenStore {
   bool put(size_t index, const std::string& name, const Tensor& value);
   /// Keeps the output of a Constant node (in memory), for the isolation of the nodes reading it.
   void put_constant(const std::string& name, const Tensor& value);
-  /// Maps the spill file: get() and find() work from here on. Errors: kInternal when mmap fails
-  /// (the message says why).
+  /// Maps the spill file as written so far: get() and find() work from here on for the values
+  /// put before. Putting more and sealing again maps the grown file anew, which invalidates the
+  /// views handed out before. Errors: kInternal when mmap fails (the message says why).
   Status seal();
 
   /// Tensors [0, covered()) are stored.

@@ -62,7 +62,6 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
   }
   std::vector<BackendSpec> run_specs = backend_run_specs(specs);
   ODB_RETURN_IF_ERROR(prepare_fp16(specs));
-  std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
   progress(opt_.golden ? "layerwise: the loaded golden values (which tensors, how large)"
                        : "layerwise: reference run (every golden value, kept on disk)");
@@ -80,6 +79,7 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
     src.use_store(store_);
   }
   add_run_timeouts(run_specs, seconds_since(collect_start));
+  std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
   ODB_RETURN_IF_ERROR(compare_batches(specs, run_specs, open));
@@ -132,9 +132,11 @@ std::vector<std::future<int64_t>> Pass::start_plain_node_counts(
     const std::vector<BackendSpec>& specs, const std::vector<BackendSpec>& run_specs) {
   // The optimized graph of the unmodified model, to see whether extra outputs change it. The
   // task gets its own copy of the spec: run() adds the run timeout to run_specs meanwhile.
+  // Not for a backend run by segments: no segment is the whole model.
   std::vector<std::future<int64_t>> counts(specs.size());
   for (size_t k = 0; k < specs.size(); ++k)
-    if (backend_has_option(specs[k].name, "optimized_model") && rep_.backends[k].ok)
+    if (backend_has_option(specs[k].name, "optimized_model") && rep_.backends[k].ok &&
+        !segments_apply(k, specs[k]))
       counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
         return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
       });
@@ -179,6 +181,8 @@ Status Pass::compare_batches(const std::vector<BackendSpec>& specs,
     const std::vector<Batch> batches =
         make_batches(rep_.tensors, limit_,
                      open.observing[k] ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
+    CarriedValues carried;
+    if (segments_apply(k, specs[k])) carried = plan_carried(batches);
     for (size_t bi = 0; bi < batches.size() && rep_.backends[k].ok; ++bi) {
       if (opt_.cancelled && opt_.cancelled())
         return cancelled("layerwise pass cancelled before batch " + std::to_string(bi + 1) +
@@ -187,13 +191,27 @@ Status Pass::compare_batches(const std::vector<BackendSpec>& specs,
       progress(fmt::format("layerwise: {} batch {}/{} ({} tensors, {})", specs[k].to_string(),
                            bi + 1, batches.size(), batch.end - batch.begin,
                            memory_size_string(batch.bytes)));
-      Expected<bool> ran = run_and_compare(k, run_specs[k], *open.backends[k],
-                                           open.observing[k].get(), batch, open.plain_nodes[k]);
+      Expected<bool> ran =
+          run_and_compare(k, run_specs[k], *open.backends[k], open.observing[k].get(), batch,
+                          open.plain_nodes[k], carried.store ? &carried : nullptr);
       if (!ran) return ran.status();  // the reference failed
       if (!*ran) break;               // the backend failed (recorded)
     }
+    note_segments(k, batches.size(), carried);
   }
   return Status::ok();
+}
+
+void Pass::note_segments(size_t k, size_t batches, const CarriedValues& carried) {
+  if (carried.segments > 0)
+    rep_.backends[k].notes.push_back(fmt::format(
+        "{} of {} batches ran as segments: each batch's nodes alone, fed the backend's own "
+        "values of the {} tensors they read from earlier segments, so each node ran once and "
+        "every compared tensor was a graph output where it was computed",
+        carried.segments, batches, carried.needed.size()));
+  if (!carried.fallback.empty())
+    rep_.backends[k].notes.push_back(carried.fallback +
+                                     "; the later batches ran the whole model with extra outputs");
 }
 
 void Pass::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {

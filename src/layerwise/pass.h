@@ -49,6 +49,15 @@ struct OpenBackends {
   std::vector<int64_t> plain_nodes;
 };
 
+/// A backend's own values of the tensors later segments read (Pass::segment_model): kept in a
+/// spill file of their own as its runs return them.
+struct CarriedValues {
+  std::unique_ptr<GoldenStore> store;  ///< null: the backend runs the whole model per batch
+  std::set<std::string> needed;        ///< the tensors some segment reads from an earlier one
+  int segments = 0;                    ///< batches run as segments
+  std::string fallback;                ///< why segments stopped, when they did
+};
+
 /// One layerwise pass of `model` on `inputs`, filling `rep` (see run_layerwise).
 class Pass {
  public:
@@ -83,6 +92,8 @@ class Pass {
   /// Every batch on every backend still ok. Errors: the reference's.
   Status compare_batches(const std::vector<BackendSpec>& specs,
                          const std::vector<BackendSpec>& run_specs, OpenBackends& open);
+  /// Notes how many of backend `k`'s batches ran as segments, and why the others did not.
+  void note_segments(size_t k, size_t batches, const CarriedValues& carried);
   /// The notes, first divergences and figures of the report, once everything ran.
   void finish(const std::vector<BackendSpec>& specs, Clock::time_point start);
   /// Sets LayerComparison::input_failed from the comparisons of each node's inputs.
@@ -101,9 +112,33 @@ class Pass {
   static constexpr std::string_view kFloat32Suffix = "__onnxdbg_float32";
   Expected<SessionRunResult> run_with_outputs(size_t k, const BackendSpec& spec, Backend& backend,
                                               const Batch& batch, int64_t plain_nodes,
-                                              const TensorSink& sink);
+                                              const TensorSink& sink, CarriedValues* carried);
+  /// The batch run as a segment (segment_model) on `backend`; errors: building, loading or
+  /// running it.
+  Expected<SessionRunResult> run_segment(size_t k, Backend& backend, const Batch& batch,
+                                         CarriedValues& carried, const TensorSink& sink);
   Expected<bool> run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
-                                 Session* observing, const Batch& part, int64_t plain_nodes);
+                                 Session* observing, const Batch& part, int64_t plain_nodes,
+                                 CarriedValues* carried);
+
+  // --- segment.cpp: backend runs by segment ---------------------------------------------------
+  /// Whether backend `k` computes each batch as a segment: every golden value is in the store,
+  /// the backend takes extra outputs (not observes_by_name), is not precision=fp16, and no tensor
+  /// is float16 (those are read through Casts, batch_model).
+  bool segments_apply(size_t k, const BackendSpec& spec) const;
+  /// The main-graph nodes of the batch's segment, from the producer of its first tensor to that
+  /// of its last, with the Constant nodes they read (into `nodes`, ascending; may be null), and
+  /// the values they read that an earlier segment computed (not graph inputs, initializers or
+  /// Constant outputs), in the order read.
+  std::vector<std::string> segment_plan(const Batch& batch, std::vector<int>* nodes) const;
+  /// The segment's model: its nodes, the initializers they read, the graph inputs they read and
+  /// every value an earlier segment computed as graph inputs typed from the backend's value in
+  /// `carried`, the batch's tensors as graph outputs. `feeds` gets the run's inputs (views into
+  /// `carried`). Errors: kNotFound when `carried` lacks a value the segment reads.
+  Expected<onnx::ModelProto> segment_model(const Batch& batch, const GoldenStore& carried,
+                                           TensorMap* feeds) const;
+  /// The carried values' plan for `batches` and its spill file (none when it cannot be created).
+  CarriedValues plan_carried(const std::vector<Batch>& batches);
   /// Counts and keeps the comparisons of a batch that ran (`got`), in the batch's order.
   void record_batch(size_t k, const SessionRunResult& got, std::vector<LayerComparison>& cs);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -95,6 +96,44 @@ TEST(Compare, LargeFloatTensorsMatchTheElementwiseRule) {
                                   Tensor::from_vector<float>({n}, ev), tol, ErrorStat::kMax);
   EXPECT_EQ(r2.worst_index, 1700);
   EXPECT_EQ(r2.max_abs_error, 0.25);
+}
+
+// Same-type 8-, 32- and 64-bit integers skip blocks of 512 equal elements (memcmp): every figure
+// must be the element-by-element rule's, which int16 (not on that path) still takes.
+TEST(Compare, EqualIntegerBlocksGiveTheElementwiseFigures) {
+  const int64_t n = 2000;
+  std::vector<uint8_t> ev(n), av(n);
+  for (int64_t i = 0; i < n; ++i) ev[i] = av[i] = static_cast<uint8_t>((i * 37) % 251);
+  av[700] = static_cast<uint8_t>(ev[700] + 3);  // the second block
+  av[1999] = 0;                                 // the last, partial block
+  ev[1200] = 0;                                 // expected 0: an infinite relative error
+  av[1200] = 1;
+  std::vector<int16_t> ev16(ev.begin(), ev.end()), av16(av.begin(), av.end());
+  const Tolerance tol{1.5, 0.01};
+  const auto fast = compare_tensors(Tensor::from_vector<uint8_t>({n}, av),
+                                    Tensor::from_vector<uint8_t>({n}, ev), tol);
+  const auto slow = compare_tensors(Tensor::from_vector<int16_t>({n}, av16),
+                                    Tensor::from_vector<int16_t>({n}, ev16), tol);
+  EXPECT_EQ(fast.mismatches, slow.mismatches);
+  EXPECT_EQ(fast.mismatches, 2);  // errors 3 and 169 exceed 1.5 + 1%; 1 does not
+  EXPECT_EQ(fast.worst_index, slow.worst_index);
+  EXPECT_EQ(fast.max_abs_error, slow.max_abs_error);
+  EXPECT_EQ(fast.max_rel_error, slow.max_rel_error);
+  EXPECT_TRUE(std::isinf(fast.max_rel_error));
+  EXPECT_EQ(fast.mean_abs_error, slow.mean_abs_error);
+  EXPECT_EQ(fast.pass, slow.pass);
+  // All equal: the first element is the worst, at zero error, as element by element.
+  const auto same = compare_tensors(Tensor::from_vector<uint8_t>({n}, ev),
+                                    Tensor::from_vector<uint8_t>({n}, ev), tol);
+  EXPECT_TRUE(same.pass);
+  EXPECT_EQ(same.worst_index, 0);
+  EXPECT_EQ(same.max_abs_error, 0);
+  std::vector<int64_t> e64(ev.begin(), ev.end()), a64(av.begin(), av.end());
+  const auto wide = compare_tensors(Tensor::from_vector<int64_t>({n}, a64),
+                                    Tensor::from_vector<int64_t>({n}, e64), tol);
+  EXPECT_EQ(wide.mismatches, slow.mismatches);
+  EXPECT_EQ(wide.worst_index, slow.worst_index);
+  EXPECT_EQ(wide.mean_abs_error, slow.mean_abs_error);
 }
 
 TEST(Compare, ShapeMismatchHasAReason) {

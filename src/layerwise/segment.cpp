@@ -1,0 +1,104 @@
+// Backend runs by segment (see pass.h): each batch's tensors computed by the backend from the
+// nodes that produce them alone, fed its own values of what earlier segments computed, so that the
+// backend computes every node once over the whole pass instead of the whole model per batch.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "layerwise/golden_store.h"
+#include "layerwise/node_models.h"
+#include "layerwise/pass.h"
+#include "model/graph.h"
+
+namespace onnxdbg::layerwise_detail {
+
+bool Pass::segments_apply(size_t k, const BackendSpec& spec) const {
+  if (!store_ || store_->covered() != rep_.tensors.size()) return false;  // golden values re-run
+  if (fp16_[k] || observes_by_name(spec)) return false;  // converted models; a run reads all
+  // A float16 tensor is read through a Cast to float32 of its own (batch_model), which a later
+  // segment could not be fed back as the value the model computed.
+  return std::none_of(rep_.tensors.begin(), rep_.tensors.end(),
+                      [](const LayerTensor& t) { return t.dtype == DType::kFloat16; });
+}
+
+std::vector<std::string> Pass::segment_plan(const Batch& batch, std::vector<int>* nodes) const {
+  const auto& g = model_.proto.graph();
+  const NameSet initializers = initializer_names(g);
+  const std::set<std::string> constants = constant_node_outputs(g);
+  const auto producer = producers(g);
+  const size_t first = rep_.tensors[batch.begin].node_index;
+  const size_t last = rep_.tensors[batch.end - 1].node_index;
+  std::set<int> chosen;
+  std::set<std::string> produced;
+  for (size_t i = first; i <= last; ++i) {
+    chosen.insert(static_cast<int>(i));
+    for (const auto& o : g.node(static_cast<int>(i)).output()) produced.insert(o);
+  }
+  std::vector<std::string> carried;
+  std::set<std::string> seen;
+  for (size_t i = first; i <= last; ++i)
+    for (const auto& name : node_reads(g.node(static_cast<int>(i)))) {
+      if (produced.count(name) || initializers.count(name) || !seen.insert(name).second) continue;
+      if (constants.count(name)) {
+        chosen.insert(producer.at(name));  // model data: the Constant node comes along
+      } else if (!inputs_.count(name)) {
+        carried.push_back(name);
+      }
+    }
+  if (nodes) nodes->assign(chosen.begin(), chosen.end());
+  return carried;
+}
+
+Expected<onnx::ModelProto> Pass::segment_model(const Batch& batch, const GoldenStore& carried,
+                                               TensorMap* feeds) const {
+  const onnx::ModelProto& p = model_.proto;
+  const auto& g = p.graph();
+  std::vector<int> nodes;
+  const std::vector<std::string> reads = segment_plan(batch, &nodes);
+  onnx::ModelProto m;
+  m.set_ir_version(p.ir_version());
+  *m.mutable_opset_import() = p.opset_import();
+  *m.mutable_functions() = p.functions();
+  onnx::GraphProto* mg = m.mutable_graph();
+  mg->set_name(g.name());
+  std::set<std::string> read;
+  for (int i : nodes) {
+    *mg->add_node() = g.node(i);
+    for (const auto& n : node_reads(g.node(i))) read.insert(n);
+  }
+  for (const auto& t : g.initializer())
+    if (read.count(t.name())) *mg->add_initializer() = t;
+  for (const auto& t : g.sparse_initializer())
+    if (read.count(t.values().name())) *mg->add_sparse_initializer() = t;
+  for (const auto& in : g.input())
+    if (read.count(in.name()) && inputs_.count(in.name())) {
+      *mg->add_input() = in;
+      (*feeds)[in.name()] = inputs_.at(in.name());
+    }
+  for (const auto& name : reads) {
+    std::optional<Tensor> v = carried.find(name);
+    if (!v) return not_found("the backend's value of '" + name + "' was not kept");
+    set_tensor_type(mg->add_input(), name, v->dtype(), &v->shape());
+    (*feeds)[name] = std::move(*v);
+  }
+  for (size_t i = batch.begin; i < batch.end; ++i)
+    set_tensor_type(mg->add_output(), rep_.tensors[i].name, rep_.tensors[i].dtype, nullptr);
+  std::set<std::string> produced;
+  for (const auto& n : mg->node())
+    for (const auto& o : n.output()) produced.insert(o);
+  for (const auto& vi : g.value_info())
+    if (produced.count(vi.name())) *mg->add_value_info() = vi;
+  return m;
+}
+
+CarriedValues Pass::plan_carried(const std::vector<Batch>& batches) {
+  CarriedValues c;
+  for (const auto& b : batches)
+    for (auto& name : segment_plan(b, nullptr)) c.needed.insert(std::move(name));
+  const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
+  auto store = GoldenStore::create(tmp_, free.value_or(UINT64_MAX));
+  if (store) c.store = std::move(*store);
+  return c;
+}
+
+}  // namespace onnxdbg::layerwise_detail
