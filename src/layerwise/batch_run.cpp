@@ -1,12 +1,18 @@
-// One batch of the layerwise pass on one backend (see runner.h): the model with the batch's
+// One batch of the layerwise pass on one backend (see pass.h): the model with the batch's
 // tensors as extra outputs (or the observing session's layers by name), run beside the reference
 // and compared tensor by tensor as both arrive.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "comparator/precision.h"
 #include "layerwise/golden_store.h"
@@ -26,6 +32,77 @@ TensorComparison compare_layer(const Tensor& actual, const Tensor& golden, const
   }
   return compare_tensors(actual, golden, tol, stat);
 }
+
+namespace {
+
+/// The backend's tensors handed from the thread reading its run to a thread comparing them, at
+/// most `window` bytes queued or being compared (one tensor is always let through): reading the
+/// next tensor from the worker overlaps comparing this one, where one thread did both and left
+/// the other core idle.
+class CompareQueue {
+ public:
+  using Compare = std::function<void(size_t, Tensor&&)>;
+  CompareQueue(uint64_t window, Compare compare)
+      : window_(window), compare_(std::move(compare)), thread_([this] { loop(); }) {}
+  ~CompareQueue() { finish(); }
+  CompareQueue(const CompareQueue&) = delete;
+  CompareQueue& operator=(const CompareQueue&) = delete;
+
+  /// Queues tensor `slot` once there is room.
+  void push(size_t slot, Tensor&& value) {
+    const uint64_t bytes = value.nbytes();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= window_; });
+    queued_ += bytes;
+    queue_.emplace_back(slot, std::move(value));
+    cv_.notify_all();
+  }
+
+  /// Compares what is queued and stops the thread; rethrows what a comparison threw.
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return done_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      auto [slot, value] = std::move(queue_.front());
+      queue_.pop_front();
+      const uint64_t bytes = value.nbytes();
+      lock.unlock();
+      try {
+        if (!error_) compare_(slot, std::move(value));
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+      value = Tensor();  // freed before the reader may queue more
+      lock.lock();
+      queued_ -= bytes;
+      cv_.notify_all();
+    }
+  }
+
+  const uint64_t window_;
+  const Compare compare_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<size_t, Tensor>> queue_;
+  uint64_t queued_ = 0;
+  bool done_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+}  // namespace
 
 int64_t Pass::optimized_node_count(const BackendSpec& spec, const fs::path& path,
                                    const std::string& tag) {
@@ -199,6 +276,24 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
     if (!t) return std::nullopt;
     return std::move(*t);
   };
+  const auto compare = [&](size_t at, Tensor&& value) {
+    LayerComparison& c = cs[at];
+    std::optional<Tensor> g = golden(part.begin + at);
+    if (!g) {
+      c.note = "the backend returned it out of topological order; not compared";
+      return;
+    }
+    c.observed = true;
+    c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+    if (stored) store_->release(part.begin + at, part.begin + at + 1);
+    const LayerTensor& lt = rep_.tensors[part.begin + at];
+    mark_quantized(c.result, lt.dtype, lt.quant_scale);
+    c.computed_in_float32 =
+        (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
+  };
+  // A quarter of the batch's share: with the tensor being read and the golden values being
+  // compared, onnxdbg's copies stay within the share that is not the backend's batch.
+  CompareQueue queue(limit_ / 4, compare);
   const TensorSink sink = [&](const std::string& name, Tensor&& value) {
     std::string_view tensor = name;
     if (tensor.size() > kFloat32Suffix.size() &&
@@ -208,19 +303,7 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
     if (s == slot.end()) return;  // a graph output outside this part
     if (carried && carried->store && carried->needed.count(name))  // a later segment reads it
       carried->store->put(carried->store->covered(), name, value);
-    LayerComparison& c = cs[s->second];
-    std::optional<Tensor> g = golden(part.begin + s->second);
-    if (!g) {
-      c.note = "the backend returned it out of topological order; not compared";
-      return;
-    }
-    c.observed = true;
-    c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
-    if (stored) store_->release(part.begin + s->second, part.begin + s->second + 1);
-    const LayerTensor& lt = rep_.tensors[part.begin + s->second];
-    mark_quantized(c.result, lt.dtype, lt.quant_scale);
-    c.computed_in_float32 =
-        (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
+    queue.push(s->second, std::move(value));
   };
   Expected<SessionRunResult> got = internal_error("the backend did not run");
   const auto backend_side = [&] {
@@ -229,6 +312,11 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
                       : run_with_outputs(k, spec, backend, part, plain_nodes, sink, carried);
     } catch (const std::exception& e) {
       got = internal_error(std::string("while reading the backend's tensors: ") + e.what());
+    }
+    try {
+      queue.finish();
+    } catch (const std::exception& e) {
+      got = internal_error(std::string("while comparing the backend's tensors: ") + e.what());
     }
     stream.close();
   };
