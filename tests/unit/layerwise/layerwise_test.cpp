@@ -461,6 +461,14 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
   EXPECT_EQ(r->reference_runs, 1);
   EXPECT_EQ(r->spilled_bytes, 3 * 64 + 48u);  // four 48-byte tensors, 64-byte aligned
   EXPECT_TRUE(r->notes.empty());
+  // ONNX Runtime computes each batch's nodes alone, fed its own earlier values; OpenCV reads
+  // every layer by name in whole-model runs.
+  const auto has_note = [](const LayerwiseBackend& b, const std::string& text) {
+    return std::any_of(b.notes.begin(), b.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has_note(r->backends[0], "4 of 4 batches ran as segments"));
+  EXPECT_FALSE(has_note(r->backends[1], "segments"));
   EXPECT_EQ(r->comparisons.size(), 8u);
   EXPECT_EQ(r->backends[0].failed, 0);
   ASSERT_TRUE(r->first.has_value());
@@ -485,6 +493,38 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
       EXPECT_EQ(again->comparisons[i].result.max_abs_error, r->comparisons[i].result.max_abs_error);
     }
   }
+}
+
+// A segment cannot be fed a sequence from an earlier one (only tensors are compared and kept):
+// that batch and the later ones run the whole model with extra outputs, as noted, and the
+// comparisons are those of whole-model runs.
+TEST_F(Layerwise, ASegmentThatCannotRunFallsBackToTheWholeModel) {
+  LoadedModel m = write(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+seq (float[1,3,4] a) => (float[1,3,4] out) {
+  r = Relu(a)
+  s = SequenceConstruct(r, a)
+  zero = Constant<value = int64 {0}>()
+  first = SequenceAt(s, zero)
+  out = Neg(first)
+})",
+                        "seq.onnx");
+  LayerwiseOptions opt;
+  opt.memory_budget = 48 * kLayerwiseCopies;  // one 1x3x4 float tensor per batch
+  auto r = run_layerwise(m, {{"onnxruntime", {}}}, inputs(m, -1, 1), opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->tensors.size(), 3u);  // r, first, out: the sequence is no tensor
+  EXPECT_EQ(r->backends[0].batches, 3);
+  EXPECT_EQ(r->backends[0].observed, 3);
+  EXPECT_EQ(r->backends[0].failed, 0);
+  EXPECT_EQ(r->reference_runs, 1);
+  ASSERT_EQ(r->backends[0].notes.size(), 2u);
+  EXPECT_NE(r->backends[0].notes[0].find("1 of 3 batches ran as segments"), std::string::npos)
+      << r->backends[0].notes[0];
+  EXPECT_NE(r->backends[0].notes[1].find("batch 2 could not run as a segment"), std::string::npos)
+      << r->backends[0].notes[1];
+  EXPECT_NE(r->backends[0].notes[1].find("'s' was not kept"), std::string::npos)
+      << r->backends[0].notes[1];
 }
 
 TEST_F(Layerwise, ExtraOutputsAreCappedPerRun) {
