@@ -79,6 +79,7 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
     src.use_store(store_);
   }
   add_run_timeouts(run_specs, seconds_since(collect_start));
+  for (size_t k = 0; k < specs.size(); ++k) segments_.push_back(plan_segments(k, specs[k]));
   std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
@@ -136,7 +137,7 @@ std::vector<std::future<int64_t>> Pass::start_plain_node_counts(
   std::vector<std::future<int64_t>> counts(specs.size());
   for (size_t k = 0; k < specs.size(); ++k)
     if (backend_has_option(specs[k].name, "optimized_model") && rep_.backends[k].ok &&
-        !segments_apply(k, specs[k]))
+        !segments_[k].store)
       counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
         return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
       });
@@ -176,13 +177,8 @@ Status Pass::compare_batches(const std::vector<BackendSpec>& specs,
                              const std::vector<BackendSpec>& run_specs, OpenBackends& open) {
   for (size_t k = 0; k < specs.size(); ++k) {
     if (!rep_.backends[k].ok) continue;
-    // One run of the model per batch. Extra graph outputs: at most max_extra_outputs per run;
-    // OpenCV reads any number of layers by name in one run.
-    const std::vector<Batch> batches =
-        make_batches(rep_.tensors, limit_,
-                     open.observing[k] ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
-    CarriedValues carried;
-    if (segments_apply(k, specs[k])) carried = plan_carried(batches);
+    const std::vector<Batch> batches = backend_batches(specs[k]);
+    CarriedValues& carried = segments_[k];
     for (size_t bi = 0; bi < batches.size() && rep_.backends[k].ok; ++bi) {
       if (opt_.cancelled && opt_.cancelled())
         return cancelled("layerwise pass cancelled before batch " + std::to_string(bi + 1) +
@@ -210,8 +206,10 @@ void Pass::note_segments(size_t k, size_t batches, const CarriedValues& carried)
         "every compared tensor was a graph output where it was computed",
         carried.segments, batches, carried.needed.size()));
   if (!carried.fallback.empty())
-    rep_.backends[k].notes.push_back(carried.fallback +
-                                     "; the later batches ran the whole model with extra outputs");
+    rep_.backends[k].notes.push_back(
+        carried.fallback + (carried.segments > 0
+                                ? "; the later batches ran the whole model with extra outputs"
+                                : "; every batch ran the whole model with extra outputs"));
 }
 
 void Pass::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {

@@ -19,13 +19,13 @@
 #include "backends/backend.h"
 #include "core/status.h"
 #include "layerwise/batching.h"
+#include "layerwise/golden_store.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 
 namespace onnxdbg::layerwise_detail {
 
 class GoldenSource;
-class GoldenStore;
 
 using Clock = std::chrono::steady_clock;
 
@@ -122,14 +122,20 @@ class Pass {
                                  CarriedValues* carried);
 
   // --- segment.cpp: backend runs by segment ---------------------------------------------------
-  /// Whether backend `k` computes each batch as a segment: every golden value is in the store,
-  /// the backend takes extra outputs (not observes_by_name), is not precision=fp16, and no tensor
-  /// is float16 (those are read through Casts, batch_model).
-  bool segments_apply(size_t k, const BackendSpec& spec) const;
-  /// The main-graph nodes of the batch's segment, from the producer of its first tensor to that
-  /// of its last, with the Constant nodes they read (into `nodes`, ascending; may be null), and
-  /// the values they read that an earlier segment computed (not graph inputs, initializers or
-  /// Constant outputs), in the order read.
+  /// The batches backend `spec` gets the tensors in (make_batches under the pass's limits).
+  std::vector<Batch> backend_batches(const BackendSpec& spec) const;
+  /// Whether backend `k` computes each batch as a segment, and the values segments read from
+  /// earlier ones (with its spill file: the store is null when it does not). It does when the
+  /// golden values come without a reference run beside each batch (the store holds them all, or
+  /// they are loaded), the backend takes extra outputs (not observes_by_name), is not
+  /// precision=fp16, no tensor is float16 (those are read through Casts, batch_model), and every
+  /// value a segment reads from an earlier one is a compared tensor (fallback says which is not).
+  CarriedValues plan_segments(size_t k, const BackendSpec& spec);
+  /// The main-graph nodes of the batch's segment, from the node after the previous batch's last
+  /// producer (or the producer of its first tensor, when that node's outputs straddle two
+  /// batches) to the producer of its last tensor, with the Constant nodes they read (into `nodes`,
+  /// ascending; may be null), and the values they read that an earlier segment computed (not graph
+  /// inputs, initializers or Constant outputs), in the order read.
   std::vector<std::string> segment_plan(const Batch& batch, std::vector<int>* nodes) const;
   /// The segment's model: its nodes, the initializers they read, the graph inputs they read and
   /// every value an earlier segment computed as graph inputs typed from the backend's value in
@@ -137,8 +143,6 @@ class Pass {
   /// `carried`). Errors: kNotFound when `carried` lacks a value the segment reads.
   Expected<onnx::ModelProto> segment_model(const Batch& batch, const GoldenStore& carried,
                                            TensorMap* feeds) const;
-  /// The carried values' plan for `batches` and its spill file (none when it cannot be created).
-  CarriedValues plan_carried(const std::vector<Batch>& batches);
   /// Counts and keeps the comparisons of a batch that ran (`got`), in the batch's order.
   void record_batch(size_t k, const SessionRunResult& got, std::vector<LayerComparison>& cs);
 
@@ -190,6 +194,7 @@ class Pass {
   std::vector<bool> fp16_;                         // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model
   std::vector<std::filesystem::path> load_paths_;  // per backend: the whole model it loads
+  std::vector<CarriedValues> segments_;            // per backend: plan_segments
   bool copy_ = false;                              // see the constructor
   std::filesystem::path whole_path_;               // the whole model as backends load it
 };

@@ -12,13 +12,42 @@
 
 namespace onnxdbg::layerwise_detail {
 
-bool Pass::segments_apply(size_t k, const BackendSpec& spec) const {
-  if (!store_ || store_->covered() != rep_.tensors.size()) return false;  // golden values re-run
-  if (fp16_[k] || observes_by_name(spec)) return false;  // converted models; a run reads all
+std::vector<Batch> Pass::backend_batches(const BackendSpec& spec) const {
+  // Extra graph outputs: at most max_extra_outputs per run; OpenCV reads any number of layers by
+  // name in one run.
+  return make_batches(
+      rep_.tensors, limit_,
+      observes_by_name(spec) ? SIZE_MAX : std::max<size_t>(1, opt_.max_extra_outputs));
+}
+
+CarriedValues Pass::plan_segments(size_t k, const BackendSpec& spec) {
+  CarriedValues c;
+  // The golden values must come without a reference run beside each segment: from the store of
+  // the one reference run, or loaded.
+  const bool golden_at_hand = opt_.golden || (store_ && store_->covered() == rep_.tensors.size());
+  if (!golden_at_hand || fp16_[k] || observes_by_name(spec) || rep_.tensors.empty()) return c;
   // A float16 tensor is read through a Cast to float32 of its own (batch_model), which a later
   // segment could not be fed back as the value the model computed.
-  return std::none_of(rep_.tensors.begin(), rep_.tensors.end(),
-                      [](const LayerTensor& t) { return t.dtype == DType::kFloat16; });
+  for (const auto& t : rep_.tensors)
+    if (t.dtype == DType::kFloat16) return c;
+  std::set<std::string> compared;
+  for (const auto& t : rep_.tensors) compared.insert(t.name);
+  for (const auto& b : backend_batches(spec))
+    for (auto& name : segment_plan(b, nullptr)) {
+      if (!compared.count(name)) {  // loaded golden values without this one
+        c.fallback = fmt::format(
+            "the batches could not run as segments: a later batch reads '{}', which is not a "
+            "compared tensor (it has no golden value, or is no tensor), so no run returns it",
+            name);
+        c.needed.clear();
+        return c;
+      }
+      c.needed.insert(std::move(name));
+    }
+  const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
+  auto store = GoldenStore::create(tmp_, free.value_or(UINT64_MAX));
+  if (store) c.store = std::move(*store);
+  return c;
 }
 
 std::vector<std::string> Pass::segment_plan(const Batch& batch, std::vector<int>* nodes) const {
@@ -26,8 +55,13 @@ std::vector<std::string> Pass::segment_plan(const Batch& batch, std::vector<int>
   const NameSet initializers = initializer_names(g);
   const std::set<std::string> constants = constant_node_outputs(g);
   const auto producer = producers(g);
-  const size_t first = rep_.tensors[batch.begin].node_index;
+  // From the node after the previous batch's last one (nodes without a compared output between
+  // two batches are computed too), or from the producer of the batch's first tensor when that
+  // node's other outputs are in the previous batch.
   const size_t last = rep_.tensors[batch.end - 1].node_index;
+  const size_t first = batch.begin == 0 ? 0
+                                        : std::min(rep_.tensors[batch.begin].node_index,
+                                                   rep_.tensors[batch.begin - 1].node_index + 1);
   std::set<int> chosen;
   std::set<std::string> produced;
   for (size_t i = first; i <= last; ++i) {
@@ -89,16 +123,6 @@ Expected<onnx::ModelProto> Pass::segment_model(const Batch& batch, const GoldenS
   for (const auto& vi : g.value_info())
     if (produced.count(vi.name())) *mg->add_value_info() = vi;
   return m;
-}
-
-CarriedValues Pass::plan_carried(const std::vector<Batch>& batches) {
-  CarriedValues c;
-  for (const auto& b : batches)
-    for (auto& name : segment_plan(b, nullptr)) c.needed.insert(std::move(name));
-  const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
-  auto store = GoldenStore::create(tmp_, free.value_or(UINT64_MAX));
-  if (store) c.store = std::move(*store);
-  return c;
 }
 
 }  // namespace onnxdbg::layerwise_detail

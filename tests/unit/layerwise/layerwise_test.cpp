@@ -495,10 +495,9 @@ TEST_F(Layerwise, SmallBudgetMeansMoreBatchesNotOtherAnswers) {
   }
 }
 
-// A segment cannot be fed a sequence from an earlier one (only tensors are compared and kept):
-// that batch and the later ones run the whole model with extra outputs, as noted, and the
-// comparisons are those of whole-model runs.
-TEST_F(Layerwise, ASegmentThatCannotRunFallsBackToTheWholeModel) {
+// A value no batch compares (here a sequence) is computed inside the segment that reads it: a
+// segment starts right after the previous one's last node, so it holds SequenceConstruct.
+TEST_F(Layerwise, ASequenceBetweenBatchesIsComputedInsideTheNextSegment) {
   LoadedModel m = write(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 seq (float[1,3,4] a) => (float[1,3,4] out) {
@@ -518,13 +517,47 @@ seq (float[1,3,4] a) => (float[1,3,4] out) {
   EXPECT_EQ(r->backends[0].observed, 3);
   EXPECT_EQ(r->backends[0].failed, 0);
   EXPECT_EQ(r->reference_runs, 1);
-  ASSERT_EQ(r->backends[0].notes.size(), 2u);
-  EXPECT_NE(r->backends[0].notes[0].find("1 of 3 batches ran as segments"), std::string::npos)
+  ASSERT_EQ(r->backends[0].notes.size(), 1u);
+  EXPECT_NE(r->backends[0].notes[0].find("3 of 3 batches ran as segments"), std::string::npos)
       << r->backends[0].notes[0];
-  EXPECT_NE(r->backends[0].notes[1].find("batch 2 could not run as a segment"), std::string::npos)
-      << r->backends[0].notes[1];
-  EXPECT_NE(r->backends[0].notes[1].find("'s' was not kept"), std::string::npos)
-      << r->backends[0].notes[1];
+}
+
+// Loaded golden values for every tensor: the batches run as segments as with the reference's,
+// and give the same comparisons; without one that a later batch reads, they run the whole model.
+TEST_F(Layerwise, LoadedGoldenValuesRunAsSegmentsWhenTheyHoldWhatSegmentsRead) {
+  LoadedModel m = write(kDemo, "demo.onnx");
+  const TensorMap in = inputs(m);
+  LayerwiseOptions opt;
+  opt.memory_budget = 48 * kLayerwiseCopies;  // one tensor per batch
+  auto ref = run_layerwise(m, {{"onnxruntime", {}}}, in, opt);
+  ASSERT_TRUE(ref.has_value()) << ref.status().to_string();
+  EXPECT_EQ(ref->backends[0].notes.size(), 1u);  // "4 of 4 batches ran as segments ..."
+  auto values = reference_layer_values(m, in, uint64_t{1} << 20);
+  ASSERT_TRUE(values.has_value()) << values.status().to_string();
+  TensorMap golden = std::move(*values);
+  opt.golden = &golden;
+  opt.golden_source = "golden.npz";
+  auto loaded = run_layerwise(m, {{"onnxruntime", {}}}, in, opt);
+  ASSERT_TRUE(loaded.has_value()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->reference_runs, 0);
+  ASSERT_EQ(loaded->backends[0].notes.size(), 1u);
+  EXPECT_NE(loaded->backends[0].notes[0].find("4 of 4 batches ran as segments"), std::string::npos)
+      << loaded->backends[0].notes[0];
+  ASSERT_EQ(loaded->comparisons.size(), ref->comparisons.size());
+  for (size_t i = 0; i < ref->comparisons.size(); ++i)
+    EXPECT_EQ(loaded->comparisons[i].result.max_abs_error,
+              ref->comparisons[i].result.max_abs_error);
+
+  const std::string read_later = ref->tensors[1].name;  // the second node's output feeds the third
+  golden.erase(read_later);
+  auto partial = run_layerwise(m, {{"onnxruntime", {}}}, in, opt);
+  ASSERT_TRUE(partial.has_value()) << partial.status().to_string();
+  EXPECT_EQ(partial->no_golden, std::vector<std::string>{read_later});
+  EXPECT_EQ(partial->comparisons.size(), 3u);
+  ASSERT_EQ(partial->backends[0].notes.size(), 1u);
+  EXPECT_NE(partial->backends[0].notes[0].find("a later batch reads '" + read_later + "'"),
+            std::string::npos)
+      << partial->backends[0].notes[0];
 }
 
 TEST_F(Layerwise, ExtraOutputsAreCappedPerRun) {
