@@ -243,6 +243,27 @@ Expected<SessionRunResult> Pass::run_segment(size_t k, Backend& backend, const B
   return r;
 }
 
+std::vector<LayerComparison> Pass::batch_comparisons(size_t k, const Batch& part) const {
+  std::vector<LayerComparison> cs(part.end - part.begin);
+  for (size_t i = part.begin; i < part.end; ++i) {
+    LayerComparison& c = cs[i - part.begin];
+    c.tensor = i;
+    c.backend = rep_.backends[k].backend;
+    c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
+  }
+  return cs;
+}
+
+void Pass::compare_arrived(size_t k, LayerComparison& c, const Tensor& value,
+                           const Tensor& golden) const {
+  c.observed = true;
+  c.result = compare_layer(value, golden, c.tol, opt_.error_stat);
+  const LayerTensor& lt = rep_.tensors[c.tensor];
+  mark_quantized(c.result, lt.dtype, lt.quant_scale);
+  c.computed_in_float32 =
+      (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
+}
+
 /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
 /// outputs) and compares each tensor as it arrives with its golden value: from the store of the
 /// pass's one reference run when it holds the part's tensors, else from a reference run beside
@@ -253,14 +274,10 @@ Expected<SessionRunResult> Pass::run_segment(size_t k, Backend& backend, const B
 Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend& backend,
                                      Session* observing, const Batch& part, int64_t plain_nodes,
                                      CarriedValues* carried) {
-  std::vector<LayerComparison> cs(part.end - part.begin);
+  std::vector<LayerComparison> cs = batch_comparisons(k, part);
   std::map<std::string_view, size_t> slot;  // tensor name -> index into cs
   uint64_t largest = 0;
   for (size_t i = part.begin; i < part.end; ++i) {
-    LayerComparison& c = cs[i - part.begin];
-    c.tensor = i;
-    c.backend = rep_.backends[k].backend;
-    c.tol = opt_.tolerance.for_output(rep_.tensors[i].name);
     slot.emplace(rep_.tensors[i].name, i - part.begin);
     largest = std::max(largest, rep_.tensors[i].bytes);
   }
@@ -283,13 +300,8 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
       c.note = "the backend returned it out of topological order; not compared";
       return;
     }
-    c.observed = true;
-    c.result = compare_layer(value, *g, c.tol, opt_.error_stat);
+    compare_arrived(k, c, value, *g);
     if (stored) store_->release(part.begin + at, part.begin + at + 1);
-    const LayerTensor& lt = rep_.tensors[part.begin + at];
-    mark_quantized(c.result, lt.dtype, lt.quant_scale);
-    c.computed_in_float32 =
-        (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
   };
   // A quarter of the batch's share: with the tensor being read and the golden values being
   // compared, onnxdbg's copies stay within the share that is not the backend's batch.

@@ -143,6 +143,11 @@ class Pass {
   /// `carried`). Errors: kNotFound when `carried` lacks a value the segment reads.
   Expected<onnx::ModelProto> segment_model(const Batch& batch, const GoldenStore& carried,
                                            TensorMap* feeds) const;
+  /// The batch's comparisons on backend `k`, not run yet (tensor, backend, tolerance).
+  std::vector<LayerComparison> batch_comparisons(size_t k, const Batch& part) const;
+  /// Compares backend `k`'s `value` of c's tensor with its golden value into `c`.
+  void compare_arrived(size_t k, LayerComparison& c, const Tensor& value,
+                       const Tensor& golden) const;
   /// Counts and keeps the comparisons of a batch that ran (`got`), in the batch's order.
   void record_batch(size_t k, const SessionRunResult& got, std::vector<LayerComparison>& cs);
 
