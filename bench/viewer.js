@@ -4,7 +4,7 @@
 // Playwright (whose round trips add ~100-300 ms), when the search typed as soon as the graph was
 // drawn was answered (`typed`) and its node centred and selected (`jump`); median of 3 loads.
 // Interactive = drawn + search_ms. Targets (issue 7): 10,000 nodes
-// interactive within 2 s, 2,000 within 0.5 s.
+// interactive within 2 s, 2,000 within 0.5 s; (issue 40) the 10,000-node page drawn within 0.5 s.
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
@@ -20,7 +20,8 @@ for (const n of [2000, 10000]) {
   const m = path.join(out, `synthetic_${n}.onnx`);
   execFileSync(path.join(build, 'make-synthetic-model'), [String(n), m]);
   // A node deep in the graph, so the search and the jump must reach an unlaid-out chunk.
-  cases.push({ name: `synthetic ${n} nodes`, model: m, query: `/block_${Math.floor(n / 4) - 3}/Relu`, target: n === 2000 ? 500 : 2000 });
+  // drawnTarget: issue 40's load-to-first-draw target for the 10,000-node page.
+  cases.push({ name: `synthetic ${n} nodes`, model: m, query: `/block_${Math.floor(n / 4) - 3}/Relu`, target: n === 2000 ? 500 : 2000, drawnTarget: n === 10000 ? 500 : null });
 }
 const ppocr = path.join(models, 'ch_PP-OCRv4_det_infer.onnx');
 if (fs.existsSync(ppocr)) cases.push({ name: 'ch_PP-OCRv4_det_infer (672)', model: ppocr, query: 'p2o.Conv.60', target: null });
@@ -50,7 +51,9 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
     const m = (f) => median(runs.map(f));
     const size = (fs.statSync(html).size / 1e6).toFixed(2) + ' MB';
     const interactive = m((r) => r.drawn + r.ms);
-    const verdict = `${interactive.toFixed(0)} ms` + (c.target == null ? '' : ` ${interactive <= c.target ? 'met' : 'MISSED'} (target ${c.target} ms)`);
+    const drawn = m((r) => r.drawn);
+    const verdict = `${interactive.toFixed(0)} ms` + (c.target == null ? '' : ` ${interactive <= c.target ? 'met' : 'MISSED'} (target ${c.target} ms)`) +
+      (c.drawnTarget == null ? '' : `; drawn ${drawn <= c.drawnTarget ? 'met' : 'MISSED'} (target ${c.drawnTarget} ms)`);
     console.log(`${c.name.padEnd(30)} ${size.padStart(9)} ${(exportMs + ' ms').padStart(8)} ${(m((r) => r.drawn).toFixed(0) + ' ms').padStart(8)} ${(m((r) => r.search).toFixed(0) + ' ms').padStart(8)} ${(m((r) => r.jump).toFixed(0) + ' ms').padStart(8)} ${m((r) => r.ms).toFixed(1).padStart(9)}  ${verdict}`);
   }
   await b.close();
