@@ -61,7 +61,7 @@ print(f"  layerwise --isolate      {lw[0]:6.2f} / {lw[1]:6.2f}   ({s['tensors']}
       f"{b['batches']} batches, {s['reference_runs']} reference runs, "
       f"{b.get('failed', '?')} outside atol 1e-4 rtol 1e-3)")
 for what, r in (("wall", lw[0] / base_wall), ("CPU", lw[1] / base_cpu)):
-    print(f"  ratio ({what:4}) {r:5.2f}x  target <= 4x: {"ok" if r <= 4 else "NOT MET"}")
+    print(f"  ratio ({what:4}) {r:5.2f}x  target <= 4x: {'ok' if r <= 4 else 'NOT MET'}")
 budget = s["memory_budget_bytes"]
 peak = s["peak_rss_bytes"]
 base = ref[2] * 1024  # the plain reference run: model, inputs and the interpreter's own peak
