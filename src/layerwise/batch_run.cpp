@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -42,14 +43,27 @@ namespace {
 class CompareQueue {
  public:
   using Compare = std::function<void(size_t, Tensor&&)>;
-  CompareQueue(uint64_t window, Compare compare)
-      : window_(window), compare_(std::move(compare)), thread_([this] { loop(); }) {}
+  CompareQueue(uint64_t window, Compare compare) : window_(window), compare_(std::move(compare)) {
+    try {
+      thread_ = std::thread([this] { loop(); });
+    } catch (const std::system_error&) {
+      // No thread to be had (a data limit too tight for its stack): push() compares at once.
+    }
+  }
   ~CompareQueue() { finish(); }
   CompareQueue(const CompareQueue&) = delete;
   CompareQueue& operator=(const CompareQueue&) = delete;
 
-  /// Queues tensor `slot` once there is room.
+  /// Queues tensor `slot` once there is room (compares it at once without a thread).
   void push(size_t slot, Tensor&& value) {
+    if (!thread_.joinable()) {
+      if (!error_) try {
+          compare_(slot, std::move(value));
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      return;
+    }
     const uint64_t bytes = value.nbytes();
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return queued_ == 0 || queued_ + bytes <= window_; });
@@ -99,7 +113,7 @@ class CompareQueue {
   uint64_t queued_ = 0;
   bool done_ = false;
   std::exception_ptr error_;
-  std::thread thread_;  // last: starts once the members above exist
+  std::thread thread_;  // started last, once the members above exist
 };
 
 }  // namespace

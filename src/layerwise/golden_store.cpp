@@ -111,7 +111,10 @@ Status GoldenStore::seal() {
   if (map_) munmap(map_, map_bytes_);
   map_ = nullptr;
   map_bytes_ = 0;
-  void* p = mmap(nullptr, end_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
+  // Shared, not private: a private writable mapping counts against RLIMIT_DATA (onnxdbg batch
+  // --max-memory), which a spill file of several GiB would exceed. Nothing writes to the views;
+  // were something to, the write would stay in the file instead of faulting.
+  void* p = mmap(nullptr, end_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (p == MAP_FAILED)
     return internal_error(fmt::format("cannot map the golden values' spill file ({}): {}",
                                       memory_size_string(end_), std::strerror(errno)));

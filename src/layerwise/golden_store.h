@@ -22,11 +22,11 @@ inline constexpr uint64_t kSpillDiskReserve = uint64_t{1} << 30;
 /// bytes of each numeric tensor appended to a spill file (64-byte aligned; the file is unlinked as
 /// soon as it is created, so it goes away with the process on every exit path, a crash or a kill
 /// included), memory-mapped once the run is over (seal()); string tensors and the outputs of
-/// Constant nodes in memory. The values handed out are views into the mapping (no copy; writes to
-/// one stay private to it); release() drops a range's pages from the process's resident memory
-/// (the page cache keeps them). The pass keeps the backend's own values that later segments read
-/// (Pass::segment_model) in a second one. Not thread-safe while filling; const calls may run
-/// concurrently once sealed.
+/// Constant nodes in memory. The values handed out are views into the mapping (no copy; a shared
+/// mapping, so that it does not count against RLIMIT_DATA); release() drops a range's pages from
+/// the process's resident memory (the page cache keeps them). The pass keeps the backend's own
+/// values that later segments read (Pass::segment_model) in a second one. Not thread-safe while
+/// filling; const calls may run concurrently once sealed.
 class GoldenStore {
  public:
   /// A store whose spill file, in folder `dir`, holds at most `max_bytes` bytes. Errors:

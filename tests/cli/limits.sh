@@ -191,4 +191,27 @@ limited timeout 60 "$bin" run pool.onnx --backends reference
 check "AveragePool kernel_shape [2, 2^62]: ends at once" '[ $((SECONDS - start)) -le 10 ] && [ $rc -eq 1 ]'
 check "AveragePool kernel_shape [2, 2^62]: refused before running, naming the node" 'grep -q "node '"'"'pool'"'"' (AveragePool): kernel_shape \[2, 4611686018427387904\].*refused before running" <<<"$out"'
 
+# The layerwise pass keeps its golden values in a spill file it maps; a private writable mapping
+# counts against the data limit (`ulimit -d`, what onnxdbg batch --max-memory sets), so a spill
+# file larger than that limit could not be mapped (the pass then ran the reference again for every
+# batch) until the mapping was made shared. 24 tensors of 32 MiB (768 MiB) under 512 MiB.
+if [ -z "${ASAN_OPTIONS:-}" ] && [ -x "$(dirname "$bin")/onnxdbg-worker" ]; then
+  {
+    printf 'ir_version: 8\nopset_import { domain: "" version: 13 }\ngraph {\n  name: "chain"\n'
+    printf '  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 8 } dim { dim_value: 1024 } dim { dim_value: 1024 } } } } }\n'
+    prev=x
+    for i in $(seq 1 24); do
+      op=Relu; [ $((i % 2)) -eq 0 ] && op=Neg
+      printf '  node { op_type: "%s" input: "%s" output: "t%d" }\n' "$op" "$prev" "$i"
+      prev=t$i
+    done
+    printf '  output { name: "%s" type { tensor_type { elem_type: 1 } } }\n}\n' "$prev"
+  } | encode chain
+  out=$( (ulimit -d 524288; "$bin" run chain.onnx --backends reference,onnxruntime \
+    --layerwise --layerwise-memory 128MiB) 2>&1); rc=$?
+  check "layerwise, 768 MiB of golden values under ulimit -d 512 MiB: exit 0" '[ $rc -eq 0 ]'
+  check "layerwise under ulimit -d: one reference run, every tensor compared" \
+    'grep -q "layerwise against reference: 24 intermediate tensors, .* 1 reference run," <<<"$out"'
+fi
+
 exit $fail
