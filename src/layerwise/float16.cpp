@@ -1,4 +1,4 @@
-// precision=fp16 backends in the layerwise pass (see runner.h): every model they load converted
+// precision=fp16 backends in the layerwise pass (see pass.h): every model they load converted
 // to float16 (graph inputs and outputs kept float32), the tensors they computed in float32
 // noted, and the nodes that read a tensor that overflowed there found.
 #include <fmt/format.h>

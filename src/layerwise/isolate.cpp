@@ -1,4 +1,4 @@
-// Isolation in the layerwise pass (see runner.h): every node with a failing output re-run alone
+// Isolation in the layerwise pass (see pass.h): every node with a failing output re-run alone
 // on its backend, on golden inputs (loaded ones where given, else from the reference), so that
 // its own error is told apart from the error it inherited from upstream.
 #include <fmt/format.h>

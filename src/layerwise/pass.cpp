@@ -1,4 +1,4 @@
-// The layerwise pass step by step (see runner.h): a first reference run (or the loaded golden
+// The layerwise pass step by step (see pass.h): a first reference run (or the loaded golden
 // values) sizes the tensors, each backend then compares them batch by batch beside the reference,
 // divergent nodes are isolated, and the first divergence of each backend is picked. run_layerwise
 // (layerwise.h) runs it.

@@ -1,7 +1,8 @@
 // Private to the layerwise module: Pass, one layerwise pass (run_layerwise in layerwise.h). Its
-// steps live in one file per concern: runner.cpp (the pass step by step, the first divergences),
-// batch_run.cpp (one batch on one backend, compared as it arrives), float16.cpp (precision=fp16
-// backends) and isolate.cpp (divergent nodes re-run alone on golden inputs).
+// steps live in one file per concern: pass.cpp (the pass step by step, the first divergences),
+// batch_run.cpp (one batch on one backend, compared as it arrives), segment.cpp (a batch as a
+// segment of the graph), float16.cpp (precision=fp16 backends) and isolate.cpp (divergent nodes
+// re-run alone on golden inputs).
 #pragma once
 
 #include <chrono>
@@ -72,7 +73,7 @@ class Pass {
   Status run(const std::vector<BackendSpec>& specs);
 
  private:
-  // --- runner.cpp: the pass, step by step -----------------------------------------------------
+  // --- pass.cpp: the pass, step by step -------------------------------------------------------
   void progress(const std::string& s) const;
   /// The store for the reference run's golden values (null with loaded golden values, or when
   /// the spill file cannot be created: each batch then runs the reference again, as noted).
