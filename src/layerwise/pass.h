@@ -128,9 +128,10 @@ class Pass {
   /// Whether backend `k` computes each batch as a segment, and the values segments read from
   /// earlier ones (with its spill file: the store is null when it does not). It does when the
   /// golden values come without a reference run beside each batch (the store holds them all, or
-  /// they are loaded), the backend takes extra outputs (not observes_by_name), is not
-  /// precision=fp16, no tensor is float16 (those are read through Casts, batch_model), and every
-  /// value a segment reads from an earlier one is a compared tensor (fallback says which is not).
+  /// they are loaded), there are two batches or more, the backend takes extra outputs (not
+  /// observes_by_name), is not precision=fp16, no tensor is float16 (those are read through Casts,
+  /// batch_model), and every value a segment reads from an earlier one is a compared tensor
+  /// (fallback says which is not).
   CarriedValues plan_segments(size_t k, const BackendSpec& spec);
   /// The main-graph nodes of the batch's segment, from the node after the previous batch's last
   /// producer (or the producer of its first tensor, when that node's outputs straddle two
