@@ -651,6 +651,24 @@ TEST_F(Layerwise, ABackendThatCannotLoadIsRecordedNotFatal) {
   EXPECT_EQ(r->backends[1].observed, 4);
 }
 
+// A segment the backend cannot run falls back to the whole model with extra outputs: here the
+// worker crashes on every run, so the fallback fails too and the backend is recorded as failed,
+// with a note saying which batch could not run as a segment and why.
+TEST_F(Layerwise, ASegmentThatFailsFallsBackToTheWholeModel) {
+  LoadedModel m = write(kDemo, "demo.onnx");
+  LayerwiseOptions opt;
+  opt.memory_budget = 48 * kLayerwiseCopies;  // four batches: segments
+  auto r = run_layerwise(m, {{"onnxruntime", {{"debug_crash", "run"}}}}, inputs(m), opt);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_FALSE(r->backends[0].ok);
+  EXPECT_NE(r->backends[0].error.find("SIGSEGV"), std::string::npos) << r->backends[0].error;
+  ASSERT_EQ(r->backends[0].notes.size(), 1u);
+  const std::string& note = r->backends[0].notes[0];
+  EXPECT_NE(note.find("batch 1 could not run as a segment"), std::string::npos) << note;
+  EXPECT_NE(note.find("SIGSEGV"), std::string::npos) << note;
+  EXPECT_NE(note.find("every batch ran the whole model"), std::string::npos) << note;
+}
+
 // Golden values loaded instead of the reference's (LayerwiseOptions::golden), e.g. dumped by
 // PyTorch: a chain of four nodes whose every tensor's golden value the tests set one by one.
 const char* const kChain = R"(
