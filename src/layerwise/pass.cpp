@@ -5,6 +5,7 @@
 #include "layerwise/pass.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -84,6 +85,9 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
     src.use_store(store_);
   }
   add_run_timeouts(run_specs, seconds_since(collect_start));
+  // The reference's working set is free now; give its pages back before the batches (glibc
+  // keeps freed heap memory resident otherwise).
+  malloc_trim(0);
   for (size_t k = 0; k < specs.size(); ++k) segments_.push_back(plan_segments(k, specs[k]));
   std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
@@ -221,9 +225,36 @@ void Pass::finish(const std::vector<BackendSpec>& specs, Clock::time_point start
   for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
   mark_failed_inputs();
   pick_first_divergences();
+  keep_first_node_values();
   rep_.reference_runs = src_->runs();
   rep_.seconds = seconds_since(start);
   rep_.peak_rss_bytes = peak_rss_bytes();
+}
+
+void Pass::keep_first_node_values() {
+  if (!rep_.first) return;
+  const size_t idx = rep_.tensors[rep_.first->tensor].node_index;
+  if (first_values_node_ == idx) return;  // isolation kept them
+  const auto& g = model_.proto.graph();
+  std::set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  std::set<std::string> names;
+  add_golden_names(g.node(static_cast<int>(idx)), initializers, inputs_, &names);
+  TensorMap values;
+  for (const auto& n : names) {
+    if (auto in = inputs_.find(n); in != inputs_.end()) {
+      values[n] = in->second;
+    } else if (auto gv = opt_.golden ? opt_.golden->find(n) : TensorMap::const_iterator();
+               opt_.golden && gv != opt_.golden->end()) {
+      values[n] = gv->second;
+    } else if (std::optional<Tensor> kept = store_ ? store_->find(n) : std::nullopt) {
+      values[n] = *kept;  // a copy: the store goes with the pass
+    } else {
+      return;  // the repro runs the reference for it, as before
+    }
+  }
+  rep_.first_node_values = std::move(values);
+  first_values_node_ = idx;
 }
 
 void Pass::mark_failed_inputs() {

@@ -100,6 +100,10 @@ class Pass {
   /// Sets LayerComparison::input_failed from the comparisons of each node's inputs.
   void mark_failed_inputs();
   void pick_first_divergences();
+  /// Copies the golden values the first divergent node reads and writes into
+  /// rep_.first_node_values when the inputs, the loaded values or the store hold them all, so
+  /// that save_layerwise_repro needs no reference run of its own.
+  void keep_first_node_values();
 
   // --- batch_run.cpp: one batch on one backend ------------------------------------------------
   /// Loads `path` on a copy of `spec` that saves ONNX Runtime's optimized graph, returns its

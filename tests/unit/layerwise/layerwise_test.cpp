@@ -327,6 +327,11 @@ TEST_F(Layerwise, WithoutIsolationTheFirstFailingTensorIsNamed) {
   EXPECT_EQ(r->tensors[r->first->tensor].op_type, "Softmax");
   EXPECT_EQ(r->first->basis, "total");
   EXPECT_FALSE(r->first->own_error.has_value());
+  // The first divergent node's golden inputs and outputs come from the spill file, so its repro
+  // needs no reference run of its own.
+  EXPECT_EQ(r->reference_runs, 1);
+  EXPECT_EQ(r->first_node_values.count(r->tensors[r->first->tensor].name), 1u);
+  EXPECT_FALSE(r->first_node_values.empty());
 }
 
 TEST_F(Layerwise, Float16OverflowIsFlaggedWhereInfAppears) {
