@@ -278,6 +278,21 @@ void Pass::compare_arrived(size_t k, LayerComparison& c, const Tensor& value,
       (fp16_[k] || lt.dtype == DType::kFloat16) && holds_non_float16_values(value);
 }
 
+Status Pass::beside_reference(size_t k, GoldenStream& stream,
+                              const std::function<void()>& backend_side) {
+  std::thread side;
+  try {
+    side = std::thread(backend_side);
+  } catch (const std::system_error& e) {
+    return invalid_argument(std::string("cannot start a thread to read ") +
+                            rep_.backends[k].backend + "'s tensors beside the reference (" +
+                            e.what() + "); raise the data limit (ulimit -d, --max-memory)");
+  }
+  Status reference = stream.produce(*src_);
+  side.join();
+  return reference;
+}
+
 /// Runs the tensors of `part` on backend `k` (by name on an observing session, else as extra
 /// outputs) and compares each tensor as it arrives with its golden value: from the store of the
 /// pass's one reference run when it holds the part's tensors, else from a reference run beside
@@ -349,10 +364,7 @@ Expected<bool> Pass::run_and_compare(size_t k, const BackendSpec& spec, Backend&
   if (stored) {
     backend_side();
   } else {
-    std::thread side(backend_side);
-    Status reference = stream.produce(*src_);
-    side.join();
-    ODB_RETURN_IF_ERROR(reference);
+    ODB_RETURN_IF_ERROR(beside_reference(k, stream, backend_side));
   }
   if (!got) {
     fail(k, got.status());

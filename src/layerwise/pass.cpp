@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <system_error>
 
 #include "backends/isolated.h"
 #include "comparator/precision.h"
@@ -147,9 +148,13 @@ std::vector<std::future<int64_t>> Pass::start_plain_node_counts(
   for (size_t k = 0; k < specs.size(); ++k)
     if (backend_has_option(specs[k].name, "optimized_model") && rep_.backends[k].ok &&
         !segments_[k].store)
-      counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
-        return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
-      });
+      try {
+        counts[k] = std::async(std::launch::async, [this, spec = run_specs[k], k] {
+          return optimized_node_count(spec, load_paths_[k], fmt::format("plain_{}", k));
+        });
+      } catch (const std::system_error&) {
+        // No thread to be had (a tight data limit): the count, and the note it feeds, are skipped.
+      }
   return counts;
 }
 

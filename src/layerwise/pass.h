@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@
 namespace onnxdbg::layerwise_detail {
 
 class GoldenSource;
+class GoldenStream;
 
 using Clock = std::chrono::steady_clock;
 
@@ -149,6 +151,10 @@ class Pass {
   /// `carried`). Errors: kNotFound when `carried` lacks a value the segment reads.
   Expected<onnx::ModelProto> segment_model(const Batch& batch, const GoldenStore& carried,
                                            TensorMap* feeds) const;
+  /// Runs `backend_side` on a thread of its own while the reference produces `stream`'s golden
+  /// values on this one. Errors: the reference's; kInvalidArgument when no thread can be started.
+  Status beside_reference(size_t k, GoldenStream& stream,
+                          const std::function<void()>& backend_side);
   /// The batch's comparisons on backend `k`, not run yet (tensor, backend, tolerance).
   std::vector<LayerComparison> batch_comparisons(size_t k, const Batch& part) const;
   /// Compares backend `k`'s `value` of c's tensor with its golden value into `c`.
