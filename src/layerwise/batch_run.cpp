@@ -50,7 +50,9 @@ class CompareQueue {
       // No thread to be had (a data limit too tight for its stack): push() compares at once.
     }
   }
-  ~CompareQueue() { finish(); }
+  /// Stops the thread without rethrowing (a destructor must not): run_and_compare calls
+  /// finish() itself, which reports a comparison's exception.
+  ~CompareQueue() { stop(); }
   CompareQueue(const CompareQueue&) = delete;
   CompareQueue& operator=(const CompareQueue&) = delete;
 
@@ -74,16 +76,19 @@ class CompareQueue {
 
   /// Compares what is queued and stops the thread; rethrows what a comparison threw.
   void finish() {
+    stop();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void stop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
       cv_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
-
- private:
   void loop() {
     for (;;) {
       std::unique_lock<std::mutex> lock(mu_);
