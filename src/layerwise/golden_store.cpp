@@ -42,9 +42,10 @@ void keep_mapping(void*) noexcept {}
 }  // namespace
 
 Expected<std::unique_ptr<GoldenStore>> GoldenStore::create(const std::filesystem::path& dir,
-                                                           uint64_t max_bytes) {
+                                                           uint64_t max_bytes, std::string limit) {
   std::unique_ptr<GoldenStore> s(new GoldenStore());
   s->dir_ = dir;
+  s->limit_ = std::move(limit);
   s->max_bytes_ = max_bytes;
   const std::filesystem::path path = dir / "golden_values.spill";
   s->fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -81,10 +82,8 @@ bool GoldenStore::put(size_t index, const std::string& name, const Tensor& value
     if (e.offset + e.bytes > max_bytes_) {
       stopped_ = true;
       stop_reason_ = fmt::format(
-          "the golden values from tensor '{}' on would take the spill file past {} (the free "
-          "space of '{}' less {})",
-          name, memory_size_string(max_bytes_), dir_.string(),
-          memory_size_string(kSpillDiskReserve));
+          "the golden values from tensor '{}' on would take the spill file in '{}' past {} ({})",
+          name, dir_.string(), memory_size_string(max_bytes_), limit_);
       return false;
     }
     if (!write_all(fd_, value.raw(), e.bytes, e.offset)) {

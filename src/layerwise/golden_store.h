@@ -29,11 +29,12 @@ inline constexpr uint64_t kSpillDiskReserve = uint64_t{1} << 30;
 /// filling; const calls may run concurrently once sealed.
 class GoldenStore {
  public:
-  /// A store whose spill file, in folder `dir`, holds at most `max_bytes` bytes. Errors:
-  /// kNotFound when the file cannot be created there (the message names the folder and the
-  /// system's reason).
+  /// A store whose spill file, in folder `dir`, holds at most `max_bytes` bytes; `limit` says
+  /// where that limit comes from, for stop_reason() ("the free space of DIR less 1 GiB").
+  /// Errors: kNotFound when the file cannot be created there (the message names the folder and
+  /// the system's reason).
   static Expected<std::unique_ptr<GoldenStore>> create(const std::filesystem::path& dir,
-                                                       uint64_t max_bytes);
+                                                       uint64_t max_bytes, std::string limit);
   ~GoldenStore();
   GoldenStore(const GoldenStore&) = delete;
   GoldenStore& operator=(const GoldenStore&) = delete;
@@ -80,6 +81,7 @@ class GoldenStore {
   };
 
   std::filesystem::path dir_;
+  std::string limit_;  // where max_bytes_ comes from
   int fd_ = -1;
   uint64_t max_bytes_ = 0;
   uint64_t end_ = 0;  // bytes written, padding included

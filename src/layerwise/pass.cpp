@@ -101,14 +101,19 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
   return Status::ok();
 }
 
+Expected<std::unique_ptr<GoldenStore>> Pass::new_spill_file(bool golden) const {
+  if (golden && opt_.max_spill_bytes != kSpillFreeDisk)
+    return GoldenStore::create(tmp_, opt_.max_spill_bytes, "LayerwiseOptions::max_spill_bytes");
+  // Unknown free space: a full disk stops the file when it comes.
+  const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
+  return GoldenStore::create(
+      tmp_, free.value_or(UINT64_MAX),
+      fmt::format("the free space there less {}", memory_size_string(kSpillDiskReserve)));
+}
+
 std::unique_ptr<GoldenStore> Pass::open_store() {
   if (opt_.golden) return nullptr;  // the loaded values are in memory already
-  uint64_t max_bytes = opt_.max_spill_bytes;
-  if (max_bytes == kSpillFreeDisk) {
-    const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
-    max_bytes = free.value_or(UINT64_MAX);  // unknown: a full disk stops it when it comes
-  }
-  auto store = GoldenStore::create(tmp_, max_bytes);
+  auto store = new_spill_file(/*golden=*/true);
   if (!store) {
     rep_.notes.push_back(store.status().message() +
                          ": the reference ran again beside each backend run");

@@ -80,6 +80,11 @@ class Pass {
   /// The store for the reference run's golden values (null with loaded golden values, or when
   /// the spill file cannot be created: each batch then runs the reference again, as noted).
   std::unique_ptr<GoldenStore> open_store();
+  /// A spill file in the pass's temp folder, limited by the free space there less
+  /// kSpillDiskReserve: the golden values' (`golden`; LayerwiseOptions::max_spill_bytes, when
+  /// set, is their limit instead) or a segmented backend's carried values'. Errors:
+  /// GoldenStore::create's.
+  Expected<std::unique_ptr<GoldenStore>> new_spill_file(bool golden) const;
   /// Records that backend `k` failed: it is compared no further.
   void fail(size_t k, const Status& st);
   /// The specs the backends are created with (ours: precision=fp16 removed, ORT's arena off).

@@ -48,8 +48,7 @@ CarriedValues Pass::plan_segments(size_t k, const BackendSpec& spec) {
       }
       c.needed.insert(std::move(name));
     }
-  const std::optional<uint64_t> free = GoldenStore::free_disk_bytes(tmp_);
-  auto store = GoldenStore::create(tmp_, free.value_or(UINT64_MAX));
+  auto store = new_spill_file(/*golden=*/false);
   if (store) c.store = std::move(*store);
   return c;
 }
