@@ -541,9 +541,9 @@ Expected<std::vector<Value>> Interpreter::run_function(const onnx::NodeProto& no
 }
 
 // The inputs of one node: widened copies where its kernel computes in another type (float16 and
-// bfloat16 in float32 for HalfMode::kViaFloat32; float32/float16/bfloat16 in float64 for
-// accumulating ops under Accumulate::kDouble). Outputs of `wide_type` are rounded once back to
-// `narrow_type`, the first widened input's type.
+// bfloat16 in float32 for HalfMode::kViaFloat32, bfloat16 alone for kNativeFloat16;
+// float32/float16/bfloat16 in float64 for accumulating ops under Accumulate::kDouble). Outputs of
+// `wide_type` are rounded once back to `narrow_type`, the first widened input's type.
 struct Interpreter::NodeInputs {
   std::vector<Value> upcast;  // reserved at the first widened input, so pointers into it stay
   DType narrow_type = DType::kUndefined, wide_type = DType::kUndefined;
@@ -557,6 +557,8 @@ Status Interpreter::gather_inputs(const onnx::NodeProto& node, size_t i, const G
     const bool half = t == DType::kFloat16 || t == DType::kBFloat16;
     if (widen_double && (half || t == DType::kFloat)) return DType::kDouble;
     if (def && def->half_mode == HalfMode::kViaFloat32 && half) return DType::kFloat;
+    if (def && def->half_mode == HalfMode::kNativeFloat16 && t == DType::kBFloat16)
+      return DType::kFloat;
     return DType::kUndefined;
   };
   // The node's inputs go into the graph run's scratch vectors (their memory kept from node to

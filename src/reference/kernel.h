@@ -204,9 +204,11 @@ class KernelContext {
 
 /// How the interpreter treats float16/bfloat16 for a kernel.
 enum class HalfMode {
-  kNative,     ///< the kernel handles float16/bfloat16 itself (shape ops, Cast, ...)
-  kViaFloat32  ///< the interpreter upcasts float16/bfloat16 inputs to float32, calls the kernel,
-               ///< and rounds float32 outputs back once (ONNX's intent for half precision)
+  kNative,        ///< the kernel handles float16/bfloat16 itself (shape ops, Cast, ...)
+  kViaFloat32,    ///< the interpreter upcasts float16/bfloat16 inputs to float32, calls the kernel,
+                  ///< and rounds float32 outputs back once (ONNX's intent for half precision)
+  kNativeFloat16  ///< the kernel handles float16 itself (computing in float32 and rounding its
+                  ///< outputs once, as kViaFloat32 would); bfloat16 is upcast as for kViaFloat32
 };
 
 struct KernelDef {

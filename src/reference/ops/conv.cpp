@@ -1,6 +1,7 @@
 // Conv (ONNX Conv-1, Conv-11): N-D convolution with groups, strides, dilations, pads/auto_pad and
 // an optional bias, computed per group as im2col followed by one BLAS GEMM (W_g x col); grouped 1-D
 // and 2-D convolutions with one input channel per group (depthwise) run as direct loops instead.
+// float16 1-D and 2-D convolutions run on their float16 operands (conv_direct.h).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "reference/kernel_util.h"
 #include "reference/ops/blas.h"
 #include "reference/ops/conv_common.h"
+#include "reference/ops/conv_direct.h"
 #include "reference/parallel.h"
 
 namespace onnxdbg::reference {
@@ -93,10 +95,21 @@ void depthwise_2d(const T* x, const T* w, const T* bias, T* y, int64_t n, int64_
   });
 }
 
-template <class T>
-Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
+// A Conv node's operands checked against each other, with its geometry and output shape.
+struct ConvSetup {
+  int64_t group = 1;
+  SpatialGeometry g;
+  Shape out_shape;
+};
+
+// Checks group, W's channels, kernel_shape and B against X and reads the geometry. Errors:
+// kModelError naming the node and the shapes.
+Expected<ConvSetup> conv_setup(KernelContext& ctx, const Tensor& x, const Tensor& w,
+                               const Tensor* bias) {
   const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
-  const int64_t group = ctx.attr_int("group", 1);
+  ConvSetup s;
+  s.group = ctx.attr_int("group", 1);
+  const int64_t group = s.group;
   const std::string shapes = " (X " + shape_to_string(x.shape()) + ", W " +
                              shape_to_string(w.shape()) + ", group " + std::to_string(group) + ")";
   if (group < 1 || c % group != 0 || m % group != 0)
@@ -120,14 +133,46 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
     return model_error(ctx.describe() + ": bias B is " + std::string(dtype_name(bias->dtype())) +
                        " but X is " + std::string(dtype_name(x.dtype())));
   Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g, forward_geometry(ctx, in_spatial, kernel, false));
+  ODB_ASSIGN_OR_RETURN(s.g, forward_geometry(ctx, in_spatial, kernel, false));
+  s.out_shape = {n, m};
+  s.out_shape.insert(s.out_shape.end(), s.g.out.begin(), s.g.out.end());
+  return s;
+}
 
-  Shape out_shape{n, m};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+template <class T>
+Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
+  ODB_ASSIGN_OR_RETURN(const ConvSetup s, conv_setup(ctx, x, w, bias));
   // Every element is written by conv_forward (by GEMM with beta 0 or the depthwise loops).
-  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), s.out_shape));
   ODB_RETURN_IF_ERROR(conv_forward<T>(x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr,
-                                      y.data<T>(), n, c, m, group, g));
+                                      y.data<T>(), x.dim(0), x.dim(1), w.dim(0), s.group, s.g));
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
+
+// float16 Conv (HalfMode::kNativeFloat16 hands it over as it is; bfloat16 arrives as float32): 1-D
+// and 2-D convolutions run directly on the float16 operands (conv_direct.h); the others as the
+// interpreter runs half-precision kernels, on float32 copies of the operands with the result
+// rounded once to float16.
+Status conv_half(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
+  ODB_ASSIGN_OR_RETURN(const ConvSetup s, conv_setup(ctx, x, w, bias));
+  if (x.dtype() == DType::kFloat16 && conv_direct_applies(s.g, x.dim(1), s.group)) {
+    ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), s.out_shape));
+    ODB_RETURN_IF_ERROR(conv_direct_float16(x, w, bias, s.group, s.g, y));
+    ctx.set_output(0, std::move(y));
+    return Status::ok();
+  }
+  ODB_ASSIGN_OR_RETURN(const Tensor xf, cast_tensor(x, DType::kFloat));
+  ODB_ASSIGN_OR_RETURN(const Tensor wf, cast_tensor(w, DType::kFloat));
+  Tensor bf;
+  if (bias) {
+    ODB_ASSIGN_OR_RETURN(bf, cast_tensor(*bias, DType::kFloat));
+  }
+  ODB_ASSIGN_OR_RETURN(Tensor yf, Tensor::make_uninitialized(DType::kFloat, s.out_shape));
+  ODB_RETURN_IF_ERROR(conv_forward<float>(xf.data<float>(), wf.data<float>(),
+                                          bias ? bf.data<float>() : nullptr, yf.data<float>(),
+                                          x.dim(0), x.dim(1), w.dim(0), s.group, s.g));
+  ODB_ASSIGN_OR_RETURN(Tensor y, cast_tensor(yf, x.dtype()));
   ctx.set_output(0, std::move(y));
   return Status::ok();
 }
@@ -236,6 +281,7 @@ Status conv(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(const Tensor* w, ctx.required_input(1));
   const Tensor* bias = ctx.input(2);
   ODB_RETURN_IF_ERROR(check_conv_operands(ctx, *x, *w));
+  if (x->dtype() == DType::kFloat16) return conv_half(ctx, *x, *w, bias);
   return visit_float(x->dtype(), "Conv",
                      [&](auto tag) { return conv_typed<decltype(tag)>(ctx, *x, *w, bias); });
 }
@@ -243,8 +289,8 @@ Status conv(KernelContext& ctx) {
 }  // namespace
 
 void register_conv(KernelRegistry& r) {
-  r.add("Conv", 1, conv).accumulates_in_double();
-  r.add("Conv", 11, conv).accumulates_in_double().through(22);
+  r.add("Conv", 1, conv, HalfMode::kNativeFloat16).accumulates_in_double();
+  r.add("Conv", 11, conv, HalfMode::kNativeFloat16).accumulates_in_double().through(22);
 }
 
 }  // namespace onnxdbg::reference

@@ -1,0 +1,346 @@
+// Direct convolution of float16 operands in float32 (conv_direct.h). The input is copied once into
+// a zero-padded float32 buffer whose rows are split by column phase (column v of a padded row goes
+// to phase v % stride, index v / stride), so that for every kernel tap the output columns
+// [j, j + 32) read a contiguous run of that buffer. A tile of up to 8 output channels x 32 output
+// columns of one output row then accumulates in registers over all the taps, each tap one vector
+// load of input and one broadcast weight per channel: no im2col matrix, no packing of it, and no
+// float32 copy of the output (each row is rounded to float16 as it is finished).
+#include "reference/ops/conv_direct.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/run_limits.h"
+#include "reference/parallel.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define ODB_DIRECT_CONV_X86 1
+#endif
+
+namespace onnxdbg::reference {
+namespace {
+
+// The widest column tile (two AVX-512 vectors): every padded row holds this many zeros past its
+// last column read, so that a tile's loads never leave the row, whatever its width.
+constexpr int64_t kSlack = 32;
+
+// Everything a tile needs, in elements of the padded buffer (see the file comment).
+struct Plan {
+  int64_t n = 0, c = 0, m = 0, group = 0, cg = 0, mg = 0;
+  int64_t h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0,
+          pw = 0;
+  int64_t hp = 0;     // padded rows: (oh - 1) * sh + (kh - 1) * dh + 1
+  int64_t ld = 0;     // elements per (row, phase, channel): ow + (kw - 1) * dw / sw + kSlack
+  int64_t row = 0;    // one padded row of all phases and channels of a group: sw * cg * ld
+  int64_t block = 0;  // the padded copy of one (image, group): hp * row
+  int64_t k = 0;      // taps per output: cg * kh * kw
+  std::vector<int64_t> koff;  // per tap: its offset from the tile's base
+};
+
+// One tile: out[r * ldo + j] = sum over taps t of wp[t * R + r] * xb[koff[t] + j] (+ bias[r]) for
+// r < R, j < cols, each sum one fused multiply-add per tap in tap order from 0. Reads kCols
+// columns of xb per tap whatever `cols` is (the padded rows' slack covers them).
+using TileFn = void (*)(int64_t k, const float* wp, const float* xb, const int64_t* koff,
+                        float* out, int64_t ldo, int64_t cols, const float* bias);
+
+// Adds the bias and stores `cols` of the kCols sums of each of the R rows of acc.
+template <int R, int kCols>
+inline void store_tile(const float (&acc)[R][kCols], float* out, int64_t ldo, int64_t cols,
+                       const float* bias) {
+  for (int r = 0; r < R; ++r) {
+    float* o = out + r * ldo;
+    if (bias) {
+      for (int64_t j = 0; j < cols; ++j) o[j] = acc[r][j] + bias[r];
+    } else {
+      std::memcpy(o, acc[r], static_cast<size_t>(cols) * sizeof(float));
+    }
+  }
+}
+
+template <int R>
+void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* koff, float* out,
+                 int64_t ldo, int64_t cols, const float* bias) {
+  constexpr int kCols = 8;
+  float acc[R][kCols] = {};
+  for (int64_t t = 0; t < k; ++t) {
+    const float* x = xb + koff[t];
+    for (int r = 0; r < R; ++r) {
+      const float wv = wp[t * R + r];
+      for (int j = 0; j < kCols; ++j) acc[r][j] = std::fma(wv, x[j], acc[r][j]);
+    }
+  }
+  store_tile<R, kCols>(acc, out, ldo, cols, bias);
+}
+
+#ifdef ODB_DIRECT_CONV_X86
+template <int R>
+__attribute__((target("avx2,fma"))) void tile_avx2(int64_t k, const float* wp, const float* xb,
+                                                   const int64_t* koff, float* out, int64_t ldo,
+                                                   int64_t cols, const float* bias) {
+  __m256 a0[R], a1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm256_setzero_ps();
+  for (int64_t t = 0; t < k; ++t) {
+    const float* x = xb + koff[t];
+    const __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
+    const float* wt = wp + t * R;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 wv = _mm256_broadcast_ss(wt + r);
+      a0[r] = _mm256_fmadd_ps(wv, x0, a0[r]);
+      a1[r] = _mm256_fmadd_ps(wv, x1, a1[r]);
+    }
+  }
+  float acc[R][16];
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(acc[r], a0[r]);
+    _mm256_storeu_ps(acc[r] + 8, a1[r]);
+  }
+  store_tile<R, 16>(acc, out, ldo, cols, bias);
+}
+
+template <int R>
+__attribute__((target("avx512f"))) void tile_avx512(int64_t k, const float* wp, const float* xb,
+                                                    const int64_t* koff, float* out, int64_t ldo,
+                                                    int64_t cols, const float* bias) {
+  __m512 a0[R], a1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm512_setzero_ps();
+  for (int64_t t = 0; t < k; ++t) {
+    const float* x = xb + koff[t];
+    const __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
+    const float* wt = wp + t * R;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 wv = _mm512_set1_ps(wt[r]);
+      a0[r] = _mm512_fmadd_ps(wv, x0, a0[r]);
+      a1[r] = _mm512_fmadd_ps(wv, x1, a1[r]);
+    }
+  }
+  float acc[R][32];
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(acc[r], a0[r]);
+    _mm512_storeu_ps(acc[r] + 16, a1[r]);
+  }
+  store_tile<R, 32>(acc, out, ldo, cols, bias);
+}
+
+bool cpu_has(DirectConvIsa isa) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+  if (isa == DirectConvIsa::kAvx2) return avx2;
+  if (isa == DirectConvIsa::kAvx512) return avx2 && __builtin_cpu_supports("avx512f");
+  return true;
+}
+#else
+bool cpu_has(DirectConvIsa isa) { return isa == DirectConvIsa::kScalar; }
+#endif
+
+std::atomic<DirectConvIsa> isa_limit{DirectConvIsa::kAvx512};
+
+// The tile functions of one instruction set: rows[R - 1] computes R output channels, up to
+// kRows; kCols output columns per tile.
+struct Kernels {
+  int rows = 0;
+  int64_t cols = 0;
+  TileFn tiles[8] = {};
+};
+
+Kernels kernels_for(DirectConvIsa isa) {
+  Kernels k;
+#ifdef ODB_DIRECT_CONV_X86
+  if (isa == DirectConvIsa::kAvx512) {
+    k = {8, 32, {tile_avx512<1>, tile_avx512<2>, tile_avx512<3>, tile_avx512<4>, tile_avx512<5>,
+                 tile_avx512<6>, tile_avx512<7>, tile_avx512<8>}};
+    return k;
+  }
+  if (isa == DirectConvIsa::kAvx2) {
+    k = {6, 16, {tile_avx2<1>, tile_avx2<2>, tile_avx2<3>, tile_avx2<4>, tile_avx2<5>,
+                 tile_avx2<6>}};
+    return k;
+  }
+#endif
+  k = {4, 8, {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>}};
+  return k;
+}
+
+DirectConvIsa chosen_isa() {
+  const auto available = direct_conv_isas_available();
+  return std::min(available.back(), isa_limit.load());
+}
+
+// The plan's geometry from g, 1-D convolutions as 2-D ones of height 1.
+Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeometry& g) {
+  Plan p;
+  p.n = x.dim(0);
+  p.c = x.dim(1);
+  p.m = w.dim(0);
+  p.group = group;
+  p.cg = p.c / group;
+  p.mg = p.m / group;
+  const size_t last = g.in.size() - 1;
+  if (g.in.size() == 2) {
+    p.h = g.in[0], p.oh = g.out[0], p.kh = g.kernel[0], p.sh = g.strides[0];
+    p.dh = g.dilations[0], p.ph = g.pads_begin[0];
+  }
+  p.w = g.in[last], p.ow = g.out[last], p.kw = g.kernel[last], p.sw = g.strides[last];
+  p.dw = g.dilations[last], p.pw = g.pads_begin[last];
+  p.hp = (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1;
+  p.ld = p.ow + (p.kw - 1) * p.dw / p.sw + kSlack;
+  p.row = p.sw * p.cg * p.ld;
+  p.block = p.hp * p.row;
+  p.k = p.cg * p.kh * p.kw;
+  p.koff.reserve(static_cast<size_t>(p.k));
+  for (int64_t ci = 0; ci < p.cg; ++ci)
+    for (int64_t ki = 0; ki < p.kh; ++ki)
+      for (int64_t kj = 0; kj < p.kw; ++kj)
+        p.koff.push_back(ki * p.dh * p.row + (kj * p.dw % p.sw * p.cg + ci) * p.ld +
+                         kj * p.dw / p.sw);
+  return p;
+}
+
+// Fills the padded copy of input channel ci of a group: padded row u, phase f, index q (at
+// dst[(u * sw + f) * cg + ci) * ld + q]) holds x[u - ph][q * sw + f - pw], or 0 outside x. `row`
+// is scratch for one input row in float32.
+void pad_channel(const Plan& p, const uint16_t* x, int64_t ci, float* dst, float* row) {
+  for (int64_t u = 0; u < p.hp; ++u) {
+    const int64_t src = u - p.ph;
+    const bool inside = src >= 0 && src < p.h;
+    for (int64_t f = 0; f < p.sw; ++f) {
+      float* out = dst + ((u * p.sw + f) * p.cg + ci) * p.ld;
+      if (!inside) {
+        std::fill(out, out + p.ld, 0.0f);
+        continue;
+      }
+      if (p.sw == 1) {
+        // Columns [pw, pw + w) are the row; the rest padding (pw <= ld: the window fits).
+        const int64_t lo = std::min(p.pw, p.ld), hi = std::min(p.ld, p.pw + p.w);
+        std::fill(out, out + lo, 0.0f);
+        if (hi > lo)
+          float16_to_float(x + src * p.w + (lo - p.pw), out + lo, static_cast<size_t>(hi - lo));
+        std::fill(out + std::max(lo, hi), out + p.ld, 0.0f);
+        continue;
+      }
+      if (f == 0) float16_to_float(x + src * p.w, row, static_cast<size_t>(p.w));
+      for (int64_t q = 0; q < p.ld; ++q) {
+        const int64_t v = q * p.sw + f - p.pw;
+        out[q] = v >= 0 && v < p.w ? row[v] : 0.0f;
+      }
+    }
+  }
+}
+
+// W of every group packed by blocks of `rows` output channels: block [m0, m0 + R) of group gi at
+// (gi * mg + m0) * k holds w[gi * mg + m0 + r][t] at t * R + r.
+std::vector<float> pack_weights(const Plan& p, const Tensor& w, int rows) {
+  std::vector<float> wf(static_cast<size_t>(p.m * p.k)), packed(wf.size());
+  float16_to_float(reinterpret_cast<const uint16_t*>(w.raw()), wf.data(), wf.size());
+  for (int64_t gi = 0; gi < p.group; ++gi)
+    for (int64_t m0 = 0; m0 < p.mg; m0 += rows) {
+      const int64_t r_count = std::min<int64_t>(rows, p.mg - m0), base = (gi * p.mg + m0) * p.k;
+      for (int64_t r = 0; r < r_count; ++r)
+        for (int64_t t = 0; t < p.k; ++t)
+          packed[static_cast<size_t>(base + t * r_count + r)] =
+              wf[static_cast<size_t>(base + r * p.k + t)];
+    }
+  return packed;
+}
+
+}  // namespace
+
+const char* direct_conv_isa_name(DirectConvIsa isa) {
+  switch (isa) {
+    case DirectConvIsa::kScalar:
+      return "scalar";
+    case DirectConvIsa::kAvx2:
+      return "avx2";
+    case DirectConvIsa::kAvx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+std::vector<DirectConvIsa> direct_conv_isas_available() {
+  static const std::vector<DirectConvIsa> available = [] {
+    std::vector<DirectConvIsa> v;
+    for (auto isa : {DirectConvIsa::kScalar, DirectConvIsa::kAvx2, DirectConvIsa::kAvx512})
+      if (cpu_has(isa)) v.push_back(isa);
+    return v;
+  }();
+  return available;
+}
+
+void set_direct_conv_isa_limit(DirectConvIsa limit) { isa_limit.store(limit); }
+
+bool conv_direct_applies(const SpatialGeometry& g, int64_t c, int64_t group) {
+  const size_t nd = g.in.size();
+  if (nd < 1 || nd > 2 || group < 1 || (c / group == 1 && group > 1)) return false;
+  const size_t last = nd - 1;
+  const int64_t sw = g.strides[last];
+  if (sw > 4) return false;
+  // The padded copy: rows (oh - 1) * sh + (kh - 1) * dh + 1, each sw phases of ld elements,
+  // counted in double so that nothing overflows.
+  double rows = 1, in = static_cast<double>(g.in[last]);
+  if (nd == 2) {
+    rows = static_cast<double>(g.out[0] - 1) * static_cast<double>(g.strides[0]) +
+           static_cast<double>(g.kernel[0] - 1) * static_cast<double>(g.dilations[0]) + 1;
+    in *= static_cast<double>(g.in[0]);
+  }
+  const double ld = static_cast<double>(g.out[last]) +
+                    static_cast<double>(g.kernel[last] - 1) * static_cast<double>(g.dilations[last]) /
+                        static_cast<double>(sw) +
+                    kSlack;
+  return rows * static_cast<double>(sw) * ld <= 4 * in + 4096;
+}
+
+Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias, int64_t group,
+                           const SpatialGeometry& g, Tensor& y) {
+  const Plan p = make_plan(x, w, group, g);
+  const Kernels kern = kernels_for(chosen_isa());
+  if (p.n == 0 || p.m == 0 || p.oh == 0 || p.ow == 0) return Status::ok();
+  // The padded copy of every (image, group), filled before any tile reads it (every element is
+  // written: no zero fill first).
+  const std::unique_ptr<float[]> padded(new float[static_cast<size_t>(p.n * p.group * p.block)]);
+  const auto* px = reinterpret_cast<const uint16_t*>(x.raw());
+  parallel_for(p.n * p.c, [&](int64_t nc) {
+    float* row = thread_scratch<float, 1>(static_cast<size_t>(p.w));
+    const int64_t img = nc / p.c, ch = nc % p.c, gi = ch / p.cg;
+    pad_channel(p, px + nc * p.h * p.w, ch % p.cg, padded.get() + (img * p.group + gi) * p.block,
+                row);
+  });
+  const std::vector<float> packed = pack_weights(p, w, kern.rows);
+  std::vector<float> b(static_cast<size_t>(p.m), 0.0f);
+  if (bias) float16_to_float(reinterpret_cast<const uint16_t*>(bias->raw()), b.data(), b.size());
+  auto* py = reinterpret_cast<uint16_t*>(y.raw());
+  // One task per output row of each (image, group): its mg x ow sums in float32, then rounded.
+  return parallel_for_status(p.n * p.group * p.oh, [&](int64_t task) {
+    ODB_RETURN_IF_ERROR(check_run_limits());
+    const int64_t r = task % p.oh, gi = task / p.oh % p.group, img = task / (p.oh * p.group);
+    float* sums = thread_scratch<float, 2>(static_cast<size_t>(p.mg * p.ow));
+    const float* xb = padded.get() + (img * p.group + gi) * p.block + r * p.sh * p.row;
+    // Column tiles outside, channel blocks inside: the input a column tile reads stays in the
+    // first-level cache for every block of output channels.
+    for (int64_t j0 = 0; j0 < p.ow; j0 += kern.cols)
+      for (int64_t m0 = 0; m0 < p.mg; m0 += kern.rows) {
+        const int64_t rows = std::min<int64_t>(kern.rows, p.mg - m0);
+        kern.tiles[rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0, p.koff.data(),
+                             sums + m0 * p.ow + j0, p.ow, std::min(kern.cols, p.ow - j0),
+                             bias ? b.data() + gi * p.mg + m0 : nullptr);
+      }
+    for (int64_t mi = 0; mi < p.mg; ++mi)
+      float_to_float16(sums + mi * p.ow,
+                       py + ((img * p.m + gi * p.mg + mi) * p.oh + r) * p.ow,
+                       static_cast<size_t>(p.ow));
+    return Status::ok();
+  });
+}
+
+}  // namespace onnxdbg::reference
