@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <memory>
 #include <string>
 
 #include "core/dtype.h"
@@ -30,17 +29,19 @@ namespace {
 // The widest column tile (two AVX-512 vectors): every padded row holds this many zeros past its
 // last column read, so that a tile's loads never leave the row, whatever its width.
 constexpr int64_t kSlack = 32;
+// The padded input rows a task converts, in floats (about 1 MiB; see make_plan).
+constexpr int64_t kBandFloats = int64_t{1} << 18;
 
 // Everything a tile needs, in elements of the padded buffer (see the file comment).
 struct Plan {
   int64_t n = 0, c = 0, m = 0, group = 0, cg = 0, mg = 0;
   int64_t h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0,
           pw = 0;
-  int64_t hp = 0;     // padded rows: (oh - 1) * sh + (kh - 1) * dh + 1
-  int64_t ld = 0;     // elements per (row, phase, channel): ow + (kw - 1) * dw / sw + kSlack
-  int64_t row = 0;    // one padded row of all phases and channels of a group: sw * cg * ld
-  int64_t block = 0;  // the padded copy of one (image, group): hp * row
-  int64_t k = 0;      // taps per output: cg * kh * kw
+  int64_t ld = 0;    // elements per (row, phase, channel): ow + (kw - 1) * dw / sw + kSlack
+  int64_t row = 0;   // one padded row of all phases and channels of a group: sw * cg * ld
+  int64_t ext = 1;   // padded rows one output row reads: (kh - 1) * dh + 1
+  int64_t band = 1;  // output rows per task (see make_plan)
+  int64_t k = 0;     // taps per output: cg * kh * kw
   std::vector<int64_t> koff;  // per tap: its offset from the tile's base
 };
 
@@ -80,56 +81,62 @@ void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* kof
 }
 
 #ifdef ODB_DIRECT_CONV_X86
-template <int R>
+// The vector tiles: V vectors of output columns (1 for the narrow tiles that finish a row whose
+// last columns would leave most of a two-vector tile idle), R output channels.
+template <int R, int V>
 __attribute__((target("avx2,fma"))) void tile_avx2(int64_t k, const float* wp, const float* xb,
                                                    const int64_t* koff, float* out, int64_t ldo,
                                                    int64_t cols, const float* bias) {
-  __m256 a0[R], a1[R];
+  __m256 acc[V][R];
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm256_setzero_ps();
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[v][r] = _mm256_setzero_ps();
   for (int64_t t = 0; t < k; ++t) {
     const float* x = xb + koff[t];
-    const __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
+    __m256 xv[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) xv[v] = _mm256_loadu_ps(x + 8 * v);
     const float* wt = wp + t * R;
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 wv = _mm256_broadcast_ss(wt + r);
-      a0[r] = _mm256_fmadd_ps(wv, x0, a0[r]);
-      a1[r] = _mm256_fmadd_ps(wv, x1, a1[r]);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[v][r] = _mm256_fmadd_ps(wv, xv[v], acc[v][r]);
     }
   }
-  float acc[R][16];
-  for (int r = 0; r < R; ++r) {
-    _mm256_storeu_ps(acc[r], a0[r]);
-    _mm256_storeu_ps(acc[r] + 8, a1[r]);
-  }
-  store_tile<R, 16>(acc, out, ldo, cols, bias);
+  float sums[R][8 * V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) _mm256_storeu_ps(sums[r] + 8 * v, acc[v][r]);
+  store_tile<R, 8 * V>(sums, out, ldo, cols, bias);
 }
 
-template <int R>
+template <int R, int V>
 __attribute__((target("avx512f"))) void tile_avx512(int64_t k, const float* wp, const float* xb,
                                                     const int64_t* koff, float* out, int64_t ldo,
                                                     int64_t cols, const float* bias) {
-  __m512 a0[R], a1[R];
+  __m512 acc[V][R];
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) a0[r] = a1[r] = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[v][r] = _mm512_setzero_ps();
   for (int64_t t = 0; t < k; ++t) {
     const float* x = xb + koff[t];
-    const __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
+    __m512 xv[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(x + 16 * v);
     const float* wt = wp + t * R;
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m512 wv = _mm512_set1_ps(wt[r]);
-      a0[r] = _mm512_fmadd_ps(wv, x0, a0[r]);
-      a1[r] = _mm512_fmadd_ps(wv, x1, a1[r]);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[v][r] = _mm512_fmadd_ps(wv, xv[v], acc[v][r]);
     }
   }
-  float acc[R][32];
-  for (int r = 0; r < R; ++r) {
-    _mm512_storeu_ps(acc[r], a0[r]);
-    _mm512_storeu_ps(acc[r] + 16, a1[r]);
-  }
-  store_tile<R, 32>(acc, out, ldo, cols, bias);
+  float sums[R][16 * V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) _mm512_storeu_ps(sums[r] + 16 * v, acc[v][r]);
+  store_tile<R, 16 * V>(sums, out, ldo, cols, bias);
 }
 
 bool cpu_has(DirectConvIsa isa) {
@@ -146,29 +153,44 @@ bool cpu_has(DirectConvIsa isa) { return isa == DirectConvIsa::kScalar; }
 
 std::atomic<DirectConvIsa> isa_limit{DirectConvIsa::kAvx512};
 
-// The tile functions of one instruction set: rows[R - 1] computes R output channels, up to
-// kRows; kCols output columns per tile.
+// The tile functions of one instruction set: tiles[R - 1] computes R output channels (up to
+// `rows`) of `cols` output columns, narrow[R - 1] the same of `narrow_cols` (a row's last columns
+// when they fit).
 struct Kernels {
   int rows = 0;
-  int64_t cols = 0;
-  TileFn tiles[8] = {};
+  int64_t cols = 0, narrow_cols = 0;
+  TileFn tiles[8] = {}, narrow[8] = {};
 };
 
 Kernels kernels_for(DirectConvIsa isa) {
   Kernels k;
 #ifdef ODB_DIRECT_CONV_X86
   if (isa == DirectConvIsa::kAvx512) {
-    k = {8, 32, {tile_avx512<1>, tile_avx512<2>, tile_avx512<3>, tile_avx512<4>, tile_avx512<5>,
-                 tile_avx512<6>, tile_avx512<7>, tile_avx512<8>}};
+    k = {8,
+         32,
+         16,
+         {tile_avx512<1, 2>, tile_avx512<2, 2>, tile_avx512<3, 2>, tile_avx512<4, 2>,
+          tile_avx512<5, 2>, tile_avx512<6, 2>, tile_avx512<7, 2>, tile_avx512<8, 2>},
+         {tile_avx512<1, 1>, tile_avx512<2, 1>, tile_avx512<3, 1>, tile_avx512<4, 1>,
+          tile_avx512<5, 1>, tile_avx512<6, 1>, tile_avx512<7, 1>, tile_avx512<8, 1>}};
     return k;
   }
   if (isa == DirectConvIsa::kAvx2) {
-    k = {6, 16, {tile_avx2<1>, tile_avx2<2>, tile_avx2<3>, tile_avx2<4>, tile_avx2<5>,
-                 tile_avx2<6>}};
+    k = {6,
+         16,
+         8,
+         {tile_avx2<1, 2>, tile_avx2<2, 2>, tile_avx2<3, 2>, tile_avx2<4, 2>, tile_avx2<5, 2>,
+          tile_avx2<6, 2>},
+         {tile_avx2<1, 1>, tile_avx2<2, 1>, tile_avx2<3, 1>, tile_avx2<4, 1>, tile_avx2<5, 1>,
+          tile_avx2<6, 1>}};
     return k;
   }
 #endif
-  k = {4, 8, {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>}};
+  k = {4,
+       8,
+       8,
+       {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>},
+       {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>}};
   return k;
 }
 
@@ -193,10 +215,13 @@ Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeo
   }
   p.w = g.in[last], p.ow = g.out[last], p.kw = g.kernel[last], p.sw = g.strides[last];
   p.dw = g.dilations[last], p.pw = g.pads_begin[last];
-  p.hp = (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1;
   p.ld = p.ow + (p.kw - 1) * p.dw / p.sw + kSlack;
   p.row = p.sw * p.cg * p.ld;
-  p.block = p.hp * p.row;
+  p.ext = (p.kh - 1) * p.dh + 1;
+  // Bands of output rows whose padded input rows, converted by the task that computes them, fit
+  // in about a megabyte (the second-level cache), at most 16 rows: the copy is read while it is
+  // still in the cache, at the cost of converting the (kh - 1) * dh rows bands share twice.
+  while (p.band < 16 && (p.band * p.sh + p.ext) * p.row <= kBandFloats) ++p.band;
   p.k = p.cg * p.kh * p.kw;
   p.koff.reserve(static_cast<size_t>(p.k));
   for (int64_t ci = 0; ci < p.cg; ++ci)
@@ -207,15 +232,16 @@ Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeo
   return p;
 }
 
-// Fills the padded copy of input channel ci of a group: padded row u, phase f, index q (at
-// dst[(u * sw + f) * cg + ci) * ld + q]) holds x[u - ph][q * sw + f - pw], or 0 outside x. `row`
-// is scratch for one input row in float32.
-void pad_channel(const Plan& p, const uint16_t* x, int64_t ci, float* dst, float* row) {
-  for (int64_t u = 0; u < p.hp; ++u) {
+// Fills padded rows [u0, u1) of input channel ci of a group (x: the channel's plane): padded row
+// u, phase f, index q (at dst[(((u - u0) * sw + f) * cg + ci) * ld + q]) holds x[u - ph][q * sw +
+// f - pw], or 0 outside x. `row` is scratch for one input row in float32.
+void pad_rows(const Plan& p, const uint16_t* x, int64_t ci, int64_t u0, int64_t u1, float* dst,
+              float* row) {
+  for (int64_t u = u0; u < u1; ++u) {
     const int64_t src = u - p.ph;
     const bool inside = src >= 0 && src < p.h;
     for (int64_t f = 0; f < p.sw; ++f) {
-      float* out = dst + ((u * p.sw + f) * p.cg + ci) * p.ld;
+      float* out = dst + (((u - u0) * p.sw + f) * p.cg + ci) * p.ld;
       if (!inside) {
         std::fill(out, out + p.ld, 0.0f);
         continue;
@@ -295,8 +321,8 @@ bool conv_direct_applies(const SpatialGeometry& g, int64_t c, int64_t group) {
     in *= static_cast<double>(g.in[0]);
   }
   const double ld = static_cast<double>(g.out[last]) +
-                    static_cast<double>(g.kernel[last] - 1) * static_cast<double>(g.dilations[last]) /
-                        static_cast<double>(sw) +
+                    static_cast<double>(g.kernel[last] - 1) *
+                        static_cast<double>(g.dilations[last]) / static_cast<double>(sw) +
                     kSlack;
   return rows * static_cast<double>(sw) * ld <= 4 * in + 4096;
 }
@@ -306,39 +332,40 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
   const Plan p = make_plan(x, w, group, g);
   const Kernels kern = kernels_for(chosen_isa());
   if (p.n == 0 || p.m == 0 || p.oh == 0 || p.ow == 0) return Status::ok();
-  // The padded copy of every (image, group), filled before any tile reads it (every element is
-  // written: no zero fill first).
-  const std::unique_ptr<float[]> padded(new float[static_cast<size_t>(p.n * p.group * p.block)]);
   const auto* px = reinterpret_cast<const uint16_t*>(x.raw());
-  parallel_for(p.n * p.c, [&](int64_t nc) {
-    float* row = thread_scratch<float, 1>(static_cast<size_t>(p.w));
-    const int64_t img = nc / p.c, ch = nc % p.c, gi = ch / p.cg;
-    pad_channel(p, px + nc * p.h * p.w, ch % p.cg, padded.get() + (img * p.group + gi) * p.block,
-                row);
-  });
   const std::vector<float> packed = pack_weights(p, w, kern.rows);
   std::vector<float> b(static_cast<size_t>(p.m), 0.0f);
   if (bias) float16_to_float(reinterpret_cast<const uint16_t*>(bias->raw()), b.data(), b.size());
   auto* py = reinterpret_cast<uint16_t*>(y.raw());
-  // One task per output row of each (image, group): its mg x ow sums in float32, then rounded.
-  return parallel_for_status(p.n * p.group * p.oh, [&](int64_t task) {
+  const int64_t bands = (p.oh + p.band - 1) / p.band;
+  // One task per band of output rows of each (image, group): its padded input rows, then per row
+  // the mg x ow sums in float32, rounded to float16.
+  return parallel_for_status(p.n * p.group * bands, [&](int64_t task) {
     ODB_RETURN_IF_ERROR(check_run_limits());
-    const int64_t r = task % p.oh, gi = task / p.oh % p.group, img = task / (p.oh * p.group);
-    float* sums = thread_scratch<float, 2>(static_cast<size_t>(p.mg * p.ow));
-    const float* xb = padded.get() + (img * p.group + gi) * p.block + r * p.sh * p.row;
-    // Column tiles outside, channel blocks inside: the input a column tile reads stays in the
-    // first-level cache for every block of output channels.
-    for (int64_t j0 = 0; j0 < p.ow; j0 += kern.cols)
-      for (int64_t m0 = 0; m0 < p.mg; m0 += kern.rows) {
-        const int64_t rows = std::min<int64_t>(kern.rows, p.mg - m0);
-        kern.tiles[rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0, p.koff.data(),
-                             sums + m0 * p.ow + j0, p.ow, std::min(kern.cols, p.ow - j0),
-                             bias ? b.data() + gi * p.mg + m0 : nullptr);
-      }
-    for (int64_t mi = 0; mi < p.mg; ++mi)
-      float_to_float16(sums + mi * p.ow,
-                       py + ((img * p.m + gi * p.mg + mi) * p.oh + r) * p.ow,
-                       static_cast<size_t>(p.ow));
+    const int64_t bi = task % bands, gi = task / bands % p.group, img = task / (bands * p.group);
+    const int64_t r0 = bi * p.band, r1 = std::min(p.oh, r0 + p.band);
+    const int64_t u0 = r0 * p.sh, u1 = (r1 - 1) * p.sh + p.ext;
+    float* padded = thread_scratch<float, 1>(static_cast<size_t>((u1 - u0) * p.row));
+    float* in_row = thread_scratch<float, 2>(static_cast<size_t>(p.w));
+    for (int64_t ci = 0; ci < p.cg; ++ci)
+      pad_rows(p, px + (img * p.c + gi * p.cg + ci) * p.h * p.w, ci, u0, u1, padded, in_row);
+    float* sums = thread_scratch<float, 3>(static_cast<size_t>(p.mg * p.ow));
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xb = padded + (r - r0) * p.sh * p.row;
+      // Column tiles outside, channel blocks inside: the input a column tile reads stays in the
+      // first-level cache for every block of output channels.
+      for (int64_t j0 = 0; j0 < p.ow; j0 += kern.cols)
+        for (int64_t m0 = 0; m0 < p.mg; m0 += kern.rows) {
+          const int64_t rows = std::min<int64_t>(kern.rows, p.mg - m0);
+          const TileFn* fns = p.ow - j0 <= kern.narrow_cols ? kern.narrow : kern.tiles;
+          fns[rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0, p.koff.data(),
+                        sums + m0 * p.ow + j0, p.ow, std::min(kern.cols, p.ow - j0),
+                        bias ? b.data() + gi * p.mg + m0 : nullptr);
+        }
+      for (int64_t mi = 0; mi < p.mg; ++mi)
+        float_to_float16(sums + mi * p.ow, py + ((img * p.m + gi * p.mg + mi) * p.oh + r) * p.ow,
+                         static_cast<size_t>(p.ow));
+    }
     return Status::ok();
   });
 }

@@ -16,11 +16,10 @@ namespace {
 // else is unchanged.
 inline Float16 relu_half(Float16 v) {
   const uint16_t h = v.bits;
+  // Branch-free, so that the loop over a tensor vectorises.
+  const bool nan = (h & 0x7fffu) > 0x7c00u, negative = h > 0x8000u;
   Float16 r;
-  if ((h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0)
-    r.bits = static_cast<uint16_t>(h | 0x0200u);
-  else
-    r.bits = (h & 0x8000u) != 0 && h != 0x8000u ? uint16_t{0} : h;
+  r.bits = static_cast<uint16_t>(nan ? (h | 0x0200u) : (negative ? 0u : h));
   return r;
 }
 

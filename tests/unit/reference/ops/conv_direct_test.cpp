@@ -5,6 +5,8 @@
 // asymmetric and SAME pads, groups, 1-D, tails of column and channel tiles and batches; the
 // float16 forms it leaves to the float32 path (depthwise, 3-D) and bfloat16 against the same
 // loop's float64 sums; and float16 Relu against the float32 round trip for all 65,536 patterns.
+#include "reference/ops/conv_direct.h"
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -12,13 +14,12 @@
 #include <vector>
 
 #include "op_test_util.h"
-#include "reference/ops/conv_direct.h"
 
 namespace onnxdbg::testing {
 namespace {
 
 struct HalfConvCase {
-  Shape x;                  // N, C, spatial...
+  Shape x;  // N, C, spatial...
   int64_t m = 1, group = 1;
   Shape kernel;
   std::vector<int64_t> strides, dilations, pads;  // empty: the defaults
@@ -29,8 +30,15 @@ struct HalfConvCase {
 HalfConvCase hc(Shape x, int64_t m, int64_t group, Shape kernel, std::vector<int64_t> strides = {},
                 std::vector<int64_t> dilations = {}, std::vector<int64_t> pads = {},
                 std::string auto_pad = "", bool bias = true) {
-  return {std::move(x), m,          group, std::move(kernel), std::move(strides),
-          std::move(dilations), std::move(pads), std::move(auto_pad), bias};
+  return {std::move(x),
+          m,
+          group,
+          std::move(kernel),
+          std::move(strides),
+          std::move(dilations),
+          std::move(pads),
+          std::move(auto_pad),
+          bias};
 }
 
 std::string ints_text(const std::vector<int64_t>& v) {
@@ -119,17 +127,17 @@ std::vector<float> random_halves(std::mt19937& rng, int64_t n, float scale) {
 
 std::string conv_text(const HalfConvCase& c, const Shape& wshape, const Shape& yshape,
                       const std::string& type) {
-  std::string attrs = "<kernel_shape = " + ints_text(c.kernel) +
-                      ", group = " + std::to_string(c.group);
+  std::string attrs =
+      "<kernel_shape = " + ints_text(c.kernel) + ", group = " + std::to_string(c.group);
   if (!c.strides.empty()) attrs += ", strides = " + ints_text(c.strides);
   if (!c.dilations.empty()) attrs += ", dilations = " + ints_text(c.dilations);
   if (!c.pads.empty()) attrs += ", pads = " + ints_text(c.pads);
   if (!c.auto_pad.empty()) attrs += ", auto_pad = \"" + c.auto_pad + "\"";
   attrs += ">";
   return "<ir_version: 8, opset_import: [\"\" : 13]>\ng (" + type + ints_text(c.x) + " x, " + type +
-         ints_text(wshape) + " w" + (c.bias ? ", " + type + "[" + std::to_string(c.m) + "] b" : "") +
-         ") => (" + type + ints_text(yshape) + " z) { z = Conv" + attrs + "(x, w" +
-         (c.bias ? ", b" : "") + ") }";
+         ints_text(wshape) + " w" +
+         (c.bias ? ", " + type + "[" + std::to_string(c.m) + "] b" : "") + ") => (" + type +
+         ints_text(yshape) + " z) { z = Conv" + attrs + "(x, w" + (c.bias ? ", b" : "") + ") }";
 }
 
 // Runs case c in float16 and compares with the naive loop, bit for bit.
@@ -163,10 +171,10 @@ const std::vector<HalfConvCase>& direct_cases() {
       hc({1, 6, 17, 40}, 9, 1, {3, 3}, {2, 2}, {}, {1, 0, 0, 1}),      // strided, asymmetric pads
       hc({1, 4, 15, 37}, 7, 1, {3, 3}, {3, 3}, {2, 2}, {2, 2, 2, 2}),  // stride 3, dilation 2
       hc({1, 6, 8, 33}, 8, 2, {3, 5}, {1, 2}, {1, 1}, {}, "SAME_UPPER"),  // groups, rectangular
-      hc({1, 16, 10, 10}, 16, 1, {1, 1}, {}, {}, {}, "", false),       // pointwise, no bias
-      hc({1, 8, 11, 12}, 24, 1, {1, 1}, {2, 2}),                       // strided pointwise
-      hc({2, 3, 50}, 10, 1, {5}, {2}, {1}, {2, 2}),                    // 1-D
-      hc({1, 6, 1, 90}, 6, 3, {1, 7}, {1, 4}, {1, 3}, {0, 3, 0, 3}),   // stride 4, grouped
+      hc({1, 16, 10, 10}, 16, 1, {1, 1}, {}, {}, {}, "", false),          // pointwise, no bias
+      hc({1, 8, 11, 12}, 24, 1, {1, 1}, {2, 2}),                          // strided pointwise
+      hc({2, 3, 50}, 10, 1, {5}, {2}, {1}, {2, 2}),                       // 1-D
+      hc({1, 6, 1, 90}, 6, 3, {1, 7}, {1, 4}, {1, 3}, {0, 3, 0, 3}),      // stride 4, grouped
   };
   return cases;
 }
