@@ -215,7 +215,9 @@ Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeo
   }
   p.w = g.in[last], p.ow = g.out[last], p.kw = g.kernel[last], p.sw = g.strides[last];
   p.dw = g.dilations[last], p.pw = g.pads_begin[last];
-  p.ld = p.ow + (p.kw - 1) * p.dw / p.sw + kSlack;
+  // A multiple of 16 floats, so that every padded row starts on a 64-byte line and the loads of
+  // the taps in its first column (one in kw) do not straddle two lines.
+  p.ld = (p.ow + (p.kw - 1) * p.dw / p.sw + kSlack + 15) / 16 * 16;
   p.row = p.sw * p.cg * p.ld;
   p.ext = (p.kh - 1) * p.dh + 1;
   // Bands of output rows whose padded input rows, converted by the task that computes them, fit
@@ -230,6 +232,11 @@ Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeo
         p.koff.push_back(ki * p.dh * p.row + (kj * p.dw % p.sw * p.cg + ci) * p.ld +
                          kj * p.dw / p.sw);
   return p;
+}
+
+// p rounded up to a 64-byte boundary (p has 16 floats to spare).
+float* align_64(float* p) {
+  return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
 }
 
 // Fills padded rows [u0, u1) of input channel ci of a group (x: the channel's plane): padded row
@@ -345,7 +352,7 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
     const int64_t bi = task % bands, gi = task / bands % p.group, img = task / (bands * p.group);
     const int64_t r0 = bi * p.band, r1 = std::min(p.oh, r0 + p.band);
     const int64_t u0 = r0 * p.sh, u1 = (r1 - 1) * p.sh + p.ext;
-    float* padded = thread_scratch<float, 1>(static_cast<size_t>((u1 - u0) * p.row));
+    float* padded = align_64(thread_scratch<float, 1>(static_cast<size_t>((u1 - u0) * p.row + 16)));
     float* in_row = thread_scratch<float, 2>(static_cast<size_t>(p.w));
     for (int64_t ci = 0; ci < p.cg; ++ci)
       pad_rows(p, px + (img * p.c + gi * p.cg + ci) * p.h * p.w, ci, u0, u1, padded, in_row);
