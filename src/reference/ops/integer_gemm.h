@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -160,9 +161,14 @@ constexpr int64_t kMaxExact8bitTerms = 33024;
 /// Padding reads x_zero. Needs kernel <= integer_kernel(), kernel >= kVnni512 and
 /// c / group * product(g.kernel) <= kMaxExact8bitTerms. Errors: the run limits' error when the
 /// run is cancelled or out of time.
+/// `band_done`, when set, is called once per band as soon as its sums are in y, with the image,
+/// the group and the band's output positions [q0, q0 + count) of each of the group's channel
+/// planes (bands run in parallel: it must only touch what those positions own), so that a caller
+/// can consume the sums while they are in the cache (QLinearConv's requantization).
 Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
                          const std::vector<double>& w_zero, IntegerKernel kernel, int32_t* y,
-                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g);
+                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g,
+                         const std::function<void(int64_t, int64_t, int64_t, int64_t)>& band_done);
 
 /// The sums of integer_matmul by `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI) on the
 /// 8-bit values as stored: c (laid out as p.out_shape) = (A - a_zero[row]) x (B - b_zero[col])
@@ -284,23 +290,25 @@ std::unique_ptr<T[]> operand_as(const ShiftedOperand& op, int64_t n) {
   return out;
 }
 
-/// Integer convolution of (x - x_zero) with (w - w_zero[m]) (w_zero per output channel, M
-/// values), following Conv's attributes (group, strides, dilations, pads, auto_pad,
-/// kernel_shape); x and w are uint8 or int8 (the caller checks). Padding reads x_zero, so it
-/// adds nothing. Computed by conv_forward_int16 when the sums' bound is below 2^31 on an AVX2
-/// CPU (depthwise convs aside), else by conv_forward (im2col + BLAS GEMM, or the depthwise loop)
-/// in float or double as exact_float_for allows, so the sums are exact. Returns the sums [N, M, O1,
-/// ...] with `out_shape` set to that shape. Errors: kModelError naming the node for inconsistent
-/// shapes or attributes; conv_forward's errors.
-inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor& x,
-                                          const Tensor& w, double x_zero,
-                                          const std::vector<double>& w_zero, Shape& out_shape) {
+/// The geometry of an integer convolution (ConvInteger, QLinearConv): group, the spatial geometry
+/// from Conv's attributes, and the output shape [N, M, O1, ...].
+struct IntegerConvGeometry {
+  int64_t group = 1;
+  SpatialGeometry g;
+  Shape out_shape;
+};
+
+/// Checks x [N, C, D1, ...] and w [M, C / group, k1, ...] against each other and Conv's attributes
+/// (group, strides, dilations, pads, auto_pad, kernel_shape) and returns the geometry. Errors:
+/// kModelError naming the node for inconsistent shapes or attributes.
+inline Expected<IntegerConvGeometry> integer_conv_geometry(const KernelContext& ctx,
+                                                           const Tensor& x, const Tensor& w) {
   if (x.rank() < 3 || w.rank() != x.rank())
     return model_error(ctx.describe() +
                        ": expects X [N, C, D1, ...] and W [M, C/group, k1, ...] of one "
                        "rank, got " +
                        shape_to_string(x.shape()) + " and " + shape_to_string(w.shape()));
-  const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), group = ctx.attr_int("group", 1);
+  const int64_t c = x.dim(1), m = w.dim(0), group = ctx.attr_int("group", 1);
   if (group < 1 || c % group != 0 || m % group != 0 || w.dim(1) != c / group)
     return model_error(ctx.describe() + ": channels do not match group " + std::to_string(group) +
                        " (X " + shape_to_string(x.shape()) + ", W " + shape_to_string(w.shape()) +
@@ -310,19 +318,61 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != kernel)
     return model_error(ctx.describe() + ": kernel_shape does not match W " +
                        shape_to_string(w.shape()));
-  ODB_ASSIGN_OR_RETURN(SpatialGeometry g, forward_geometry(ctx, in_spatial, kernel, false));
-  out_shape = {n, m};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
+  IntegerConvGeometry r;
+  r.group = group;
+  ODB_ASSIGN_OR_RETURN(r.g, forward_geometry(ctx, in_spatial, kernel, false));
+  r.out_shape = {x.dim(0), m};
+  r.out_shape.insert(r.out_shape.end(), r.g.out.begin(), r.g.out.end());
+  return r;
+}
+
+/// What integer_conv calls when a part of its sums is final (see there).
+using IntegerConvDone = std::function<void(const IntegerSums& sums, int64_t image, int64_t group,
+                                           int64_t q0, int64_t count)>;
+
+/// Integer convolution of (x - x_zero) with (w - w_zero[m]) (w_zero per output channel, M
+/// values), following Conv's attributes (group, strides, dilations, pads, auto_pad,
+/// kernel_shape); x and w are uint8 or int8 (the caller checks). Padding reads x_zero, so it
+/// adds nothing. Computed by conv_forward_int16 when the sums' bound is below 2^31 on an AVX2
+/// CPU (depthwise convs aside), else by conv_forward (im2col + BLAS GEMM, or the depthwise loop)
+/// in float or double as exact_float_for allows, so the sums are exact. Returns the sums [N, M, O1,
+/// ...] with `out_shape` set to that shape. `done`, when set, is called on every output position
+/// exactly once as soon as its sums are final, with the sums, the image, the group and positions
+/// [q0, q0 + count) of each of the group's channel planes: per band of the 8-bit kernels (while the
+/// band is in the cache), per (image, group) after the other kernels; from several threads at
+/// once. Errors: kModelError naming the node for inconsistent shapes or attributes;
+/// conv_forward's errors.
+inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor& x,
+                                          const Tensor& w, double x_zero,
+                                          const std::vector<double>& w_zero, Shape& out_shape,
+                                          const IntegerConvDone& done = {}) {
+  ODB_ASSIGN_OR_RETURN(const IntegerConvGeometry geo, integer_conv_geometry(ctx, x, w));
+  const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), group = geo.group;
+  const SpatialGeometry& g = geo.g;
+  const Shape& kernel = g.kernel;
+  const Shape& in_spatial = g.in;
+  out_shape = geo.out_shape;
   const bool depthwise = c / group == 1 && group > 1;
   const IntegerKernel kernel_used = integer_kernel();
   if (kernel_used >= IntegerKernel::kVnni512 && !depthwise &&
       c / group * product(kernel) <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32, product(out_shape));
+    const auto band_done = [&](int64_t image, int64_t gi, int64_t q0, int64_t count) {
+      done(sums, image, gi, q0, count);
+    };
     if (sums.size() > 0)
-      ODB_RETURN_IF_ERROR(
-          conv_forward_8bit(x, w, x_zero, w_zero, kernel_used, sums.ints(), n, c, m, group, g));
+      ODB_RETURN_IF_ERROR(conv_forward_8bit(
+          x, w, x_zero, w_zero, kernel_used, sums.ints(), n, c, m, group, g,
+          done ? std::function<void(int64_t, int64_t, int64_t, int64_t)>(band_done) : nullptr));
     return sums;
   }
+  // The other kernels: `done` per (image, group) once all sums are there.
+  const auto finish = [&](IntegerSums sums) -> Expected<IntegerSums> {
+    if (done && sums.size() > 0)
+      parallel_for(n * group,
+                   [&](int64_t i) { done(sums, i / group, i % group, 0, product(g.out)); });
+    return sums;
+  };
   const int64_t per_channel = w.numel() / std::max<int64_t>(m, 1);
   const ShiftedOperand xs =
       shift_8bit(x, std::max<int64_t>(product(in_spatial), 1), 1, std::vector<double>{x_zero}, {});
@@ -337,7 +387,7 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
     if (sums.size() > 0)
       ODB_RETURN_IF_ERROR(
           conv_forward_int16(xs.values.get(), ws.values.get(), sums.ints(), n, c, m, group, g));
-    return sums;
+    return finish(std::move(sums));
   }
   ODB_ASSIGN_OR_RETURN(const ExactFloat type, exact_float_for(ctx, bound));
   IntegerSums sums(
@@ -350,7 +400,7 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   };
   if (sums.size() > 0)
     ODB_RETURN_IF_ERROR(type == ExactFloat::kFloat ? run(sums.floats()) : run(sums.doubles()));
-  return sums;
+  return finish(std::move(sums));
 }
 
 /// Integer matrix product (A - a_zero[row]) x (B - b_zero[col]) over the batches of `plan`

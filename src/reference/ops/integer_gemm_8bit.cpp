@@ -386,7 +386,8 @@ Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& 
 
 Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
                          const std::vector<double>& w_zero, IntegerKernel kernel, int32_t* y,
-                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g) {
+                         int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g,
+                         const std::function<void(int64_t, int64_t, int64_t, int64_t)>& band_done) {
   const size_t nd = g.in.size();
   const int64_t cg = c / group, mg = m / group, in_size = product(g.in);
   const int64_t k = cg * product(g.kernel), p = product(g.out);
@@ -414,6 +415,7 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
             thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
         im2col(xg, cg, g, o0, o1, col, pad);
         multiply(ws, gi * mg, mg, col, cols, flip, b0.data(), 0, cols, yg + o0 * out_last, p);
+        if (band_done) band_done(bi, gi, o0 * out_last, cols);
         return Status::ok();
       });
 }
