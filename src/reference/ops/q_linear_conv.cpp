@@ -44,8 +44,9 @@ ODB_REQUANTIZE_PLANE(double, int8_t)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 template <class O>
-__attribute__((target("avx512f,avx512vl"))) void requantize_plane_avx512(
-    const int32_t* s, O* out, int64_t n, double add, double mul, double zero) {
+__attribute__((target("avx512f,avx512vl"))) void requantize_plane_avx512(const int32_t* s, O* out,
+                                                                         int64_t n, double add,
+                                                                         double mul, double zero) {
   const __m512d va = _mm512_set1_pd(add), vm = _mm512_set1_pd(mul), vz = _mm512_set1_pd(zero);
   const __m512d lo = _mm512_set1_pd(std::numeric_limits<O>::min()),
                 hi = _mm512_set1_pd(std::numeric_limits<O>::max());
@@ -142,8 +143,7 @@ Status q_linear_conv(KernelContext& ctx) {
           requantize_part(sums + at, y.data<uint8_t>() + at, count, bias[cu], multiplier[cu],
                           yz[0]);
         else
-          requantize_part(sums + at, y.data<int8_t>() + at, count, bias[cu], multiplier[cu],
-                          yz[0]);
+          requantize_part(sums + at, y.data<int8_t>() + at, count, bias[cu], multiplier[cu], yz[0]);
       }
     });
   };

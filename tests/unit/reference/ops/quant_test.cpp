@@ -2,6 +2,7 @@
 // saturation, per-axis, blocked, 16-bit, int4/int2 clamping, float8 saturate), DequantizeLinear
 // (blocked int4, float8, float4), DynamicQuantizeLinear, QLinearMatMul, ConvInteger and
 // QLinearConv.
+#include <algorithm>
 #include <cmath>
 
 #include "op_test_util.h"
@@ -124,6 +125,39 @@ g (uint8[1,1,3,3] x, float xs, uint8 xz, uint8[1,1,2,2] w, float ws, uint8 wz, f
                    {"b", tensor<int32_t>({1}, {2})}});
   // (sum + 2) * 0.5.
   EXPECT_EQ(values(q), (std::vector<double>{5, 7, 11, 13}));
+}
+
+// QLinearConv's requantization of a whole plane (the vector path takes eight sums at a time, the
+// scalar one the rest): every x in 0..255 times 0.5 gives every tie k + 0.5 (to even), and the
+// bias pushes the plane past both ends of uint8 and int8 (saturation).
+TEST(QLinearConv, RequantizesTiesToEvenAndSaturatesOnLongPlanes) {
+  std::vector<uint8_t> x(257);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i % 256);
+  for (const bool is_signed : {false, true})
+    for (const int32_t bias : {-300, -7, 0, 301}) {
+      const std::string y_type = is_signed ? "int8" : "uint8";
+      const Tensor yz = is_signed ? Tensor::scalar<int8_t>(-3) : Tensor::scalar<uint8_t>(3);
+      auto q = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (uint8[1,1,1,257] x, float xs, uint8 xz, uint8[1,1,1,1] w, float ws, uint8 wz, float ys, )" +
+                          y_type + " yz, int32[1] b) => (" + y_type +
+                          R"([1,1,1,257] z) { z = QLinearConv(x, xs, xz, w, ws, wz, ys, yz, b) })",
+                      {{"x", tensor<uint8_t>({1, 1, 1, 257}, x)},
+                       {"xs", Tensor::scalar<float>(1)},
+                       {"xz", Tensor::scalar<uint8_t>(0)},
+                       {"w", tensor<uint8_t>({1, 1, 1, 1}, {1})},
+                       {"ws", Tensor::scalar<float>(0.5f)},
+                       {"wz", Tensor::scalar<uint8_t>(0)},
+                       {"ys", Tensor::scalar<float>(1)},
+                       {"yz", yz},
+                       {"b", tensor<int32_t>({1}, {bias})}});
+      const std::vector<double> got = values(q);
+      ASSERT_EQ(got.size(), x.size());
+      const double lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255, zero = is_signed ? -3 : 3;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double expect = std::clamp(std::nearbyint((x[i] + bias) * 0.5) + zero, lo, hi);
+        ASSERT_EQ(got[i], expect) << y_type << " bias " << bias << " at " << i;
+      }
+    }
 }
 
 TEST(QuantizeLinear, BlockedAndSixteenBit) {
