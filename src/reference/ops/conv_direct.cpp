@@ -26,9 +26,9 @@
 namespace onnxdbg::reference {
 namespace {
 
-// The widest column tile (two AVX-512 vectors): every padded row holds this many zeros past its
+// The widest column tile (three AVX-512 vectors): every padded row holds this many zeros past its
 // last column read, so that a tile's loads never leave the row, whatever its width.
-constexpr int64_t kSlack = 32;
+constexpr int64_t kSlack = 48;
 // The padded input rows a task converts, in floats (about 1 MiB; see make_plan).
 constexpr int64_t kBandFloats = int64_t{1} << 18;
 
@@ -90,18 +90,18 @@ __attribute__((target("avx2,fma"))) void tile_avx2(int64_t k, const float* wp, c
   __m256 acc[V][R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int v = 0; v < V; ++v) acc[v][r] = _mm256_setzero_ps();
   for (int64_t t = 0; t < k; ++t) {
     const float* x = xb + koff[t];
     __m256 xv[V];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int v = 0; v < V; ++v) xv[v] = _mm256_loadu_ps(x + 8 * v);
     const float* wt = wp + t * R;
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 wv = _mm256_broadcast_ss(wt + r);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
       for (int v = 0; v < V; ++v) acc[v][r] = _mm256_fmadd_ps(wv, xv[v], acc[v][r]);
     }
   }
@@ -118,18 +118,18 @@ __attribute__((target("avx512f"))) void tile_avx512(int64_t k, const float* wp, 
   __m512 acc[V][R];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int v = 0; v < V; ++v) acc[v][r] = _mm512_setzero_ps();
   for (int64_t t = 0; t < k; ++t) {
     const float* x = xb + koff[t];
     __m512 xv[V];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(x + 16 * v);
     const float* wt = wp + t * R;
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m512 wv = _mm512_set1_ps(wt[r]);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
       for (int v = 0; v < V; ++v) acc[v][r] = _mm512_fmadd_ps(wv, xv[v], acc[v][r]);
     }
   }
@@ -153,44 +153,54 @@ bool cpu_has(DirectConvIsa isa) { return isa == DirectConvIsa::kScalar; }
 
 std::atomic<DirectConvIsa> isa_limit{DirectConvIsa::kAvx512};
 
-// The tile functions of one instruction set: tiles[R - 1] computes R output channels (up to
-// `rows`) of `cols` output columns, narrow[R - 1] the same of `narrow_cols` (a row's last columns
-// when they fit).
+// The tile functions of one instruction set: tiles[v][R - 1] computes R output channels (up to
+// `rows`) of cols[v] output columns (v + 1 vectors); a row takes the widest tile while more than
+// that is left, then the narrowest one that covers what is left.
 struct Kernels {
   int rows = 0;
-  int64_t cols = 0, narrow_cols = 0;
-  TileFn tiles[8] = {}, narrow[8] = {};
+  int64_t cols[3] = {};
+  TileFn tiles[3][8] = {};
 };
+
+template <int V>
+void fill_avx512(Kernels& k) {
+  k.cols[V - 1] = 16 * V;
+  TileFn* t = k.tiles[V - 1];
+  t[0] = tile_avx512<1, V>, t[1] = tile_avx512<2, V>, t[2] = tile_avx512<3, V>;
+  t[3] = tile_avx512<4, V>, t[4] = tile_avx512<5, V>, t[5] = tile_avx512<6, V>;
+  t[6] = tile_avx512<7, V>, t[7] = tile_avx512<8, V>;
+}
+
+template <int V>
+void fill_avx2(Kernels& k) {
+  k.cols[V - 1] = 8 * V;
+  TileFn* t = k.tiles[V - 1];
+  t[0] = tile_avx2<1, V>, t[1] = tile_avx2<2, V>, t[2] = tile_avx2<3, V>;
+  t[3] = tile_avx2<4, V>, t[4] = tile_avx2<5, V>, t[5] = tile_avx2<6, V>;
+}
 
 Kernels kernels_for(DirectConvIsa isa) {
   Kernels k;
 #ifdef ODB_DIRECT_CONV_X86
   if (isa == DirectConvIsa::kAvx512) {
-    k = {8,
-         32,
-         16,
-         {tile_avx512<1, 2>, tile_avx512<2, 2>, tile_avx512<3, 2>, tile_avx512<4, 2>,
-          tile_avx512<5, 2>, tile_avx512<6, 2>, tile_avx512<7, 2>, tile_avx512<8, 2>},
-         {tile_avx512<1, 1>, tile_avx512<2, 1>, tile_avx512<3, 1>, tile_avx512<4, 1>,
-          tile_avx512<5, 1>, tile_avx512<6, 1>, tile_avx512<7, 1>, tile_avx512<8, 1>}};
+    k.rows = 8;
+    fill_avx512<1>(k), fill_avx512<2>(k), fill_avx512<3>(k);
     return k;
   }
   if (isa == DirectConvIsa::kAvx2) {
-    k = {6,
-         16,
-         8,
-         {tile_avx2<1, 2>, tile_avx2<2, 2>, tile_avx2<3, 2>, tile_avx2<4, 2>, tile_avx2<5, 2>,
-          tile_avx2<6, 2>},
-         {tile_avx2<1, 1>, tile_avx2<2, 1>, tile_avx2<3, 1>, tile_avx2<4, 1>, tile_avx2<5, 1>,
-          tile_avx2<6, 1>}};
+    k.rows = 6;
+    fill_avx2<1>(k), fill_avx2<2>(k);
+    k.cols[2] = k.cols[1];
+    std::copy(std::begin(k.tiles[1]), std::end(k.tiles[1]), std::begin(k.tiles[2]));
     return k;
   }
 #endif
-  k = {4,
-       8,
-       8,
-       {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>},
-       {tile_scalar<1>, tile_scalar<2>, tile_scalar<3>, tile_scalar<4>}};
+  k.rows = 4;
+  for (int v = 0; v < 3; ++v) {
+    k.cols[v] = 8;
+    k.tiles[v][0] = tile_scalar<1>, k.tiles[v][1] = tile_scalar<2>;
+    k.tiles[v][2] = tile_scalar<3>, k.tiles[v][3] = tile_scalar<4>;
+  }
   return k;
 }
 
@@ -361,14 +371,19 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
       const float* xb = padded + (r - r0) * p.sh * p.row;
       // Column tiles outside, channel blocks inside: the input a column tile reads stays in the
       // first-level cache for every block of output channels.
-      for (int64_t j0 = 0; j0 < p.ow; j0 += kern.cols)
+      for (int64_t j0 = 0; j0 < p.ow;) {
+        const int64_t left = p.ow - j0;
+        int v = 2;
+        while (v > 0 && kern.cols[v - 1] >= left) --v;
         for (int64_t m0 = 0; m0 < p.mg; m0 += kern.rows) {
           const int64_t rows = std::min<int64_t>(kern.rows, p.mg - m0);
-          const TileFn* fns = p.ow - j0 <= kern.narrow_cols ? kern.narrow : kern.tiles;
-          fns[rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0, p.koff.data(),
-                        sums + m0 * p.ow + j0, p.ow, std::min(kern.cols, p.ow - j0),
-                        bias ? b.data() + gi * p.mg + m0 : nullptr);
+          kern.tiles[v][rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0,
+                                  p.koff.data(), sums + m0 * p.ow + j0, p.ow,
+                                  std::min(kern.cols[v], left),
+                                  bias ? b.data() + gi * p.mg + m0 : nullptr);
         }
+        j0 += kern.cols[v];
+      }
       for (int64_t mi = 0; mi < p.mg; ++mi)
         float_to_float16(sums + mi * p.ow, py + ((img * p.m + gi * p.mg + mi) * p.oh + r) * p.ow,
                          static_cast<size_t>(p.ow));
