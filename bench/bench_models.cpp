@@ -2,10 +2,14 @@
 // ratios against ONNX Runtime. Every (model, backend) pair runs in a fresh child process (one
 // warm-up run, then at least --iterations timed runs), so peak memory is that backend's alone.
 //
-//   bench_models [--iterations N] [--min-seconds S] [--backends SPEC,...] MODELS_DIR MODEL_LIST
+//   bench_models [--iterations N] [--min-seconds S] [--rounds R] [--backends SPEC,...] MODELS_DIR
+//                MODEL_LIST
 //
 // Timed runs go on past N until they add up to S seconds (default 1), at most 1000 of them, so
-// that the median of a sub-millisecond model is not that of five noisy samples.
+// that the median of a sub-millisecond model is not that of five noisy samples. With R rounds
+// (default 1) the backends of a model take turns R times, each turn in a fresh child, and the
+// medians are over all of a backend's runs: a machine that slows down for a few seconds (other
+// work on the host) then slows every backend alike instead of the one whose turn it was.
 //
 // MODEL_LIST is tests/public_models.txt ("file  onnxdbg-run-arguments" per line; only
 // --input-shapes and --val-range are read). The PP-OCR detector runs at 1x3x640x640, its usual
@@ -179,6 +183,7 @@ int main(int argc, char** argv) {
   reference::restart_with_better_openblas_core(argv);  // as the onnxdbg executable does
   int iterations = 5;
   double min_seconds = 1.0;
+  int rounds = 1;
   std::string backends =
       "onnxruntime:threads=1,reference:threads=1,opencv:threads=1,onnxruntime:threads=2,"
       "reference:threads=2";
@@ -189,14 +194,16 @@ int main(int argc, char** argv) {
       iterations = std::max(1, std::atoi(argv[++i]));
     else if (a == "--min-seconds" && i + 1 < argc)
       min_seconds = std::atof(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
     else if (a == "--backends" && i + 1 < argc)
       backends = argv[++i];
     else
       positional.push_back(a);
   }
   if (positional.size() != 2) {
-    std::cerr << "usage: bench_models [--iterations N] [--min-seconds S] [--backends SPEC,...] "
-                 "MODELS_DIR MODEL_LIST\n";
+    std::cerr << "usage: bench_models [--iterations N] [--min-seconds S] [--rounds R] "
+                 "[--backends SPEC,...] MODELS_DIR MODEL_LIST\n";
     return 2;
   }
   std::vector<std::string> specs;
@@ -205,9 +212,10 @@ int main(int argc, char** argv) {
 
   std::printf(
       "at least %d timed runs and %.1f s after one warm-up, each backend in its own "
-      "process; vs_ort: median / ONNX Runtime's median, min_vs_ort: fastest run / ONNX "
-      "Runtime's fastest (steadier where other work shares the machine)\n",
-      iterations, min_seconds);
+      "process, the backends taking %d turn(s); vs_ort: median / ONNX Runtime's median, "
+      "min_vs_ort: fastest run / ONNX Runtime's fastest (steadier where other work shares the "
+      "machine)\n",
+      iterations, min_seconds, rounds);
   std::printf("%-36s %-22s %9s %10s %10s %8s %10s %9s %8s  %s\n", "model", "backend", "load_ms",
               "median_ms", "min_ms", "vs_ort", "min_vs_ort", "peak_MiB", "vs_ort", "status");
   for (const ModelCase& c : read_model_list(positional[1])) {
@@ -219,8 +227,20 @@ int main(int argc, char** argv) {
       auto parsed = BackendSpec::parse(spec);
       return parsed ? parsed->option("threads", "") : std::string();
     };
+    for (int round = 0; round < rounds; ++round)
+      for (const auto& spec : specs) {
+        Measurement m = measure_in_child(path, c, spec, iterations, min_seconds);
+        Measurement& all = results[spec];
+        if (round > 0 && !all.ok) continue;  // failed in an earlier round: keep that error
+        if (round == 0 || !m.ok) {
+          all = std::move(m);
+          continue;
+        }
+        all.load_seconds = std::min(all.load_seconds, m.load_seconds);
+        all.peak_rss_bytes = std::max(all.peak_rss_bytes, m.peak_rss_bytes);
+        all.run_seconds.insert(all.run_seconds.end(), m.run_seconds.begin(), m.run_seconds.end());
+      }
     for (const auto& spec : specs) {
-      results[spec] = measure_in_child(path, c, spec, iterations, min_seconds);
       if (spec.rfind("onnxruntime", 0) != 0 || !results[spec].ok) continue;
       if (!first_ort) first_ort = &results[spec];
       ort_by_threads.emplace(threads_of(spec), &results[spec]);

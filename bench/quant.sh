@@ -3,7 +3,10 @@
 # 2). Writes make-quant-models' models (an int8 U-Net in onnxruntime.quantization's dynamic form,
 # a QLinearConv encoder, a MatMulInteger/QLinearMatMul MLP and a float16 CNN) into
 # BUILD_DIR/bench-quant and runs bench_models on them: median run time of the reference and ONNX
-# Runtime, one thread each, and the ratio reference / ONNX Runtime (vs_ort). Target: <= 3x.
+# Runtime, one thread each, and the ratio reference / ONNX Runtime (vs_ort), the two taking three
+# turns each (bench_models --rounds 3: this machine's speed drifts by up to 2x over seconds).
+# Target: <= 3x (issue 19); issue 40's for the QLinearConv CNN, the MLP and the float16 CNN:
+# <= 1.5x.
 # With WILD_MODELS_DIR (scripts/fetch-bench-models.sh: IS-Net background removal in int8 and
 # float16, 1x3x1024x1024), the same on those, then `run --layerwise` on each with a
 # --layerwise-memory budget (LAYERWISE_BUDGET, in MiB or GiB; default 1GiB, issue 40's figure)
@@ -17,7 +20,8 @@ out="$build/bench-quant"
 cmake --build "$build" --target make-quant-models bench_models onnxdbg-worker onnxdbg >/dev/null
 "$build/make-quant-models" "$out"
 echo "quantized models (bench/quant.sh): reference vs ONNX Runtime, one thread each"
-"$build/bench_models" --backends onnxruntime:threads=1,reference:threads=1 "$out" "$out/models.txt"
+"$build/bench_models" --rounds 3 --backends onnxruntime:threads=1,reference:threads=1 "$out" \
+  "$out/models.txt"
 [ -n "$wild" ] || exit 0
 if [ ! -f "$wild/.verified" ]; then echo "bench/quant: $wild not fetched (make bench-models)"; exit 1; fi
 list="$here/bench/wild_models.txt"
