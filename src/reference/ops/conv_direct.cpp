@@ -273,10 +273,13 @@ void pad_rows(const Plan& p, const uint16_t* x, int64_t ci, int64_t u0, int64_t 
         continue;
       }
       if (f == 0) float16_to_float(x + src * p.w, row, static_cast<size_t>(p.w));
-      for (int64_t q = 0; q < p.ld; ++q) {
-        const int64_t v = q * p.sw + f - p.pw;
-        out[q] = v >= 0 && v < p.w ? row[v] : 0.0f;
-      }
+      // Indexes [lo, hi) read the row (0 <= q * sw + f - pw < w); the others are padding.
+      const int64_t first = p.pw - f, lo = std::clamp<int64_t>((first + p.sw - 1) / p.sw, 0, p.ld);
+      const int64_t hi = std::clamp<int64_t>((p.w + first + p.sw - 1) / p.sw, lo, p.ld);
+      std::fill(out, out + lo, 0.0f);
+      const float* in = row + (lo * p.sw - first);
+      for (int64_t q = 0; q < hi - lo; ++q) out[lo + q] = in[q * p.sw];
+      std::fill(out + hi, out + p.ld, 0.0f);
     }
   }
 }
