@@ -81,63 +81,38 @@ void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* kof
 }
 
 #ifdef ODB_DIRECT_CONV_X86
-// The vector tiles: V vectors of output columns (1 for the narrow tiles that finish a row whose
-// last columns would leave most of a two-vector tile idle), R output channels.
-template <int R, int V>
-__attribute__((target("avx2,fma"))) void tile_avx2(int64_t k, const float* wp, const float* xb,
-                                                   const int64_t* koff, float* out, int64_t ldo,
-                                                   int64_t cols, const float* bias) {
-  __m256 acc[V][R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 3
-    for (int v = 0; v < V; ++v) acc[v][r] = _mm256_setzero_ps();
-  for (int64_t t = 0; t < k; ++t) {
-    const float* x = xb + koff[t];
-    __m256 xv[V];
-#pragma GCC unroll 3
-    for (int v = 0; v < V; ++v) xv[v] = _mm256_loadu_ps(x + 8 * v);
-    const float* wt = wp + t * R;
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const __m256 wv = _mm256_broadcast_ss(wt + r);
-#pragma GCC unroll 3
-      for (int v = 0; v < V; ++v) acc[v][r] = _mm256_fmadd_ps(wv, xv[v], acc[v][r]);
-    }
+// The vector tiles, one definition for each instruction set (its target, vector type, lanes and
+// intrinsics): V vectors of output columns (fewer for a row's last columns), R output channels.
+#define ODB_DIRECT_TILE(NAME, TARGET, VEC, LANES, ZERO, LOADU, SET1, FMADD, STOREU)       \
+  template <int R, int V>                                                                 \
+  __attribute__((target(TARGET))) void NAME(int64_t k, const float* wp, const float* xb,  \
+                                            const int64_t* koff, float* out, int64_t ldo, \
+                                            int64_t cols, const float* bias) {            \
+    VEC acc[V][R];                                                                        \
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                                 \
+      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] = ZERO();             \
+    }                                                                                     \
+    for (int64_t t = 0; t < k; ++t) {                                                     \
+      const float* x = xb + koff[t];                                                      \
+      VEC xv[V];                                                                          \
+      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) xv[v] = LOADU(x + LANES * v);   \
+      const float* wt = wp + t * R;                                                       \
+      _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                               \
+        const VEC wv = SET1(wt[r]);                                                       \
+        _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] =                   \
+            FMADD(wv, xv[v], acc[v][r]);                                                  \
+      }                                                                                   \
+    }                                                                                     \
+    float sums[R][LANES * V];                                                             \
+    for (int r = 0; r < R; ++r)                                                           \
+      for (int v = 0; v < V; ++v) STOREU(sums[r] + LANES * v, acc[v][r]);                 \
+    store_tile<R, LANES * V>(sums, out, ldo, cols, bias);                                 \
   }
-  float sums[R][8 * V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) _mm256_storeu_ps(sums[r] + 8 * v, acc[v][r]);
-  store_tile<R, 8 * V>(sums, out, ldo, cols, bias);
-}
-
-template <int R, int V>
-__attribute__((target("avx512f"))) void tile_avx512(int64_t k, const float* wp, const float* xb,
-                                                    const int64_t* koff, float* out, int64_t ldo,
-                                                    int64_t cols, const float* bias) {
-  __m512 acc[V][R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 3
-    for (int v = 0; v < V; ++v) acc[v][r] = _mm512_setzero_ps();
-  for (int64_t t = 0; t < k; ++t) {
-    const float* x = xb + koff[t];
-    __m512 xv[V];
-#pragma GCC unroll 3
-    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(x + 16 * v);
-    const float* wt = wp + t * R;
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const __m512 wv = _mm512_set1_ps(wt[r]);
-#pragma GCC unroll 3
-      for (int v = 0; v < V; ++v) acc[v][r] = _mm512_fmadd_ps(wv, xv[v], acc[v][r]);
-    }
-  }
-  float sums[R][16 * V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) _mm512_storeu_ps(sums[r] + 16 * v, acc[v][r]);
-  store_tile<R, 16 * V>(sums, out, ldo, cols, bias);
-}
+ODB_DIRECT_TILE(tile_avx2, "avx2,fma", __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
+                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps)
+ODB_DIRECT_TILE(tile_avx512, "avx512f", __m512, 16, _mm512_setzero_ps, _mm512_loadu_ps,
+                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps)
+#undef ODB_DIRECT_TILE
 
 bool cpu_has(DirectConvIsa isa) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
