@@ -1,10 +1,12 @@
-// Direct convolution of float16 operands in float32 (conv_direct.h). The input is copied once into
-// a zero-padded float32 buffer whose rows are split by column phase (column v of a padded row goes
-// to phase v % stride, index v / stride), so that for every kernel tap the output columns
-// [j, j + 32) read a contiguous run of that buffer. A tile of up to 8 output channels x 32 output
-// columns of one output row then accumulates in registers over all the taps, each tap one vector
-// load of input and one broadcast weight per channel: no im2col matrix, no packing of it, and no
-// float32 copy of the output (each row is rounded to float16 as it is finished).
+// Direct convolution of float16 operands in float32 (conv_direct.h). Each task takes a band of
+// output rows of one (image, group) and converts the input rows they read into a zero-padded
+// float32 buffer whose rows are split by column phase (column v of a padded row goes to phase
+// v % stride, index v / stride), so that for every kernel tap the output columns [j, j + 48) read
+// a contiguous run of that buffer. Tiles of up to 8 output channels x 48, 32 or 16 output columns
+// of one output row then accumulate in registers over all the taps, each tap one vector load of
+// input per 16 columns and one broadcast weight per channel: no im2col matrix, no packing of it,
+// and no float32 copy of the input or the output (each row is rounded to float16 as it is
+// finished).
 #include "reference/ops/conv_direct.h"
 
 #include <algorithm>
@@ -37,17 +39,17 @@ struct Plan {
   int64_t n = 0, c = 0, m = 0, group = 0, cg = 0, mg = 0;
   int64_t h = 1, w = 1, oh = 1, ow = 1, kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0,
           pw = 0;
-  int64_t ld = 0;    // elements per (row, phase, channel): ow + (kw - 1) * dw / sw + kSlack
-  int64_t row = 0;   // one padded row of all phases and channels of a group: sw * cg * ld
-  int64_t ext = 1;   // padded rows one output row reads: (kh - 1) * dh + 1
-  int64_t band = 1;  // output rows per task (see make_plan)
-  int64_t k = 0;     // taps per output: cg * kh * kw
+  int64_t ld = 0;   // per (row, phase, channel): ow + (kw - 1) * dw / sw + kSlack, rounded up to 16
+  int64_t row = 0;  // one padded row of all phases and channels of a group: sw * cg * ld
+  int64_t ext = 1;  // padded rows one output row reads: (kh - 1) * dh + 1
+  int64_t band = 1;           // output rows per task (see make_plan)
+  int64_t k = 0;              // taps per output: cg * kh * kw
   std::vector<int64_t> koff;  // per tap: its offset from the tile's base
 };
 
 // One tile: out[r * ldo + j] = sum over taps t of wp[t * R + r] * xb[koff[t] + j] (+ bias[r]) for
-// r < R, j < cols, each sum one fused multiply-add per tap in tap order from 0. Reads kCols
-// columns of xb per tap whatever `cols` is (the padded rows' slack covers them).
+// r < R, j < cols, each sum one fused multiply-add per tap in tap order from 0. Reads the tile's
+// full width of xb per tap whatever `cols` is (the padded rows' slack covers it).
 using TileFn = void (*)(int64_t k, const float* wp, const float* xb, const int64_t* koff,
                         float* out, int64_t ldo, int64_t cols, const float* bias);
 
@@ -307,8 +309,8 @@ bool conv_direct_applies(const SpatialGeometry& g, int64_t c, int64_t group) {
   const size_t last = nd - 1;
   const int64_t sw = g.strides[last];
   if (sw > 4) return false;
-  // The padded copy: rows (oh - 1) * sh + (kh - 1) * dh + 1, each sw phases of ld elements,
-  // counted in double so that nothing overflows.
+  // The padded rows of one channel, all bands together: (oh - 1) * sh + (kh - 1) * dh + 1 rows of
+  // sw phases of about ld elements, counted in double so that nothing overflows.
   double rows = 1, in = static_cast<double>(g.in[last]);
   if (nd == 2) {
     rows = static_cast<double>(g.out[0] - 1) * static_cast<double>(g.strides[0]) +

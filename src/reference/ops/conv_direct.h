@@ -40,9 +40,10 @@ bool conv_direct_applies(const SpatialGeometry& g, int64_t c, int64_t group);
 /// float16 semantics (compute in float32, round the result) as the interpreter's float32 path
 /// gives them, to within the float32 summation order (OpenBLAS's, which varies with its CPU
 /// kernel, there; this fixed one here, on every CPU and thread count). Needs
-/// conv_direct_applies(g, c, group) and `group` dividing c and m (the caller checks). Errors:
-/// kInvalidArgument when the padded copy of X does not fit in memory, and the run limits' error
-/// when the run is cancelled or out of time.
+/// conv_direct_applies(g, c, group) and `group` dividing c and m (the caller checks). Errors: the
+/// run limits' error when the run is cancelled or out of time; a band's padded rows or the packed
+/// weights that do not fit in memory throw std::bad_alloc, which the interpreter reports as the
+/// node's out-of-memory error.
 Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias, int64_t group,
                            const SpatialGeometry& g, Tensor& y);
 
