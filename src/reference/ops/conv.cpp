@@ -156,7 +156,7 @@ Status conv_typed(KernelContext& ctx, const Tensor& x, const Tensor& w, const Te
 // rounded once to float16.
 Status conv_half(KernelContext& ctx, const Tensor& x, const Tensor& w, const Tensor* bias) {
   ODB_ASSIGN_OR_RETURN(const ConvSetup s, conv_setup(ctx, x, w, bias));
-  if (x.dtype() == DType::kFloat16 && conv_direct_applies(s.g, x.dim(1), s.group)) {
+  if (conv_direct_applies(s.g, x.dim(1), s.group)) {
     ODB_ASSIGN_OR_RETURN(Tensor y, Tensor::make_uninitialized(x.dtype(), s.out_shape));
     ODB_RETURN_IF_ERROR(conv_direct_float16(x, w, bias, s.group, s.g, y));
     ctx.set_output(0, std::move(y));

@@ -75,28 +75,18 @@ bool has_avx512_vl() {
   static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   return has;
 }
-
-template <class O>
-void requantize_int32_plane(const int32_t* s, O* out, int64_t n, double add, double mul,
-                            double zero) {
-  if (has_avx512_vl()) return requantize_plane_avx512(s, out, n, add, mul, zero);
-  requantize_plane(s, out, n, add, mul, zero);
-}
-#else
-template <class O>
-void requantize_int32_plane(const int32_t* s, O* out, int64_t n, double add, double mul,
-                            double zero) {
-  requantize_plane(s, out, n, add, mul, zero);
-}
+#define ODB_REQUANTIZE_AVX512 1
 #endif
 
-// One plane part of any sums type: int32 sums take the vector path above.
+// One plane part of any sums type: int32 sums (the 8-bit kernels') take the AVX-512 path where
+// the CPU has it.
 template <class S, class O>
 void requantize_part(const S* s, O* out, int64_t n, double add, double mul, double zero) {
+#ifdef ODB_REQUANTIZE_AVX512
   if constexpr (std::is_same_v<S, int32_t>)
-    requantize_int32_plane(s, out, n, add, mul, zero);
-  else
-    requantize_plane(s, out, n, add, mul, zero);
+    if (has_avx512_vl()) return requantize_plane_avx512(s, out, n, add, mul, zero);
+#endif
+  requantize_plane(s, out, n, add, mul, zero);
 }
 
 Status q_linear_conv(KernelContext& ctx) {
