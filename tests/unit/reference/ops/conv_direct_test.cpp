@@ -41,18 +41,6 @@ HalfConvCase hc(Shape x, int64_t m, int64_t group, Shape kernel, std::vector<int
           bias};
 }
 
-std::string ints_text(const std::vector<int64_t>& v) {
-  std::string t = "[";
-  for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
-  return t + "]";
-}
-
-int64_t count_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
 // The spatial geometry the ONNX spec gives the case: output size and begin pads per dim.
 void geometry(const HalfConvCase& c, Shape& out, std::vector<int64_t>& begin) {
   const size_t nd = c.kernel.size();

@@ -33,6 +33,20 @@ Tensor tensor(Shape shape, std::vector<T> values) {
   return Tensor::from_vector<T>(std::move(shape), values);
 }
 
+/// "[1,2,3]": dims or attribute values as ONNX text format writes them.
+inline std::string ints_text(const std::vector<int64_t>& v) {
+  std::string t = "[";
+  for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
+  return t + "]";
+}
+
+/// The number of elements of a tensor of shape `s`.
+inline int64_t count_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
 inline Tensor f32(Shape shape, std::vector<float> v) { return tensor<float>(std::move(shape), v); }
 
 inline Tensor f16(Shape shape, const std::vector<float>& v) {

@@ -30,20 +30,6 @@ void on_every_kernel(F body) {
   reference::set_integer_kernel_limit(reference::IntegerKernel::kAmx);
 }
 
-std::string dims_text(const Shape& s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
-std::string ints_text(const std::vector<int64_t>& v) { return dims_text(v); }
-
-int64_t count_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
 // A random uint8 or int8 tensor (values over the whole range) and its values as int64.
 struct IntTensor {
   Tensor t;
@@ -203,9 +189,9 @@ TEST(QuantGemm, ConvIntegerMatchesLoop) {
       yshape.insert(yshape.end(), out.begin(), out.end());
       const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()") + type_name(c.x_signed) +
-                               dims_text(c.x) + " x, " + type_name(c.w_signed) + dims_text(wshape) +
+                               ints_text(c.x) + " x, " + type_name(c.w_signed) + ints_text(wshape) +
                                " w, " + type_name(c.x_signed) + " xz, " + type_name(c.w_signed) +
-                               dims_text(wz.t.shape()) + " wz) => (int32" + dims_text(yshape) +
+                               ints_text(wz.t.shape()) + " wz) => (int32" + ints_text(yshape) +
                                " z) { z = ConvInteger" + conv_attrs(c) + "(x, w, xz, wz) }";
       const Tensor z = run_op(text, {{"x", x.t}, {"w", w.t}, {"xz", xz.t}, {"wz", wz.t}});
       ASSERT_EQ(z.shape(), yshape) << text;
@@ -249,11 +235,11 @@ TEST(QuantGemm, QLinearConvMatchesLoop) {
       yshape.insert(yshape.end(), out.begin(), out.end());
       const std::string xt = type_name(c.x_signed), wt = type_name(c.w_signed);
       const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
-g ()" + xt + dims_text(c.x) + " x, float xs, " +
-                               xt + " xz, " + wt + dims_text(wshape) + " w, float" +
-                               dims_text({nws}) + " ws, " + wt + dims_text({nws}) +
-                               " wz, float ys, " + xt + " yz, int32" + dims_text({c.m}) +
-                               " b) => (" + xt + dims_text(yshape) + " z) { z = QLinearConv" +
+g ()" + xt + ints_text(c.x) + " x, float xs, " +
+                               xt + " xz, " + wt + ints_text(wshape) + " w, float" +
+                               ints_text({nws}) + " ws, " + wt + ints_text({nws}) +
+                               " wz, float ys, " + xt + " yz, int32" + ints_text({c.m}) +
+                               " b) => (" + xt + ints_text(yshape) + " z) { z = QLinearConv" +
                                conv_attrs(c) + "(x, xs, xz, w, ws, wz, ys, yz, b) }";
       const Tensor z = run_op(text, {{"x", x.t},
                                      {"xs", Tensor::scalar<float>(xs)},
@@ -355,10 +341,10 @@ TEST(QuantGemm, MatMulIntegerMatchesLoop) {
       const auto expect = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
       const std::string text = std::string(R"(<ir_version: 8, opset_import: ["" : 10]>
 g ()") + type_name(c.a_signed) +
-                               dims_text(c.a) + " a, " + type_name(c.b_signed) + dims_text(c.b) +
-                               " b, " + type_name(c.a_signed) + dims_text(az.t.shape()) + " az, " +
-                               type_name(c.b_signed) + dims_text(bz.t.shape()) + " bz) => (int32" +
-                               dims_text(out) + " z) { z = MatMulInteger(a, b, az, bz) }";
+                               ints_text(c.a) + " a, " + type_name(c.b_signed) + ints_text(c.b) +
+                               " b, " + type_name(c.a_signed) + ints_text(az.t.shape()) + " az, " +
+                               type_name(c.b_signed) + ints_text(bz.t.shape()) + " bz) => (int32" +
+                               ints_text(out) + " z) { z = MatMulInteger(a, b, az, bz) }";
       const Tensor z = run_op(text, {{"a", a.t}, {"b", b.t}, {"az", az.t}, {"bz", bz.t}});
       ASSERT_EQ(z.shape(), out) << text;
       for (int64_t i = 0; i < z.numel(); ++i)
@@ -386,11 +372,11 @@ TEST(QuantGemm, QLinearMatMulMatchesLoop) {
       const auto acc = naive_matmul(c, a.v, b.v, zero_values(az, m), zero_values(bz, n), out);
       const std::string at = type_name(c.a_signed), bt = type_name(c.b_signed);
       const std::string text = R"(<ir_version: 8, opset_import: ["" : 10]>
-g ()" + at + dims_text(c.a) + " a, float" +
-                               dims_text(az.t.shape()) + " as, " + at + dims_text(az.t.shape()) +
-                               " az, " + bt + dims_text(c.b) + " b, float" +
-                               dims_text(bz.t.shape()) + " bs, " + bt + dims_text(bz.t.shape()) +
-                               " bz, float ys, " + at + " yz) => (" + at + dims_text(out) +
+g ()" + at + ints_text(c.a) + " a, float" +
+                               ints_text(az.t.shape()) + " as, " + at + ints_text(az.t.shape()) +
+                               " az, " + bt + ints_text(c.b) + " b, float" +
+                               ints_text(bz.t.shape()) + " bs, " + bt + ints_text(bz.t.shape()) +
+                               " bz, float ys, " + at + " yz) => (" + at + ints_text(out) +
                                " z) { z = QLinearMatMul(a, as, az, b, bs, bz, ys, yz) }";
       const Tensor z = run_op(text, {{"a", a.t},
                                      {"as", f32(az.t.shape(), as)},
