@@ -221,11 +221,6 @@ Plan make_plan(const Tensor& x, const Tensor& w, int64_t group, const SpatialGeo
   return p;
 }
 
-// p rounded up to a 64-byte boundary (p has 16 floats to spare).
-float* align_64(float* p) {
-  return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
-}
-
 // Fills padded rows [u0, u1) of input channel ci of a group (x: the channel's plane): padded row
 // u, phase f, index q (at dst[(((u - u0) * sw + f) * cg + ci) * ld + q]) holds x[u - ph][q * sw +
 // f - pw], or 0 outside x. `row` is scratch for one input row in float32.
@@ -342,7 +337,8 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
     const int64_t bi = task % bands, gi = task / bands % p.group, img = task / (bands * p.group);
     const int64_t r0 = bi * p.band, r1 = std::min(p.oh, r0 + p.band);
     const int64_t u0 = r0 * p.sh, u1 = (r1 - 1) * p.sh + p.ext;
-    float* padded = align_64(thread_scratch<float, 1>(static_cast<size_t>((u1 - u0) * p.row + 16)));
+    float* padded =
+        thread_scratch<float, 1>(static_cast<size_t>((u1 - u0) * p.row));  // 64-byte aligned
     float* in_row = thread_scratch<float, 2>(static_cast<size_t>(p.w));
     for (int64_t ci = 0; ci < p.cg; ++ci)
       pad_rows(p, px + (img * p.c + gi * p.cg + ci) * p.h * p.w, ci, u0, u1, padded, in_row);

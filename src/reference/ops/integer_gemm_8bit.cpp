@@ -51,7 +51,7 @@ const uint8_t* bytes_of(const Tensor& t) { return reinterpret_cast<const uint8_t
 // with zeros to kp (k rounded up to 4, or to 64 for AMX), with per row A0 and u = RA - K * A0
 // (modulo 2^32).
 struct SignedRows {
-  std::unique_ptr<int8_t[]> values;
+  AlignedArray<int8_t> values;  // rows start at 64-byte boundaries when kp is a multiple of 64
   int64_t rows = 0, k = 0, kp = 0;
   std::vector<int32_t> a0, u;
 };
@@ -70,7 +70,7 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
   const int64_t align = amx ? kAmxK : 4;
   s.kp = std::max<int64_t>((k + align - 1) / align * align, align);
   const int64_t padded_rows = rows + (amx ? 2 * kAmxRows : 0);
-  s.values.reset(new int8_t[static_cast<size_t>(std::max<int64_t>(padded_rows * s.kp, 1))]);
+  s.values = make_aligned<int8_t>(static_cast<size_t>(std::max<int64_t>(padded_rows * s.kp, 1)));
   std::fill(s.values.get() + rows * s.kp, s.values.get() + padded_rows * s.kp, int8_t{0});
   s.a0.resize(static_cast<size_t>(rows));
   s.u.resize(static_cast<size_t>(rows));
