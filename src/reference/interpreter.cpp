@@ -259,12 +259,18 @@ struct Interpreter::Scope {
     const Value& v = slots[static_cast<size_t>(it->second)];
     return v.defined() ? &v : nullptr;
   }
-  const Value* find(const std::string& name) const {
+  /// The value visible under `name` here, or nullptr; *initializer (when given) tells whether
+  /// it is an initializer, kept by the interpreter as long as it lives.
+  const Value* find(const std::string& name, bool* initializer = nullptr) const {
+    if (initializer) *initializer = false;
     for (const Scope* s = this; s; s = s->parent) {
       if (const Value* v = s->owned(name)) return v;
       if (auto it = s->borrowed.find(name); it != s->borrowed.end()) return it->second;
       if (s->initializers)
-        if (auto it = s->initializers->find(name); it != s->initializers->end()) return &it->second;
+        if (auto it = s->initializers->find(name); it != s->initializers->end()) {
+          if (initializer) *initializer = true;
+          return &it->second;
+        }
     }
     return nullptr;
   }
@@ -565,18 +571,23 @@ Status Interpreter::gather_inputs(const onnx::NodeProto& node, size_t i, const G
   // node: KernelScratch).
   std::vector<const Value*>& ins = scratch.values;
   std::vector<Tensor*>& movable = scratch.movable;
+  std::vector<uint8_t>& constant = scratch.constant;
   ins.clear();
   movable.clear();
+  constant.clear();
   for (int k = 0; k < node.input_size(); ++k) {
     const std::string& name = node.input(k);
     if (name.empty()) {
       ins.push_back(nullptr);
       movable.push_back(nullptr);
+      constant.push_back(0);
       continue;
     }
     const int slot = plan.input_slots[i][static_cast<size_t>(k)];
     Value* slot_value = slot >= 0 ? &scope.slots[static_cast<size_t>(slot)] : nullptr;
-    const Value* v = slot_value && slot_value->defined() ? slot_value : scope.find(name);
+    bool initializer = false;
+    const Value* v =
+        slot_value && slot_value->defined() ? slot_value : scope.find(name, &initializer);
     if (!v)
       return model_error("input '" + name +
                          "' is undefined: no node, initializer or graph "
@@ -597,9 +608,11 @@ Status Interpreter::gather_inputs(const onnx::NodeProto& node, size_t i, const G
       in.upcast.emplace_back(std::move(f));
       v = &in.upcast.back();
       mov = &in.upcast.back().tensor();
+      initializer = false;  // a fresh copy on every run
     }
     ins.push_back(v);
     movable.push_back(mov);
+    constant.push_back(initializer ? 1 : 0);
   }
   return Status::ok();
 }
@@ -651,6 +664,7 @@ Status Interpreter::call_kernel(const onnx::NodeProto& node, size_t i, int64_t o
   // Copies: `runner` calls value_runner by reference, so the original stays here.
   KernelContext ctx(node, opset, scratch, runner, value_runner);
   ctx.set_random_source(&random_, i);
+  ctx.set_kernel_states(&kernel_states_);
   Status st;
   try {
     st = def.fn(ctx);

@@ -155,6 +155,9 @@ class Interpreter {
 
   /// Per-op-type times of the runs so far, largest first; empty unless profiling is on.
   std::vector<OpProfile> profile() const;
+  /// Bytes the kernels keep from run to run, derived from constant inputs (packed int8 weights
+  /// of MatMulInteger and QLinearMatMul); at most KernelStates::kBudgetBytes (512 MiB).
+  size_t kernel_state_bytes() const { return kernel_states_.used(); }
   /// Forgets the times collected so far.
   void reset_profile() { profile_.clear(); }
 
@@ -191,7 +194,8 @@ class Interpreter {
   std::filesystem::path base_dir_;
   InterpreterOptions options_;
   std::map<std::pair<std::string, std::string>, OpProfile> profile_;
-  RandomSource random_;  // seeds of unseeded random ops; its draw counts restart every run
+  RandomSource random_;         // seeds of unseeded random ops; its draw counts restart every run
+  KernelStates kernel_states_;  // what kernels derived from constant inputs (packed weights)
   std::map<const onnx::GraphProto*, std::unique_ptr<GraphPlan>> plans_;
   OpsetMap opsets_;
   std::map<const onnx::GraphProto*, std::map<std::string, Value>> initializers_;

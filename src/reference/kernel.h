@@ -7,7 +7,9 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/onnx.h"
@@ -39,6 +41,56 @@ using SubgraphRunner =
 using ValueSubgraphRunner =
     std::function<Expected<std::vector<Value>>(const onnx::GraphProto&, std::vector<Value>)>;
 
+/// What a kernel prepared from its node's constant inputs (packed weights), kept by the
+/// interpreter from run to run; kernels derive their own types from it.
+struct KernelState {
+  virtual ~KernelState() = default;
+};
+
+/// The KernelStates of one interpreter, one per node (by the node's address, which stays put as
+/// long as the interpreter holds the model), within a budget of bytes: a kernel whose state
+/// would pass it recomputes what it needs on every run instead, so that a model's weights are
+/// held at most once more. Used from the thread that runs the graph only.
+class KernelStates {
+ public:
+  /// The budget: 512 MiB.
+  static constexpr size_t kBudgetBytes = size_t{512} << 20;
+  /// The state kept for `node`, or nullptr.
+  KernelState* find(const onnx::NodeProto& node) const {
+    auto it = states_.find(&node);
+    return it == states_.end() ? nullptr : it->second.state.get();
+  }
+  /// Keeps `state` (holding `bytes`) for `node` in place of the one kept before; false, keeping
+  /// nothing (and dropping the one kept before), when it would pass the budget.
+  bool keep(const onnx::NodeProto& node, std::unique_ptr<KernelState> state, size_t bytes) {
+    if (auto it = states_.find(&node); it != states_.end()) {
+      used_ -= it->second.bytes;
+      states_.erase(it);
+    }
+    if (bytes > kBudgetBytes - used_) return false;
+    used_ += bytes;
+    states_[&node] = Entry{std::move(state), bytes};
+    return true;
+  }
+  /// True when a state of `bytes` kept for `node` (in place of its current one) would stay
+  /// within the budget.
+  bool room_for(const onnx::NodeProto& node, size_t bytes) const {
+    auto it = states_.find(&node);
+    const size_t others = used_ - (it == states_.end() ? 0 : it->second.bytes);
+    return bytes <= kBudgetBytes - others;
+  }
+  /// Bytes held by the states kept.
+  size_t used() const { return used_; }
+
+ private:
+  struct Entry {
+    std::unique_ptr<KernelState> state;
+    size_t bytes = 0;
+  };
+  std::unordered_map<const onnx::NodeProto*, Entry> states_;
+  size_t used_ = 0;
+};
+
 /// Everything a kernel may read, and where it puts its outputs.
 /// The vectors a KernelContext holds, kept by the interpreter from one node to the next so that
 /// their memory is allocated once per graph run rather than once per node (KernelContext's
@@ -46,6 +98,7 @@ using ValueSubgraphRunner =
 struct KernelScratch {
   std::vector<const Value*> values;  ///< the node's inputs, filled by the caller
   std::vector<Tensor*> movable;      ///< see KernelContext::movable_input, filled by the caller
+  std::vector<uint8_t> constant;     ///< see KernelContext::input_is_constant, filled by the caller
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;
   std::vector<Value> value_outputs;
@@ -80,7 +133,8 @@ class KernelContext {
         values_(std::move(scratch.values)),
         value_outputs_(std::move(scratch.value_outputs)),
         value_subgraph_runner_(std::move(value_subgraph_runner)),
-        movable_(std::move(scratch.movable)) {
+        movable_(std::move(scratch.movable)),
+        constant_(std::move(scratch.constant)) {
     outputs_.resize(static_cast<size_t>(node.output_size()));
     value_outputs_.resize(static_cast<size_t>(node.output_size()));
     inputs_.clear();
@@ -95,6 +149,7 @@ class KernelContext {
     };
     give(values_, scratch.values);
     give(movable_, scratch.movable);
+    give(constant_, scratch.constant);
     give(inputs_, scratch.inputs);
     give(outputs_, scratch.outputs);
     give(value_outputs_, scratch.value_outputs);
@@ -187,6 +242,23 @@ class KernelContext {
   /// movable).
   void set_movable_inputs(std::vector<Tensor*> movable) { movable_ = std::move(movable); }
 
+  /// True when input i is an initializer (of this graph or an enclosing one) that no graph input
+  /// overrides, given to the kernel as stored: the same bytes at the same address on every run
+  /// of the interpreter, so that what a kernel derives from it can be kept (state()).
+  bool input_is_constant(size_t i) const { return i < constant_.size() && constant_[i] != 0; }
+  /// The state this node's kernel kept on an earlier run (keep_state), or nullptr: none kept,
+  /// or no interpreter behind this context. The kernel checks that it still fits its inputs.
+  KernelState* state() const { return states_ ? states_->find(node_) : nullptr; }
+  /// Keeps `state` (holding `bytes`) for this node's later runs, in place of the one kept
+  /// before; false, keeping nothing, without an interpreter or past KernelStates' budget.
+  bool keep_state(std::unique_ptr<KernelState> state, size_t bytes) {
+    return states_ && states_->keep(node_, std::move(state), bytes);
+  }
+  /// True when keep_state would keep a state of `bytes` (checked before making a large one).
+  bool can_keep_state(size_t bytes) const { return states_ && states_->room_for(node_, bytes); }
+  /// Set by the interpreter before the kernel runs.
+  void set_kernel_states(KernelStates* states) { states_ = states; }
+
  private:
   const onnx::NodeProto& node_;
   int64_t opset_;
@@ -200,6 +272,8 @@ class KernelContext {
   RandomSource* random_source_ = nullptr;
   size_t node_index_ = 0;
   std::vector<Tensor*> movable_;
+  std::vector<uint8_t> constant_;
+  KernelStates* states_ = nullptr;
 };
 
 /// How the interpreter treats float16/bfloat16 for a kernel.

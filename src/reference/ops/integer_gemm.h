@@ -170,14 +170,41 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
                          int64_t n, int64_t c, int64_t m, int64_t group, const SpatialGeometry& g,
                          const std::function<void(int64_t, int64_t, int64_t, int64_t)>& band_done);
 
+/// A k x n uint8/int8 matrix B as matmul_8bit's kernels read it, packed once (pack_b_8bit): the
+/// interpreter keeps it as the node's KernelState when B is an initializer, so that the weights
+/// of MatMulInteger and QLinearMatMul are packed on the first run only (packing them was 16-19%
+/// of each run of an int8 MLP).
+struct PackedB8 : KernelState {
+  const std::byte* source = nullptr;  ///< the bytes packed (b.raw())
+  DType dtype = DType::kUndefined;    ///< b's type
+  int64_t k = 0, n = 0;               ///< b's shape
+  IntegerKernel kernel = IntegerKernel::kBlas;
+  int64_t nq = 0;      ///< quads (4 rows) per strip: K padded as the kernel's A rows are
+  int64_t strips = 0;  ///< strips of 16 columns, a whole number of pairs (zeros past n)
+  /// Strip s (columns 16s to 16s + 15) at 64 * nq * s: per quad 64 bytes, byte 4c + t holding
+  /// row 4q + t of column c, uint8 (an int8 b's bytes with the top bit flipped).
+  AlignedArray<uint8_t> panels;
+  std::vector<int32_t> cb;  ///< the packed bytes' sum per column, 16 per strip
+  /// True when this is `b` (rows x cols) packed for `for_kernel`.
+  bool packs(const Tensor& b, int64_t rows, int64_t cols, IntegerKernel for_kernel) const;
+  /// The bytes held.
+  size_t bytes() const;
+};
+
+/// b (uint8 or int8, k x n, row-major) packed for `kernel` (kVnni512 or kAmx, at most
+/// integer_kernel()). Throws std::bad_alloc as operator new.
+std::unique_ptr<PackedB8> pack_b_8bit(const Tensor& b, int64_t k, int64_t n, IntegerKernel kernel);
+
 /// The sums of integer_matmul by `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI) on the
 /// 8-bit values as stored: c (laid out as p.out_shape) = (A - a_zero[row]) x (B - b_zero[col])
-/// for uint8/int8 A and B, a_zero with p.m values (or none), b_zero with p.n (or none). Needs
-/// kernel <= integer_kernel(), kernel >= kVnni512 and p.k <= kMaxExact8bitTerms. Errors: the
-/// run limits' error.
+/// for uint8/int8 A and B, a_zero with p.m values (or none), b_zero with p.n (or none), B's
+/// strips read from `packed` when given (b packed for `kernel` by pack_b_8bit; B is then one
+/// matrix, as every b_offset is 0), else packed as they are needed. Needs kernel <=
+/// integer_kernel(), kernel >= kVnni512 and p.k <= kMaxExact8bitTerms. Errors: the run limits'
+/// error; kInternal when `packed` holds another matrix or kernel.
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
                    const std::vector<double>& b_zero, const MatMulPlan& p, IntegerKernel kernel,
-                   int32_t* c);
+                   const PackedB8* packed, int32_t* c);
 
 /// The banding of the integer convolutions: f(image, group, o0, o1) for each band [o0, o1) of
 /// `band` output rows (the outer index, all spatial dims but the last, of `outer` in all) of
@@ -403,23 +430,45 @@ inline Expected<IntegerSums> integer_conv(const KernelContext& ctx, const Tensor
   return finish(std::move(sums));
 }
 
+/// B (input `b_input` of ctx's node, k x n as p says) packed for `kernel` when it is an
+/// initializer (KernelContext::input_is_constant) of rank 2: the pack kept from an earlier run
+/// when it still fits, else packed now and kept (KernelContext::keep_state); nullptr when B is
+/// not constant or its pack would pass KernelStates' budget (matmul_8bit then packs as it goes).
+inline const PackedB8* constant_packed_b(KernelContext& ctx, const Tensor& b, size_t b_input,
+                                         const MatMulPlan& p, IntegerKernel kernel) {
+  if (!ctx.input_is_constant(b_input) || b.rank() != 2) return nullptr;
+  if (const auto* kept = dynamic_cast<const PackedB8*>(ctx.state());
+      kept && kept->packs(b, p.k, p.n, kernel))
+    return kept;
+  if (!ctx.can_keep_state(static_cast<size_t>(p.k + 64) * static_cast<size_t>(p.n + 32)))
+    return nullptr;
+  std::unique_ptr<PackedB8> packed = pack_b_8bit(b, p.k, p.n, kernel);
+  const PackedB8* kept = packed.get();
+  const size_t bytes = packed->bytes();
+  return ctx.keep_state(std::move(packed), bytes) ? kept : nullptr;
+}
+
 /// Integer matrix product (A - a_zero[row]) x (B - b_zero[col]) over the batches of `plan`
 /// (plan_matmul of A's and B's shapes; a_zero has plan.m values, one per row of each A matrix,
 /// b_zero plan.n, one per column of each B matrix); A and B are uint8 or int8 (the caller
 /// checks). Computed by gemm_int16 when the sums' bound is below 2^31 on an AVX2 CPU, else by
 /// BLAS GEMM in float or double as exact_float_for allows, in tiles fixed by the shapes, so the
-/// sums are exact. Returns the sums laid out as plan.out_shape.
-/// Errors: kUnsupported when a dimension exceeds 32-bit BLAS or even double could round.
-inline Expected<IntegerSums> integer_matmul(const KernelContext& ctx, const Tensor& a,
-                                            const Tensor& b, const std::vector<double>& a_zero,
-                                            const std::vector<double>& b_zero,
-                                            const MatMulPlan& p) {
+/// sums are exact; on the 8-bit kernels, B is packed once and kept when it is constant
+/// (constant_packed_b; `b_input` is B's input index on ctx's node). Returns the sums laid out as
+/// plan.out_shape. Errors: kUnsupported when a dimension exceeds 32-bit BLAS or even double could
+/// round.
+inline Expected<IntegerSums> integer_matmul(KernelContext& ctx, const Tensor& a, const Tensor& b,
+                                            const std::vector<double>& a_zero,
+                                            const std::vector<double>& b_zero, const MatMulPlan& p,
+                                            size_t b_input) {
   const IntegerKernel kernel_used = integer_kernel();
   if (kernel_used >= IntegerKernel::kVnni512 && p.k <= kMaxExact8bitTerms) {
     IntegerSums sums(IntegerSums::Type::kInt32,
                      static_cast<int64_t>(p.a_offsets.size()) * p.m * p.n);
     if (sums.size() > 0)
-      ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, kernel_used, sums.ints()));
+      ODB_RETURN_IF_ERROR(matmul_8bit(a, b, a_zero, b_zero, p, kernel_used,
+                                      constant_packed_b(ctx, b, b_input, p, kernel_used),
+                                      sums.ints()));
     return sums;
   }
   // Output (r, c) is bounded both by row r's sum of |a - a_zero| times the largest |b - b_zero|

@@ -44,6 +44,12 @@ constexpr int64_t kAmxK = 64;
 constexpr int64_t kBandColumns = 1024;
 constexpr int64_t kBlockColumns = 256;
 
+// K padded as signed_rows pads it for the kernel (to 64 for AMX, else to 4).
+int64_t padded_k(int64_t k, bool amx) {
+  const int64_t align = amx ? kAmxK : 4;
+  return std::max<int64_t>((k + align - 1) / align * align, align);
+}
+
 // The bytes of a uint8 or int8 tensor.
 const uint8_t* bytes_of(const Tensor& t) { return reinterpret_cast<const uint8_t*>(t.raw()); }
 
@@ -67,8 +73,7 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
   s.k = k;
   // AMX reads A in tiles of 16 rows x 64 bytes: K padded to 64, and 32 zero rows more, so that
   // the last tiles of any row block stay inside the buffer (their sums are not stored).
-  const int64_t align = amx ? kAmxK : 4;
-  s.kp = std::max<int64_t>((k + align - 1) / align * align, align);
+  s.kp = padded_k(k, amx);
   const int64_t padded_rows = rows + (amx ? 2 * kAmxRows : 0);
   s.values = make_aligned<int8_t>(static_cast<size_t>(std::max<int64_t>(padded_rows * s.kp, 1)));
   std::fill(s.values.get() + rows * s.kp, s.values.get() + padded_rows * s.kp, int8_t{0});
@@ -203,22 +208,47 @@ constexpr std::array<MicroTile, kTileRows + 1> tiles(std::integer_sequence<int, 
 constexpr auto kOneStrip = tiles<1>(std::make_integer_sequence<int, kTileRows>());
 constexpr auto kTwoStrips = tiles<2>(std::make_integer_sequence<int, kTileRows>());
 
-// c[r][j] (rows ldc apart) for rows [r0, r0 + rows) of `a` and columns [j0, j1) of b, by
-// micro_tile: b's rows are ldb bytes apart and each byte is xor-ed with `flip`; b0 holds every
-// column's B0 and is readable 32 entries past j1 - 1.
-void multiply_vnni(const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb,
-                   uint8_t flip, const int32_t* b0, int64_t j0, int64_t j1, int32_t* c,
-                   int64_t ldc) {
-  const int64_t nq = a.kp / 4;
+// Where multiply_vnni and multiply_amx find B's strips: packed from `b` (rows ldb bytes apart,
+// each byte xor-ed with `flip`) as they are needed, or read from `packed` (pack_b_8bit).
+struct StripSource {
+  const uint8_t* b = nullptr;
+  int64_t ldb = 0;
+  uint8_t flip = 0;
+  const PackedB8* packed = nullptr;
+};
+
+// The panels of the `count` (1 or 2) strips of columns [j, j + 16 * count), of which the first
+// `valid` exist (a strip past them is zeros), one after the other (64 * nq bytes each), with
+// their column sums at *cb: from src.packed, or packed into the calling thread's scratch and
+// cb_room.
+const uint8_t* strips_at(const StripSource& src, int64_t j, int64_t valid, int count, int64_t k,
+                         int64_t nq, int32_t* cb_room, const int32_t** cb) {
+  if (src.packed) {
+    *cb = src.packed->cb.data() + j;
+    return src.packed->panels.get() + j / kStrip * 64 * nq;
+  }
   uint8_t* panels =
       thread_scratch<uint8_t, 1>(static_cast<size_t>(int64_t{128} * std::max<int64_t>(nq, 1)));
-  alignas(64) int32_t cb[2 * kStrip];
+  for (int64_t s = 0; s < count; ++s)
+    pack_strip(src.b + j + s * kStrip, src.ldb, k, nq,
+               std::clamp<int64_t>(valid - s * kStrip, 0, kStrip), src.flip, panels + s * 64 * nq,
+               cb_room + s * kStrip);
+  *cb = cb_room;
+  return panels;
+}
+
+// c[r][j] (rows ldc apart) for rows [r0, r0 + rows) of `a` and columns [j0, j1) of B (j0 a
+// multiple of 32), by micro_tile; b0 holds every column's B0 and is readable 32 entries past
+// j1 - 1.
+void multiply_vnni(const SignedRows& a, int64_t r0, int64_t rows, const StripSource& src,
+                   const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+  const int64_t nq = a.kp / 4;
+  alignas(64) int32_t cb_room[2 * kStrip];
   for (int64_t j = j0; j < j1; j += 2 * kStrip) {
     const int64_t valid = std::min(2 * kStrip, j1 - j);
     const int strips = valid > kStrip ? 2 : 1;
-    for (int64_t s = 0; s < strips; ++s)
-      pack_strip(b + j + s * kStrip, ldb, a.k, nq, std::min(kStrip, valid - s * kStrip), flip,
-                 panels + s * 64 * nq, cb + s * kStrip);
+    const int32_t* cb = nullptr;
+    const uint8_t* panels = strips_at(src, j, valid, strips, a.k, nq, cb_room, &cb);
     const auto& table = strips == 2 ? kTwoStrips : kOneStrip;
     for (int64_t r = 0; r < rows; r += kTileRows) {
       const int64_t row = r0 + r;
@@ -273,11 +303,10 @@ struct alignas(64) TileConfig {
 // multiply_vnni's result by AMX tiles, 32 x 32 sums at a time; `a` is laid out for AMX
 // (signed_rows with amx: K padded to 64, 32 zero rows after the last).
 [[gnu::target("amx-tile,amx-int8,avx512f,avx512bw,avx512vnni")]] void multiply_amx(
-    const SignedRows& a, int64_t r0, int64_t rows, const uint8_t* b, int64_t ldb, uint8_t flip,
-    const int32_t* b0, int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
+    const SignedRows& a, int64_t r0, int64_t rows, const StripSource& src, const int32_t* b0,
+    int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
   const int64_t nq = a.kp / 4;  // a multiple of 16
-  uint8_t* panels = thread_scratch<uint8_t, 1>(static_cast<size_t>(int64_t{128} * nq));
-  alignas(64) int32_t cb[2 * kStrip];
+  alignas(64) int32_t cb_room[2 * kStrip];
   alignas(64) int32_t sums[4 * 256];
   TileConfig config;
   for (int t = 0; t < 8; ++t) {
@@ -287,11 +316,9 @@ struct alignas(64) TileConfig {
   _tile_loadconfig(&config);
   for (int64_t j = j0; j < j1; j += 2 * kStrip) {
     const int64_t valid = std::min(2 * kStrip, j1 - j);
-    // A missing second strip is packed as zeros (valid 0): the block always multiplies two.
-    for (int64_t s = 0; s < 2; ++s)
-      pack_strip(b + j + s * kStrip, ldb, a.k, nq,
-                 std::clamp<int64_t>(valid - s * kStrip, 0, kStrip), flip, panels + s * 64 * nq,
-                 cb + s * kStrip);
+    // A missing second strip is zeros: the block always multiplies two.
+    const int32_t* cb = nullptr;
+    const uint8_t* panels = strips_at(src, j, valid, 2, a.k, nq, cb_room, &cb);
     for (int64_t r = 0; r < rows; r += 2 * kAmxRows) {
       amx_block(a.values.get() + (r0 + r) * a.kp, a.kp, nq, panels, sums);
       for (int64_t s = 0; s < 2; ++s) {
@@ -323,8 +350,8 @@ bool request_amx() {
 #endif
 }
 
-using Multiply = void (*)(const SignedRows&, int64_t, int64_t, const uint8_t*, int64_t, uint8_t,
-                          const int32_t*, int64_t, int64_t, int32_t*, int64_t);
+using Multiply = void (*)(const SignedRows&, int64_t, int64_t, const StripSource&, const int32_t*,
+                          int64_t, int64_t, int32_t*, int64_t);
 
 }  // namespace
 
@@ -347,9 +374,40 @@ bool amx_available() {
   return has;
 }
 
+bool PackedB8::packs(const Tensor& b, int64_t rows, int64_t cols, IntegerKernel for_kernel) const {
+  return source == b.raw() && dtype == b.dtype() && k == rows && n == cols && kernel == for_kernel;
+}
+
+size_t PackedB8::bytes() const {
+  return static_cast<size_t>(64 * nq * strips) + cb.size() * sizeof(int32_t);
+}
+
+std::unique_ptr<PackedB8> pack_b_8bit(const Tensor& b, int64_t k, int64_t n, IntegerKernel kernel) {
+  auto pb = std::make_unique<PackedB8>();
+  const bool amx = kernel == IntegerKernel::kAmx;
+  pb->source = b.raw();
+  pb->dtype = b.dtype();
+  pb->k = k;
+  pb->n = n;
+  pb->kernel = kernel;
+  pb->nq = padded_k(k, amx) / 4;
+  // Whole pairs of strips: multiply_amx always reads two, and both kernels read the column sums
+  // and B0 of 32 columns.
+  pb->strips = (n + 2 * kStrip - 1) / (2 * kStrip) * 2;
+  pb->panels =
+      make_aligned<uint8_t>(static_cast<size_t>(std::max<int64_t>(64 * pb->nq * pb->strips, 1)));
+  pb->cb.assign(static_cast<size_t>(kStrip * pb->strips), 0);
+  const uint8_t flip = b.dtype() == DType::kInt8 ? 0x80 : 0;
+  for (int64_t s = 0; s < pb->strips; ++s)
+    pack_strip(bytes_of(b) + std::min(n, s * kStrip), n, k, pb->nq,
+               std::clamp<int64_t>(n - s * kStrip, 0, kStrip), flip,
+               pb->panels.get() + 64 * pb->nq * s, pb->cb.data() + kStrip * s);
+  return pb;
+}
+
 Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& a_zero,
                    const std::vector<double>& b_zero, const MatMulPlan& p, IntegerKernel kernel,
-                   int32_t* c) {
+                   const PackedB8* packed, int32_t* c) {
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   if (nb * mn == 0) return Status::ok();
   const bool b_signed = b.dtype() == DType::kInt8;
@@ -357,6 +415,8 @@ Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& 
   const Multiply multiply = amx ? multiply_amx : multiply_vnni;
   const SignedRows as = signed_rows(bytes_of(a), a.dtype() == DType::kUint8,
                                     p.k == 0 ? 0 : a.numel() / p.k, p.k, a_zero, amx);
+  if (packed && !packed->packs(b, p.k, p.n, kernel))
+    return internal_error("matmul_8bit was given B packed for another matrix or kernel");
   // B0 per column (zero point + sb), and 32 more for the last tile's reads.
   std::vector<int32_t> b0(static_cast<size_t>(p.n + 2 * kStrip), 0);
   for (int64_t j = 0; j < p.n; ++j)
@@ -367,11 +427,11 @@ Status matmul_8bit(const Tensor& a, const Tensor& b, const std::vector<double>& 
   const uint8_t flip = b_signed ? 0x80 : 0;
   const int64_t blocks = (p.n + kBlockColumns - 1) / kBlockColumns;
   const auto product = [&](int64_t row0, int64_t rows, const uint8_t* bm, int32_t* cm) {
+    const StripSource src{bm, p.n, flip, packed};
     return parallel_for_status(blocks, [&](int64_t bi) {
       ODB_RETURN_IF_ERROR(check_run_limits());
       const int64_t j0 = bi * kBlockColumns;
-      multiply(as, row0, rows, bm, p.n, flip, b0.data(), j0, std::min(p.n, j0 + kBlockColumns), cm,
-               p.n);
+      multiply(as, row0, rows, src, b0.data(), j0, std::min(p.n, j0 + kBlockColumns), cm, p.n);
       return Status::ok();
     });
   };
@@ -414,7 +474,8 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
         uint8_t* col =
             thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
         im2col(xg, cg, g, o0, o1, col, pad);
-        multiply(ws, gi * mg, mg, col, cols, flip, b0.data(), 0, cols, yg + o0 * out_last, p);
+        multiply(ws, gi * mg, mg, StripSource{col, cols, flip, nullptr}, b0.data(), 0, cols,
+                 yg + o0 * out_last, p);
         if (band_done) band_done(bi, gi, o0 * out_last, cols);
         return Status::ok();
       });

@@ -34,7 +34,7 @@ Status mat_mul_integer(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(ctx, a->shape(), b->shape()));
   ODB_ASSIGN_OR_RETURN(auto za, zero_points(ctx, ctx.input(2), *a, p.m, "a_zero_point"));
   ODB_ASSIGN_OR_RETURN(auto zb, zero_points(ctx, ctx.input(3), *b, p.n, "b_zero_point"));
-  ODB_ASSIGN_OR_RETURN(IntegerSums acc, integer_matmul(ctx, *a, *b, za, zb, p));
+  ODB_ASSIGN_OR_RETURN(IntegerSums acc, integer_matmul(ctx, *a, *b, za, zb, p, 1));
   ODB_ASSIGN_OR_RETURN(Tensor y, std::move(acc).into_int32_tensor(ctx, p.out_shape));
   ctx.set_output(0, std::move(y));
   return Status::ok();

@@ -7,11 +7,14 @@
 // path).
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "model/model.h"
 #include "op_test_util.h"
+#include "reference/interpreter.h"
 #include "reference/ops/integer_gemm.h"
 
 namespace onnxdbg::testing {
@@ -450,6 +453,44 @@ g (uint8[1,70000] a, int8[70000,1] b) => (int32[1,1] z) { z = MatMulInteger(a, b
                     {{"a", tensor<uint8_t>({1, k}, a)}, {"b", tensor<int8_t>({k, 1}, b)}});
     ASSERT_EQ(z.numel(), 1);
     EXPECT_EQ(z.data<int32_t>()[0], static_cast<int32_t>(k * 32385 - (int64_t{1} << 32)));
+  });
+}
+
+// A constant B (an initializer) is packed on the first run and the pack kept for later runs
+// (PackedB8, KernelStates): the sums equal the loop's on every run and every 8-bit kernel (a kept
+// pack of another kernel is replaced), and a B that a graph input overrides is never taken from
+// the pack.
+TEST(QuantGemm, ConstantBIsPackedOnceAndKept) {
+  std::mt19937 rng(11);
+  const MatMulCase c{{45, 70}, {70, 50}, false, true, false, false};
+  const IntTensor b = random_8bit(rng, true, c.b), other_b = random_8bit(rng, true, c.b);
+  // b is an initializer that a graph input of the same name may override (IR version 4 and on).
+  onnx::ModelProto model = parse_text_model(R"(<ir_version: 8, opset_import: ["" : 10]>
+g (uint8[45,70] a, int8[70,50] b) => (int32[45,50] z) { z = MatMulInteger(a, b) })");
+  *model.mutable_graph()->add_initializer() = tensor_to_proto(b.t, "b");
+  auto interpreter = reference::Interpreter::create(model);
+  ASSERT_TRUE(interpreter.has_value()) << interpreter.status().message();
+  const auto check = [&](const IntTensor& a, const IntTensor& bm, bool feed_b) {
+    Shape out;
+    const auto expect =
+        naive_matmul(c, a.v, bm.v, std::vector<int64_t>(45, 0), std::vector<int64_t>(50, 0), out);
+    std::map<std::string, Tensor> feeds{{"a", a.t}};
+    if (feed_b) feeds["b"] = bm.t;
+    auto z = (*interpreter)->run(feeds);
+    ASSERT_TRUE(z.has_value()) << z.status().message();
+    const Tensor& zt = z->at("z");
+    ASSERT_EQ(zt.shape(), out);
+    for (int64_t i = 0; i < zt.numel(); ++i)
+      ASSERT_EQ(zt.data<int32_t>()[i], expect[static_cast<size_t>(i)]) << "at " << i;
+  };
+  on_every_kernel([&] {
+    const bool packs = reference::integer_kernel() >= reference::IntegerKernel::kVnni512;
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("run " + std::to_string(run));
+      check(random_8bit(rng, false, c.a), b, false);
+      EXPECT_EQ((*interpreter)->kernel_state_bytes() > 0, packs);
+      check(random_8bit(rng, false, c.a), other_b, true);
+    }
   });
 }
 
