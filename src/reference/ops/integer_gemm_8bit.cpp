@@ -466,16 +466,26 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   const int32_t x_b0 = static_cast<int32_t>(x_zero) + (x_signed ? 128 : 0);
   const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
   const std::vector<int32_t> b0(static_cast<size_t>(band * out_last + 2 * kStrip), x_b0);
+  // A pointwise conv (1 x ... x 1 kernel, strides 1, no padding) reads x as its own column
+  // matrix: rows are x's channel planes (in_size bytes apart), no im2col.
+  const auto all = [](const std::vector<int64_t>& v, int64_t value) {
+    return std::all_of(v.begin(), v.end(), [value](int64_t e) { return e == value; });
+  };
+  const bool pointwise =
+      g.out == g.in && all(g.kernel, 1) && all(g.strides, 1) && all(g.pads_begin, 0);
   return for_each_conv_band(
       n, group, outer, band, [&](int64_t bi, int64_t gi, int64_t o0, int64_t o1) {
         const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
         int32_t* yg = y + (bi * m + gi * mg) * p;
         const int64_t cols = (o1 - o0) * out_last;
-        uint8_t* col =
-            thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
-        im2col(xg, cg, g, o0, o1, col, pad);
-        multiply(ws, gi * mg, mg, StripSource{col, cols, flip, nullptr}, b0.data(), 0, cols,
-                 yg + o0 * out_last, p);
+        StripSource src{xg + o0 * out_last, in_size, flip, nullptr};
+        if (!pointwise) {
+          uint8_t* col =
+              thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
+          im2col(xg, cg, g, o0, o1, col, pad);
+          src = StripSource{col, cols, flip, nullptr};
+        }
+        multiply(ws, gi * mg, mg, src, b0.data(), 0, cols, yg + o0 * out_last, p);
         if (band_done) band_done(bi, gi, o0 * out_last, cols);
         return Status::ok();
       });

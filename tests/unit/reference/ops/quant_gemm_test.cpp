@@ -149,6 +149,13 @@ std::vector<ConvCase> conv_cases() {
   add({{1, 6, 8, 8}, 6, 6, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   add({{1, 4, 9, 9}, 8, 4, {3, 3}, {2, 2}, {2, 2}, {2, 2, 2, 2}, "", true, true, false});
   add({{1, 5, 6, 7}, 3, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, "", false, false, true});
+  // Pointwise convs read x as their column matrix: two images, groups and two bands of rows; a
+  // strided 1x1 is not pointwise.
+  add({{2, 4, 40, 40}, 8, 2, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, "", true, true, true});
+  add({{1, 4, 9, 11}, 5, 1, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, "", false, true, false});
+  // Stride 2 over rows wide enough for im2col's 16-byte gather of even bytes, and its tail.
+  add({{1, 3, 7, 75}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
+  add({{1, 2, 6, 66}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, "", true, false, false});
   // Two bands of output rows, 13 output channels (two full row tiles and one of 1), even K.
   add({{1, 2, 70, 70}, 13, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   // 40 output channels and K = 8 * 9 = 72: every tile of the AMX kernel's 32 x 32 blocks, and a
