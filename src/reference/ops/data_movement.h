@@ -137,4 +137,15 @@ inline Expected<Tensor> make_output(const KernelContext& ctx, DType dtype, const
   return std::move(*t);
 }
 
+/// As make_output, its elements unspecified (Tensor::make_uninitialized): for kernels that write
+/// every element, saving the zero fill (4% of a QLinearConv CNN's run).
+inline Expected<Tensor> make_output_uninitialized(const KernelContext& ctx, DType dtype,
+                                                  const Shape& shape) {
+  auto t = Tensor::make_uninitialized(dtype, shape);
+  if (!t)
+    return model_error(ctx.describe() + ": cannot create an output of shape " +
+                       list_to_string(shape) + ": " + t.status().message());
+  return std::move(*t);
+}
+
 }  // namespace onnxdbg::reference

@@ -56,7 +56,7 @@ Status dynamic_quantize_linear(KernelContext& ctx) {
   const float scale = (hi - lo) / 255.0f;
   const double zp =
       scale == 0 ? 0 : saturate_round(static_cast<double>(0.0f - lo / scale), DType::kUint8);
-  ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, DType::kUint8, x->shape()));
+  ODB_ASSIGN_OR_RETURN(Tensor y, make_output_uninitialized(ctx, DType::kUint8, x->shape()));
   uint8_t* py = y.data<uint8_t>();
   if (scale == 0) {
     std::fill(py, py + x->numel(), static_cast<uint8_t>(zp));

@@ -156,8 +156,10 @@ constexpr int64_t kMaxExact8bitTerms = 33024;
 
 /// Conv of x (uint8 or int8, [n, c, g.in...]) minus x_zero with w (uint8 or int8, [m, c / group,
 /// g.kernel...]) minus w_zero[o] (one per output channel; none when empty), exact int32 sums
-/// into y [n, m, g.out...], by im2col and `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI;
-/// integer_gemm_8bit.cpp), on the 8-bit values as stored, zero points folded in afterwards.
+/// into y [n, m, g.out...], by `kernel` (kAmx: AMX tiles, kVnni512: AVX-512 VNNI;
+/// integer_gemm_8bit.cpp) on the 8-bit values as stored, zero points folded in afterwards; the
+/// column matrix is packed straight from x for 2-D convs, read as x for pointwise ones, and made
+/// by im2col for the others.
 /// Padding reads x_zero. Needs kernel <= integer_kernel(), kernel >= kVnni512 and
 /// c / group * product(g.kernel) <= kMaxExact8bitTerms. Errors: the run limits' error when the
 /// run is cancelled or out of time.

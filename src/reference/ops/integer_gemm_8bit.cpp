@@ -100,6 +100,31 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
   return s;
 }
 
+// Stores rows r0-r3 (16 bytes each: columns 0-15 of four consecutive rows of B) as one quad of a
+// panel: byte 4c + t of `out` holds row t's column c.
+[[gnu::target("avx512f,avx512bw,avx512vl")]] inline void store_quad(__m128i r0, __m128i r1,
+                                                                    __m128i r2, __m128i r3,
+                                                                    uint8_t* out) {
+  const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
+  const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
+  auto* o = reinterpret_cast<__m128i*>(out);
+  _mm_storeu_si128(o, _mm_unpacklo_epi16(lo01, lo23));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(lo01, lo23));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(hi01, hi23));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(hi01, hi23));
+}
+
+// cb[c] = the sum of column c's packed bytes over a panel's first `quads` quads: each quad times
+// bytes of 1 adds a column's four bytes into its lane.
+[[gnu::target("avx512f,avx512bw,avx512vnni")]] inline void column_sums(const uint8_t* panel,
+                                                                       int64_t quads, int32_t* cb) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sums = _mm512_setzero_si512();
+  for (int64_t q = 0; q < quads; ++q)
+    sums = _mm512_dpbusd_epi32(sums, _mm512_loadu_si512(panel + 64 * q), ones);
+  _mm512_storeu_si512(cb, sums);
+}
+
 // Packs columns [0, valid) (valid <= 16) of b's rows [0, k) (rows ldb apart), each byte xor
 // `flip`, for micro_tile and multiply_amx: per quad q < nq of rows, 64 bytes, byte 4c + t
 // holding row 4q + t of column c (16 quads make one AMX B tile). Rows past k and columns past
@@ -113,17 +138,10 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
   const int64_t full = valid > 0 ? k / 4 : 0;
   for (int64_t q = 0; q < full; ++q) {
     const uint8_t* src = b + 4 * q * ldb;
-    const __m128i r0 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src), f);
-    const __m128i r1 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + ldb), f);
-    const __m128i r2 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 2 * ldb), f);
-    const __m128i r3 = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 3 * ldb), f);
-    const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
-    const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
-    auto* out = reinterpret_cast<__m128i*>(panel + 64 * q);
-    _mm_storeu_si128(out, _mm_unpacklo_epi16(lo01, lo23));
-    _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
-    _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
-    _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
+    store_quad(_mm_xor_si128(_mm_maskz_loadu_epi8(mask, src), f),
+               _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + ldb), f),
+               _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 2 * ldb), f),
+               _mm_xor_si128(_mm_maskz_loadu_epi8(mask, src + 3 * ldb), f), panel + 64 * q);
   }
   // The quad K ends in (if K is not a multiple of 4), then zero quads up to nq.
   std::fill(panel + 64 * full, panel + 64 * nq, uint8_t{0});
@@ -131,12 +149,135 @@ SignedRows signed_rows(const uint8_t* a, bool a_unsigned, int64_t rows, int64_t 
     for (int64_t c = 0; c < valid; ++c)
       for (int64_t r = 4 * full; r < k; ++r)
         panel[64 * full + 4 * c + (r - 4 * full)] = b[r * ldb + c] ^ flip;
-  // Column sums: each packed vector times bytes of 1 adds a column's four bytes into its lane.
-  const __m512i ones = _mm512_set1_epi8(1);
-  __m512i sums = _mm512_setzero_si512();
-  for (int64_t q = 0, used = std::min(nq, full + 1); q < used; ++q)
-    sums = _mm512_dpbusd_epi32(sums, _mm512_loadu_si512(panel + 64 * q), ones);
-  _mm512_storeu_si512(cb, sums);
+  column_sums(panel, std::min(nq, full + 1), cb);
+}
+
+// A band of a 2-D convolution's column matrix (im2col's rows: taps; columns: output positions)
+// as pack_strip would pack it, read from a padded copy of the band's input rows (pad_band)
+// instead of an im2col matrix: column j is output position q0 + j (output row r = (q0 + j) / ow,
+// column oc = (q0 + j) % ow), row t the tap at x[offset[t] + (r - r0) * sh * w + oc * sw], where
+// r0 is the band's first output row and x, w the padded copy and its row length: every tap of
+// every column lies inside it.
+struct ConvColumns {
+  const uint8_t* x = nullptr;
+  int64_t w = 0, ow = 0, sh = 1, sw = 1, q0 = 0, r0 = 0, k = 0;
+  const int64_t* offset = nullptr;  // per tap (channel, kernel row, kernel column) of the copy
+};
+
+// Row t for `valid` (<= 16) columns: those in output row r from column oc on (n1 of them), then
+// those in row r + 1 from column 0 on (n1 < 0: over more rows); columns past `valid` 0; each byte
+// xor f. Stride 1 over one or two rows: one or two (masked) loads; stride 2 within one row: two
+// loads, even bytes kept; else byte by byte.
+[[gnu::target("avx512f,avx512bw,avx512vl")]] inline __m128i conv_row(const ConvColumns& cc,
+                                                                     int64_t t, int64_t r,
+                                                                     int64_t oc, int64_t n1,
+                                                                     int64_t valid, __m128i f) {
+  const uint8_t* at = cc.x + cc.offset[t] + (r - cc.r0) * cc.sh * cc.w;
+  const auto lanes = [](int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); };
+  if (n1 >= 0 && cc.sw == 1) {
+    const __m128i first = valid == kStrip && n1 == kStrip
+                              ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + oc))
+                              : _mm_maskz_loadu_epi8(lanes(n1), at + oc);
+    if (n1 == valid) return _mm_xor_si128(first, _mm_maskz_mov_epi8(lanes(valid), f));
+    // Lanes [n1, valid) from the next output row's first columns (the masked-off lanes of the
+    // load read nothing).
+    const __m128i both = _mm_mask_loadu_epi8(
+        first, static_cast<__mmask16>(lanes(valid) & ~lanes(n1)), at + cc.sh * cc.w - n1);
+    return _mm_xor_si128(both, _mm_maskz_mov_epi8(lanes(valid), f));
+  }
+  if (cc.sw == 2 && valid == kStrip && n1 == kStrip) {
+    const uint8_t* src = at + 2 * oc;
+    // Bytes 0, 2, ..., 30: the even bytes of src[0..15] and, shifted by one, of src[15..30].
+    const __m128i low = _mm_set1_epi16(0x00ff);
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m128i b =
+        _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 15)), 1);
+    return _mm_xor_si128(_mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)), f);
+  }
+  alignas(16) uint8_t row[kStrip] = {};
+  for (int64_t c = 0, rc = r, occ = oc; c < valid; ++c) {
+    row[c] = cc.x[cc.offset[t] + (rc - cc.r0) * cc.sh * cc.w + occ * cc.sw];
+    if (++occ == cc.ow) {
+      occ = 0;
+      ++rc;
+    }
+  }
+  return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(row)),
+                       _mm_maskz_mov_epi8(lanes(valid), f));
+}
+
+// pack_strip's panel and column sums for columns [j, j + valid) of a ConvColumns band.
+[[gnu::target("avx512f,avx512bw,avx512vl,avx512vnni")]] void pack_conv_strip(
+    const ConvColumns& cc, int64_t j, int64_t nq, int64_t valid, uint8_t flip, uint8_t* panel,
+    int32_t* cb) {
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip)), zero = _mm_setzero_si128();
+  const int64_t used = valid > 0 ? std::min(nq, (cc.k + 3) / 4) : 0;
+  const int64_t r = (cc.q0 + j) / cc.ow, oc = (cc.q0 + j) % cc.ow;
+  // Columns in output row r; the rest (two rows at most, else conv_row's byte loop) in the next.
+  int64_t n1 = std::min(valid, cc.ow - oc);
+  if (valid - n1 > cc.ow) n1 = -1;
+  int64_t q = 0;
+  if (n1 == kStrip && cc.sw <= 2) {
+    // All 16 columns in one output row (most strips): whole quads without conv_row's choices.
+    const uint8_t* base = cc.x + (r - cc.r0) * cc.sh * cc.w + oc * cc.sw;
+    const int64_t* off = cc.offset;
+    if (cc.sw == 1) {
+      for (; 4 * q + 4 <= cc.k && q < used; ++q) {
+        const auto load = [&](int64_t t) {
+          return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(base + off[t])), f);
+        };
+        store_quad(load(4 * q), load(4 * q + 1), load(4 * q + 2), load(4 * q + 3), panel + 64 * q);
+      }
+    } else {
+      const __m128i low = _mm_set1_epi16(0x00ff);
+      for (; 4 * q + 4 <= cc.k && q < used; ++q) {
+        // Bytes 0, 2, ..., 30: the even bytes of src[0..15] and, shifted by one, of src[15..30].
+        const auto load = [&](int64_t t) {
+          const uint8_t* src = base + off[t];
+          const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+          const __m128i b =
+              _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 15)), 1);
+          return _mm_xor_si128(_mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)), f);
+        };
+        store_quad(load(4 * q), load(4 * q + 1), load(4 * q + 2), load(4 * q + 3), panel + 64 * q);
+      }
+    }
+  }
+  for (; q < used; ++q) {
+    __m128i rows[4];
+    for (int64_t t = 0; t < 4; ++t)
+      rows[t] = 4 * q + t < cc.k ? conv_row(cc, 4 * q + t, r, oc, n1, valid, f) : zero;
+    store_quad(rows[0], rows[1], rows[2], rows[3], panel + 64 * q);
+  }
+  std::fill(panel + 64 * used, panel + 64 * nq, uint8_t{0});
+  column_sums(panel, std::max<int64_t>(used, 1), cb);
+}
+
+// The input rows that output rows [o0, o1) of a 2-D convolution read, padded: per input channel
+// of the group (`stride` rows apart), rows (o1 - 1 - o0) * sh + row_ext + 1 of `wp` bytes, row u
+// holding x's row o0 * sh - ph + u from column -pw on, `pad` outside x. Returns the copy (thread
+// scratch).
+uint8_t* pad_band(const uint8_t* x, int64_t channels, const SpatialGeometry& g, int64_t o0,
+                  int64_t o1, int64_t wp, uint8_t pad, int64_t stride) {
+  const int64_t h = g.in[0], w = g.in[1], sh = g.strides[0], ph = g.pads_begin[0];
+  const int64_t pw = g.pads_begin[1], row_ext = (g.kernel[0] - 1) * g.dilations[0];
+  const int64_t rows = (o1 - 1 - o0) * sh + row_ext + 1;
+  uint8_t* out = thread_scratch<uint8_t, 2>(static_cast<size_t>(channels * stride * wp));
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t u = 0; u < rows; ++u) {
+      uint8_t* dst = out + (c * stride + u) * wp;
+      const int64_t ih = o0 * sh - ph + u;
+      if (ih < 0 || ih >= h) {
+        std::fill(dst, dst + wp, pad);
+        continue;
+      }
+      // Columns [pw, pw + w) are x's row (clipped to the copy), the others padding.
+      const int64_t lo = std::min(pw, wp), hi = std::clamp<int64_t>(pw + w, lo, wp);
+      std::fill(dst, dst + lo, pad);
+      std::copy(x + (c * h + ih) * w + (lo - pw), x + (c * h + ih) * w + (hi - pw), dst + lo);
+      std::fill(dst + hi, dst + wp, pad);
+    }
+  return out;
 }
 
 // acc += vpdpbusd(u, s): per int32 lane, the four products of u's unsigned bytes with s's signed
@@ -215,6 +356,7 @@ struct StripSource {
   int64_t ldb = 0;
   uint8_t flip = 0;
   const PackedB8* packed = nullptr;
+  const ConvColumns* conv = nullptr;  // when set, B is this band's column matrix (no b)
 };
 
 // The panels of the `count` (1 or 2) strips of columns [j, j + 16 * count), of which the first
@@ -229,10 +371,15 @@ const uint8_t* strips_at(const StripSource& src, int64_t j, int64_t valid, int c
   }
   uint8_t* panels =
       thread_scratch<uint8_t, 1>(static_cast<size_t>(int64_t{128} * std::max<int64_t>(nq, 1)));
-  for (int64_t s = 0; s < count; ++s)
-    pack_strip(src.b + j + s * kStrip, src.ldb, k, nq,
-               std::clamp<int64_t>(valid - s * kStrip, 0, kStrip), src.flip, panels + s * 64 * nq,
-               cb_room + s * kStrip);
+  for (int64_t s = 0; s < count; ++s) {
+    const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
+    if (src.conv)
+      pack_conv_strip(*src.conv, j + s * kStrip, nq, left, src.flip, panels + s * 64 * nq,
+                      cb_room + s * kStrip);
+    else
+      pack_strip(src.b + j + s * kStrip, src.ldb, k, nq, left, src.flip, panels + s * 64 * nq,
+                 cb_room + s * kStrip);
+  }
   *cb = cb_room;
   return panels;
 }
@@ -456,9 +603,9 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   const bool amx = kernel == IntegerKernel::kAmx;
   const Multiply multiply = amx ? multiply_amx : multiply_vnni;
   const SignedRows ws = signed_rows(bytes_of(w), w.dtype() == DType::kUint8, m, k, w_zero, amx);
-  // x's bytes as stored go through im2col, padding with x's zero point (which becomes 0 once
-  // the zero point is subtracted, as in every other Conv path); an int8 x becomes b_u when
-  // packed (flip).
+  // x's bytes as stored are packed (from x for 2-D convs, else through im2col), padding with x's
+  // zero point (which becomes 0 once the zero point is subtracted, as in every other Conv path);
+  // an int8 x becomes b_u when packed (flip).
   const bool x_signed = x.dtype() == DType::kInt8;
   const uint8_t* xu = bytes_of(x);
   const auto pad = static_cast<uint8_t>(static_cast<int32_t>(x_zero));
@@ -473,13 +620,40 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   };
   const bool pointwise =
       g.out == g.in && all(g.kernel, 1) && all(g.strides, 1) && all(g.pads_begin, 0);
+  // A 2-D conv packs its strips straight from x (ConvColumns): no im2col matrix, which took a
+  // fifth of a QLinearConv CNN's run to write and as much again to read back strided.
+  const bool direct = nd == 2 && !pointwise;
+  // The padded copy's row length: every column any output column's taps read.
+  const int64_t wp =
+      direct ? (out_last - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1 : 0;
+  const int64_t band_rows =
+      direct ? (band - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1 : 0;
+  std::vector<int64_t> offset;
+  if (direct)
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t ki = 0; ki < g.kernel[0]; ++ki)
+        for (int64_t kj = 0; kj < g.kernel[1]; ++kj)
+          offset.push_back((ci * band_rows + ki * g.dilations[0]) * wp + kj * g.dilations[1]);
   return for_each_conv_band(
       n, group, outer, band, [&](int64_t bi, int64_t gi, int64_t o0, int64_t o1) {
         const uint8_t* xg = xu + (bi * c + gi * cg) * in_size;
         int32_t* yg = y + (bi * m + gi * mg) * p;
         const int64_t cols = (o1 - o0) * out_last;
         StripSource src{xg + o0 * out_last, in_size, flip, nullptr};
-        if (!pointwise) {
+        ConvColumns columns;
+        if (direct) {
+          // Every band's copy has band_rows rows per channel (the last band reads fewer).
+          columns = ConvColumns{pad_band(xg, cg, g, o0, o1, wp, pad, band_rows),
+                                wp,
+                                out_last,
+                                g.strides[0],
+                                g.strides[1],
+                                o0 * out_last,
+                                o0,
+                                k,
+                                offset.data()};
+          src.conv = &columns;
+        } else if (!pointwise) {
           uint8_t* col =
               thread_scratch<uint8_t, 0>(static_cast<size_t>(std::max<int64_t>(k * cols, 1)));
           im2col(xg, cg, g, o0, o1, col, pad);

@@ -117,7 +117,7 @@ Status q_linear_conv(KernelContext& ctx) {
   // it is in the cache.
   ODB_ASSIGN_OR_RETURN(const IntegerConvGeometry geo, integer_conv_geometry(ctx, x, w));
   const DType out_type = in[7]->dtype();
-  ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, geo.out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, make_output_uninitialized(ctx, out_type, geo.out_shape));
   const int64_t plane = y.numel() / std::max<int64_t>(geo.out_shape[0] * m, 1);
   const int64_t mg = m / geo.group;
   std::vector<double> multiplier(static_cast<size_t>(m));

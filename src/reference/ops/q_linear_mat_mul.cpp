@@ -42,7 +42,7 @@ Status q_linear_mat_mul(KernelContext& ctx) {
   ODB_ASSIGN_OR_RETURN(auto ys, per_slice_values(ctx, in[6], 1, "y_scale", 1.0));
   ODB_ASSIGN_OR_RETURN(auto yz, per_slice_values(ctx, in[7], 1, "y_zero_point"));
   const DType out_type = in[7]->dtype();
-  ODB_ASSIGN_OR_RETURN(Tensor y, make_output(ctx, out_type, p.out_shape));
+  ODB_ASSIGN_OR_RETURN(Tensor y, make_output_uninitialized(ctx, out_type, p.out_shape));
   ODB_ASSIGN_OR_RETURN(const IntegerSums acc, integer_matmul(ctx, a, b, az, bz, p, 3));
   // y = saturate(round_half_even(acc * a_scale[row] * b_scale[col] / y_scale) + y_zp).
   const auto emit = [&](auto* out, const auto* sums) {
