@@ -274,6 +274,35 @@ struct Interpreter::Scope {
     }
     return nullptr;
   }
+  /// The outputs of `graph` (this scope's graph, whose nodes have all run): those its nodes
+  /// produced are moved out of their slots (no node reads them any more; a copy of a large output
+  /// cost 14% of a MatMulInteger model's run); a name listed again later, an input, an
+  /// initializer or an outer scope's value is copied. Errors: kModelError naming an output that
+  /// nothing produces.
+  Expected<std::vector<Value>> take_outputs(const onnx::GraphProto& graph,
+                                            const std::string& graph_label) {
+    std::vector<Value> result;
+    result.reserve(static_cast<size_t>(graph.output_size()));
+    for (int k = 0; k < graph.output_size(); ++k) {
+      const std::string& name = graph.output(k).name();
+      const Value* v = find(name);
+      if (!v)
+        return model_error("graph output '" + name + "' of graph '" + graph_label +
+                           "' is produced by no node, initializer or input");
+      bool listed_again = false;
+      for (int j = k + 1; j < graph.output_size() && !listed_again; ++j)
+        listed_again = graph.output(j).name() == name;
+      Value* mine = nullptr;
+      if (plan)
+        if (auto slot = plan->slot_of.find(name); slot != plan->slot_of.end())
+          mine = &slots[static_cast<size_t>(slot->second)];
+      if (mine && mine->defined() && !listed_again)
+        result.push_back(std::move(*mine));
+      else
+        result.push_back(*v);
+    }
+    return result;
+  }
 };
 
 std::string format_profile(const std::vector<OpProfile>& profile, double total_seconds) {
@@ -775,29 +804,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
   }
   if (n_nodes < all_nodes) return std::vector<Value>{};
 
-  // The outputs this graph's nodes produced are moved out of their slots (no node reads them any
-  // more; a copy of a large output cost 14% of a MatMulInteger model's run); a name listed again
-  // later, an input, an initializer or an outer scope's value is copied.
-  std::vector<Value> result;
-  result.reserve(static_cast<size_t>(graph.output_size()));
-  for (int k = 0; k < graph.output_size(); ++k) {
-    const std::string& name = graph.output(k).name();
-    const Value* v = scope.find(name);
-    if (!v)
-      return model_error("graph output '" + name + "' of graph '" + graph_label +
-                         "' is produced by no node, initializer or input");
-    bool listed_again = false;
-    for (int j = k + 1; j < graph.output_size() && !listed_again; ++j)
-      listed_again = graph.output(j).name() == name;
-    const auto slot = plan.slot_of.find(name);
-    Value* mine =
-        slot == plan.slot_of.end() ? nullptr : &scope.slots[static_cast<size_t>(slot->second)];
-    if (mine && mine->defined() && !listed_again)
-      result.push_back(std::move(*mine));
-    else
-      result.push_back(*v);
-  }
-  return result;
+  return scope.take_outputs(graph, graph_label);
 }
 
 }  // namespace onnxdbg::reference
