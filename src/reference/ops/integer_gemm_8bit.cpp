@@ -620,14 +620,20 @@ Status conv_forward_8bit(const Tensor& x, const Tensor& w, double x_zero,
   };
   const bool pointwise =
       g.out == g.in && all(g.kernel, 1) && all(g.strides, 1) && all(g.pads_begin, 0);
-  // A 2-D conv packs its strips straight from x (ConvColumns): no im2col matrix, which took a
-  // fifth of a QLinearConv CNN's run to write and as much again to read back strided.
-  const bool direct = nd == 2 && !pointwise;
-  // The padded copy's row length: every column any output column's taps read.
-  const int64_t wp =
-      direct ? (out_last - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1 : 0;
-  const int64_t band_rows =
-      direct ? (band - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1 : 0;
+  // A 2-D conv packs its strips straight from a padded copy of each band's input rows
+  // (ConvColumns): no im2col matrix, which took a fifth of a QLinearConv CNN's run to write and
+  // as much again to read back strided. Not where the copy would be larger than im2col's matrix
+  // (wide strides or dilations): its size is computed in double, as hostile geometry overflows.
+  const auto extent = [&](size_t d, int64_t count) {
+    return static_cast<double>(count - 1) * static_cast<double>(g.strides[d]) +
+           static_cast<double>(g.kernel[d] - 1) * static_cast<double>(g.dilations[d]) + 1;
+  };
+  const bool direct = nd == 2 && !pointwise &&
+                      static_cast<double>(cg) * extent(0, band) * extent(1, out_last) <=
+                          static_cast<double>(k) * static_cast<double>(band * out_last);
+  // The padded copy's rows (per channel) and row length: every input a band's outputs read.
+  const int64_t band_rows = direct ? static_cast<int64_t>(extent(0, band)) : 0;
+  const int64_t wp = direct ? static_cast<int64_t>(extent(1, out_last)) : 0;
   std::vector<int64_t> offset;
   if (direct)
     for (int64_t ci = 0; ci < cg; ++ci)

@@ -85,6 +85,30 @@ g (float[4] x) => (uint8[4] y, float s, uint8 zp) { y, s, zp = DynamicQuantizeLi
   EXPECT_EQ(values(r["y"]), (std::vector<double>{51, 153, 0, 255}));
 }
 
+// A long input (the vector loops and their tail), ties of x / scale, NaN (0) and both saturation
+// ends against the spec's formula in float: saturate(round_half_even(x / scale) + zero point).
+TEST(DynamicQuantizeLinear, LongInputsMatchTheFormula) {
+  std::vector<float> x;
+  for (int i = 0; i < 1003; ++i) x.push_back(static_cast<float>((i * 37) % 801 - 300) / 100);
+  const float scale = (5.0f - -3.0f) / 255.0f;  // x spans [-3, 5]
+  for (int j = 0; j < 40; ++j)
+    x[static_cast<size_t>(j * 25)] = (static_cast<float>(j) + 0.5f) * scale;
+  x[3] = std::nanf("");
+  x[500] = -3.0f;
+  x[501] = 5.0f;
+  const std::string m = R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[1003] x) => (uint8[1003] y, float s, uint8 zp) { y, s, zp = DynamicQuantizeLinear(x) })";
+  auto r = run_reference(parse_text_model(m), {{"x", f32({1003}, x)}});
+  ASSERT_EQ(r["s"].data<float>()[0], scale);
+  const double zp = r["zp"].data<uint8_t>()[0];
+  EXPECT_EQ(zp, std::nearbyint(3.0f / scale));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double q =
+        std::isnan(x[i]) ? 0 : std::clamp(std::nearbyint(x[i] / scale) + zp, 0.0, 255.0);
+    ASSERT_EQ(r["y"].data<uint8_t>()[i], q) << "x[" << i << "] = " << x[i];
+  }
+}
+
 TEST(QLinearMatMul, RescalesTheIntegerProduct) {
   // (2 - 0) * (1 - 1) + (4 - 0) * (3 - 1) = 8; 8 * 0.5 * 1 / 2 = 2; + 10.
   auto z = run_op(R"(<ir_version: 8, opset_import: ["" : 10]>
