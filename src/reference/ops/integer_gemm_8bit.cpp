@@ -418,18 +418,28 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-// The int32 sums of 32 rows of `a` (rows kp bytes apart, from a; kp a multiple of 64) with two
-// packed strips (each 64 * nq bytes, nq a multiple of 16) into out: 4 tiles of 16 x 16, in the
-// order (rows 0-15, strip 0), (0-15, 1), (16-31, 0), (16-31, 1). Needs multiply_amx's tile
+// The int32 sums of 32 rows of `a` (rows kp bytes apart, from a; kp a multiple of 64) with
+// `quads` quads (a multiple of 16) of two packed strips (the second strip_bytes after the first)
+// into out: 4 tiles of 16 x 16, in the order (rows 0-15, strip 0), (0-15, 1), (16-31, 0),
+// (16-31, 1), added to the sums already in out when `accumulate`. Needs multiply_amx's tile
 // configuration loaded.
-[[gnu::target("amx-tile,amx-int8")]] void amx_block(const int8_t* a, int64_t kp, int64_t nq,
-                                                    const uint8_t* panels, int32_t* out) {
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  const uint8_t* second = panels + 64 * nq;
-  for (int64_t kc = 0; kc < nq / kAmxRows; ++kc) {
+[[gnu::target("amx-tile,amx-int8")]] void amx_block(const int8_t* a, int64_t kp,
+                                                    int64_t strip_bytes, int64_t quads,
+                                                    const uint8_t* panels, int32_t* out,
+                                                    bool accumulate) {
+  if (accumulate) {
+    _tile_loadd(0, out, 64);
+    _tile_loadd(1, out + 256, 64);
+    _tile_loadd(2, out + 512, 64);
+    _tile_loadd(3, out + 768, 64);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  const uint8_t* second = panels + strip_bytes;
+  for (int64_t kc = 0; kc < quads / kAmxRows; ++kc) {
     _tile_loadd(4, a + kc * kAmxK, kp);
     _tile_loadd(5, a + kAmxRows * kp + kc * kAmxK, kp);
     _tile_loadd(6, panels + kc * 1024, 64);
@@ -447,14 +457,22 @@ struct alignas(64) TileConfig {
   _tile_stored(3, out + 768, 64);
 }
 
-// multiply_vnni's result by AMX tiles, 32 x 32 sums at a time; `a` is laid out for AMX
+// Quads of K per pass of multiply_amx over a strip pair's row blocks: 128 (512 bytes of K) keep
+// the pair's part of the panels (16 KiB) in L1 while every row block reads it; a K of 3072 made
+// the whole pair 96 KiB, read from L2 for each block.
+constexpr int64_t kAmxPassQuads = 128;
+
+// multiply_vnni's result by AMX tiles, 32 x 32 sums at a time, K in passes of kAmxPassQuads
+// quads (the sums of the earlier passes kept in thread scratch); `a` is laid out for AMX
 // (signed_rows with amx: K padded to 64, 32 zero rows after the last).
 [[gnu::target("amx-tile,amx-int8,avx512f,avx512bw,avx512vnni")]] void multiply_amx(
     const SignedRows& a, int64_t r0, int64_t rows, const StripSource& src, const int32_t* b0,
     int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
   const int64_t nq = a.kp / 4;  // a multiple of 16
+  const int64_t blocks = (rows + 2 * kAmxRows - 1) / (2 * kAmxRows);
   alignas(64) int32_t cb_room[2 * kStrip];
-  alignas(64) int32_t sums[4 * 256];
+  int32_t* sums =
+      thread_scratch<int32_t, 3>(static_cast<size_t>(std::max<int64_t>(blocks, 1) * 1024));
   TileConfig config;
   for (int t = 0; t < 8; ++t) {
     config.colsb[t] = 64;
@@ -466,8 +484,12 @@ struct alignas(64) TileConfig {
     // A missing second strip is zeros: the block always multiplies two.
     const int32_t* cb = nullptr;
     const uint8_t* panels = strips_at(src, j, valid, 2, a.k, nq, cb_room, &cb);
-    for (int64_t r = 0; r < rows; r += 2 * kAmxRows) {
-      amx_block(a.values.get() + (r0 + r) * a.kp, a.kp, nq, panels, sums);
+    for (int64_t q0 = 0; q0 < nq; q0 += kAmxPassQuads)
+      for (int64_t bi = 0; bi < blocks; ++bi)
+        amx_block(a.values.get() + (r0 + bi * 2 * kAmxRows) * a.kp + 4 * q0, a.kp, 64 * nq,
+                  std::min(kAmxPassQuads, nq - q0), panels + 64 * q0, sums + bi * 1024, q0 > 0);
+    for (int64_t bi = 0; bi < blocks; ++bi) {
+      const int64_t r = bi * 2 * kAmxRows;
       for (int64_t s = 0; s < 2; ++s) {
         const int64_t left = std::clamp<int64_t>(valid - s * kStrip, 0, kStrip);
         if (left == 0) continue;
@@ -476,7 +498,8 @@ struct alignas(64) TileConfig {
         for (int64_t i = 0; i < std::min<int64_t>(2 * kAmxRows, rows - r); ++i) {
           const auto row = static_cast<size_t>(r0 + r + i);
           // Row i of the block: tile (i / 16, s), row i % 16.
-          const int32_t* tile_row = sums + (i / kAmxRows) * 512 + s * 256 + (i % kAmxRows) * kStrip;
+          const int32_t* tile_row =
+              sums + bi * 1024 + (i / kAmxRows) * 512 + s * 256 + (i % kAmxRows) * kStrip;
           store_corrected(_mm512_load_si512(tile_row), a.a0[row], a.u[row], cbv, b0v,
                           c + (r + i) * ldc + j + s * kStrip, left);
         }

@@ -153,6 +153,8 @@ std::vector<ConvCase> conv_cases() {
   // strided 1x1 is not pointwise.
   add({{2, 4, 40, 40}, 8, 2, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, "", true, true, true});
   add({{1, 4, 9, 11}, 5, 1, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, "", false, true, false});
+  // K = 64 * 9 = 576: two of the AMX kernel's passes over K.
+  add({{1, 64, 6, 5}, 8, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   // Stride 2 over rows wide enough for im2col's 16-byte gather of even bytes, and its tail.
   add({{1, 3, 7, 75}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, "", false, true, true});
   add({{1, 2, 6, 66}, 4, 1, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, "", true, false, false});
@@ -332,6 +334,8 @@ std::vector<MatMulCase> matmul_cases() {
   for (bool as : {false, true})
     for (bool bs : {false, true}) cases.push_back({{45, 70}, {70, 50}, as, bs, true, true});
   cases.push_back({{2, 40, 130}, {2, 130, 33}, false, true, true, true});
+  // K of 600: the AMX kernel's two passes over K (512 bytes, then 88 padded to 128).
+  cases.push_back({{40, 600}, {600, 45}, true, false, true, false});
   return cases;
 }
 
