@@ -251,12 +251,17 @@ struct Interpreter::Scope {
   const GraphPlan* plan = nullptr;
   std::vector<Value> slots;
 
+  /// The slot of `name` when a node of this graph produces it, else -1.
+  int slot_index(const std::string& name) const {
+    if (!plan) return -1;
+    auto it = plan->slot_of.find(name);
+    return it == plan->slot_of.end() ? -1 : it->second;
+  }
   /// The value a node of this graph produced under `name`, or nullptr.
   const Value* owned(const std::string& name) const {
-    if (!plan) return nullptr;
-    auto it = plan->slot_of.find(name);
-    if (it == plan->slot_of.end()) return nullptr;
-    const Value& v = slots[static_cast<size_t>(it->second)];
+    const int slot = slot_index(name);
+    if (slot < 0) return nullptr;
+    const Value& v = slots[static_cast<size_t>(slot)];
     return v.defined() ? &v : nullptr;
   }
   /// The value visible under `name` here, or nullptr; *initializer (when given) tells whether
@@ -292,10 +297,8 @@ struct Interpreter::Scope {
       bool listed_again = false;
       for (int j = k + 1; j < graph.output_size() && !listed_again; ++j)
         listed_again = graph.output(j).name() == name;
-      Value* mine = nullptr;
-      if (plan)
-        if (auto slot = plan->slot_of.find(name); slot != plan->slot_of.end())
-          mine = &slots[static_cast<size_t>(slot->second)];
+      const int slot = slot_index(name);
+      Value* mine = slot < 0 ? nullptr : &slots[static_cast<size_t>(slot)];
       if (mine && mine->defined() && !listed_again)
         result.push_back(std::move(*mine));
       else

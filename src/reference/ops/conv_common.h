@@ -260,19 +260,25 @@ T* thread_scratch(size_t n) {
   return buffer.get();  // NOLINT(clang-analyzer-cplusplus.NewDelete)
 }
 
-/// dst[j] = src[2 * j] for j in [0, n): bytes 16 at a time (SSE2: the even bytes of 32, kept by
-/// a mask, packed), so that im2col of a stride-2 convolution's 8-bit input is not a byte loop
-/// (which was half of a QLinearConv CNN's im2col). Reads src[0] to src[2 * (n - 1)] only.
+#if defined(__SSE2__)
+/// src[0], src[2], ..., src[30]: the even bytes of src[0..15] and, shifted by one, of
+/// src[15..30] (SSE2; reads src[0] to src[30] only).
+inline __m128i even_bytes16(const uint8_t* src) {
+  const __m128i low = _mm_set1_epi16(0x00ff);
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  const __m128i b = _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 15)), 1);
+  return _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low));
+}
+#endif
+
+/// dst[j] = src[2 * j] for j in [0, n): 16 bytes at a time (even_bytes16), so that im2col of a
+/// stride-2 convolution's 8-bit input is not a byte loop (which was half of a QLinearConv CNN's
+/// im2col). Reads src[0] to src[2 * (n - 1)] only.
 inline void copy_even_bytes(const uint8_t* src, uint8_t* dst, int64_t n) {
   int64_t j = 0;
 #if defined(__SSE2__)
-  const __m128i low = _mm_set1_epi16(0x00ff);
-  for (; 2 * (j + 16) <= 2 * n - 1; j += 16) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j + 16));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j),
-                     _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)));
-  }
+  for (; j + 16 <= n; j += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j), even_bytes16(src + 2 * j));
 #endif
   for (; j < n; ++j) dst[j] = src[2 * j];
 }

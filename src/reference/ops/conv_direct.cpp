@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "core/dtype.h"
 #include "core/run_limits.h"
@@ -139,21 +140,17 @@ struct Kernels {
   TileFn tiles[3][8] = {};
 };
 
-template <int V>
-void fill_avx512(Kernels& k) {
+// k's tiles of V vectors (R + 1 channels each, for every R of the sequence).
+template <int V, int... R>
+void fill_avx512(Kernels& k, std::integer_sequence<int, R...>) {
   k.cols[V - 1] = 16 * V;
-  TileFn* t = k.tiles[V - 1];
-  t[0] = tile_avx512<1, V>, t[1] = tile_avx512<2, V>, t[2] = tile_avx512<3, V>;
-  t[3] = tile_avx512<4, V>, t[4] = tile_avx512<5, V>, t[5] = tile_avx512<6, V>;
-  t[6] = tile_avx512<7, V>, t[7] = tile_avx512<8, V>;
+  ((k.tiles[V - 1][R] = tile_avx512<R + 1, V>), ...);
 }
 
-template <int V>
-void fill_avx2(Kernels& k) {
+template <int V, int... R>
+void fill_avx2(Kernels& k, std::integer_sequence<int, R...>) {
   k.cols[V - 1] = 8 * V;
-  TileFn* t = k.tiles[V - 1];
-  t[0] = tile_avx2<1, V>, t[1] = tile_avx2<2, V>, t[2] = tile_avx2<3, V>;
-  t[3] = tile_avx2<4, V>, t[4] = tile_avx2<5, V>, t[5] = tile_avx2<6, V>;
+  ((k.tiles[V - 1][R] = tile_avx2<R + 1, V>), ...);
 }
 
 Kernels kernels_for(DirectConvIsa isa) {
@@ -161,12 +158,14 @@ Kernels kernels_for(DirectConvIsa isa) {
 #ifdef ODB_DIRECT_CONV_X86
   if (isa == DirectConvIsa::kAvx512) {
     k.rows = 8;
-    fill_avx512<1>(k), fill_avx512<2>(k), fill_avx512<3>(k);
+    constexpr auto rows = std::make_integer_sequence<int, 8>();
+    fill_avx512<1>(k, rows), fill_avx512<2>(k, rows), fill_avx512<3>(k, rows);
     return k;
   }
   if (isa == DirectConvIsa::kAvx2) {
     k.rows = 6;
-    fill_avx2<1>(k), fill_avx2<2>(k);
+    constexpr auto rows = std::make_integer_sequence<int, 6>();
+    fill_avx2<1>(k, rows), fill_avx2<2>(k, rows);
     k.cols[2] = k.cols[1];
     std::copy(std::begin(k.tiles[1]), std::end(k.tiles[1]), std::begin(k.tiles[2]));
     return k;

@@ -164,10 +164,10 @@ struct ConvColumns {
   const int64_t* offset = nullptr;  // per tap (channel, kernel row, kernel column) of the copy
 };
 
-// Row t for `valid` (<= 16) columns: those in output row r from column oc on (n1 of them), then
-// those in row r + 1 from column 0 on (n1 < 0: over more rows); columns past `valid` 0; each byte
-// xor f. Stride 1 over one or two rows: one or two (masked) loads; stride 2 within one row: two
-// loads, even bytes kept; else byte by byte.
+// Row t for `valid` (<= 16) columns of a strip that pack_conv_strip does not load whole: those
+// in output row r from column oc on (n1 of them), then those in row r + 1 from column 0 on
+// (n1 < 0: over more rows); columns past `valid` 0; each byte xor f. Stride 1: one or two masked
+// loads; else byte by byte.
 [[gnu::target("avx512f,avx512bw,avx512vl")]] inline __m128i conv_row(const ConvColumns& cc,
                                                                      int64_t t, int64_t r,
                                                                      int64_t oc, int64_t n1,
@@ -175,24 +175,13 @@ struct ConvColumns {
   const uint8_t* at = cc.x + cc.offset[t] + (r - cc.r0) * cc.sh * cc.w;
   const auto lanes = [](int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); };
   if (n1 >= 0 && cc.sw == 1) {
-    const __m128i first = valid == kStrip && n1 == kStrip
-                              ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + oc))
-                              : _mm_maskz_loadu_epi8(lanes(n1), at + oc);
+    const __m128i first = _mm_maskz_loadu_epi8(lanes(n1), at + oc);
     if (n1 == valid) return _mm_xor_si128(first, _mm_maskz_mov_epi8(lanes(valid), f));
     // Lanes [n1, valid) from the next output row's first columns (the masked-off lanes of the
     // load read nothing).
     const __m128i both = _mm_mask_loadu_epi8(
         first, static_cast<__mmask16>(lanes(valid) & ~lanes(n1)), at + cc.sh * cc.w - n1);
     return _mm_xor_si128(both, _mm_maskz_mov_epi8(lanes(valid), f));
-  }
-  if (cc.sw == 2 && valid == kStrip && n1 == kStrip) {
-    const uint8_t* src = at + 2 * oc;
-    // Bytes 0, 2, ..., 30: the even bytes of src[0..15] and, shifted by one, of src[15..30].
-    const __m128i low = _mm_set1_epi16(0x00ff);
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    const __m128i b =
-        _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 15)), 1);
-    return _mm_xor_si128(_mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)), f);
   }
   alignas(16) uint8_t row[kStrip] = {};
   for (int64_t c = 0, rc = r, occ = oc; c < valid; ++c) {
@@ -216,38 +205,26 @@ struct ConvColumns {
   // Columns in output row r; the rest (two rows at most, else conv_row's byte loop) in the next.
   int64_t n1 = std::min(valid, cc.ow - oc);
   if (valid - n1 > cc.ow) n1 = -1;
-  int64_t q = 0;
   if (n1 == kStrip && cc.sw <= 2) {
-    // All 16 columns in one output row (most strips): whole quads without conv_row's choices.
+    // All 16 columns in one output row (most strips): each row one load at its tap's offset
+    // (stride 2: the even bytes of 31).
     const uint8_t* base = cc.x + (r - cc.r0) * cc.sh * cc.w + oc * cc.sw;
-    const int64_t* off = cc.offset;
-    if (cc.sw == 1) {
-      for (; 4 * q + 4 <= cc.k && q < used; ++q) {
-        const auto load = [&](int64_t t) {
-          return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(base + off[t])), f);
-        };
-        store_quad(load(4 * q), load(4 * q + 1), load(4 * q + 2), load(4 * q + 3), panel + 64 * q);
-      }
-    } else {
-      const __m128i low = _mm_set1_epi16(0x00ff);
-      for (; 4 * q + 4 <= cc.k && q < used; ++q) {
-        // Bytes 0, 2, ..., 30: the even bytes of src[0..15] and, shifted by one, of src[15..30].
-        const auto load = [&](int64_t t) {
-          const uint8_t* src = base + off[t];
-          const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-          const __m128i b =
-              _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 15)), 1);
-          return _mm_xor_si128(_mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low)), f);
-        };
-        store_quad(load(4 * q), load(4 * q + 1), load(4 * q + 2), load(4 * q + 3), panel + 64 * q);
-      }
+    const auto load = [&](int64_t t) {
+      if (t >= cc.k) return zero;
+      const uint8_t* src = base + cc.offset[t];
+      return _mm_xor_si128(
+          cc.sw == 1 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(src)) : even_bytes16(src),
+          f);
+    };
+    for (int64_t q = 0; q < used; ++q)
+      store_quad(load(4 * q), load(4 * q + 1), load(4 * q + 2), load(4 * q + 3), panel + 64 * q);
+  } else {
+    for (int64_t q = 0; q < used; ++q) {
+      __m128i rows[4];
+      for (int64_t t = 0; t < 4; ++t)
+        rows[t] = 4 * q + t < cc.k ? conv_row(cc, 4 * q + t, r, oc, n1, valid, f) : zero;
+      store_quad(rows[0], rows[1], rows[2], rows[3], panel + 64 * q);
     }
-  }
-  for (; q < used; ++q) {
-    __m128i rows[4];
-    for (int64_t t = 0; t < 4; ++t)
-      rows[t] = 4 * q + t < cc.k ? conv_row(cc, 4 * q + t, r, oc, n1, valid, f) : zero;
-    store_quad(rows[0], rows[1], rows[2], rows[3], panel + 64 * q);
   }
   std::fill(panel + 64 * used, panel + 64 * nq, uint8_t{0});
   column_sums(panel, std::max<int64_t>(used, 1), cb);
