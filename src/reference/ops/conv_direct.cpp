@@ -4,9 +4,8 @@
 // v % stride, index v / stride), so that for every kernel tap the output columns [j, j + 48) read
 // a contiguous run of that buffer. Tiles of up to 8 output channels x 48, 32 or 16 output columns
 // of one output row then accumulate in registers over all the taps, each tap one vector load of
-// input per 16 columns and one broadcast weight per channel: no im2col matrix, no packing of it,
-// and no float32 copy of the input or the output (each row is rounded to float16 as it is
-// finished).
+// input per 16 columns and one broadcast weight per channel, and are rounded to float16 straight
+// into the output: no im2col matrix, no packing of it, and no float32 copy of the output.
 #include "reference/ops/conv_direct.h"
 
 #include <algorithm>
@@ -48,28 +47,15 @@ struct Plan {
   std::vector<int64_t> koff;  // per tap: its offset from the tile's base
 };
 
-// One tile: out[r * ldo + j] = sum over taps t of wp[t * R + r] * xb[koff[t] + j] (+ bias[r]) for
-// r < R, j < cols, each sum one fused multiply-add per tap in tap order from 0. Reads the tile's
-// full width of xb per tap whatever `cols` is (the padded rows' slack covers it).
+// One tile: out[r * ldo + j] = the sum over taps t of wp[t * R + r] * xb[koff[t] + j], plus bias[r]
+// (null for none), rounded to float16 (round to nearest even), for r < R and j < cols; each sum
+// one fused multiply-add per tap in tap order from 0, in float32. Reads the tile's full width of
+// xb per tap whatever `cols` is (the padded rows' slack covers it).
 using TileFn = void (*)(int64_t k, const float* wp, const float* xb, const int64_t* koff,
-                        float* out, int64_t ldo, int64_t cols, const float* bias);
-
-// Adds the bias and stores `cols` of the kCols sums of each of the R rows of acc.
-template <int R, int kCols>
-inline void store_tile(const float (&acc)[R][kCols], float* out, int64_t ldo, int64_t cols,
-                       const float* bias) {
-  for (int r = 0; r < R; ++r) {
-    float* o = out + r * ldo;
-    if (bias) {
-      for (int64_t j = 0; j < cols; ++j) o[j] = acc[r][j] + bias[r];
-    } else {
-      std::memcpy(o, acc[r], static_cast<size_t>(cols) * sizeof(float));
-    }
-  }
-}
+                        uint16_t* out, int64_t ldo, int64_t cols, const float* bias);
 
 template <int R>
-void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* koff, float* out,
+void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* koff, uint16_t* out,
                  int64_t ldo, int64_t cols, const float* bias) {
   constexpr int kCols = 8;
   float acc[R][kCols] = {};
@@ -80,41 +66,63 @@ void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* kof
       for (int j = 0; j < kCols; ++j) acc[r][j] = std::fma(wv, x[j], acc[r][j]);
     }
   }
-  store_tile<R, kCols>(acc, out, ldo, cols, bias);
+  for (int r = 0; r < R; ++r) {
+    if (bias)
+      for (float& v : acc[r]) v += bias[r];
+    float_to_float16(acc[r], out + r * ldo, static_cast<size_t>(cols));
+  }
 }
 
 #ifdef ODB_DIRECT_CONV_X86
 // The vector tiles, one definition for each instruction set (its target, vector type, lanes and
 // intrinsics): V vectors of output columns (fewer for a row's last columns), R output channels.
-#define ODB_DIRECT_TILE(NAME, TARGET, VEC, LANES, ZERO, LOADU, SET1, FMADD, STOREU)       \
-  template <int R, int V>                                                                 \
-  __attribute__((target(TARGET))) void NAME(int64_t k, const float* wp, const float* xb,  \
-                                            const int64_t* koff, float* out, int64_t ldo, \
-                                            int64_t cols, const float* bias) {            \
-    VEC acc[V][R];                                                                        \
-    _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                                 \
-      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] = ZERO();             \
-    }                                                                                     \
-    for (int64_t t = 0; t < k; ++t) {                                                     \
-      const float* x = xb + koff[t];                                                      \
-      VEC xv[V];                                                                          \
-      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) xv[v] = LOADU(x + LANES * v);   \
-      const float* wt = wp + t * R;                                                       \
-      _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                               \
-        const VEC wv = SET1(wt[r]);                                                       \
-        _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] =                   \
-            FMADD(wv, xv[v], acc[v][r]);                                                  \
-      }                                                                                   \
-    }                                                                                     \
-    float sums[R][LANES * V];                                                             \
-    for (int r = 0; r < R; ++r)                                                           \
-      for (int v = 0; v < V; ++v) STOREU(sums[r] + LANES * v, acc[v][r]);                 \
-    store_tile<R, LANES * V>(sums, out, ldo, cols, bias);                                 \
+// Each vector of sums is rounded to float16 by VCVTPS2PH (immediate 0: round to nearest even, as
+// float_to_float16) and stored whole, or through `part` where the row ends inside it.
+#define ODB_DIRECT_TILE(NAME, TARGET, VEC, HALF, LANES, ZERO, LOADU, SET1, FMADD, ADD, TO_HALF, \
+                        STORE_HALF)                                                             \
+  template <int R, int V>                                                                       \
+  __attribute__((target(TARGET))) void NAME(int64_t k, const float* wp, const float* xb,        \
+                                            const int64_t* koff, uint16_t* out, int64_t ldo,    \
+                                            int64_t cols, const float* bias) {                  \
+    VEC acc[V][R];                                                                              \
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                                       \
+      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] = ZERO();                   \
+    }                                                                                           \
+    for (int64_t t = 0; t < k; ++t) {                                                           \
+      const float* x = xb + koff[t];                                                            \
+      VEC xv[V];                                                                                \
+      _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) xv[v] = LOADU(x + LANES * v);         \
+      const float* wt = wp + t * R;                                                             \
+      _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {                                     \
+        const VEC wv = SET1(wt[r]);                                                             \
+        _Pragma("GCC unroll 3") for (int v = 0; v < V; ++v) acc[v][r] =                         \
+            FMADD(wv, xv[v], acc[v][r]);                                                        \
+      }                                                                                         \
+    }                                                                                           \
+    for (int r = 0; r < R; ++r)                                                                 \
+      for (int v = 0; v < V && LANES * v < cols; ++v) {                                         \
+        const HALF h = TO_HALF(bias ? ADD(acc[v][r], SET1(bias[r])) : acc[v][r], 0);            \
+        uint16_t* o = out + r * ldo + LANES * v;                                                \
+        if (cols >= LANES * (v + 1)) {                                                          \
+          STORE_HALF(reinterpret_cast<HALF*>(o), h);                                            \
+        } else {                                                                                \
+          uint16_t part[LANES];                                                                 \
+          STORE_HALF(reinterpret_cast<HALF*>(part), h);                                         \
+          std::memcpy(o, part, static_cast<size_t>(cols - LANES * v) * sizeof(uint16_t));       \
+        }                                                                                       \
+      }                                                                                         \
   }
-ODB_DIRECT_TILE(tile_avx2, "avx2,fma", __m256, 8, _mm256_setzero_ps, _mm256_loadu_ps,
-                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps)
-ODB_DIRECT_TILE(tile_avx512, "avx512f", __m512, 16, _mm512_setzero_ps, _mm512_loadu_ps,
-                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps)
+ODB_DIRECT_TILE(tile_avx2, "avx2,fma,f16c", __m256, __m128i, 8, _mm256_setzero_ps, _mm256_loadu_ps,
+                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_cvtps_ph,
+                _mm_storeu_si128)
+// _mm512_cvtps_ph with every lane kept (the plain form starts from _mm256_undefined_si256, which
+// GCC 12 reports as maybe uninitialized).
+__attribute__((target("avx512f"))) inline __m256i cvtps_ph512(__m512 a, int) {
+  return _mm512_maskz_cvtps_ph(0xffff, a, 0);
+}
+ODB_DIRECT_TILE(tile_avx512, "avx512f", __m512, __m256i, 16, _mm512_setzero_ps, _mm512_loadu_ps,
+                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, cvtps_ph512,
+                _mm256_storeu_si256)
 #undef ODB_DIRECT_TILE
 
 bool cpu_has(DirectConvIsa isa) {
@@ -330,7 +338,7 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
   auto* py = reinterpret_cast<uint16_t*>(y.raw());
   const int64_t bands = (p.oh + p.band - 1) / p.band;
   // One task per band of output rows of each (image, group): its padded input rows, then per row
-  // the mg x ow sums in float32, rounded to float16.
+  // the mg x ow sums in float32, each tile's rounded to float16 into y as it is finished.
   return parallel_for_status(p.n * p.group * bands, [&](int64_t task) {
     ODB_RETURN_IF_ERROR(check_run_limits());
     const int64_t bi = task % bands, gi = task / bands % p.group, img = task / (bands * p.group);
@@ -341,9 +349,9 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
     float* in_row = thread_scratch<float, 2>(static_cast<size_t>(p.w));
     for (int64_t ci = 0; ci < p.cg; ++ci)
       pad_rows(p, px + (img * p.c + gi * p.cg + ci) * p.h * p.w, ci, u0, u1, padded, in_row);
-    float* sums = thread_scratch<float, 3>(static_cast<size_t>(p.mg * p.ow));
     for (int64_t r = r0; r < r1; ++r) {
       const float* xb = padded + (r - r0) * p.sh * p.row;
+      uint16_t* yr = py + ((img * p.m + gi * p.mg) * p.oh + r) * p.ow;
       // Column tiles outside, channel blocks inside: the input a column tile reads stays in the
       // first-level cache for every block of output channels.
       for (int64_t j0 = 0; j0 < p.ow;) {
@@ -353,15 +361,12 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
         for (int64_t m0 = 0; m0 < p.mg; m0 += kern.rows) {
           const int64_t rows = std::min<int64_t>(kern.rows, p.mg - m0);
           kern.tiles[v][rows - 1](p.k, packed.data() + (gi * p.mg + m0) * p.k, xb + j0,
-                                  p.koff.data(), sums + m0 * p.ow + j0, p.ow,
+                                  p.koff.data(), yr + m0 * p.oh * p.ow + j0, p.oh * p.ow,
                                   std::min(kern.cols[v], left),
                                   bias ? b.data() + gi * p.mg + m0 : nullptr);
         }
         j0 += kern.cols[v];
       }
-      for (int64_t mi = 0; mi < p.mg; ++mi)
-        float_to_float16(sums + mi * p.ow, py + ((img * p.m + gi * p.mg + mi) * p.oh + r) * p.ow,
-                         static_cast<size_t>(p.ow));
     }
     return Status::ok();
   });

@@ -163,6 +163,11 @@ const std::vector<HalfConvCase>& direct_cases() {
       hc({1, 8, 11, 12}, 24, 1, {1, 1}, {2, 2}),                          // strided pointwise
       hc({2, 3, 50}, 10, 1, {5}, {2}, {1}, {2, 2}),                       // 1-D
       hc({1, 6, 1, 90}, 6, 3, {1, 7}, {1, 4}, {1, 3}, {0, 3, 0, 3}),      // stride 4, grouped
+      // Many input channels (taps from far apart in the padded rows): plain, strided without a
+      // bias, and two dilated groups of 50.
+      hc({1, 96, 6, 21}, 10, 1, {3, 3}, {}, {}, {1, 1, 1, 1}),
+      hc({1, 50, 7, 33}, 9, 1, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}, "", false),
+      hc({1, 100, 5, 9}, 18, 2, {3, 3}, {}, {2, 2}, {2, 2, 2, 2}),
   };
   return cases;
 }
