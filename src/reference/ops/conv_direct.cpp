@@ -113,16 +113,14 @@ void tile_scalar(int64_t k, const float* wp, const float* xb, const int64_t* kof
       }                                                                                         \
   }
 ODB_DIRECT_TILE(tile_avx2, "avx2,fma,f16c", __m256, __m128i, 8, _mm256_setzero_ps, _mm256_loadu_ps,
-                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_cvtps_ph,
-                _mm_storeu_si128)
+                _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, _mm256_cvtps_ph, _mm_storeu_si128)
 // _mm512_cvtps_ph with every lane kept (the plain form starts from _mm256_undefined_si256, which
 // GCC 12 reports as maybe uninitialized).
 __attribute__((target("avx512f"))) inline __m256i cvtps_ph512(__m512 a, int) {
   return _mm512_maskz_cvtps_ph(0xffff, a, 0);
 }
 ODB_DIRECT_TILE(tile_avx512, "avx512f", __m512, __m256i, 16, _mm512_setzero_ps, _mm512_loadu_ps,
-                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, cvtps_ph512,
-                _mm256_storeu_si256)
+                _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, cvtps_ph512, _mm256_storeu_si256)
 #undef ODB_DIRECT_TILE
 
 bool cpu_has(DirectConvIsa isa) {
