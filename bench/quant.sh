@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/quant.sh BUILD_DIR [WILD_MODELS_DIR]: the quantized and float16 benchmark (issue 19, item
 # 2). Writes make-quant-models' models (an int8 U-Net in onnxruntime.quantization's dynamic form,
-# a QLinearConv encoder, a MatMulInteger/QLinearMatMul MLP and a float16 CNN) into
+# a QLinearConv encoder, a MatMulInteger/QLinearMatMul MLP, a float16 CNN and a float16 MLP) into
 # BUILD_DIR/bench-quant and runs bench_models on them: median run time of the reference and ONNX
 # Runtime, one thread each, and the ratio reference / ONNX Runtime (vs_ort), the two taking three
 # turns each (bench_models --rounds 3: this machine's speed drifts by up to 2x over seconds).

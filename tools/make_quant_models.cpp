@@ -9,6 +9,8 @@
 //   quant_dynamic_mlp.onnx   a 256x768 transformer-FFN-like MLP: DynamicQuantizeLinear ->
 //                            MatMulInteger -> Cast -> Mul -> Add, plus one QLinearMatMul
 //   fp16_cnn.onnx            the encoder of quant_qlinear_cnn.onnx as a float16 Conv + Relu chain
+//   fp16_mlp.onnx            a 64x768 float16 transformer-FFN-like MLP: MatMul -> Add -> Relu
+//                            (768 -> 3072 -> 768, twice), then one Gemm (transB, bias C)
 // and models.txt, the list bench_models reads ("file  --input-shapes ..." per line).
 #include <algorithm>
 #include <cmath>
@@ -333,6 +335,24 @@ onnx::ModelProto fp16_cnn() {
   return b.model;
 }
 
+onnx::ModelProto fp16_mlp() {
+  Builder b("fp16_mlp", 13);
+  b.io("input", onnx::TensorProto::FLOAT16, {64, 768}, "output");
+  std::string x = "input";
+  const std::vector<std::pair<int64_t, int64_t>> layers = {
+      {768, 3072}, {3072, 768}, {768, 3072}, {3072, 768}};
+  for (auto [k, n] : layers) {
+    const std::string mm =
+        b.op("MatMul", {x, b.halves({k, n}, std::sqrt(2.0 / static_cast<double>(k)))});
+    x = b.op("Relu", {b.op("Add", {mm, b.halves({n}, 0.05)})});
+  }
+  auto* gemm =
+      b.node("Gemm", {x, b.halves({768, 768}, std::sqrt(2.0 / 768.0)), b.halves({768}, 0.05)});
+  Builder::attr_i(gemm, "transB", 1);
+  gemm->set_output(0, "output");
+  return b.model;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -346,7 +366,8 @@ int main(int argc, char** argv) {
       {"quant_dynamic_unet.onnx", dynamic_unet()},
       {"quant_qlinear_cnn.onnx", qlinear_cnn()},
       {"quant_dynamic_mlp.onnx", dynamic_mlp()},
-      {"fp16_cnn.onnx", fp16_cnn()}};
+      {"fp16_cnn.onnx", fp16_cnn()},
+      {"fp16_mlp.onnx", fp16_mlp()}};
   for (const auto& [name, model] : models) {
     if (auto st = onnxdbg::save_model(model, dir / name); !st) {
       std::cerr << "make-quant-models: " << st.to_string() << "\n";
@@ -358,6 +379,7 @@ int main(int argc, char** argv) {
           "quant_dynamic_unet.onnx   --input-shapes input:1x3x320x320\n"
           "quant_qlinear_cnn.onnx    --input-shapes input:1x3x320x320\n"
           "quant_dynamic_mlp.onnx    --input-shapes input:256x768\n"
-          "fp16_cnn.onnx             --input-shapes input:1x3x320x320\n";
+          "fp16_cnn.onnx             --input-shapes input:1x3x320x320\n"
+          "fp16_mlp.onnx             --input-shapes input:64x768\n";
   return list ? 0 : 1;
 }

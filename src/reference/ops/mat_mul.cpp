@@ -1,12 +1,46 @@
 // MatMul (ONNX MatMul-1, -9, -13): numpy matmul with 1-D promotion and batch broadcasting; float
-// and double go through BLAS GEMM, integer types through a plain loop.
+// and double go through BLAS GEMM, float16 through float32 GEMM on its own float32 copies of the
+// operands (the weights' kept from run to run) rounded once, integer types through a plain loop.
+#include <vector>
+
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 #include "reference/ops/blas.h"
+#include "reference/ops/data_movement.h"
+#include "reference/ops/float16_operands.h"
 #include "reference/ops/matmul_common.h"
 
 namespace onnxdbg::reference {
 namespace {
+
+// The products of plan p by BLAS GEMM (py: p.out_shape's elements), in tiles fixed by the shapes
+// (parallel.h): of the folded GEMM, else one batch entry each.
+template <class T>
+Status blas_matmul(const MatMulPlan& p, const T* pa, const T* pb, T* py) {
+  const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
+  if (p.fold_batch)
+    return parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n, T(0), py,
+                            p.n);
+  return parallel_for_status(nb, [&](int64_t i) {
+    const auto iu = static_cast<size_t>(i);
+    return gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
+                   pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
+  });
+}
+
+// float16 A and B: the float32 GEMM of their exact float32 values, rounded once to float16 (the
+// interpreter's float32 path, bit for bit, without its whole-tensor casts of B on every run).
+Status matmul_float16(KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  ODB_ASSIGN_OR_RETURN(MatMulPlan p, plan_matmul(ctx, a.shape(), b.shape()));
+  ODB_ASSIGN_OR_RETURN(Tensor y, make_output_uninitialized(ctx, DType::kFloat16, p.out_shape));
+  std::vector<float> a_values, b_values, sums(static_cast<size_t>(y.numel()));
+  const float* pb = float32_values(ctx, b, 1, b_values);  // B first: the one kept, if both are
+  const float* pa = float32_values(ctx, a, 0, a_values);
+  ODB_RETURN_IF_ERROR(blas_matmul<float>(p, pa, pb, sums.data()));
+  float_to_float16(sums.data(), reinterpret_cast<uint16_t*>(y.raw()), sums.size());
+  ctx.set_output(0, std::move(y));
+  return Status::ok();
+}
 
 template <class T>
 Status matmul_typed(KernelContext& ctx, const Tensor& a, const Tensor& b) {
@@ -17,17 +51,7 @@ Status matmul_typed(KernelContext& ctx, const Tensor& a, const Tensor& b) {
   T* py = y.data<T>();
   const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
   if constexpr (std::is_floating_point_v<T>) {
-    // Tiles fixed by the shapes (parallel.h): of the folded GEMM, else one batch entry each.
-    if (p.fold_batch) {
-      ODB_RETURN_IF_ERROR(parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n,
-                                           T(0), py, p.n));
-    } else {
-      ODB_RETURN_IF_ERROR(parallel_for_status(nb, [&](int64_t i) {
-        const auto iu = static_cast<size_t>(i);
-        return gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
-                       pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
-      }));
-    }
+    ODB_RETURN_IF_ERROR(blas_matmul<T>(p, pa, pb, py));
   } else {
     for (int64_t i = 0; i < nb; ++i) {
       const T* ma = pa + p.a_offsets[static_cast<size_t>(i)];
@@ -51,6 +75,7 @@ Status matmul(KernelContext& ctx) {
   if (a->dtype() != b->dtype())
     return model_error(ctx.describe() + ": A is " + std::string(dtype_name(a->dtype())) +
                        " but B is " + std::string(dtype_name(b->dtype())));
+  if (a->dtype() == DType::kFloat16) return matmul_float16(ctx, *a, *b);
   return visit_numeric(a->dtype(), "MatMul",
                        [&](auto tag) { return matmul_typed<decltype(tag)>(ctx, *a, *b); });
 }
@@ -58,9 +83,8 @@ Status matmul(KernelContext& ctx) {
 }  // namespace
 
 void register_mat_mul(KernelRegistry& r) {
-  r.add("MatMul", 1, matmul).accumulates_in_double();
-  r.add("MatMul", 9, matmul).accumulates_in_double();
-  r.add("MatMul", 13, matmul).accumulates_in_double();
+  for (int v : {1, 9, 13})
+    r.add("MatMul", v, matmul, HalfMode::kNativeFloat16).accumulates_in_double();
 }
 
 }  // namespace onnxdbg::reference
