@@ -11,6 +11,13 @@ if(NOT ONNXDBG_PYTHON)
 endif()
 set(PYBIND11_FINDPYTHON ON)
 find_package(Python3 COMPONENTS Interpreter Development.Module)
+# PyPI's pybind11 as install-deps.sh unpacks it (the release pyproject.toml pins for the wheel)
+# in place of Debian's 2.10, also in a build folder configured before it was there; without it,
+# whichever find_package finds (a `pip install .` build environment's, or Debian's).
+set(ONNXDBG_PYBIND11_DIR "${PROJECT_SOURCE_DIR}/third_party/pybind11/pybind11/share/cmake/pybind11")
+if(EXISTS "${ONNXDBG_PYBIND11_DIR}/pybind11Config.cmake")
+  set(pybind11_DIR "${ONNXDBG_PYBIND11_DIR}" CACHE PATH "pybind11's CMake package" FORCE)
+endif()
 find_package(pybind11 CONFIG QUIET)
 if(NOT pybind11_FOUND OR NOT Python3_FOUND)
   message(WARNING "pybind11 or Python 3 headers not found (apt-get install pybind11-dev "
@@ -25,6 +32,15 @@ file(GLOB ONNXDBG_PYTHON_SOURCES CONFIGURE_DEPENDS python/_core/*.cpp)
 pybind11_add_module(_core MODULE NO_EXTRAS ${ONNXDBG_PYTHON_SOURCES})
 target_compile_options(_core PRIVATE ${ONNXDBG_WARNINGS})
 target_compile_definitions(_core PRIVATE ONNXDBG_VERSION="${PROJECT_VERSION}")
+# Every reference count a binding changes checks that its thread holds the GIL (pybind11 2.11 and
+# on; by default only without NDEBUG): a Python object (an oracle, a callback, a kept array)
+# touched from one of the library's threads is a clear RuntimeError instead of a data race.
+if(pybind11_VERSION VERSION_GREATER_EQUAL 2.11)
+  target_compile_definitions(_core PRIVATE PYBIND11_ASSERT_GIL_HELD_INCREF_DECREF)
+else()
+  message(WARNING "pybind11 ${pybind11_VERSION} cannot check that bindings hold the GIL "
+                  "(2.11 and on can; scripts/install-deps.sh unpacks 3.1.0)")
+endif()
 target_link_libraries(_core PRIVATE onnxdbg_lib)
 set_target_properties(_core PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${ONNXDBG_PYTHON_DIR}")
 add_dependencies(_core onnxdbg-worker)

@@ -177,6 +177,21 @@ if [ ! -f "$ONNX_PREFIX/.complete" ]; then
   rm -rf "$ONNX_PREFIX"; mv "$work/prefix" "$ONNX_PREFIX"; rm -rf "$work"
 fi
 [ "$(readlink "$TP/onnx" 2>/dev/null)" = "$ONNX_PREFIX" ] || { rm -rf "$TP/onnx"; ln -s "$ONNX_PREFIX" "$TP/onnx"; }
+# pybind11 (BSD-3-Clause): the Python extension's binding library, the release the wheel builds
+# with (pyproject.toml pins the same), from its PyPI wheel (headers and CMake files), unpacked;
+# cmake/python.cmake prefers it to Debian's 2.10, whose handles do not check that the GIL is held
+# (PYBIND11_ASSERT_GIL_HELD_INCREF_DECREF, 2.11 and on), so that `make test` runs the Python suite
+# with the same checks as the installed wheel.
+PYBIND11_VERSION=3.1.0
+PYBIND11_WHEEL=pybind11-$PYBIND11_VERSION-py3-none-any.whl
+if [ ! -f "$TP/pybind11/.complete-$PYBIND11_VERSION" ]; then
+  pip_fetch "pybind11==$PYBIND11_VERSION" b8488090f8acffbcb6b5d6a85571a6827a0a2981ffb75e5a0b27b87c4a6b7dd0 \
+    "$PYBIND11_WHEEL" --only-binary :all:
+  rm -rf "$TP/pybind11.tmp"
+  python3 -m zipfile -e "$CACHE/$PYBIND11_WHEEL" "$TP/pybind11.tmp"
+  touch "$TP/pybind11.tmp/.complete-$PYBIND11_VERSION"
+  rm -rf "$TP/pybind11"; mv "$TP/pybind11.tmp" "$TP/pybind11"
+fi
 # ml_dtypes (Apache-2.0): numpy's dtypes for ONNX's narrow types (float8, int4, ...), with which
 # the Python tests check that numpy reads onnxdbg's .npy files of them and that such arrays go in
 # and out of the package. Only the tests use it (the python.pytest test puts third_party/ml_dtypes
