@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -337,33 +339,108 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
                            "--rtol 1e-2, and --layerwise tells rounding from a divergence");
 }
 
+/// The layerwise pass's options for sample i of n.
+LayerwiseOptions layer_options(const RunOptions& o,
+                               const reference::InterpreterOptions& golden_options,
+                               const Goldens& goldens, const CallContext& ctx, size_t i, size_t n) {
+  LayerwiseOptions lo;
+  lo.tolerance = o.comparison.tolerance;
+  lo.error_stat = o.comparison.error_stat;
+  lo.memory_budget = o.layerwise.memory_budget;
+  lo.isolate = o.layerwise.isolate;
+  lo.reference = golden_options;
+  lo.golden = goldens.all.empty() ? nullptr : &goldens.all[i];
+  lo.golden_source = goldens.source;
+  lo.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
+  if (ctx.progress)
+    lo.progress = [&ctx, i, n](const std::string& s) {
+      ctx.progress(n > 1 ? "sample " + std::to_string(i) + ": " + s : s);
+    };
+  return lo;
+}
+
+/// The golden reference backend's session in the output comparison when the layerwise pass
+/// follows on one sample: its run is the pass's first reference run (prepare_layerwise: every
+/// golden value kept), which it hands to `prepared`, and the graph outputs come from it, so the
+/// reference runs once for both. Where the pass cannot be prepared, or lacks an output, the
+/// reference's own session runs instead (its error is the comparison's, as without
+/// --layerwise, and the pass prepares itself later).
+class GoldenRunSession : public Session {
+ public:
+  GoldenRunSession(std::unique_ptr<Session> plain, const LoadedModel& model,
+                   const TensorMap& sample, LayerwiseOptions options,
+                   std::unique_ptr<PreparedLayerwise>& prepared)
+      : plain_(std::move(plain)),
+        model_(model),
+        sample_(sample),
+        options_(std::move(options)),
+        prepared_(prepared) {}
+  const SessionInfo& info() const override { return plain_->info(); }
+  Expected<SessionRunResult> run(const TensorMap& inputs) override {
+    const bool cancelled = options_.cancelled && options_.cancelled();
+    if (&inputs != &sample_ || prepared_ || cancelled) return plain_->run(inputs);
+    auto pass = prepare_layerwise(model_, sample_, options_);
+    if (!pass) return plain_->run(inputs);
+    auto outputs = (*pass)->graph_outputs();
+    if (!outputs || outputs->size() != static_cast<size_t>(model_.proto.graph().output_size()))
+      return plain_->run(inputs);
+    SessionRunResult r;
+    r.run_seconds = (*pass)->seconds();
+    r.peak_rss_bytes = peak_rss_bytes();
+    r.outputs = std::move(*outputs);
+    prepared_ = std::move(*pass);
+    return r;
+  }
+  Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
+    return plain_->run_values(inputs);
+  }
+  Expected<SessionRunResult> run_observing(const TensorMap& inputs,
+                                           const std::vector<std::string>& tensors) override {
+    return plain_->run_observing(inputs, tensors);
+  }
+
+ private:
+  std::unique_ptr<Session> plain_;
+  const LoadedModel& model_;
+  const TensorMap& sample_;
+  const LayerwiseOptions options_;
+  std::unique_ptr<PreparedLayerwise>& prepared_;
+};
+
+/// The index in `specs` of the backend whose run GoldenRunSession may share with the layerwise
+/// pass: the first reference backend (whose options the golden run takes), when it runs the
+/// model as given (not precision=fp16); nullopt otherwise.
+std::optional<size_t> shared_golden_backend(const std::vector<BackendSpec>& specs) {
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (specs[k].name == "reference")
+      return specs[k].option("precision").empty() ? std::optional<size_t>(k) : std::nullopt;
+  return std::nullopt;
+}
+
 /// The layerwise pass of every sample, and the repro folder of the first sample that has a
 /// first divergent node. The first sample's error (a budget too small, say) is everyone's and
-/// is returned; a later sample's is that sample's result.
+/// is returned; a later sample's is that sample's result. `prepared`: sample 0's pass when the
+/// output comparison's reference run began it (GoldenRunSession), released once it ran.
 Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_specs,
                   const reference::InterpreterOptions& golden_options,
                   const std::vector<TensorMap>& samples, const Goldens& goldens,
-                  const CallContext& ctx, RunResult& out) {
+                  const CallContext& ctx, std::unique_ptr<PreparedLayerwise> prepared,
+                  RunResult& out) {
   const size_t n = samples.size();
   out.layers.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (ctx.cancel.cancelled())
       return cancelled("run cancelled before the layerwise pass of sample " + std::to_string(i));
-    LayerwiseOptions lo;
-    lo.tolerance = o.comparison.tolerance;
-    lo.error_stat = o.comparison.error_stat;
-    lo.memory_budget = o.layerwise.memory_budget;
-    lo.isolate = o.layerwise.isolate;
-    lo.reference = golden_options;
-    const TensorMap* loaded = goldens.all.empty() ? nullptr : &goldens.all[i];
-    lo.golden = loaded;
-    lo.golden_source = goldens.source;
-    lo.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
-    if (ctx.progress)
-      lo.progress = [&, i](const std::string& s) {
-        ctx.progress(n > 1 ? "sample " + std::to_string(i) + ": " + s : s);
-      };
-    auto lw = run_layerwise(out.model, layer_specs, samples[i], lo);
+    const LayerwiseOptions lo = layer_options(o, golden_options, goldens, ctx, i, n);
+    const TensorMap* loaded = lo.golden;
+    Expected<LayerwiseReport> lw = LayerwiseReport{};
+    if (i == 0 && prepared) {
+      lw = run_layerwise(*prepared, layer_specs);
+      if (lw) lw->golden_run_shared = true;
+      prepared.reset();  // its spill file goes now
+    } else {
+      lw = run_layerwise(out.model, layer_specs, samples[i], lo);
+    }
     if (!lw) {
       if (i == 0)
         return n > 1 ? Status(lw.status().code(), "sample 0: " + lw.status().message())
@@ -685,11 +762,27 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     opt.golden_source = goldens.source;
   }
   opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
+  // With the layerwise pass on one sample and the reference's golden values, the comparison's
+  // reference run is the pass's first reference run: the reference runs once (issue 40).
+  std::unique_ptr<PreparedLayerwise> prepared;
+  const std::optional<size_t> shared =
+      layerwise && samples.size() == 1 && !o.comparison.golden_given()
+          ? shared_golden_backend(specs)
+          : std::nullopt;
+  if (shared)
+    opt.wrap_session = [&](size_t k, std::unique_ptr<Session> s) -> std::unique_ptr<Session> {
+      if (k != *shared) return s;
+      return std::make_unique<GoldenRunSession>(
+          std::move(s), out.model, samples.front(),
+          layer_options(o, golden_options, goldens, ctx, 0, 1), prepared);
+    };
   out.report = run_and_compare_samples(out.model, specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   find_model_problem(out);
   if (layerwise && out.model_problem.empty())
-    if (Status st = run_layers(o, layer_specs, golden_options, samples, goldens, ctx, out); !st)
+    if (Status st = run_layers(o, layer_specs, golden_options, samples, goldens, ctx,
+                               std::move(prepared), out);
+        !st)
       return st;
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");
   if (o.strict_providers) apply_strict_providers(out);

@@ -305,7 +305,7 @@ std::string one_line(std::string s) {
 /// One backend on every sample: created and loaded once, run on sample 0, 1, ...; a failure
 /// before any run is its result on every sample left, a failed run that sample's only (the
 /// next sample gets a fresh load: its worker may have crashed with it).
-void run_backend(const LoadedModel& model, const BackendSpec& spec,
+void run_backend(const LoadedModel& model, size_t index, const BackendSpec& spec,
                  const std::vector<TensorMap>& samples, const CompareRunOptions& options,
                  const Fp16Model& fp16, SamplesRunReport& out) {
   const size_t n = samples.size();
@@ -335,6 +335,7 @@ void run_backend(const LoadedModel& model, const BackendSpec& spec,
       auto loaded = (*backend)->load(is_fp16 ? fp16.model : model);
       if (!loaded) return fail_from(i, "load", loaded.status());
       session = std::move(*loaded);
+      if (options.wrap_session) session = options.wrap_session(index, std::move(session));
     }
     BackendRun br;
     br.spec = spec;
@@ -377,9 +378,9 @@ SamplesRunReport run_and_compare_samples(const LoadedModel& model,
   start_reports(model, samples, options, out);
   Fp16Model fp16;  // its folder is removed when the runs are done
   prepare_fp16(model, specs, samples, options, fp16, out);
-  for (const auto& spec : specs) {
+  for (size_t k = 0; k < specs.size(); ++k) {
     if (options.cancelled && options.cancelled()) break;
-    run_backend(model, spec, samples, options, fp16, out);
+    run_backend(model, k, specs[k], samples, options, fp16, out);
   }
   std::map<std::string, double> quant_scales;
   if (!out.samples.empty()) quant_scales = output_quant_scales(model, out.samples.front());

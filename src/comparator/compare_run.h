@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,11 @@ struct CompareRunOptions {
   /// compared (give graph outputs only).
   std::vector<TensorMap> golden_outputs;
   std::string golden_source;  ///< the file they came from, for the report
+  /// Given each backend's session once it is loaded (with its index in the backends), returns
+  /// the session to run the samples on: the same one, or one that runs in its place and gives
+  /// the same outputs (api::run's layerwise golden run for the reference). Empty: the sessions
+  /// as loaded.
+  std::function<std::unique_ptr<Session>(size_t backend, std::unique_ptr<Session>)> wrap_session;
 };
 
 /// Creates each backend, loads `model` (already read: Backend::load(const LoadedModel&), so the

@@ -195,6 +195,10 @@ struct LayerwiseReport {
   /// take (max_spill_bytes; stops after the run's last tensor). With loaded golden values only
   /// the isolation runs that need values the loaded ones lack count.
   int reference_runs = 0;
+  /// The output comparison's reference run was this pass's first reference run (api::run with
+  /// one input sample and the reference's golden values): the reference ran reference_runs times
+  /// in all, not once more.
+  bool golden_run_shared = false;
   /// Bytes of golden values written to the spill file (0 with loaded golden values).
   uint64_t spilled_bytes = 0;
   /// Notes on the pass itself (the spill file full, so the reference ran again).
@@ -252,6 +256,48 @@ struct LayerwiseReport {
 Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
                                         const TensorMap& inputs, const LayerwiseOptions& options);
+
+/// A layerwise pass of run_layerwise taken in two steps, so that its reference run also serves
+/// as a plain run of the reference (api::run's comparison of the outputs takes the graph outputs
+/// from it: with --layerwise the reference runs once). prepare_layerwise makes the pass's first
+/// reference run (every golden value sized and kept in the spill file); run_layerwise(prepared,
+/// ...) does the rest. The spill file and the pass's temporary folder go with the object.
+class PreparedLayerwise {
+ public:
+  ~PreparedLayerwise();
+  PreparedLayerwise(const PreparedLayerwise&) = delete;
+  PreparedLayerwise& operator=(const PreparedLayerwise&) = delete;
+  /// The reference's values of the main graph's outputs on the pass's inputs, owned copies: from
+  /// the spill file, the reference running again only for those it could not take (a full
+  /// disk). Bit for bit a plain reference run's with the same InterpreterOptions (the
+  /// interpreter's results do not depend on which values are kept, nor on the thread count).
+  /// Errors: the reference's.
+  Expected<TensorMap> graph_outputs();
+  /// Wall time of the reference run (with the spill file's writes), seconds.
+  double seconds() const;
+
+ private:
+  struct Impl;
+  explicit PreparedLayerwise(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend Expected<std::unique_ptr<PreparedLayerwise>> prepare_layerwise(const LoadedModel&,
+                                                                        const TensorMap&,
+                                                                        const LayerwiseOptions&);
+  friend Expected<LayerwiseReport> run_layerwise(PreparedLayerwise&,
+                                                 const std::vector<BackendSpec>&);
+};
+
+/// The first step of run_layerwise(model, backends, inputs, options): the taken branches, the
+/// golden values (a reference run, or the loaded ones sized). `model`, `inputs` and
+/// options.golden must outlive the result. Errors: as run_layerwise's for that step.
+Expected<std::unique_ptr<PreparedLayerwise>> prepare_layerwise(const LoadedModel& model,
+                                                               const TensorMap& inputs,
+                                                               const LayerwiseOptions& options);
+
+/// The rest of the pass `prepared` began, on `backends` (as run_layerwise's); once per prepared
+/// pass (a second call is kInvalidArgument). Errors: as run_layerwise.
+Expected<LayerwiseReport> run_layerwise(PreparedLayerwise& prepared,
+                                        const std::vector<BackendSpec>& backends);
 
 /// A model holding only main-graph node `node_index` of `model`: its inputs that are
 /// initializers (or outputs of Constant nodes, given in `constants`) become initializers, the

@@ -40,12 +40,15 @@ void add_run_timeouts(std::vector<BackendSpec>& run_specs, double reference_seco
 
 }  // namespace
 
-Status Pass::run(const std::vector<BackendSpec>& specs) {
-  const auto t0 = Clock::now();
+Pass::~Pass() = default;
+
+Status Pass::collect() {
+  start_ = Clock::now();
   rep_.memory_budget = opt_.memory_budget;
   limit_ = std::max<uint64_t>(1, opt_.memory_budget / kLayerwiseCopies);
   ODB_ASSIGN_OR_RETURN(TempDir tmp, TempDir::create("onnxdbg-layerwise-", opt_.temp_dir));
-  tmp_ = tmp.path();
+  tmp_dir_ = std::make_unique<TempDir>(std::move(tmp));
+  tmp_ = tmp_dir_->path();
   whole_path_ = model_.path;
   if (copy_) {
     // The model as run (Ifs replaced by their taken branches, nodes sorted: OpenCV's importer
@@ -55,19 +58,12 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
   }
   ODB_ASSIGN_OR_RETURN(GoldenSource src,
                        GoldenSource::create(model_, inputs_, opt_.reference, opt_.golden));
-  src_ = &src;
+  source_ = std::make_unique<GoldenSource>(std::move(src));
+  src_ = source_.get();
   if (opt_.golden) rep_.golden_source = opt_.golden_source;
-  for (const auto& spec : specs) {
-    LayerwiseBackend b;
-    b.backend = spec.to_string();
-    rep_.backends.push_back(std::move(b));
-  }
-  std::vector<BackendSpec> run_specs = backend_run_specs(specs);
-  ODB_RETURN_IF_ERROR(prepare_fp16(specs));
 
   progress(opt_.golden ? "layerwise: the loaded golden values (which tensors, how large)"
                        : "layerwise: reference run (every golden value, kept on disk)");
-  const auto collect_start = Clock::now();
   std::unique_ptr<GoldenStore> store = open_store();
   ODB_RETURN_IF_ERROR(collect_layer_tensors(*src_, limit_, opt_.memory_budget, &rep_, store.get()));
   if (store) {
@@ -82,22 +78,41 @@ Status Pass::run(const std::vector<BackendSpec>& specs) {
       rep_.notes.push_back(fmt::format(
           "{}: the reference ran again beside each backend run for the {} tensors after it",
           store->stop_reason(), rep_.tensors.size() - store->covered()));
-    store_ = store.get();
-    src.use_store(store_);
+    golden_store_ = std::move(store);
+    store_ = golden_store_.get();
+    src_->use_store(store_);
   }
-  add_run_timeouts(run_specs, seconds_since(collect_start));
+  collect_seconds_ = seconds_since(start_);
   // The reference's working set is free now; give its pages back before the batches (glibc
   // keeps freed heap memory resident otherwise).
   malloc_trim(0);
+  return Status::ok();
+}
+
+Expected<TensorMap> Pass::golden_copies(const std::set<std::string>& names) {
+  ODB_ASSIGN_OR_RETURN(TensorMap views, src_->capture(names));
+  TensorMap copies;
+  // Values from the spill file are views into it; a copy of a Tensor owns its bytes.
+  for (const auto& [name, t] : views) copies.emplace(name, Tensor(t));
+  return copies;
+}
+
+Status Pass::compare(const std::vector<BackendSpec>& specs) {
+  for (const auto& spec : specs) {
+    LayerwiseBackend b;
+    b.backend = spec.to_string();
+    rep_.backends.push_back(std::move(b));
+  }
+  std::vector<BackendSpec> run_specs = backend_run_specs(specs);
+  ODB_RETURN_IF_ERROR(prepare_fp16(specs));
+  add_run_timeouts(run_specs, collect_seconds_);
   for (size_t k = 0; k < specs.size(); ++k) segments_.push_back(plan_segments(k, specs[k]));
   std::vector<std::future<int64_t>> plain_counts = start_plain_node_counts(specs, run_specs);
 
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
   ODB_RETURN_IF_ERROR(compare_batches(specs, run_specs, open));
   if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, open.backends));
-  finish(specs, t0);
-  src_ = nullptr;
-  store_ = nullptr;
+  finish(specs, start_);
   return Status::ok();
 }
 
@@ -320,13 +335,52 @@ std::string golden_label(const std::string& golden_source) {
 Expected<LayerwiseReport> run_layerwise(const LoadedModel& model,
                                         const std::vector<BackendSpec>& backends,
                                         const TensorMap& inputs, const LayerwiseOptions& options) {
-  LayerwiseReport rep;
+  ODB_ASSIGN_OR_RETURN(std::unique_ptr<PreparedLayerwise> prepared,
+                       prepare_layerwise(model, inputs, options));
+  return run_layerwise(*prepared, backends);
+}
+
+// What a prepared pass holds: its options, its report so far, the model as run and the Pass,
+// which refers to all three (so the Impl stays where it was allocated).
+struct PreparedLayerwise::Impl {
+  LayerwiseOptions options;
+  LayerwiseReport report;
   std::optional<LoadedModel> copy;
+  std::unique_ptr<layerwise_detail::Pass> pass;
+  std::set<std::string> output_names;
+  bool finished = false;
+};
+
+PreparedLayerwise::PreparedLayerwise(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedLayerwise::~PreparedLayerwise() = default;
+
+Expected<TensorMap> PreparedLayerwise::graph_outputs() {
+  return impl_->pass->golden_copies(impl_->output_names);
+}
+
+double PreparedLayerwise::seconds() const { return impl_->pass->collect_seconds(); }
+
+Expected<std::unique_ptr<PreparedLayerwise>> prepare_layerwise(const LoadedModel& model,
+                                                               const TensorMap& inputs,
+                                                               const LayerwiseOptions& options) {
+  auto impl = std::make_unique<PreparedLayerwise::Impl>();
+  impl->options = options;
   const LoadedModel& as_run =
-      layerwise_detail::as_run(model, inputs, options.reference, copy, &rep);
-  layerwise_detail::Pass runner(as_run, inputs, options, rep, copy.has_value());
-  ODB_RETURN_IF_ERROR(runner.run(backends));
-  return rep;
+      layerwise_detail::as_run(model, inputs, options.reference, impl->copy, &impl->report);
+  for (const auto& o : model.proto.graph().output()) impl->output_names.insert(o.name());
+  impl->pass = std::make_unique<layerwise_detail::Pass>(as_run, inputs, impl->options, impl->report,
+                                                        impl->copy.has_value());
+  ODB_RETURN_IF_ERROR(impl->pass->collect());
+  return std::unique_ptr<PreparedLayerwise>(new PreparedLayerwise(std::move(impl)));
+}
+
+Expected<LayerwiseReport> run_layerwise(PreparedLayerwise& prepared,
+                                        const std::vector<BackendSpec>& backends) {
+  PreparedLayerwise::Impl& impl = *prepared.impl_;
+  if (impl.finished) return invalid_argument("this layerwise pass has run already");
+  impl.finished = true;
+  ODB_RETURN_IF_ERROR(impl.pass->compare(backends));
+  return std::move(impl.report);
 }
 
 }  // namespace onnxdbg

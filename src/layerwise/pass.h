@@ -20,14 +20,15 @@
 
 #include "backends/backend.h"
 #include "core/status.h"
+#include "core/temp_dir.h"
 #include "layerwise/batching.h"
 #include "layerwise/golden_store.h"
+#include "layerwise/golden_stream.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 
 namespace onnxdbg::layerwise_detail {
 
-class GoldenSource;
 class GoldenStream;
 
 using Clock = std::chrono::steady_clock;
@@ -70,9 +71,25 @@ class Pass {
        LayerwiseReport& rep, bool copy = false)
       : model_(model), inputs_(inputs), opt_(options), rep_(rep), copy_(copy) {}
 
-  /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded).
-  /// Errors: as run_layerwise.
-  Status run(const std::vector<BackendSpec>& specs);
+  ~Pass();
+
+  /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded):
+  /// collect(), then compare(specs). Errors: as run_layerwise.
+  Status run(const std::vector<BackendSpec>& specs) {
+    ODB_RETURN_IF_ERROR(collect());
+    return compare(specs);
+  }
+  /// The first step: the reference run that sizes every tensor and keeps its golden value in the
+  /// spill file (or the loaded golden values sized). Errors: as run_layerwise.
+  Status collect();
+  /// The rest, after collect(): every backend's batches compared, isolation, the report's
+  /// figures. Errors: as run_layerwise.
+  Status compare(const std::vector<BackendSpec>& specs);
+  /// After collect(): copies of the golden values of `names` (from the spill file; the reference
+  /// runs again only for those it lacks). Errors: the reference's.
+  Expected<TensorMap> golden_copies(const std::set<std::string>& names);
+  /// Wall time of collect(), seconds.
+  double collect_seconds() const { return collect_seconds_; }
 
  private:
   // --- pass.cpp: the pass, step by step -------------------------------------------------------
@@ -203,6 +220,14 @@ class Pass {
   /// Compares the isolated run's outputs `r` of `nodes` on backend `k` with their golden values.
   void record_isolated(size_t k, const std::vector<size_t>& nodes, const SessionRunResult& r,
                        const TensorMap& golden);
+
+  // What collect() makes and compare() uses: the pass's temporary folder, the golden values'
+  // source and their spill file (src_ and store_ point at these while the pass runs).
+  std::unique_ptr<TempDir> tmp_dir_;
+  std::unique_ptr<GoldenSource> source_;
+  std::unique_ptr<GoldenStore> golden_store_;
+  Clock::time_point start_;
+  double collect_seconds_ = 0;
 
   const LoadedModel& model_;
   const TensorMap& inputs_;

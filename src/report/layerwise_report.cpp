@@ -67,7 +67,8 @@ void print_header(const LayerwiseReport& rep, std::ostream& os) {
   os << "\nlayerwise against " << golden << ": " << rep.tensors.size() << " intermediate tensors, "
      << batches << (batches == 1 ? " batch" : " batches") << " under "
      << memory_size_string(rep.memory_budget) << ", " << rep.reference_runs
-     << (rep.reference_runs == 1 ? " reference run, " : " reference runs, ")
+     << (rep.reference_runs == 1 ? " reference run" : " reference runs")
+     << (rep.golden_run_shared ? " (the output comparison's too), " : ", ")
      << fmt::format("{:.2f} s", rep.seconds)
      << (rep.peak_rss_bytes > 0
              ? ", peak memory " + memory_size_string(static_cast<uint64_t>(rep.peak_rss_bytes))
@@ -335,6 +336,7 @@ void add_layerwise_json(const LayerwiseReport& rep, nlohmann::json& j) {
                             {"no_golden", rep.no_golden},
                             {"memory_budget_bytes", rep.memory_budget},
                             {"reference_runs", rep.reference_runs},
+                            {"golden_run_shared", rep.golden_run_shared},
                             {"seconds", rep.seconds},
                             {"peak_rss_bytes", rep.peak_rss_bytes},
                             {"spilled_bytes", rep.spilled_bytes},

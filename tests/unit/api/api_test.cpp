@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "core/temp_dir.h"
@@ -73,6 +74,55 @@ TEST_F(ApiTest, RunComparesGivenSamplesWithGivenGoldenOutputs) {
   std::ostringstream text;
   print_text(*r, text, false);
   EXPECT_NE(text.str().find("DISAGREE"), std::string::npos) << text.str();
+}
+
+// With the layerwise pass on one sample, the output comparison's reference run is the pass's
+// golden run (the reference runs once for both), and gives a plain run's outputs bit for bit;
+// with two samples each pass makes its own run, as before.
+TEST_F(ApiTest, LayerwiseSharesTheReferenceRunWithTheOutputComparison) {
+  RunOptions o;
+  o.model = write("chain.onnx", kChain);
+  o.backends = {{"reference", {}}, {"onnxruntime", {}}};
+  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
+  o.layerwise.enabled = true;
+  o.layerwise.save_repro = "-";
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
+  ASSERT_EQ(r->layers.size(), 1u);
+  ASSERT_TRUE(r->layers[0].report.has_value()) << r->layers[0].error;
+  EXPECT_TRUE(r->layers[0].report->golden_run_shared);
+  EXPECT_EQ(r->layers[0].report->reference_runs, 1);
+  EXPECT_EQ(r->layers[0].report->tensors.size(), 4u);
+  EXPECT_EQ(to_json(*r)["layerwise_summary"]["golden_run_shared"], true);
+  std::ostringstream text;
+  print_text(*r, text, false);
+  EXPECT_NE(text.str().find("1 reference run (the output comparison's too)"), std::string::npos)
+      << text.str();
+
+  RunOptions plain = o;
+  plain.layerwise.enabled = false;
+  auto p = run(plain);
+  ASSERT_TRUE(p.has_value()) << p.status().to_string();
+  const BackendRun& shared = r->report.samples.at(0).backends.at(0);
+  const BackendRun& alone = p->report.samples.at(0).backends.at(0);
+  ASSERT_EQ(shared.spec.name, "reference");
+  ASSERT_TRUE(shared.ok) << shared.error;
+  ASSERT_EQ(shared.outputs.size(), 1u);
+  const Tensor& y = shared.outputs.at("y");
+  ASSERT_EQ(y.shape(), alone.outputs.at("y").shape());
+  EXPECT_EQ(std::memcmp(y.raw(), alone.outputs.at("y").raw(), static_cast<size_t>(y.numel()) * 4),
+            0);
+
+  o.inputs.samples.push_back({{"x", values({3, -2, 1, 0, 5, -6})}});
+  r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  ASSERT_EQ(r->layers.size(), 2u);
+  for (const auto& l : r->layers) {
+    ASSERT_TRUE(l.report.has_value()) << l.error;
+    EXPECT_FALSE(l.report->golden_run_shared);
+    EXPECT_EQ(l.report->reference_runs, 1);
+  }
 }
 
 // Golden values given directly with intermediate tensors (as the Python package passes a

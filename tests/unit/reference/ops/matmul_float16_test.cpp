@@ -41,7 +41,8 @@ void check_against_float32(const std::string& signature, const std::string& body
   std::map<std::string, std::vector<float>> weight_values;
   for (const auto& [name, shape] : weights) {
     weight_values[name] = random_halves(rng, count_of(shape));
-    *half.mutable_graph()->add_initializer() = tensor_to_proto(f16(shape, weight_values[name]), name);
+    *half.mutable_graph()->add_initializer() =
+        tensor_to_proto(f16(shape, weight_values[name]), name);
   }
   auto interpreter = reference::Interpreter::create(half);
   ASSERT_TRUE(interpreter.has_value()) << interpreter.status().message();
