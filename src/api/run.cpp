@@ -339,6 +339,22 @@ void note_fp16_tolerance(const RunOptions& o, const std::vector<BackendSpec>& sp
                            "--rtol 1e-2, and --layerwise tells rounding from a divergence");
 }
 
+/// The output comparison's options (the loaded golden outputs move out of `goldens`).
+CompareRunOptions comparison_options(const RunOptions& o, Goldens& goldens,
+                                     const CallContext& ctx) {
+  CompareRunOptions opt;
+  opt.tolerance = o.comparison.tolerance;
+  opt.error_stat = o.comparison.error_stat;
+  opt.validate = o.comparison.validate;
+  opt.progress = ctx.progress;
+  if (!goldens.outputs.empty()) {
+    opt.golden_outputs = std::move(goldens.outputs);
+    opt.golden_source = goldens.source;
+  }
+  opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
+  return opt;
+}
+
 /// The layerwise pass's options for sample i of n.
 LayerwiseOptions layer_options(const RunOptions& o,
                                const reference::InterpreterOptions& golden_options,
@@ -752,16 +768,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   note_fp16_tolerance(o, specs, graph, out.messages);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled before any backend ran");
 
-  CompareRunOptions opt;
-  opt.tolerance = o.comparison.tolerance;
-  opt.error_stat = o.comparison.error_stat;
-  opt.validate = o.comparison.validate;
-  opt.progress = ctx.progress;
-  if (!goldens.outputs.empty()) {
-    opt.golden_outputs = std::move(goldens.outputs);
-    opt.golden_source = goldens.source;
-  }
-  opt.cancelled = [&ctx] { return ctx.cancel.cancelled(); };
+  CompareRunOptions opt = comparison_options(o, goldens, ctx);
   // With the layerwise pass on one sample and the reference's golden values, the comparison's
   // reference run is the pass's first reference run: the reference runs once (issue 40).
   std::unique_ptr<PreparedLayerwise> prepared;
