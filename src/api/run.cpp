@@ -378,28 +378,32 @@ LayerwiseOptions layer_options(const RunOptions& o,
 /// The golden reference backend's session in the output comparison when the layerwise pass
 /// follows on one sample: its run is the pass's first reference run (prepare_layerwise: every
 /// golden value kept), which it hands to `prepared`, and the graph outputs come from it, so the
-/// reference runs once for both. Where the pass cannot be prepared, or lacks an output, the
-/// reference's own session runs instead (its error is the comparison's, as without
-/// --layerwise, and the pass prepares itself later).
+/// reference runs once for both. The plain session is let go first (its interpreter's copy of
+/// the model would add to the run's peak memory). Where the pass cannot be prepared, or lacks an
+/// output, a new plain session of `spec` runs instead (its error is the comparison's, as
+/// without --layerwise, and the pass prepares itself later).
 class GoldenRunSession : public Session {
  public:
-  GoldenRunSession(std::unique_ptr<Session> plain, const LoadedModel& model,
+  GoldenRunSession(std::unique_ptr<Session> plain, BackendSpec spec, const LoadedModel& model,
                    const TensorMap& sample, LayerwiseOptions options,
                    std::unique_ptr<PreparedLayerwise>& prepared)
       : plain_(std::move(plain)),
+        info_(plain_->info()),
+        spec_(std::move(spec)),
         model_(model),
         sample_(sample),
         options_(std::move(options)),
         prepared_(prepared) {}
-  const SessionInfo& info() const override { return plain_->info(); }
+  const SessionInfo& info() const override { return info_; }
   Expected<SessionRunResult> run(const TensorMap& inputs) override {
     const bool cancelled = options_.cancelled && options_.cancelled();
-    if (&inputs != &sample_ || prepared_ || cancelled) return plain_->run(inputs);
+    if (&inputs != &sample_ || prepared_ || cancelled) return plain().run(inputs);
+    plain_.reset();
     auto pass = prepare_layerwise(model_, sample_, options_);
-    if (!pass) return plain_->run(inputs);
+    if (!pass) return plain().run(inputs);
     auto outputs = (*pass)->graph_outputs();
     if (!outputs || outputs->size() != static_cast<size_t>(model_.proto.graph().output_size()))
-      return plain_->run(inputs);
+      return plain().run(inputs);
     SessionRunResult r;
     r.run_seconds = (*pass)->seconds();
     r.peak_rss_bytes = peak_rss_bytes();
@@ -408,15 +412,40 @@ class GoldenRunSession : public Session {
     return r;
   }
   Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
-    return plain_->run_values(inputs);
+    return plain().run_values(inputs);
   }
   Expected<SessionRunResult> run_observing(const TensorMap& inputs,
                                            const std::vector<std::string>& tensors) override {
-    return plain_->run_observing(inputs, tensors);
+    return plain().run_observing(inputs, tensors);
   }
 
  private:
+  // The plain session, loaded again when it was let go (a session whose load fails runs as
+  // one that gives the load's error).
+  Session& plain() {
+    if (!plain_) {
+      auto backend = create_backend(spec_);
+      auto loaded =
+          backend ? (*backend)->load(model_) : Expected<std::unique_ptr<Session>>(backend.status());
+      plain_ = loaded ? std::move(*loaded) : std::make_unique<FailedSession>(loaded.status());
+    }
+    return *plain_;
+  }
+  // A session whose every run gives `status`.
+  class FailedSession : public Session {
+   public:
+    explicit FailedSession(Status status) : status_(std::move(status)) {}
+    const SessionInfo& info() const override { return info_; }
+    Expected<SessionRunResult> run(const TensorMap&) override { return status_; }
+
+   private:
+    Status status_;
+    SessionInfo info_;
+  };
+
   std::unique_ptr<Session> plain_;
+  const SessionInfo info_;
+  const BackendSpec spec_;
   const LoadedModel& model_;
   const TensorMap& sample_;
   const LayerwiseOptions options_;
@@ -780,7 +809,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     opt.wrap_session = [&](size_t k, std::unique_ptr<Session> s) -> std::unique_ptr<Session> {
       if (k != *shared) return s;
       return std::make_unique<GoldenRunSession>(
-          std::move(s), out.model, samples.front(),
+          std::move(s), specs[k], out.model, samples.front(),
           layer_options(o, golden_options, goldens, ctx, 0, 1), prepared);
     };
   out.report = run_and_compare_samples(out.model, specs, samples, opt);

@@ -226,7 +226,6 @@ class Pass {
   std::unique_ptr<TempDir> tmp_dir_;
   std::unique_ptr<GoldenSource> source_;
   std::unique_ptr<GoldenStore> golden_store_;
-  Clock::time_point start_;
   double collect_seconds_ = 0;
 
   const LoadedModel& model_;
