@@ -506,16 +506,7 @@ inline Expected<IntegerSums> integer_matmul(KernelContext& ctx, const Tensor& a,
     using T = std::remove_pointer_t<decltype(y)>;
     const std::unique_ptr<T[]> a_values = operand_as<T>(as, a.numel()),
                                b_values = operand_as<T>(bs, b.numel());
-    const T* pa = a_values.get();
-    const T* pb = b_values.get();
-    if (p.fold_batch)
-      return parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n, T(0), y,
-                              p.n);
-    return parallel_for_status(nb, [&](int64_t i) {
-      const auto iu = static_cast<size_t>(i);
-      return gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
-                     pb + p.b_offsets[iu], p.n, T(0), y + i * mn, p.n);
-    });
+    return blas_matmul<T>(p, a_values.get(), b_values.get(), y);
   };
   if (sums.size() > 0)
     ODB_RETURN_IF_ERROR(type == ExactFloat::kFloat ? run(sums.floats()) : run(sums.doubles()));

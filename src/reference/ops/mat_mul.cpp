@@ -13,21 +13,6 @@
 namespace onnxdbg::reference {
 namespace {
 
-// The products of plan p by BLAS GEMM (py: p.out_shape's elements), in tiles fixed by the shapes
-// (parallel.h): of the folded GEMM, else one batch entry each.
-template <class T>
-Status blas_matmul(const MatMulPlan& p, const T* pa, const T* pb, T* py) {
-  const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
-  if (p.fold_batch)
-    return parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), pa, p.k, pb, p.n, T(0), py,
-                            p.n);
-  return parallel_for_status(nb, [&](int64_t i) {
-    const auto iu = static_cast<size_t>(i);
-    return gemm<T>(false, false, p.m, p.n, p.k, T(1), pa + p.a_offsets[iu], p.k,
-                   pb + p.b_offsets[iu], p.n, T(0), py + i * mn, p.n);
-  });
-}
-
 // float16 A and B: the float32 GEMM of their exact float32 values, rounded once to float16 (the
 // interpreter's float32 path, bit for bit, without its whole-tensor casts of B on every run).
 Status matmul_float16(KernelContext& ctx, const Tensor& a, const Tensor& b) {

@@ -9,6 +9,7 @@
 #include "core/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
+#include "reference/ops/blas.h"
 
 namespace onnxdbg::reference {
 
@@ -65,6 +66,21 @@ inline Expected<MatMulPlan> plan_matmul(const KernelContext& ctx, const Shape& a
   for (size_t i = 0; i < p.a_offsets.size() && p.fold_batch; ++i)
     p.fold_batch = p.b_offsets[i] == 0 && p.a_offsets[i] == static_cast<int64_t>(i) * p.m * p.k;
   return p;
+}
+
+/// The products of plan p on float or double operands by BLAS GEMM (y: p.out_shape's elements),
+/// in tiles fixed by the shapes (blas.h's parallel_gemm): of the folded GEMM, else one batch
+/// entry each. Errors: gemm's.
+template <class T>
+Status blas_matmul(const MatMulPlan& p, const T* a, const T* b, T* y) {
+  const int64_t nb = static_cast<int64_t>(p.a_offsets.size()), mn = p.m * p.n;
+  if (p.fold_batch)
+    return parallel_gemm<T>(false, false, nb * p.m, p.n, p.k, T(1), a, p.k, b, p.n, T(0), y, p.n);
+  return parallel_for_status(nb, [&](int64_t i) {
+    const auto iu = static_cast<size_t>(i);
+    return gemm<T>(false, false, p.m, p.n, p.k, T(1), a + p.a_offsets[iu], p.k, b + p.b_offsets[iu],
+                   p.n, T(0), y + i * mn, p.n);
+  });
 }
 
 }  // namespace onnxdbg::reference
