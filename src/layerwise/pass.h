@@ -73,12 +73,8 @@ class Pass {
 
   ~Pass();
 
-  /// Runs the pass on `specs` (the reference excluded, unless the golden values are loaded):
-  /// collect(), then compare(specs). Errors: as run_layerwise.
-  Status run(const std::vector<BackendSpec>& specs) {
-    ODB_RETURN_IF_ERROR(collect());
-    return compare(specs);
-  }
+  /// The pass is collect(), then compare(specs) on `specs` (the reference excluded, unless the
+  /// golden values are loaded); PreparedLayerwise holds it between the two.
   /// The first step: the reference run that sizes every tensor and keeps its golden value in the
   /// spill file (or the loaded golden values sized). Errors: as run_layerwise.
   Status collect();
