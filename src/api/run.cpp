@@ -375,32 +375,50 @@ LayerwiseOptions layer_options(const RunOptions& o,
   return lo;
 }
 
+/// What the output comparison's reference run left for the layerwise pass of sample 0
+/// (GoldenRunSession): the pass it began, or the reference's own failure in that run.
+struct SharedGoldenRun {
+  std::unique_ptr<PreparedLayerwise> prepared;
+  std::optional<Status> failure;
+};
+
 /// The golden reference backend's session in the output comparison when the layerwise pass
 /// follows on one sample: its run is the pass's first reference run (prepare_layerwise: every
-/// golden value kept), which it hands to `prepared`, and the graph outputs come from it, so the
+/// golden value kept), which it hands to `shared`, and the graph outputs come from it, so the
 /// reference runs once for both. The plain session is let go first (its interpreter's copy of
-/// the model would add to the run's peak memory). Where the pass cannot be prepared, or lacks an
-/// output, a new plain session of `spec` runs instead (its error is the comparison's, as
-/// without --layerwise, and the pass prepares itself later).
+/// the model would add to the run's peak memory). The reference's own failure in that run is the
+/// comparison's; where the pass cannot be prepared for another reason, or lacks an output, a new
+/// plain session of `spec` runs instead (and the pass prepares itself later).
 class GoldenRunSession : public Session {
  public:
   GoldenRunSession(std::unique_ptr<Session> plain, BackendSpec spec, const LoadedModel& model,
-                   const TensorMap& sample, LayerwiseOptions options,
-                   std::unique_ptr<PreparedLayerwise>& prepared)
+                   const TensorMap& sample, LayerwiseOptions options, SharedGoldenRun& shared)
       : plain_(std::move(plain)),
         info_(plain_->info()),
         spec_(std::move(spec)),
         model_(model),
         sample_(sample),
         options_(std::move(options)),
-        prepared_(prepared) {}
+        shared_(shared) {}
   const SessionInfo& info() const override { return info_; }
   Expected<SessionRunResult> run(const TensorMap& inputs) override {
     const bool cancelled = options_.cancelled && options_.cancelled();
-    if (&inputs != &sample_ || prepared_ || cancelled) return plain().run(inputs);
+    if (&inputs != &sample_ || shared_.prepared || shared_.failure || cancelled)
+      return plain().run(inputs);
     plain_.reset();
     auto pass = prepare_layerwise(model_, sample_, options_);
-    if (!pass) return plain().run(inputs);
+    if (!pass) {
+      // The reference's own failure (a timeout, a malformed or unsupported model, Ctrl-C) is the
+      // run's: a plain run would fail the same way, after as long. Others (the budget, the spill
+      // file's folder, a memory limit) leave a plain run to do.
+      const ErrorCode code = pass.status().code();
+      if (code == ErrorCode::kBackendError || code == ErrorCode::kModelError ||
+          code == ErrorCode::kUnsupported || code == ErrorCode::kCancelled) {
+        shared_.failure = pass.status();
+        return pass.status();
+      }
+      return plain().run(inputs);
+    }
     auto outputs = (*pass)->graph_outputs();
     if (!outputs || outputs->size() != static_cast<size_t>(model_.proto.graph().output_size()))
       return plain().run(inputs);
@@ -408,7 +426,7 @@ class GoldenRunSession : public Session {
     r.run_seconds = (*pass)->seconds();
     r.peak_rss_bytes = peak_rss_bytes();
     r.outputs = std::move(*outputs);
-    prepared_ = std::move(*pass);
+    shared_.prepared = std::move(*pass);
     return r;
   }
   Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
@@ -449,7 +467,7 @@ class GoldenRunSession : public Session {
   const LoadedModel& model_;
   const TensorMap& sample_;
   const LayerwiseOptions options_;
-  std::unique_ptr<PreparedLayerwise>& prepared_;
+  SharedGoldenRun& shared_;
 };
 
 /// The index in `specs` of the backend whose run GoldenRunSession may share with the layerwise
@@ -464,13 +482,13 @@ std::optional<size_t> shared_golden_backend(const std::vector<BackendSpec>& spec
 
 /// The layerwise pass of every sample, and the repro folder of the first sample that has a
 /// first divergent node. The first sample's error (a budget too small, say) is everyone's and
-/// is returned; a later sample's is that sample's result. `prepared`: sample 0's pass when the
-/// output comparison's reference run began it (GoldenRunSession), released once it ran.
+/// is returned; a later sample's is that sample's result. `shared`: sample 0's pass when the
+/// output comparison's reference run began it (GoldenRunSession), released once it ran, or the
+/// reference's failure in that run, which is sample 0's result (the report keeps the table).
 Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_specs,
                   const reference::InterpreterOptions& golden_options,
                   const std::vector<TensorMap>& samples, const Goldens& goldens,
-                  const CallContext& ctx, std::unique_ptr<PreparedLayerwise> prepared,
-                  RunResult& out) {
+                  const CallContext& ctx, SharedGoldenRun& shared, RunResult& out) {
   const size_t n = samples.size();
   out.layers.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -479,10 +497,14 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
     const LayerwiseOptions lo = layer_options(o, golden_options, goldens, ctx, i, n);
     const TensorMap* loaded = lo.golden;
     Expected<LayerwiseReport> lw = LayerwiseReport{};
-    if (i == 0 && prepared) {
-      lw = run_layerwise(*prepared, layer_specs);
+    if (i == 0 && shared.failure) {
+      out.layers[0].error = shared.failure->to_string();
+      continue;
+    }
+    if (i == 0 && shared.prepared) {
+      lw = run_layerwise(*shared.prepared, layer_specs);
       if (lw) lw->golden_run_shared = true;
-      prepared.reset();  // its spill file goes now
+      shared.prepared.reset();  // its spill file goes now
     } else {
       lw = run_layerwise(out.model, layer_specs, samples[i], lo);
     }
@@ -800,7 +822,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   CompareRunOptions opt = comparison_options(o, goldens, ctx);
   // With the layerwise pass on one sample and the reference's golden values, the comparison's
   // reference run is the pass's first reference run: the reference runs once (issue 40).
-  std::unique_ptr<PreparedLayerwise> prepared;
+  SharedGoldenRun shared_run;
   const std::optional<size_t> shared =
       layerwise && samples.size() == 1 && !o.comparison.golden_given()
           ? shared_golden_backend(specs)
@@ -810,14 +832,14 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
       if (k != *shared) return s;
       return std::make_unique<GoldenRunSession>(
           std::move(s), specs[k], out.model, samples.front(),
-          layer_options(o, golden_options, goldens, ctx, 0, 1), prepared);
+          layer_options(o, golden_options, goldens, ctx, 0, 1), shared_run);
     };
   out.report = run_and_compare_samples(out.model, specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   find_model_problem(out);
   if (layerwise && out.model_problem.empty())
-    if (Status st = run_layers(o, layer_specs, golden_options, samples, goldens, ctx,
-                               std::move(prepared), out);
+    if (Status st =
+            run_layers(o, layer_specs, golden_options, samples, goldens, ctx, shared_run, out);
         !st)
       return st;
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");

@@ -125,6 +125,43 @@ TEST_F(ApiTest, LayerwiseSharesTheReferenceRunWithTheOutputComparison) {
   }
 }
 
+// The reference's own failure in the shared run (here the --max-iterations bound in a Loop) is
+// the comparison's reference row and the layerwise pass's error on the sample; the call still
+// returns the report, the other backend's row included, and the reference does not run again.
+TEST_F(ApiTest, LayerwiseReportsTheSharedReferenceRunsFailureOnce) {
+  RunOptions o;
+  o.model = write("loop.onnx", R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y)
+<int64 m = {20000}>
+{
+  cond = Constant<value = bool {1}>()
+  y = Loop(m, cond, x) <
+    body = body_g (int64 i, bool c_in, float[2] v) => (bool c_out, float[2] v_out) {
+      c_out = Identity(c_in)
+      v_out = Neg(v)
+    }
+  >
+})");
+  o.backends = {{"reference", {}}, {"onnxruntime", {}}};
+  o.inputs.samples = {{{"x", Tensor::from_vector<float>({2}, {1, -2})}}};
+  o.max_iterations = 10;
+  o.layerwise.enabled = true;
+  o.layerwise.save_repro = "-";
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kError);
+  const auto& rows = r->report.samples.at(0).backends;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].ok);
+  EXPECT_NE(rows[0].error.find("reached 10 iterations"), std::string::npos) << rows[0].error;
+  EXPECT_TRUE(rows[1].ok) << rows[1].error;
+  ASSERT_EQ(r->layers.size(), 1u);
+  EXPECT_FALSE(r->layers[0].report.has_value());
+  EXPECT_NE(r->layers[0].error.find("reached 10 iterations"), std::string::npos)
+      << r->layers[0].error;
+}
+
 // Golden values given directly with intermediate tensors (as the Python package passes a
 // PyTorch dump): compared layerwise on every backend, the reference too; without the layerwise
 // pass only the graph output is.
