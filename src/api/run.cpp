@@ -404,7 +404,7 @@ class GoldenRunSession : public Session {
   Expected<SessionRunResult> run(const TensorMap& inputs) override {
     const bool cancelled = options_.cancelled && options_.cancelled();
     if (&inputs != &sample_ || shared_.prepared || shared_.failure || cancelled)
-      return plain().run(inputs);
+      return run_plain(inputs);
     plain_.reset();
     auto pass = prepare_layerwise(model_, sample_, options_);
     if (!pass) {
@@ -417,11 +417,11 @@ class GoldenRunSession : public Session {
         shared_.failure = pass.status();
         return pass.status();
       }
-      return plain().run(inputs);
+      return run_plain(inputs);
     }
     auto outputs = (*pass)->graph_outputs();
     if (!outputs || outputs->size() != static_cast<size_t>(model_.proto.graph().output_size()))
-      return plain().run(inputs);
+      return run_plain(inputs);
     SessionRunResult r;
     r.run_seconds = (*pass)->seconds();
     r.peak_rss_bytes = peak_rss_bytes();
@@ -430,36 +430,28 @@ class GoldenRunSession : public Session {
     return r;
   }
   Expected<ValueRunResult> run_values(const ValueMap& inputs) override {
-    return plain().run_values(inputs);
+    ODB_ASSIGN_OR_RETURN(Session * s, plain());
+    return s->run_values(inputs);
   }
   Expected<SessionRunResult> run_observing(const TensorMap& inputs,
                                            const std::vector<std::string>& tensors) override {
-    return plain().run_observing(inputs, tensors);
+    ODB_ASSIGN_OR_RETURN(Session * s, plain());
+    return s->run_observing(inputs, tensors);
   }
 
  private:
-  // The plain session, loaded again when it was let go (a session whose load fails runs as
-  // one that gives the load's error).
-  Session& plain() {
+  // The plain session, loaded again when it was let go. Errors: the backend's create or load.
+  Expected<Session*> plain() {
     if (!plain_) {
-      auto backend = create_backend(spec_);
-      auto loaded =
-          backend ? (*backend)->load(model_) : Expected<std::unique_ptr<Session>>(backend.status());
-      plain_ = loaded ? std::move(*loaded) : std::make_unique<FailedSession>(loaded.status());
+      ODB_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, create_backend(spec_));
+      ODB_ASSIGN_OR_RETURN(plain_, backend->load(model_));
     }
-    return *plain_;
+    return plain_.get();
   }
-  // A session whose every run gives `status`.
-  class FailedSession : public Session {
-   public:
-    explicit FailedSession(Status status) : status_(std::move(status)) {}
-    const SessionInfo& info() const override { return info_; }
-    Expected<SessionRunResult> run(const TensorMap&) override { return status_; }
-
-   private:
-    Status status_;
-    SessionInfo info_;
-  };
+  Expected<SessionRunResult> run_plain(const TensorMap& inputs) {
+    ODB_ASSIGN_OR_RETURN(Session * s, plain());
+    return s->run(inputs);
+  }
 
   std::unique_ptr<Session> plain_;
   const SessionInfo info_;
@@ -494,19 +486,19 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
   for (size_t i = 0; i < n; ++i) {
     if (ctx.cancel.cancelled())
       return cancelled("run cancelled before the layerwise pass of sample " + std::to_string(i));
-    const LayerwiseOptions lo = layer_options(o, golden_options, goldens, ctx, i, n);
-    const TensorMap* loaded = lo.golden;
-    Expected<LayerwiseReport> lw = LayerwiseReport{};
     if (i == 0 && shared.failure) {
       out.layers[0].error = shared.failure->to_string();
       continue;
     }
-    if (i == 0 && shared.prepared) {
-      lw = run_layerwise(*shared.prepared, layer_specs);
+    const LayerwiseOptions lo = layer_options(o, golden_options, goldens, ctx, i, n);
+    const TensorMap* loaded = lo.golden;
+    const bool use_shared = i == 0 && shared.prepared;
+    Expected<LayerwiseReport> lw = use_shared
+                                       ? run_layerwise(*shared.prepared, layer_specs)
+                                       : run_layerwise(out.model, layer_specs, samples[i], lo);
+    if (use_shared) {
       if (lw) lw->golden_run_shared = true;
       shared.prepared.reset();  // its spill file goes now
-    } else {
-      lw = run_layerwise(out.model, layer_specs, samples[i], lo);
     }
     if (!lw) {
       if (i == 0)

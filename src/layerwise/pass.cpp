@@ -58,8 +58,7 @@ Status Pass::collect() {
   }
   ODB_ASSIGN_OR_RETURN(GoldenSource src,
                        GoldenSource::create(model_, inputs_, opt_.reference, opt_.golden));
-  source_ = std::make_unique<GoldenSource>(std::move(src));
-  src_ = source_.get();
+  src_ = std::make_unique<GoldenSource>(std::move(src));
   if (opt_.golden) rep_.golden_source = opt_.golden_source;
 
   progress(opt_.golden ? "layerwise: the loaded golden values (which tensors, how large)"
@@ -78,9 +77,8 @@ Status Pass::collect() {
       rep_.notes.push_back(fmt::format(
           "{}: the reference ran again beside each backend run for the {} tensors after it",
           store->stop_reason(), rep_.tensors.size() - store->covered()));
-    golden_store_ = std::move(store);
-    store_ = golden_store_.get();
-    src_->use_store(store_);
+    store_ = std::move(store);
+    src_->use_store(store_.get());
   }
   collect_seconds_ = seconds_since(start);
   // The reference's working set is free now; give its pages back before the batches (glibc
@@ -98,10 +96,7 @@ Expected<TensorMap> Pass::golden_copies(const std::set<std::string>& names) {
 }
 
 Status Pass::compare(const std::vector<BackendSpec>& specs) {
-  // The pass's time is collect()'s and this one's (not what ran between the two).
-  const Clock::time_point compare_start =
-      Clock::now() -
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(collect_seconds_));
+  const auto start = Clock::now();
   // What ran between the two (the output comparison's other backends) freed memory too.
   malloc_trim(0);
   for (const auto& spec : specs) {
@@ -118,7 +113,9 @@ Status Pass::compare(const std::vector<BackendSpec>& specs) {
   OpenBackends open = open_backends(specs, run_specs, plain_counts);
   ODB_RETURN_IF_ERROR(compare_batches(specs, run_specs, open));
   if (opt_.isolate) ODB_RETURN_IF_ERROR(isolate(specs, open.backends));
-  finish(specs, compare_start);
+  finish(specs);
+  // The pass's time is collect()'s and this one's (not what ran between the two).
+  rep_.seconds = collect_seconds_ + seconds_since(start);
   return Status::ok();
 }
 
@@ -252,13 +249,12 @@ void Pass::note_segments(size_t k, size_t batches, const CarriedValues& carried)
                                 : "; every batch ran the whole model with extra outputs"));
 }
 
-void Pass::finish(const std::vector<BackendSpec>& specs, Clock::time_point start) {
+void Pass::finish(const std::vector<BackendSpec>& specs) {
   for (size_t k = 0; k < specs.size(); ++k) note_float32_tensors(k, specs);
   mark_failed_inputs();
   pick_first_divergences();
   keep_first_node_values();
   rep_.reference_runs = src_->runs();
-  rep_.seconds = seconds_since(start);
   rep_.peak_rss_bytes = peak_rss_bytes();
 }
 

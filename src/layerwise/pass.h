@@ -116,7 +116,7 @@ class Pass {
   /// Notes how many of backend `k`'s batches ran as segments, and why the others did not.
   void note_segments(size_t k, size_t batches, const CarriedValues& carried);
   /// The notes, first divergences and figures of the report, once everything ran.
-  void finish(const std::vector<BackendSpec>& specs, Clock::time_point start);
+  void finish(const std::vector<BackendSpec>& specs);
   /// Sets LayerComparison::input_failed from the comparisons of each node's inputs.
   void mark_failed_inputs();
   void pick_first_divergences();
@@ -218,10 +218,10 @@ class Pass {
                        const TensorMap& golden);
 
   // What collect() makes and compare() uses: the pass's temporary folder, the golden values'
-  // source and their spill file (src_ and store_ point at these while the pass runs).
+  // source and their spill file (null when the values are loaded or the file could not be made).
   std::unique_ptr<TempDir> tmp_dir_;
-  std::unique_ptr<GoldenSource> source_;
-  std::unique_ptr<GoldenStore> golden_store_;
+  std::unique_ptr<GoldenSource> src_;
+  std::unique_ptr<GoldenStore> store_;
   double collect_seconds_ = 0;
 
   const LoadedModel& model_;
@@ -230,8 +230,6 @@ class Pass {
   LayerwiseReport& rep_;
   uint64_t limit_ = 0;  // bytes per batch: the budget / kLayerwiseCopies
   std::filesystem::path tmp_;
-  GoldenSource* src_ = nullptr;
-  const GoldenStore* store_ = nullptr;             // the reference run's golden values, when kept
   std::optional<size_t> first_values_node_;        // whose values rep_.first_node_values holds
   std::vector<bool> fp16_;                         // per backend: precision=fp16
   std::vector<int64_t> plain_casts_;               // per fp16 backend: Casts in the whole model

@@ -5,7 +5,6 @@
 
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
-#include "reference/ops/blas.h"
 #include "reference/ops/data_movement.h"
 #include "reference/ops/float16_operands.h"
 #include "reference/ops/matmul_common.h"

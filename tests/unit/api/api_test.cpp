@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <string>
 
 #include "core/temp_dir.h"
 #include "onnxdbg/onnxdbg.h"
@@ -34,6 +35,26 @@ chain (float[2,3] x) => (float[2,3] y) {
   y = Abs(c)
 }
 )";
+
+/// y = x run through a Loop of `trips` iterations whose body computes v_out = Neg(Add(v, x)).
+std::string loop_model(int64_t trips) {
+  return R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y)
+<int64 m = {)" +
+         std::to_string(trips) +
+         R"(}>
+{
+  cond = Constant<value = bool {1}>()
+  y = Loop(m, cond, x) <
+    body = body_g (int64 i, bool c_in, float[2] v) => (bool c_out, float[2] v_out) {
+      c_out = Identity(c_in)
+      a = Add(v, x)
+      v_out = Neg(a)
+    }
+  >
+})";
+}
 
 class ApiTest : public ::testing::Test {
  protected:
@@ -130,19 +151,7 @@ TEST_F(ApiTest, LayerwiseSharesTheReferenceRunWithTheOutputComparison) {
 // returns the report, the other backend's row included, and the reference does not run again.
 TEST_F(ApiTest, LayerwiseReportsTheSharedReferenceRunsFailureOnce) {
   RunOptions o;
-  o.model = write("loop.onnx", R"(
-<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] x) => (float[2] y)
-<int64 m = {20000}>
-{
-  cond = Constant<value = bool {1}>()
-  y = Loop(m, cond, x) <
-    body = body_g (int64 i, bool c_in, float[2] v) => (bool c_out, float[2] v_out) {
-      c_out = Identity(c_in)
-      v_out = Neg(v)
-    }
-  >
-})");
+  o.model = write("loop.onnx", loop_model(20000).c_str());
   o.backends = {{"reference", {}}, {"onnxruntime", {}}};
   o.inputs.samples = {{{"x", Tensor::from_vector<float>({2}, {1, -2})}}};
   o.max_iterations = 10;
@@ -403,20 +412,7 @@ TEST_F(ApiTest, ReduceReachesAFailingNodeTwoIfLevelsDownAndRemovesTheIfs) {
 // ran on the sample, and the strategies take the iterations apart down to one Neg.
 TEST_F(ApiTest, ReduceUnrollsALoopAndKeepsOneIterationsFailingNode) {
   ReduceOptions o;
-  o.model = write("loop.onnx", R"(
-<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] x) => (float[2] y)
-<int64 m = {3}>
-{
-  cond = Constant<value = bool {1}>()
-  y = Loop(m, cond, x) <
-    body = body_g (int64 i, bool c_in, float[2] v) => (bool c_out, float[2] v_out) {
-      c_out = Identity(c_in)
-      a = Add(v, x)
-      v_out = Neg(a)
-    }
-  >
-})");
+  o.model = write("loop.onnx", loop_model(3).c_str());
   o.output = dir_.path() / "reduced.onnx";
   o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
     return holds_op(c.model.graph(), "Neg");
