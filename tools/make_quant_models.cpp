@@ -287,13 +287,15 @@ onnx::ModelProto qlinear_cnn() {
   return b.model;
 }
 
+// The (K, N) of the MLPs' four layers: a transformer FFN (768 -> 3072 -> 768), twice.
+const std::vector<std::pair<int64_t, int64_t>> kFfnLayers = {
+    {768, 3072}, {3072, 768}, {768, 3072}, {3072, 768}};
+
 onnx::ModelProto dynamic_mlp() {
   Builder b("quant_dynamic_mlp", 13);
   b.io("input", onnx::TensorProto::FLOAT, {256, 768}, "output");
   std::string x = "input";
-  const std::vector<std::pair<int64_t, int64_t>> layers = {
-      {768, 3072}, {3072, 768}, {768, 3072}, {3072, 768}};
-  for (auto [k, n] : layers) {
+  for (auto [k, n] : kFfnLayers) {
     auto* dq = b.node("DynamicQuantizeLinear", {x}, 3);
     const std::string mm =
         b.op("MatMulInteger", {dq->output(0), b.int8_weight({k, n}), dq->output(2),
@@ -339,9 +341,7 @@ onnx::ModelProto fp16_mlp() {
   Builder b("fp16_mlp", 13);
   b.io("input", onnx::TensorProto::FLOAT16, {64, 768}, "output");
   std::string x = "input";
-  const std::vector<std::pair<int64_t, int64_t>> layers = {
-      {768, 3072}, {3072, 768}, {768, 3072}, {3072, 768}};
-  for (auto [k, n] : layers) {
+  for (auto [k, n] : kFfnLayers) {
     const std::string mm =
         b.op("MatMul", {x, b.halves({k, n}, std::sqrt(2.0 / static_cast<double>(k)))});
     x = b.op("Relu", {b.op("Add", {mm, b.halves({n}, 0.05)})});
