@@ -1,239 +1,737 @@
-"""onnxdbg.tf: why a TensorFlow/Keras model does not convert to ONNX with tf2onnx, before you
-debug the ONNX file: at which opsets tf2onnx converts it, which TensorFlow ops it leaves
-unconverted (it logs "Tensorflow op [...] is not supported" and still writes the model, with the
-TF op as a node ONNX Runtime will refuse), and what its errors mean.
+"""onnxdbg.tf: compare a Keras model with its tf2onnx conversion, layer by layer, and say why a
+model does not convert.
 
-    >>> import onnxdbg
-    >>> d = onnxdbg.tf.diagnose_conversion(keras_model, opsets=(9, 11, 13))
-    >>> print(d)              # one line per opset tried, the unconverted ops, the fix
-    >>> d.min_opset           # 11: the lowest opset that converts every op
-    >>> d.unsupported_ops     # [UnsupportedOp(op_type="Cumsum", node=".../Cumsum", layer="...")]
+The model runs once in TensorFlow with every layer's ``call`` recorded; each layer call's output
+is mapped to the ONNX tensor tf2onnx made for it (by the layer's name scope in the node names,
+and the scopes of the constants a node reads), transposed into the ONNX tensor's layout where
+tf2onnx changed it (NHWC -> NCHW), and handed to :func:`onnxdbg.compare` as a golden value, so
+the first layer whose ONNX nodes compute something else is named:
 
-Follows tf2onnx's own conversion entry points (``tf2onnx.convert.from_keras`` for a Keras model,
-``from_function`` for a ``tf.function`` or a SavedModel's serving signature) and its
-Troubleshooting page's explanation of "must be Const". Needs TensorFlow and tf2onnx
-(``pip install onnxdbg[tf]``); ``import onnxdbg`` alone never imports TensorFlow.
+    >>> import keras, onnxdbg
+    >>> model = keras.applications.MobileNetV2(input_shape=(96, 96, 3), weights=None)
+    >>> result = onnxdbg.tf.compare(model, x)      # x: a numpy array, 1x96x96x3 float32
+    >>> print(result)                             # one row per layer call, the verdict last
+    >>> result.first_divergent_layer, result.first_divergent_nodes
+    >>> result.to_html("mobilenetv2.html")        # the graph painted with each layer's error
+
+Without ``onnx_model`` the model is converted in memory with ``tf2onnx.convert.from_keras``
+(``from_function`` when that fails, for subclassed models). Conversion failures are diagnosed by
+:func:`diagnose_conversion` (``onnxdbg.tf_convert``). Needs TensorFlow and tf2onnx (``pip install
+onnxdbg[tf]``); ``import onnxdbg`` alone never imports TensorFlow.
 """
 
 from __future__ import annotations
 
-import json
-import logging
+import itertools
+import os
 import re
-import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, List, Optional, Sequence
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+import numpy as np
 import onnx
 import tensorflow as tf
 import tf2onnx
 
-__all__ = ["diagnose_conversion", "ConversionDiagnosis", "ConversionAttempt", "UnsupportedOp"]
+import onnxdbg
 
-# Outcomes of one conversion.
-OK = "ok"
-UNCONVERTED = "unconverted ops"  # it wrote a model with TensorFlow ops left in it
-FAILED = "failed"  # it raised
+from ._bridge import (BridgeResult, CallTensor, Capture, LayerCall, LayerRow, ModelSource,
+                      OutputRow, check_compare_args, compare_capture, model_bytes, opset_of,
+                      shape_label, tensor_types, usage)
+from .tf_convert import (ConversionAttempt, ConversionDiagnosis, UnsupportedOp,
+                         diagnose_conversion)
 
-_MUST_BE_CONST = re.compile(r"(\S+)\s+must be Const|must be Const.*?(\S+:\d+)")
-_LOGGED_UNSUPPORTED = re.compile(r"Tensorflow op \[(?P<node>[^:\]]+)\s*:\s*(?P<op>[^\]]+)\] is not supported")
-
-
-@dataclass
-class UnsupportedOp:
-    """A TensorFlow op tf2onnx could not convert: its op type ("Cumsum"), the node's name in the
-    converted graph, and the Keras layer (or name scope) it belongs to."""
-
-    op_type: str
-    node: str
-    layer: str
+__all__ = ["compare", "capture", "TFCompareResult", "diagnose_conversion", "ConversionDiagnosis",
+           "ConversionAttempt", "UnsupportedOp"]
 
 
-@dataclass
-class ConversionAttempt:
-    """One tf2onnx conversion at ``opset``: outcome "ok", "unconverted ops" (a model was written
-    with TensorFlow ops in it) or "failed" (tf2onnx raised); the error's first line and, for
-    "must be Const", what it means; the ops left unconverted; the nodes of the model; seconds."""
-
-    opset: int
-    outcome: str
-    error: str = ""
-    explanation: str = ""
-    unsupported_ops: List[UnsupportedOp] = field(default_factory=list)
-    nodes: int = 0
-    seconds: float = 0.0
+# --- the TensorFlow run --------------------------------------------------------------------------
 
 
-@dataclass
-class ConversionDiagnosis:
-    """What ``diagnose_conversion`` found: every attempt in opset order, ``min_opset`` (the lowest
-    opset tried that converts every op, None when none does), ``unsupported_ops`` (those of the
-    lowest opset that left some, with the opset that converts them in ``fixed_at``), and the
-    model described."""
-
-    model: str
-    attempts: List[ConversionAttempt]
-    min_opset: Optional[int]
-    unsupported_ops: List[UnsupportedOp]
-    fixed_at: Optional[int]
-
-    @property
-    def ok(self) -> bool:
-        """Whether some opset tried converts every op."""
-        return self.min_opset is not None
-
-    def to_json(self) -> dict:
-        """The diagnosis as plain data (dataclasses as dicts)."""
-        return asdict(self)
-
-    def __str__(self) -> str:
-        lines = [f"tf2onnx {tf2onnx.__version__} on {self.model} (TensorFlow {tf.__version__}):"]
-        for a in self.attempts:
-            what = {OK: f"converts ({a.nodes} nodes)",
-                    UNCONVERTED: "leaves " + ", ".join(sorted({u.op_type for u in a.unsupported_ops}))
-                    + " unconverted",
-                    FAILED: f"fails: {a.error}"}[a.outcome]
-            lines.append(f"  opset {a.opset:>2}: {what}  ({a.seconds:.1f} s)")
-            if a.explanation:
-                lines.append(f"            {a.explanation}")
-        for u in self.unsupported_ops:
-            lines.append(f"  unconverted: {u.op_type} (node {u.node}, layer {u.layer})")
-        if self.min_opset is None:
-            lines.append("no opset tried converts every op: ONNX has no counterpart at these "
-                         "opsets; try a newer opset, or change the model around the op")
-        elif self.fixed_at is not None:
-            lines.append(f"fix: convert at opset {self.fixed_at} or newer "
-                         f"(python -m tf2onnx.convert ... --opset {self.fixed_at})")
-        else:
-            lines.append(f"converts at every opset from {self.min_opset} tried")
-        return "\n".join(lines)
+def _flatten(obj: Any, key: str = "") -> Tuple[List[Tuple[str, Any]], List[str]]:
+    """Tensors inside nested tuples, lists and dicts as (key, tensor), and the other leaves
+    (key and type name; None and Python scalars are left out)."""
+    if tf.is_tensor(obj) or isinstance(obj, np.ndarray):
+        return [(key, obj)], []
+    tensors: List[Tuple[str, Any]] = []
+    other: List[str] = []
+    items = (enumerate(obj) if isinstance(obj, (tuple, list))
+             else obj.items() if isinstance(obj, dict) else ())
+    for k, v in items:
+        t, o = _flatten(v, f"{key}[{k!r}]" if isinstance(obj, dict) else f"{key}[{k}]")
+        tensors += t
+        other += o
+    if not isinstance(obj, (tuple, list, dict)) and obj is not None and not isinstance(
+            obj, (bool, int, float, str)):
+        other.append(f"{key or 'output'}: {type(obj).__name__}")
+    return tensors, other
 
 
-class _Captured(logging.Handler):
-    """The log records of tf2onnx during one conversion."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.messages: List[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+def _numpy(t: Any) -> np.ndarray:
+    return np.array(t.numpy() if hasattr(t, "numpy") else t, copy=True)
 
 
-def _layer_of(node: str) -> str:
-    """The Keras layer (first name scope below the model's) of a converted node's name."""
-    parts = [p for p in node.split("/") if p]
-    return parts[1] if len(parts) > 2 else (parts[0] if parts else node)
+def _layers(model: Any) -> List[Any]:
+    """Every layer inside ``model`` (nested ones too), the model itself left out."""
+    flatten = getattr(model, "_flatten_layers", None)
+    if flatten is not None:
+        return [l for l in flatten(include_self=False, recursive=True)]
+    return list(getattr(model, "submodules", ()))
 
 
-def _unconverted(model: onnx.ModelProto, opset: int, logged: Sequence[str]) -> List[UnsupportedOp]:
-    """Default-domain nodes whose op ONNX does not have at ``opset`` (TensorFlow ops tf2onnx left
-    in the graph), and those tf2onnx logged as not supported."""
-    out, seen = [], set()
-    for n in model.graph.node:
-        if n.domain not in ("", "ai.onnx"):
-            continue
-        try:
-            onnx.defs.get_schema(n.op_type, opset, "")
-        except onnx.defs.SchemaError:
-            seen.add(n.name)
-            out.append(UnsupportedOp(n.op_type, n.name, _layer_of(n.name)))
-    for m in logged:
-        hit = _LOGGED_UNSUPPORTED.search(m)
-        if hit and hit["node"].strip() not in seen:
-            seen.add(hit["node"].strip())
-            out.append(UnsupportedOp(hit["op"].strip(), hit["node"].strip(),
-                                     _layer_of(hit["node"].strip())))
+def _run_recorded(model: Any, args: Any) -> Tuple[List[LayerCall], Any]:
+    """Runs ``model(args, training=False)`` eagerly with every layer's ``call`` recorded;
+    returns the calls in return order (children before parents; a call's ``path`` is the names
+    of the layers it runs inside, joined by "/") and the model's output."""
+    calls: List[LayerCall] = []
+    stack: List[str] = []
+    counters: Dict[str, int] = defaultdict(int)
+    starts = [0]
+    keep: List[Any] = []  # the tensors whose id() the calls hold, alive to the end
+
+    def recorded(layer: Any, original: Any):
+        def call(*a, **k):
+            tensors, _ = _flatten(list(a))
+            keep.extend(t for _, t in tensors)
+            inputs = [CallTensor(key, _numpy(t), id(t)) for key, t in tensors]
+            stack.append(layer.name)
+            path = "/".join(stack)
+            start = starts[0]
+            starts[0] += 1
+            try:
+                out = original(*a, **k)
+            finally:
+                stack.pop()
+            tensors, other = _flatten(out)
+            keep.extend(t for _, t in tensors)
+            counters[path] += 1
+            calls.append(LayerCall(path=path, class_name=type(layer).__name__,
+                                   call_index=counters[path], calls=0, order=len(calls),
+                                   start=start, inputs=inputs,
+                                   outputs=[CallTensor(key, _numpy(t), id(t))
+                                            for key, t in tensors], skipped=other))
+            return out
+        return call
+
+    patched = []
+    try:
+        for layer in _layers(model):
+            own = "call" in vars(layer)
+            patched.append((layer, own, vars(layer).get("call")))
+            layer.call = recorded(layer, layer.call)
+        out = model(args, training=False)
+    finally:
+        for layer, own, previous in patched:
+            if own:
+                layer.call = previous
+            else:
+                del layer.call
+    for c in calls:
+        c.calls = counters[c.path]
+    return calls, out
+
+
+# --- the ONNX side -------------------------------------------------------------------------------
+
+
+class _Graph:
+    """The main graph of a tf2onnx model: producers, consumers, types, and the layer scopes in
+    node and constant names ("<model>_1/<layer>_1/<Op>", tf2onnx keeping TensorFlow's names)."""
+
+    def __init__(self, proto: onnx.ModelProto, layer_names: Set[str]):
+        g = proto.graph
+        self.nodes = list(g.node)
+        self.outputs = [o.name for o in g.output]
+        self.inputs = [i.name for i in g.input]
+        self.initializers = {t.name for t in g.initializer}
+        for n in self.nodes:
+            if n.op_type == "Constant":
+                self.initializers.update(n.output)
+        self.producer = {t: i for i, n in enumerate(self.nodes) for t in n.output if t}
+        self.consumers: Dict[str, List[int]] = defaultdict(list)
+        for i, n in enumerate(self.nodes):
+            for t in n.input:
+                self.consumers[t].append(i)
+        self.types = tensor_types(proto)
+        self.names = layer_names
+        self.suffix = self._suffix()
+
+    def _candidates(self, comp: str) -> List[str]:
+        base = re.sub(r"_\d+$", "", comp)
+        return [n for n in (comp, base) if n in self.names]
+
+    def _suffix(self) -> str:
+        """The suffix tf2onnx's trace gave layer scopes ("_1" when every scope is "<layer>_1"),
+        from the scopes that name one layer only."""
+        seen: Counter = Counter()
+        for n in self.nodes:
+            for comp in n.name.split("/")[:-1]:
+                cands = self._candidates(comp)
+                if len(cands) == 1:
+                    seen[comp[len(cands[0]):]] += 1
+        return seen.most_common(1)[0][0] if seen else ""
+
+    def chain(self, name: str, last_is_op: bool = True) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+        """The layer names and their scope components in a node or tensor name, outer first."""
+        comps = name.split(":")[0].split("/")
+        if last_is_op:
+            comps = comps[:-1]
+        names, scopes = [], []
+        for comp in comps:
+            cands = self._candidates(comp)
+            if len(cands) > 1:
+                cands = [c for c in cands if c + self.suffix == comp] or cands[:1]
+            if cands:
+                names.append(cands[0])
+                scopes.append(comp)
+        return tuple(names), tuple(scopes)
+
+    def own_constants(self, i: int) -> List[str]:
+        """The constants node ``i`` reads that no other node reads (their names keep the scope
+        they came from; a constant shared by several nodes was merged and says nothing)."""
+        return [t for t in self.nodes[i].input
+                if t in self.initializers and len(set(self.consumers[t])) == 1]
+
+
+# --- mapping -------------------------------------------------------------------------------------
+
+_Key = Tuple[Tuple[str, ...], Tuple[str, ...]]  # (layer names, scope components)
+
+
+def _fits(tf_shape: Tuple[int, ...], onnx_shape: Optional[Tuple[Any, ...]]) -> List[Tuple[int, ...]]:
+    """The axis permutations p with onnx_shape == tf_shape[p] (identity first); symbolic
+    dimensions fit anything; [] for another rank."""
+    if onnx_shape is None or len(onnx_shape) != len(tf_shape) or len(tf_shape) > 6:
+        return []
+    out = []
+    for p in itertools.permutations(range(len(tf_shape))):
+        if all(not isinstance(d, int) or d == 0 or d == tf_shape[a] for d, a in zip(onnx_shape, p)):
+            out.append(p)
     return out
 
 
-def _explain(error: str) -> str:
-    """What a tf2onnx error means, where it has a known meaning."""
-    if "must be Const" in error:
-        m = _MUST_BE_CONST.search(error)
-        tensor = next((g for g in (m.groups() if m else ()) if g), "an input")
-        return (f"tf2onnx needs {tensor} to be a constant when it converts (a shape, axis or "
-                f"size computed at run time): feed it from a constant or a fixed input shape, "
-                f"or try a newer opset, where the ONNX op takes it as an input")
-    if "Cannot find node with output" in error:
-        return ("a tensor tf2onnx looks for was removed or renamed by an earlier rewrite: "
-                "try another opset, or convert without optimizations")
-    return ""
+def _inversions(p: Sequence[int]) -> int:
+    return sum(1 for i in range(len(p)) for j in range(i + 1, len(p)) if p[i] > p[j])
 
 
-def _convert(model: Any, opset: int, input_signature: Any) -> onnx.ModelProto:
-    """tf2onnx's conversion of a Keras model, a tf.function or a SavedModel folder."""
-    if isinstance(model, str):
-        loaded = tf.saved_model.load(model)
-        fn = loaded.signatures["serving_default"]
-        proto, _ = tf2onnx.convert.from_function(fn, input_signature=input_signature,
-                                                 opset=opset)
-        return proto
-    if isinstance(model, tf.keras.Model):
-        proto, _ = tf2onnx.convert.from_keras(model, input_signature=input_signature,
-                                              opset=opset)
-        return proto
-    proto, _ = tf2onnx.convert.from_function(model, input_signature=input_signature, opset=opset)
-    return proto
+class _Layouts:
+    """One permutation per tensor rank from TensorFlow's layout to tf2onnx's (NHWC -> NCHW is
+    (0, 3, 1, 2)), found from the mapped tensors' shapes: among the tensors whose shape is not
+    TensorFlow's, the permutation that fits most of them (ties: the one that moves fewest axes,
+    so 1x48x48x32 -> 1x32x48x48 is (0, 3, 1, 2), not (0, 3, 2, 1)). A tensor whose shape fits
+    both identity and its rank's permutation (1x24x24x24) takes the permutation, unless a
+    Transpose back to TensorFlow's layout produced it."""
+
+    def __init__(self, pairs: Sequence[Tuple[Tuple[int, ...], Optional[Tuple[Any, ...]]]],
+                 graph: Optional[_Graph] = None):
+        votes: Dict[int, Counter] = defaultdict(Counter)
+        for tf_shape, onnx_shape in pairs:
+            fits = _fits(tf_shape, onnx_shape)
+            if fits and fits[0] != tuple(range(len(tf_shape))):
+                for p in fits:
+                    votes[len(tf_shape)][p] += 1
+        self.perm = {r: max(c.items(), key=lambda kv: (kv[1], -_inversions(kv[0])))[0]
+                     for r, c in votes.items()}
+        self.graph = graph
+
+    def choose(self, tf_shape: Tuple[int, ...], onnx_shape: Optional[Tuple[Any, ...]],
+               tensor: str = "") -> Optional[Tuple[int, ...]]:
+        """The permutation for one tensor (``tensor``: its ONNX name, when known): its rank's
+        when it fits, else identity, else the one that fits with the fewest moves; None when
+        none fits (another shape)."""
+        identity = tuple(range(len(tf_shape)))
+        if onnx_shape is None:
+            return identity
+        fits = _fits(tf_shape, onnx_shape)
+        rank = self.perm.get(len(tf_shape))
+        if rank is not None and rank in fits:
+            if identity in fits and self._transposed_back(tensor, rank):
+                return identity
+            return rank
+        return min(fits, key=_inversions) if fits else None
+
+    def _transposed_back(self, tensor: str, rank: Tuple[int, ...]) -> bool:
+        """Whether ``tensor`` is a Transpose's output undoing ``rank``'s permutation (tf2onnx
+        going back to TensorFlow's layout), or a graph input or output (TensorFlow's layout)."""
+        g = self.graph
+        if g is None or not tensor:
+            return False
+        if tensor in g.outputs or tensor in g.inputs:
+            return True
+        i = g.producer.get(tensor)
+        if i is None or g.nodes[i].op_type != "Transpose":
+            return False
+        perm = next((list(a.ints) for a in g.nodes[i].attribute if a.name == "perm"), None)
+        return perm is not None and [rank[k] for k in perm] == list(range(len(rank)))
+
+    def apply(self, value: np.ndarray, onnx_shape: Optional[Tuple[Any, ...]],
+              tensor: str = "") -> Optional[np.ndarray]:
+        """``value`` in the ONNX tensor's layout (see :meth:`choose`); None when no
+        permutation fits."""
+        p = self.choose(tuple(value.shape), onnx_shape, tensor)
+        if p is None:
+            return None
+        return value if p == tuple(range(value.ndim)) else np.ascontiguousarray(value.transpose(p))
+
+    def describe(self) -> str:
+        names = {(0, 3, 1, 2): "NHWC -> NCHW ", (0, 2, 1): "NWC -> NCW ",
+                 (0, 4, 1, 2, 3): "NDHWC -> NCDHW "}
+        return "; ".join(f"rank {r}: {names.get(p, '')}perm {list(p)}"
+                         for r, p in sorted(self.perm.items()))
 
 
-def _attempt(model: Any, opset: int, input_signature: Any) -> ConversionAttempt:
-    captured = _Captured()
-    logger = logging.getLogger("tf2onnx")
-    logger.addHandler(captured)
-    start = time.monotonic()
+class _Mapper:
+    """Maps each layer call's outputs to ONNX tensors (see :func:`capture`)."""
+
+    def __init__(self, graph: _Graph, calls: List[LayerCall]):
+        self.g = graph
+        self.calls = calls
+        self.key_of: Dict[int, _Key] = {}  # call order -> its scope instance
+        self.reasons: Dict[Tuple[int, str], str] = {}
+        self.owner: Dict[int, int] = {}  # node -> owning call order
+        self.mapped: Dict[Tuple[int, str], Tuple[str, List[int], str]] = {}
+
+    def run(self) -> None:
+        self._instances()
+        self._owners()
+        nodes_of: Dict[int, List[int]] = defaultdict(list)
+        for i, order in sorted(self.owner.items()):
+            nodes_of[order].append(i)
+        for c in self.calls:
+            key = self.key_of.get(c.order)
+            if key is None:
+                continue
+            mine = sorted(i for o, ns in nodes_of.items() for i in ns
+                          if self._within(self.key_of.get(o), key))
+            self._map_call(c, mine)
+
+    @staticmethod
+    def _within(key: Optional[_Key], outer: _Key) -> bool:
+        return key is not None and key[0][:len(outer[0])] == outer[0] and \
+            key[1][:len(outer[1])] == outer[1]
+
+    def _instances(self) -> None:
+        """Each call's scope instance: the k-th distinct scope of the layer (graph order) for
+        its k-th call, when there are as many scopes as calls."""
+        seen: Dict[Tuple[str, ...], List[Tuple[str, ...]]] = defaultdict(list)
+        for n in self.g.nodes:
+            names, scopes = self.g.chain(n.name)
+            for j in range(len(names)):
+                if scopes[:j + 1] not in seen[names[:j + 1]]:
+                    seen[names[:j + 1]].append(scopes[:j + 1])
+        for t in self.g.initializers:
+            names, scopes = self.g.chain(t, last_is_op=True)
+            for j in range(len(names)):
+                if scopes[:j + 1] not in seen[names[:j + 1]]:
+                    seen[names[:j + 1]].append(scopes[:j + 1])
+        for c in self.calls:
+            path = tuple(c.path.split("/"))
+            insts = seen.get(path, [])
+            if len(insts) == c.calls:
+                self.key_of[c.order] = (path, insts[c.call_index - 1])
+            elif insts:
+                for o in c.outputs:
+                    self.reasons[(c.order, o.key)] = (
+                        f"called {c.calls} times but converted in {len(insts)} scopes")
+            else:
+                for o in c.outputs:
+                    self.reasons[(c.order, o.key)] = "no ONNX nodes in its scope"
+
+    def _call_of(self, key: _Key) -> Optional[int]:
+        """The call whose scope instance is the longest prefix of ``key``."""
+        best, length = None, -1
+        for order, k in self.key_of.items():
+            if self._within(key, k) and len(k[0]) > length:
+                best, length = order, len(k[0])
+        return best
+
+    def _owners(self) -> None:
+        """A node belongs to the latest layer call (return order) whose scope names it or one of
+        its own constants: tf2onnx names a fused node after one of the layers it fused (or after
+        none, "Conv__235"), and its constants keep the scopes of the layers they come from."""
+        for i, n in enumerate(self.g.nodes):
+            if n.op_type == "Constant":
+                continue
+            owners = []
+            named = self._call_of(self.g.chain(n.name))
+            if named is not None:
+                owners.append(named)
+            for t in self.g.own_constants(i):
+                o = self._call_of(self.g.chain(t))
+                if o is not None:
+                    owners.append(o)
+            if owners:
+                self.owner[i] = max(owners)
+
+    def _leaving(self, nodes: List[int]) -> List[str]:
+        inside = set(nodes)
+        graph_outputs = set(self.g.outputs)
+        out = []
+        for i in nodes:
+            for t in self.g.nodes[i].output:
+                if t and (t in graph_outputs or any(j not in inside for j in self.g.consumers[t])):
+                    out.append(t)
+        return out
+
+    def _map_call(self, c: LayerCall, nodes: List[int]) -> None:
+        if not nodes:
+            why = self._fused_into(c) or ("returns its input unchanged (an identity at "
+                                          "inference): no ONNX nodes of its own"
+                                          if self._identity(c) else
+                                          "no ONNX nodes in its scope (folded into constants or "
+                                          "removed by tf2onnx's optimizer)")
+            for o in c.outputs:
+                self.reasons[(c.order, o.key)] = why
+            return
+        leaving = self._leaving(nodes)
+        taken: Set[str] = set()
+        for o in c.outputs:
+            cands = []
+            for t in leaving:
+                dtype, shape = self.g.types.get(t, (None, None))
+                if dtype is not None and dtype != o.value.dtype:
+                    continue
+                if shape is None or _fits(tuple(o.value.shape), shape):
+                    cands.append(t)
+            cands = [t for t in cands if t not in taken]
+            if not cands:
+                self.reasons[(c.order, o.key)] = (
+                    f"no tensor of shape {shape_label(o.value.shape)} {o.value.dtype} (or a "
+                    f"transpose of it) leaves its scope ({len(nodes)} nodes)")
+                continue
+            t = cands[-1]
+            taken.add(t)
+            others = self._fused_with(c, nodes)
+            how = f"fused by tf2onnx with {', '.join(others)}" if others else ""
+            self.mapped[(c.order, o.key)] = (t, nodes, how)
+
+    def _fused_with(self, c: LayerCall, nodes: List[int]) -> List[str]:
+        """The other layers whose scopes name the call's own nodes or their own constants (the
+        layers tf2onnx fused into them), in call order."""
+        key = self.key_of[c.order]
+        others: Set[int] = set()
+        for i in nodes:
+            if self.owner.get(i) != c.order:
+                continue
+            for k in [self.g.chain(self.g.nodes[i].name)] + [self.g.chain(t)
+                                                             for t in self.g.own_constants(i)]:
+                o = self._call_of(k)
+                if o is not None and o != c.order and not self._within(self.key_of[o], key):
+                    others.add(o)
+        by_order = {x.order: x for x in self.calls}
+        return [by_order[o].path for o in sorted(others)]
+
+    def _identity(self, c: LayerCall) -> bool:
+        ids = {i.obj_id for i in c.inputs}
+        return bool(c.outputs) and all(o.obj_id in ids or any(
+            i.value.shape == o.value.shape and np.array_equal(i.value, o.value)
+            for i in c.inputs) for o in c.outputs)
+
+    def _fused_into(self, c: LayerCall) -> str:
+        """Why a call without nodes has none: a node of a later layer reads its constants."""
+        key = self.key_of.get(c.order)
+        for i, n in enumerate(self.g.nodes):
+            for t in self.g.own_constants(i):
+                if key is not None and self._within(self.g.chain(t), key) and i in self.owner:
+                    other = next(x for x in self.calls if x.order == self.owner[i])
+                    return (f"fused by tf2onnx with {other.path} ({other.class_name}) into "
+                            f"{n.name or n.op_type}: its own output is not in the ONNX graph")
+        return ""
+
+
+# --- capture -------------------------------------------------------------------------------------
+
+
+def _load_model(model: Any) -> Any:
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if os.path.isdir(path):
+            raise usage(f"'{path}' is a SavedModel folder: onnxdbg.tf.compare needs the Keras "
+                        f"model, to record its layers (keras.models.load_model of a .keras or "
+                        f".h5 file, or the model object); onnxdbg.tf.diagnose_conversion takes "
+                        f"a SavedModel folder")
+        if not os.path.isfile(path):
+            raise usage(f"model '{path}' is not a file")
+        return tf.keras.models.load_model(path, compile=False)
+    if not callable(model) or not hasattr(model, "layers"):
+        raise usage(f"model must be a Keras model or a .keras file, not {type(model).__name__}")
+    return model
+
+
+def _input_values(model: Any, inputs: Any) -> Tuple[Any, List[Tuple[str, np.ndarray]]]:
+    """The model's call argument (numpy, the structure given) and its inputs as (name, array),
+    named after the Keras model's inputs where it has them."""
+    if isinstance(inputs, dict):
+        flat = [(str(k), np.asarray(v)) for k, v in inputs.items()]
+        return {k: v for k, v in flat}, flat
+    if isinstance(inputs, (list, tuple)):
+        arrays = [np.asarray(v) for v in inputs]
+        args: Any = list(arrays) if len(arrays) > 1 else arrays[0]
+    else:
+        arrays = [np.asarray(inputs)]
+        args = arrays[0]
+    names = [getattr(t, "name", "") for t in (getattr(model, "inputs", None) or [])]
+    if len(names) != len(arrays) or len(set(names)) != len(names) or not all(names):
+        names = ["input"] if len(arrays) == 1 else [f"input_{i}" for i in range(len(arrays))]
+    return args, list(zip([n.split(":")[0] for n in names], arrays))
+
+
+def _convert(model: Any, named: List[Tuple[str, np.ndarray]], opset: Optional[int],
+             notes: List[str]) -> bytes:
+    """tf2onnx's conversion in memory: from_keras, or from_function of the model's call when
+    from_keras cannot convert it (subclassed models)."""
+    spec = tuple(tf.TensorSpec(v.shape, tf.as_dtype(v.dtype), name=n) for n, v in named)
     try:
-        proto = _convert(model, opset, input_signature)
-    except Exception as e:  # noqa: BLE001 - every tf2onnx failure is a verdict here
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        return ConversionAttempt(opset, FAILED, error=f"{type(e).__name__}: {first}",
-                                 explanation=_explain(str(e) + " " + " ".join(captured.messages)),
-                                 seconds=time.monotonic() - start)
-    finally:
-        logger.removeHandler(captured)
-    unsupported = _unconverted(proto, opset, captured.messages)
-    return ConversionAttempt(opset, UNCONVERTED if unsupported else OK,
-                             unsupported_ops=unsupported, nodes=len(proto.graph.node),
-                             explanation=_explain(" ".join(captured.messages)),
-                             seconds=time.monotonic() - start)
+        proto, _ = tf2onnx.convert.from_keras(model, input_signature=spec, opset=opset)
+    except Exception as first:  # noqa: BLE001 - from_function is the fallback
+        try:
+            fn = tf.function(lambda *a: model(list(a) if len(a) > 1 else a[0], training=False))
+            proto, _ = tf2onnx.convert.from_function(fn, input_signature=spec, opset=opset)
+            notes.append(f"converted with tf2onnx.convert.from_function (from_keras failed: "
+                         f"{_first_line(first)})")
+        except Exception as e:  # noqa: BLE001 - one sentence for the user
+            raise onnxdbg.Error(
+                f"tf2onnx could not convert {getattr(model, 'name', 'the model')} at opset "
+                f"{opset or tf2onnx.constants.PREFERRED_OPSET}: {_first_line(e)}; "
+                f"onnxdbg.tf.diagnose_conversion(model) tries other opsets and names the ops "
+                f"it leaves unconverted") from e
+    notes.append(f"converted now by tf2onnx {tf2onnx.__version__} at opset "
+                 f"{opset_of(proto)}" + ("" if opset else " (its default)"))
+    return proto.SerializeToString()
 
 
-def default_opsets() -> List[int]:
-    """tf2onnx's default opset, then 13, 17, 18 and the newest it supports, ascending."""
-    const = tf2onnx.constants
-    newest = max(const.OPSET_TO_IR_VERSION)
-    return sorted({const.PREFERRED_OPSET, 13, 17, 18, newest})
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
 
 
-def diagnose_conversion(model: Any, *, opsets: Optional[Sequence[int]] = None,
-                        input_signature: Any = None) -> ConversionDiagnosis:
-    """Converts ``model`` (a Keras model, a ``tf.function``, or a SavedModel folder's path) with
-    tf2onnx at each opset of ``opsets`` (default: ``default_opsets()``), ascending, and says which
-    convert every op, which leave TensorFlow ops unconverted (found both in tf2onnx's log and as
-    default-domain nodes ONNX lacks at that opset), and which fail, with "must be Const" and
-    "Cannot find node with output" explained. ``input_signature``: tf.TensorSpecs, as tf2onnx
-    takes them (None: the model's own). Raises ValueError for an empty ``opsets``; tf2onnx's
-    errors are attempts, not exceptions."""
-    chosen = sorted(set(opsets)) if opsets is not None else default_opsets()
-    if not chosen:
-        raise ValueError("diagnose_conversion needs at least one opset")
-    attempts = [_attempt(model, o, input_signature) for o in chosen]
-    ok = [a.opset for a in attempts if a.outcome == OK]
-    first_bad = next((a for a in attempts if a.outcome == UNCONVERTED), None)
-    fixed_at = None
-    if first_bad is not None:
-        fixed_at = next((o for o in ok if o > first_bad.opset), None)
-    name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
-    return ConversionDiagnosis(str(name), attempts, min(ok) if ok else None,
-                               first_bad.unsupported_ops if first_bad else [], fixed_at)
+def _graph_inputs(graph: _Graph, named: List[Tuple[str, np.ndarray]],
+                  layouts: Optional[_Layouts] = None) -> Dict[str, np.ndarray]:
+    """Graph input -> the value it stands for: by name (":0" ignored), else in order; refused
+    when the count, a rank or a dtype differs."""
+    inits = graph.initializers
+    ins = [i for i in graph.inputs if i not in inits]
+    if len(ins) != len(named):
+        raise usage(f"the ONNX model has {len(ins)} inputs ({', '.join(ins)}), the Keras model "
+                    f"was given {len(named)}")
+    by_name = {n: v for n, v in named}
+    plain = [i.split(":")[0] for i in ins]
+    values = ([by_name[p] for p in plain] if set(plain) == set(by_name)
+              else [v for _, v in named])
+    out = {}
+    for name, v in zip(ins, values):
+        dtype, shape = graph.types.get(name, (None, None))
+        if dtype is not None and dtype != v.dtype:
+            raise usage(f"ONNX input '{name}' is {dtype}, the Keras model's is {v.dtype}")
+        if shape is not None and len(shape) != v.ndim:
+            raise usage(f"ONNX input '{name}' has rank {len(shape)} ({shape_label(shape)}), "
+                        f"the Keras model's {v.ndim} ({shape_label(v.shape)})")
+        fitted = v
+        identity = tuple(range(v.ndim))
+        if shape is not None and identity not in _fits(v.shape, shape):
+            fitted = (layouts or _Layouts([])).apply(v, shape, name)
+            if fitted is None:
+                raise usage(f"ONNX input '{name}' is {shape_label(shape)}, the Keras model's "
+                            f"{shape_label(v.shape)}")
+        out[name] = fitted
+    return out
 
 
-def _main() -> None:  # pragma: no cover - python -m onnxdbg.tf SAVED_MODEL [OPSET...]
-    import sys
-    d = diagnose_conversion(sys.argv[1], opsets=[int(o) for o in sys.argv[2:]] or None)
-    print(d)
-    print(json.dumps(d.to_json(), indent=2))
+def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None,
+            opset: Optional[int] = None) -> Capture:
+    """Runs the Keras ``model`` once on ``inputs`` with every layer call recorded, converts it
+    with tf2onnx (unless ``onnx_model`` is given) and maps every layer call's output tensors to
+    the ONNX tensors that stand for them.
+
+    A call maps to the last tensor that leaves the nodes of its scope (tf2onnx keeps TensorFlow's
+    names: "<model>_1/<layer>_1/<Op>", a nested layer under its parent's scope, the k-th call of
+    a shared layer in its k-th scope) with its dtype and its shape or a permutation of it. A node
+    belongs to the latest layer whose scope names it or one of the constants only it reads, so a
+    Conv that tf2onnx fused with the next BatchNormalization ("Conv__235", reading both layers'
+    weights) stands for the BatchNormalization, and the Conv is "not mapped: fused". Shapes that
+    differ by a permutation (tf2onnx's NHWC -> NCHW) take the permutation of their rank that
+    fits most tensors (once per rank, from the shapes), and the golden values are transposed to
+    it; the capture's notes say which.
+
+    Args:
+        model: a Keras model (Keras 3 or tf.keras; functional, sequential or subclassed) or a
+            .keras/.h5 file. It runs eagerly with ``training=False``.
+        inputs: its input: a numpy array, a list of arrays (several inputs, in order), or a dict
+            name -> array; shapes as TensorFlow takes them (NHWC images).
+        onnx_model: the conversion to check (path, bytes or onnx.ModelProto); None converts
+            now, in memory, with tf2onnx at ``opset`` (None: tf2onnx's default).
+        opset: the opset of that conversion.
+
+    Returns:
+        a :class:`onnxdbg._bridge.Capture` (the model bytes, graph inputs, calls, mapping rows,
+        golden values in the ONNX layouts).
+
+    Raises:
+        onnxdbg.UsageError: ``model`` is no Keras model, a SavedModel folder or a missing file;
+            ``onnx_model`` is no model or its inputs do not match ``inputs`` (count, rank,
+            dtype; named in the message).
+        onnxdbg.Error: tf2onnx cannot convert the model (its reason, and a pointer to
+            :func:`diagnose_conversion`).
+    """
+    model = _load_model(model)
+    args, named = _input_values(model, inputs)
+    notes: List[str] = []
+    if onnx_model is None:
+        data = _convert(model, named, opset, notes)
+    else:
+        data = model_bytes(onnx_model)
+    proto = onnx.load_from_string(data)
+    layers = _layers(model)
+    graph = _Graph(proto, {l.name for l in layers})
+    _graph_inputs(graph, named)  # refused here, before the TensorFlow run
+    calls, out = _run_recorded(model, args)
+    mapper = _Mapper(graph, calls)
+    mapper.run()
+    pairs = [(tuple(o.value.shape), graph.types.get(mapper.mapped[(c.order, o.key)][0],
+                                                    (None, None))[1])
+             for c in calls for o in c.outputs if (c.order, o.key) in mapper.mapped]
+    layouts = _Layouts(pairs, graph)
+    rows, golden = _rows(calls, mapper, graph, layouts)
+    outputs = _outputs(out, graph, golden, layouts, notes)
+    moved = sum(1 for r in rows if r.mapped and "transposed" in r.reason)
+    if moved:
+        notes.append(f"layouts: {moved} layer outputs transposed into the ONNX model's layout "
+                     f"({layouts.describe()})")
+    return Capture(model=data, inputs=_graph_inputs(graph, named, layouts), calls=calls,
+                   rows=rows, golden=golden, outputs=outputs, notes=notes,
+                   model_class=type(model).__name__, opset=opset_of(proto),
+                   node_count=len(graph.nodes), exporter="tf2onnx",
+                   exported=onnx_model is None, layout=layouts.apply)
 
 
-if __name__ == "__main__":
-    _main()
+def _rows(calls: Sequence[LayerCall], mapper: _Mapper, graph: _Graph,
+          layouts: _Layouts) -> Tuple[List[LayerRow], Dict[str, np.ndarray]]:
+    """One row per tensor output of each call, and the golden values of the mapped tensors in
+    the ONNX layout (an output whose tensor already holds another value stays unmapped)."""
+    rows: List[LayerRow] = []
+    golden: Dict[str, np.ndarray] = {}
+    owner: Dict[str, str] = {}
+    for c in calls:
+        for o in c.outputs:
+            k = (c.order, o.key)
+            row = LayerRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
+                           calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
+                           shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
+                           reason=mapper.reasons.get(k, "not mapped"))
+            rows.append(row)
+            if k not in mapper.mapped:
+                continue
+            t, nodes, how = mapper.mapped[k]
+            shape = graph.types.get(t, (None, None))[1]
+            value = layouts.apply(o.value, shape, t)
+            if value is None:
+                row.reason = f"'{t}' is {shape_label(shape or ())}, no transpose of the layer's"
+                continue
+            if t in golden:
+                if not np.array_equal(golden[t], value, equal_nan=True):
+                    row.reason = f"its ONNX tensor '{t}' is also {owner[t]}'s output"
+                    continue
+                how = how or f"the same tensor as {owner[t]}"
+            golden.setdefault(t, value)
+            owner.setdefault(t, row.label)
+            row.mapped, row.onnx_tensor = True, t
+            row.onnx_nodes = [graph.nodes[i].name for i in nodes]
+            if t in graph.producer:
+                row.onnx_node = graph.nodes[graph.producer[t]].name
+            perm = layouts.choose(tuple(o.value.shape), shape, t)
+            moved = perm is not None and perm != tuple(range(len(perm)))
+            row.reason = "; ".join(x for x in (how, f"transposed {perm}" if moved else "") if x)
+    return rows, golden
+
+
+def _outputs(out: Any, graph: _Graph, golden: Dict[str, np.ndarray], layouts: _Layouts,
+             notes: List[str]) -> List[OutputRow]:
+    """The graph outputs with the model's output values (added to ``golden``)."""
+    tensors, _ = _flatten(out)
+    if len(tensors) != len(graph.outputs):
+        notes.append(f"final outputs not compared: the model returns {len(tensors)} tensors, "
+                     f"the graph has {len(graph.outputs)} outputs")
+        return []
+    rows = []
+    for (key, t), name in zip(tensors, graph.outputs):
+        v = _numpy(t)
+        fitted = layouts.apply(v, graph.types.get(name, (None, None))[1], name)
+        rows.append(OutputRow(name=name, key=key, shape=tuple(v.shape), dtype=str(v.dtype)))
+        if fitted is None:
+            notes.append(f"graph output '{name}' has another shape than the model's output "
+                         f"{key or ''} ({shape_label(v.shape)}); not compared")
+            continue
+        golden.setdefault(name, fitted)
+    return rows
+
+
+# --- comparing -----------------------------------------------------------------------------------
+
+
+@dataclass(repr=False)
+class TFCompareResult(BridgeResult):
+    """A Keras model compared with its tf2onnx conversion, layer call by layer call (the bridge
+    core's :class:`onnxdbg._bridge.BridgeResult` in Keras's words).
+
+    Attributes (besides the core's):
+        layers: one :class:`onnxdbg._bridge.LayerRow` per tensor output of each layer call, in
+            the order the calls returned (a nested layer before the layer holding it); the same
+            list as ``rows``. ``path`` is the layer's name ("outer/inner" when nested).
+        first_divergent_layer: the first layer (execution order) whose own ONNX nodes, re-run
+            alone on TensorFlow's inputs, are outside tolerance; None when none is.
+    """
+
+    UNIT: ClassVar[str] = "layer"
+    FRAMEWORK: ClassVar[str] = "tensorflow"
+    TITLE: ClassVar[str] = "onnxdbg.tf"
+    MADE_BY: ClassVar[str] = "ONNX conversion"
+    EXPORTERS: ClassVar[Mapping[str, str]] = {"tf2onnx": "tf2onnx"}
+
+    @property
+    def layers(self) -> List[LayerRow]:
+        """The layer rows (``rows``)."""
+        return self.rows
+
+    @property
+    def first_divergent_layer(self) -> Optional[str]:
+        """The first divergent layer's name (``first_divergent``)."""
+        return self.first_divergent
+
+
+def compare(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None,
+            opset: Optional[int] = None, backend: str = "reference", atol: float = 1e-4,
+            rtol: float = 1e-3, isolate: bool = True) -> TFCompareResult:
+    """Compares a Keras model with its tf2onnx conversion layer by layer and names the first
+    layer whose ONNX nodes compute something else.
+
+    The model runs once in TensorFlow with every layer call recorded (see :func:`capture` for
+    how calls map to ONNX tensors and layouts); the ONNX model runs on ``backend`` with the same
+    inputs and every mapped tensor and final output is compared with TensorFlow's value
+    (layerwise :func:`onnxdbg.compare` with those values as golden). With ``isolate``, each layer
+    output outside tolerance is re-run alone (its ONNX nodes extracted, fed TensorFlow's values
+    of their inputs, or the reference's where TensorFlow has none, which the row's note says):
+    "own" when it still diverges, "inherited" when the error came from upstream.
+
+    Args:
+        model: a Keras model or a .keras/.h5 file (see :func:`capture`).
+        inputs: a numpy array, a list of arrays or a dict name -> array (TensorFlow's layout).
+        onnx_model: the conversion to check (path, bytes, onnx.ModelProto); None: converted now
+            in memory with tf2onnx at ``opset`` (the notes say so).
+        opset: the conversion's opset (None: tf2onnx's default).
+        backend: the onnxdbg backend that runs the ONNX model ("reference", "onnxruntime", with
+            options as on the command line).
+        atol, rtol: |onnx - tf| <= atol + rtol * |tf| element-wise (units of each tensor).
+        isolate: re-run divergent layers alone (own vs inherited error); without it the first
+            layer outside tolerance is the first divergent one.
+
+    Returns:
+        a :class:`TFCompareResult`; ``str()`` prints the tables and the verdict line.
+
+    Raises:
+        onnxdbg.UsageError: misuse (see :func:`capture`; a backend that is not a string,
+            negative tolerances).
+        onnxdbg.Error: tf2onnx cannot convert the model, or the ONNX model cannot be run.
+    """
+    check_compare_args(backend, atol, rtol)
+    cap = capture(model, inputs, onnx_model=onnx_model, opset=opset)
+    return compare_capture(cap, TFCompareResult, backend, atol, rtol, isolate=bool(isolate))

@@ -31,21 +31,23 @@ onnx package (to read node names, metadata and inferred shapes).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import inspect
 import io
-import math
-import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, Container, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import Any, ClassVar, Container, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import onnx
 import torch
 
-import onnxdbg
+from ._bridge import (BridgeResult, CallTensor, Capture, ModelSource, check_compare_args,
+                      compare_capture, model_bytes, opset_of, shape_label, shape_matches,
+                      tensor_types, usage)
+from ._bridge import LayerCall as ModuleCall
+from ._bridge import LayerRow as ModuleRow
+from ._bridge import OutputRow
 
 __all__ = [
     "compare",
@@ -62,23 +64,10 @@ __all__ = [
     "TorchCompareResult",
 ]
 
-ModelSource = Union[str, os.PathLike, bytes, "onnx.ModelProto"]
-
-# ONNX TensorProto element type -> numpy dtype (the types a module output can have).
-_ONNX_TO_NUMPY = {
-    onnx.TensorProto.FLOAT: np.dtype(np.float32),
-    onnx.TensorProto.DOUBLE: np.dtype(np.float64),
-    onnx.TensorProto.FLOAT16: np.dtype(np.float16),
-    onnx.TensorProto.INT8: np.dtype(np.int8),
-    onnx.TensorProto.INT16: np.dtype(np.int16),
-    onnx.TensorProto.INT32: np.dtype(np.int32),
-    onnx.TensorProto.INT64: np.dtype(np.int64),
-    onnx.TensorProto.UINT8: np.dtype(np.uint8),
-    onnx.TensorProto.UINT16: np.dtype(np.uint16),
-    onnx.TensorProto.UINT32: np.dtype(np.uint32),
-    onnx.TensorProto.UINT64: np.dtype(np.uint64),
-    onnx.TensorProto.BOOL: np.dtype(np.bool_),
-}
+# A module's run mapped onto its ONNX export (``model_class`` is the module's class; exporter
+# "dynamo" or "torchscript": the one that made the model, from its node metadata or names for a
+# given model); see onnxdbg._bridge.Capture.
+TorchCapture = Capture
 
 # Keys of the node metadata the torch 2.x dynamo exporter writes (metadata_props).
 _NAME_SCOPES_KEY = "pkg.torch.onnx.name_scopes"
@@ -87,176 +76,7 @@ _FX_NODE_KEY = "pkg.torch.onnx.fx_node"
 _RULE_KEY = "pkg.onnxscript.rewriter.rule_name"  # the optimizer's rewrite rules on a node
 
 
-# --- what the framework computed -------------------------------------------------------------
-
-
-@dataclass
-class CallTensor:
-    """One tensor a module call took or returned.
-
-    Attributes:
-        key: where it sits in the call's arguments or output: "" for a lone tensor, "[0]",
-            "[1]['mask']" for nested tuples, lists and dicts.
-        value: its value when the call started (inputs) or returned (outputs), a copy.
-        obj_id: ``id()`` of the torch.Tensor object, to follow a tensor from call to call.
-    """
-
-    key: str
-    value: np.ndarray
-    obj_id: int
-
-
-@dataclass
-class ModuleCall:
-    """One call of one submodule during the framework run, in the order the calls returned.
-
-    Attributes:
-        path: the dotted module path ("layer1.0.conv1"; "" is the root module).
-        class_name: the module's class name.
-        call_index: 1 for the module's first call, 2 for its second, ...
-        calls: how many times the module was called in the run.
-        order: position among all calls by return (post-order: children before parents).
-        start: position among all calls by entry (pre-order).
-        inputs, outputs: the tensors it took (positional arguments) and returned.
-        skipped: outputs that are not tensors (key and type), which nothing compares.
-    """
-
-    path: str
-    class_name: str
-    call_index: int
-    calls: int
-    order: int
-    start: int
-    inputs: List[CallTensor]
-    outputs: List[CallTensor]
-    skipped: List[str] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        """``path`` with ``#k`` when the module was called more than once; "<root>" for ""."""
-        name = self.path or "<root>"
-        return f"{name}#{self.call_index}" if self.calls > 1 else name
-
-
-# --- the result ---------------------------------------------------------------------------------
-
-
-@dataclass
-class ModuleRow:
-    """One output tensor of one module call, and how its ONNX counterpart compares.
-
-    Attributes:
-        path: dotted module path ("" for the root module).
-        class_name: the module's class.
-        call_index: which call of the module (1-based); ``calls`` how many there were.
-        output_key: which output of the call ("" for a lone tensor, "[0]", "['logits']").
-        onnx_nodes: the ONNX nodes the module's scope exported (names, graph order; the
-            producer only when the exporter fused the module into its neighbour).
-        onnx_tensor: the ONNX tensor mapped to this output, or None when not mapped.
-        onnx_node: the node producing ``onnx_tensor`` (one of ``onnx_nodes``), or None.
-        shape, dtype: the framework tensor's shape and numpy dtype name.
-        mapped: whether an ONNX tensor stands for this output; if not, ``reason`` says why.
-        reason: why it is not mapped, or a note on how it was mapped (fused, same tensor as...).
-        max_abs_error, max_rel_error: the backend's value against the framework's (absolute,
-            in the tensor's units; relative |a - g| / |g|); None when not compared.
-        own_error: max abs error of the module's ONNX nodes re-run alone on the framework's
-            values of their inputs (computed for rows outside tolerance only).
-        source: "own" (the module's own ONNX nodes diverge), "inherited" (they agree alone,
-            the error comes from upstream) or None (within tolerance / not isolated).
-        passed: within atol + rtol * |golden| element-wise; None when not compared.
-        note: how the module was isolated (inputs without a framework value) or why it
-            could not be compared.
-    """
-
-    path: str
-    class_name: str
-    call_index: int
-    calls: int
-    output_key: str
-    onnx_nodes: List[str]
-    onnx_tensor: Optional[str]
-    shape: Tuple[int, ...]
-    dtype: str
-    mapped: bool
-    reason: str = ""
-    max_abs_error: Optional[float] = None
-    max_rel_error: Optional[float] = None
-    own_error: Optional[float] = None
-    source: Optional[str] = None
-    passed: Optional[bool] = None
-    note: str = ""
-    onnx_node: Optional[str] = None
-
-    @property
-    def label(self) -> str:
-        """The row's name in tables: ``path#k[key]`` ("<root>" for the root module)."""
-        name = self.path or "<root>"
-        if self.calls > 1:
-            name += f"#{self.call_index}"
-        return name + self.output_key
-
-
-@dataclass
-class OutputRow:
-    """One graph output compared with the module's output.
-
-    Attributes:
-        name: the ONNX graph output; ``key`` where it sits in the module's output.
-        shape, dtype: the framework value's shape and numpy dtype name.
-        max_abs_error, max_rel_error: against the module's output (None: not compared).
-        passed: within tolerance; None when the backend produced nothing to compare.
-    """
-
-    name: str
-    key: str
-    shape: Tuple[int, ...]
-    dtype: str
-    max_abs_error: Optional[float] = None
-    max_rel_error: Optional[float] = None
-    passed: Optional[bool] = None
-
-
-@dataclass
-class TorchCapture:
-    """A module's run mapped onto its ONNX export: everything :func:`compare` compares.
-
-    Attributes:
-        model: the ONNX model (serialized bytes).
-        inputs: graph input name -> the module's argument it stands for (numpy, as given).
-        calls: the module calls, in the order they returned.
-        rows: one row per tensor output of each call, in that order (mapping only: no errors).
-        golden: ONNX tensor name -> the framework's value (the mapped module outputs and the
-            final outputs), the golden values for :func:`onnxdbg.compare`.
-        outputs: the graph outputs with the module's values.
-        notes: what was skipped (non-tensor outputs, outputs the graph lacks), and how the
-            model was exported when that is not what was asked for (the TorchScript exporter
-            after the dynamo exporter failed, another opset).
-        module_class, opset, node_count: the module's class, the model's ai.onnx opset and
-            its number of nodes.
-        exporter: "dynamo" or "torchscript": the exporter that made the model (for a given
-            model, the one its node metadata or names show; None when neither does).
-        exported: whether the model was exported now (False: ``onnx_model`` was given).
-    """
-
-    model: bytes
-    inputs: Dict[str, np.ndarray]
-    calls: List[ModuleCall]
-    rows: List[ModuleRow]
-    golden: Dict[str, np.ndarray]
-    outputs: List[OutputRow]
-    notes: List[str]
-    module_class: str = ""
-    opset: Optional[int] = None
-    node_count: int = 0
-    exporter: Optional[str] = None
-    exported: bool = False
-
-
 # --- small helpers ---------------------------------------------------------------------------
-
-
-def _usage(msg: str) -> Exception:
-    return onnxdbg.UsageError(msg)
 
 
 def _flatten(obj: Any, key: str = "") -> Tuple[List[Tuple[str, Any]], List[str]]:
@@ -296,77 +116,6 @@ def _unqualified(path: str) -> str:
         if not atoms[i].isnumeric():
             return ".".join(atoms[i:])
     return path
-
-
-def _finite(v: Optional[float]) -> Optional[float]:
-    if v is None:
-        return None
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return math.inf if str(v).lower() in ("inf", "infinity") else None
-    return f
-
-
-def _errors(actual: np.ndarray, golden: np.ndarray, atol: float,
-            rtol: float) -> Tuple[float, float, bool]:
-    """Max abs error, max rel error and |a - g| <= atol + rtol |g| (NaN == NaN) of two arrays."""
-    a = np.asarray(actual).astype(np.float64)
-    g = np.asarray(golden).astype(np.float64)
-    if a.shape != g.shape:
-        return math.inf, math.inf, False
-    if a.size == 0:
-        return 0.0, 0.0, True
-    both_nan = np.isnan(a) & np.isnan(g)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff = np.where(both_nan, 0.0, np.abs(a - g))
-        diff = np.where(np.isnan(diff), np.inf, diff)
-        rel = np.where(diff == 0, 0.0, diff / np.abs(g))
-    ok = bool(np.all(diff <= atol + rtol * np.abs(np.where(both_nan, 0.0, g))))
-    return float(diff.max()), float(rel.max()), ok
-
-
-def _fmt(v: Optional[float]) -> str:
-    if v is None:
-        return "-"
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf"
-    return f"{v:.3g}"
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]],
-           right: Sequence[int] = ()) -> List[str]:
-    """Aligned columns as the CLI prints them: header, a rule of dashes, rows."""
-    width = [len(h) for h in headers]
-    for r in rows:
-        for i, c in enumerate(r):
-            width[i] = max(width[i], len(c))
-
-    def line(cells: Sequence[str]) -> str:
-        out = []
-        for i, c in enumerate(cells):
-            pad = width[i] - len(c)
-            if i in right:
-                out.append(" " * pad + c)
-            else:
-                out.append(c + (" " * pad if i + 1 < len(cells) else ""))
-        return "  ".join(out).rstrip()
-
-    return [line(headers), line(["-" * w for w in width])] + [line(r) for r in rows]
-
-
-def _nodes_label(nodes: Sequence[str]) -> str:
-    if not nodes:
-        return "-"
-    if len(nodes) <= 2:
-        return ", ".join(nodes)
-    return f"{nodes[0]} ... {nodes[-1]} ({len(nodes)} nodes)"
-
-
-def _shape_label(shape: Sequence[Any]) -> str:
-    return "x".join(str(d) for d in shape) if shape else "scalar"
 
 
 # --- the framework run -------------------------------------------------------------------------
@@ -537,13 +286,6 @@ def _fx_chains(program: Any, module: torch.nn.Module) -> Optional[_FxCalls]:
     return chains, dict(leaving)
 
 
-def _opset_of(model: bytes) -> Optional[int]:
-    for imp in onnx.load_from_string(model).opset_import:
-        if imp.domain in ("", "ai.onnx"):
-            return imp.version
-    return None
-
-
 def _export(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
             opset: Optional[int], export_kwargs: Optional[Mapping[str, Any]]) -> _Exported:
     """``torch.onnx.export`` into memory with the exporter it uses by default (the dynamo
@@ -552,13 +294,13 @@ def _export(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str,
     ex = dict(export_kwargs or {})
     if opset is not None:
         if "opset_version" in ex and ex["opset_version"] != opset:
-            raise _usage(f"opset={opset} contradicts export_kwargs opset_version="
+            raise usage(f"opset={opset} contradicts export_kwargs opset_version="
                          f"{ex['opset_version']}")
         ex["opset_version"] = opset
     explicit = "dynamo" in ex
     dynamo = bool(ex.pop("dynamo")) if explicit else default_exporter() == "dynamo"
     if dynamo and not _has_dynamo():
-        raise _usage(f"export_kwargs dynamo=True: torch {torch.__version__}'s "
+        raise usage(f"export_kwargs dynamo=True: torch {torch.__version__}'s "
                      f"torch.onnx.export has no dynamo exporter")
     modes = {m: m.training for m in module.modules()}
     notes: List[str] = []
@@ -606,7 +348,7 @@ def _export_dynamo(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mappi
     model = program.model_proto.SerializeToString()
     notes: List[str] = []
     asked = ex.get("opset_version")
-    got = _opset_of(model)
+    got = opset_of(onnx.load_from_string(model))
     if asked is not None and got != asked:
         notes.append(f"opset {asked} was asked for, the dynamo exporter wrote opset {got} (its "
                      f"version converter could not convert the model; opset >= 18, or the "
@@ -629,45 +371,7 @@ def _export_torchscript(module: torch.nn.Module, args: Tuple[Any, ...],
     return buf.getvalue()
 
 
-def _model_bytes(model: ModelSource) -> bytes:
-    if isinstance(model, (bytes, bytearray)):
-        return bytes(model)
-    if isinstance(model, onnx.ModelProto):
-        return model.SerializeToString()
-    if isinstance(model, (str, os.PathLike)):
-        path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise onnxdbg.UsageError(f"onnx_model '{path}' is not a file")
-        return onnx.load(path).SerializeToString()  # external data resolved beside the file
-    raise _usage(f"onnx_model must be a path, bytes or onnx.ModelProto, not "
-                 f"{type(model).__name__}")
-
-
 # --- the ONNX side -------------------------------------------------------------------------------
-
-
-TensorType = Tuple[Optional[np.dtype], Optional[Tuple[Any, ...]]]
-
-
-def _tensor_types(model: onnx.ModelProto) -> Dict[str, TensorType]:
-    """Tensor name -> (numpy dtype or None, shape or None; a symbolic dim is its name) from
-    the model's value_info and ONNX shape inference."""
-    types: Dict[str, TensorType] = {}
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # noqa: BLE001 - shapes are a help for matching, not a requirement
-        inferred = model
-    for vi in (list(inferred.graph.value_info) + list(inferred.graph.output)
-               + list(inferred.graph.input)):
-        if not vi.type.HasField("tensor_type"):
-            continue
-        tt = vi.type.tensor_type
-        shape = None
-        if tt.HasField("shape"):
-            shape = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?")
-                          for d in tt.shape.dim)
-        types[vi.name] = (_ONNX_TO_NUMPY.get(tt.elem_type), shape)
-    return types
 
 
 class _Graph:
@@ -692,7 +396,7 @@ class _Graph:
                     self.consumers[t].append(i)
         self.constant = {i for i, n in enumerate(self.nodes)
                          if n.op_type == "Constant" and n.domain in ("", "ai.onnx")}
-        self.types = _tensor_types(model)
+        self.types = tensor_types(model)
         self._module = module
         self._tree = dict(module.named_modules())
         self._by_unq: Dict[str, List[str]] = defaultdict(list)
@@ -843,12 +547,6 @@ def scope_chain(name: str, metadata: Mapping[str, str], resolve,
 # --- mapping -------------------------------------------------------------------------------------
 
 
-def _shape_matches(onnx_shape: Optional[Tuple[Any, ...]], shape: Tuple[int, ...]) -> bool:
-    if onnx_shape is None or len(onnx_shape) != len(shape):
-        return False
-    return all(not isinstance(d, int) or d == s or d == 0 for d, s in zip(onnx_shape, shape))
-
-
 class _Mapper:
     """Maps each module call's outputs to ONNX tensors (see :func:`capture`)."""
 
@@ -988,7 +686,7 @@ class _Mapper:
                     continue
                 if shape is None or dtype is None:
                     unknown.append(t)
-                elif _shape_matches(shape, o.value.shape):
+                elif shape_matches(shape, o.value.shape):
                     exact.append(t)
             cands = [t for t in (exact or unknown) if t not in taken]
             same_shape = [p for p in c.outputs
@@ -999,12 +697,12 @@ class _Mapper:
                 self.reasons[(c.order, o.key)] = gone
             elif not cands:
                 self.reasons[(c.order, o.key)] = (
-                    f"no tensor of shape {_shape_label(o.value.shape)} {want_dtype} leaves its "
+                    f"no tensor of shape {shape_label(o.value.shape)} {want_dtype} leaves its "
                     f"scope ({len(nodes)} nodes; inlined, folded into constants or reshaped "
                     f"by the exporter)")
             elif len(same_shape) > 1 and len(cands) > 1:
                 self.reasons[(c.order, o.key)] = (
-                    f"ambiguous: {len(cands)} tensors of shape {_shape_label(o.value.shape)} "
+                    f"ambiguous: {len(cands)} tensors of shape {shape_label(o.value.shape)} "
                     f"leave its scope for {len(same_shape)} outputs of that shape")
             else:
                 t = cands[-1]
@@ -1026,10 +724,10 @@ class _Mapper:
         for o, t in zip(c.outputs, self.g.outputs):
             dtype, shape = self.g.types.get(t, (None, None))
             if (dtype is not None and dtype != o.value.dtype) or (
-                    shape is not None and not _shape_matches(shape, o.value.shape)):
+                    shape is not None and not shape_matches(shape, o.value.shape)):
                 self.reasons[(c.order, o.key)] = (
-                    f"graph output '{t}' is {_shape_label(shape or ())} {dtype}, the module's "
-                    f"{_shape_label(o.value.shape)} {o.value.dtype}")
+                    f"graph output '{t}' is {shape_label(shape or ())} {dtype}, the module's "
+                    f"{shape_label(o.value.shape)} {o.value.dtype}")
             else:
                 self.mapped[(c.order, o.key)] = (t, nodes, "")
 
@@ -1054,7 +752,7 @@ class _Mapper:
             t, _, _ = self.mapped[(prev.order, pout.key)]
             dtype, shape = self.g.types.get(t, (None, None))
             if (dtype is not None and dtype != out.value.dtype) or (
-                    shape is not None and not _shape_matches(shape, out.value.shape)):
+                    shape is not None and not shape_matches(shape, out.value.shape)):
                 continue
             producer = self.g.producer.get(t)
             pnodes = [producer] if producer is not None else []
@@ -1121,15 +819,15 @@ def _capture_args(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     """Checks :func:`capture`'s arguments; returns ``args`` as a tuple and ``kwargs`` as a
     dict."""
     if not isinstance(module, torch.nn.Module):
-        raise _usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
+        raise usage(f"module must be a torch.nn.Module, not {type(module).__name__}")
     if isinstance(module, torch.jit.ScriptModule):
-        raise _usage("module is a ScriptModule: its submodules run without Python hooks; pass "
+        raise usage("module is a ScriptModule: its submodules run without Python hooks; pass "
                      "the Python module")
     if not isinstance(args, tuple):
         args = (args,) if not isinstance(args, list) else tuple(args)
     kwargs = dict(kwargs or {})
     if onnx_model is not None and (opset is not None or export_kwargs):
-        raise _usage("opset and export_kwargs are for the export; with onnx_model nothing is "
+        raise usage("opset and export_kwargs are for the export; with onnx_model nothing is "
                      "exported")
     return args, kwargs
 
@@ -1143,18 +841,18 @@ def _capture_model(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mappi
     a given model, the one its node metadata or names show; None when neither does)."""
     if onnx_model is None:
         exported = _export(module, args, kwargs, opset, export_kwargs)
-        model_bytes = exported.model
+        data = exported.model
         notes += exported.notes
-        proto = onnx.load_from_string(model_bytes)
+        proto = onnx.load_from_string(data)
         graph = _Graph(proto, module, exported.fx_calls)
         exporter: Optional[str] = exported.exporter
     else:
-        model_bytes = _model_bytes(onnx_model)
-        proto = onnx.load_from_string(model_bytes)
+        data = model_bytes(onnx_model)
+        proto = onnx.load_from_string(data)
         graph = _Graph(proto, module)
         exporter = ("dynamo" if graph.dynamo else "torchscript"
                     if any(n.name.startswith("/") for n in graph.nodes) else None)
-    return model_bytes, proto, graph, exporter
+    return data, proto, graph, exporter
 
 
 def _graph_inputs(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any],
@@ -1163,7 +861,7 @@ def _graph_inputs(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mappin
     against the graph's inputs: their number, dtypes and shapes."""
     flat_inputs = _forward_args(module, args, kwargs, graph.inputs)
     if len(flat_inputs) != len(graph.inputs):
-        raise _usage(
+        raise usage(
             f"the ONNX graph has {len(graph.inputs)} inputs ({', '.join(graph.inputs)}) but "
             f"args and kwargs hold {len(flat_inputs)} tensors: pass the arguments the model "
             f"was exported with")
@@ -1172,11 +870,11 @@ def _graph_inputs(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mappin
         dtype, shape = graph.types.get(name, (None, None))
         value = _to_numpy(t)
         if dtype is not None and dtype != value.dtype:
-            raise _usage(f"graph input '{name}' is {dtype}, argument {key or 'args'} is "
+            raise usage(f"graph input '{name}' is {dtype}, argument {key or 'args'} is "
                          f"{value.dtype}")
-        if shape is not None and not _shape_matches(shape, value.shape):
-            raise _usage(f"graph input '{name}' has shape {_shape_label(shape)}, argument "
-                         f"{key or 'args'} {_shape_label(value.shape)}")
+        if shape is not None and not shape_matches(shape, value.shape):
+            raise usage(f"graph input '{name}' has shape {shape_label(shape)}, argument "
+                         f"{key or 'args'} {shape_label(value.shape)}")
         inputs[name] = value
     return inputs
 
@@ -1281,8 +979,8 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
     """
     args, kwargs = _capture_args(module, args, kwargs, onnx_model, opset, export_kwargs)
     notes: List[str] = []
-    model_bytes, proto, graph, exporter = _capture_model(module, args, kwargs, onnx_model, opset,
-                                                         export_kwargs, notes)
+    data, proto, graph, exporter = _capture_model(module, args, kwargs, onnx_model, opset,
+                                                  export_kwargs, notes)
     inputs = _graph_inputs(module, args, kwargs, graph)
 
     calls, _ = _run_hooked(module, args, kwargs)
@@ -1291,427 +989,51 @@ def capture(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
 
     rows, golden = _module_rows(calls, mapper, graph, notes)
     outputs = _output_rows(calls, graph, golden, notes)
-    opset_version = None
-    for imp in proto.opset_import:
-        if imp.domain in ("", "ai.onnx"):
-            opset_version = imp.version
-    return TorchCapture(model=model_bytes, inputs=inputs, calls=calls, rows=rows, golden=golden,
-                        outputs=outputs, notes=notes, module_class=type(module).__name__,
-                        opset=opset_version, node_count=len(graph.nodes), exporter=exporter,
+    return TorchCapture(model=data, inputs=inputs, calls=calls, rows=rows, golden=golden,
+                        outputs=outputs, notes=notes, model_class=type(module).__name__,
+                        opset=opset_of(proto), node_count=len(graph.nodes), exporter=exporter,
                         exported=onnx_model is None)
 
 
 # --- comparing -----------------------------------------------------------------------------------
 
 
-@dataclass
-class TorchCompareResult:
-    """A module compared with its ONNX export, module call by module call.
+@dataclass(repr=False)
+class TorchCompareResult(BridgeResult):
+    """A module compared with its ONNX export, module call by module call (the bridge core's
+    :class:`onnxdbg._bridge.BridgeResult` in PyTorch's words).
 
-    Attributes:
-        backend: the backend that ran the ONNX model.
-        atol, rtol: the tolerances (|a - g| <= atol + rtol * |g| element-wise).
+    Attributes (besides the core's):
         modules: one :class:`ModuleRow` per tensor output of each module call, in the order
-            the calls returned (children before their parents).
-        outputs: the final outputs (:class:`OutputRow`).
+            the calls returned (children before their parents); the same list as ``rows``.
         first_divergent_module: dotted path of the first module (execution order) whose own
             ONNX nodes, re-run alone on the framework's inputs, are outside tolerance ("" is the
             root module); None when no module is.
-        first_divergent_nodes: that module's ONNX node names.
-        notes: what was skipped or approximated, and how the model was exported when that is
-            not what was asked for (see :class:`TorchCapture`).
-        report: the :func:`onnxdbg.compare` result's JSON (``run --json``'s object).
-        model: the ONNX model compared (bytes).
-        exporter, exported: the exporter that made the model and whether it was exported now
-            (see :class:`TorchCapture`).
+        module_class: the module's class.
+        exporter, exported: "dynamo" or "torchscript", and whether it was exported now.
     """
 
-    backend: str
-    atol: float
-    rtol: float
-    modules: List[ModuleRow]
-    outputs: List[OutputRow]
-    first_divergent_module: Optional[str]
-    first_divergent_nodes: List[str]
-    notes: List[str]
-    report: Dict[str, Any]
-    model: bytes = field(repr=False)
-    module_class: str = ""
-    opset: Optional[int] = None
-    node_count: int = 0
-    exporter: Optional[str] = None
-    exported: bool = False
-    _first: Optional[ModuleRow] = field(default=None, repr=False)
+    UNIT: ClassVar[str] = "module"
+    FRAMEWORK: ClassVar[str] = "pytorch"
+    TITLE: ClassVar[str] = "onnxdbg.torch"
+    MADE_BY: ClassVar[str] = "ONNX export"
+    EXPORTERS: ClassVar[Mapping[str, str]] = {"dynamo": "dynamo exporter",
+                                              "torchscript": "TorchScript exporter"}
 
     @property
-    def agree(self) -> bool:
-        """Every compared module output and final output is within tolerance."""
-        rows = [r.passed for r in self.modules if r.passed is not None]
-        rows += [o.passed for o in self.outputs if o.passed is not None]
-        return all(rows) and bool(rows)
+    def modules(self) -> List[ModuleRow]:
+        """The module rows (``rows``)."""
+        return self.rows
 
     @property
-    def verdict(self) -> str:
-        """"agree" or "disagree"."""
-        return "agree" if self.agree else "disagree"
+    def first_divergent_module(self) -> Optional[str]:
+        """The first divergent module's path (``first_divergent``)."""
+        return self.first_divergent
 
-    def verdict_line(self) -> str:
-        """One sentence: the verdict, and the first divergent module with its ONNX nodes."""
-        mapped = sum(r.mapped for r in self.modules)
-        tol = f"atol {self.atol:g}, rtol {self.rtol:g}"
-        compared = [r for r in self.modules if r.passed is not None]
-        compared += [o for o in self.outputs if o.passed is not None]
-        if not compared:
-            return ("verdict: disagree: nothing was compared (no module output and no final "
-                    "output maps to an ONNX tensor the backend produced)")
-        if self.agree:
-            return (f"verdict: agree: {mapped} of {len(self.modules)} module outputs mapped to "
-                    f"ONNX tensors and every one, and every final output, is within {tol} on "
-                    f"{self.backend}")
-        if self._first is not None:
-            r = self._first
-            own = f"{_fmt(r.own_error)}" if r.own_error is not None else "-"
-            return (f"verdict: disagree: first divergent module: {r.label} ({r.class_name}), "
-                    f"ONNX nodes {_nodes_label(self.first_divergent_nodes)}; alone on the "
-                    f"framework's inputs its error is {own}, outside {tol} on {self.backend}")
-        failing = [r for r in self.modules if r.passed is False]
-        if failing:
-            return (f"verdict: disagree: {len(failing)} module outputs outside {tol} on "
-                    f"{self.backend}, but none on its own (the difference is in code no mapped "
-                    f"module covers); first outside tolerance: {failing[0].label}")
-        return (f"verdict: disagree: the final outputs differ beyond {tol} on {self.backend}; "
-                f"no mapped module output does")
-
-    def __str__(self) -> str:
-        mapped = sum(r.mapped for r in self.modules)
-        made = {"dynamo": "dynamo exporter", "torchscript": "TorchScript exporter"}.get(
-            self.exporter or "", "exporter unknown")
-        made = (f"exported now by the {made}" if self.exported
-                else f"given, {made}" if self.exporter else "given")
-        lines = [f"onnxdbg.torch: {self.module_class or 'module'} against its ONNX export "
-                 f"({made}, {self.node_count} nodes, opset {self.opset}) on {self.backend}, "
-                 f"atol {self.atol:g} rtol {self.rtol:g}",
-                 f"{len(self.modules)} module outputs, {mapped} mapped to ONNX tensors", ""]
-        rows = []
-        for r in self.modules:
-            if not r.mapped:
-                result = "not mapped: " + r.reason
-            elif r.passed is None:
-                result = "not compared" + (f": {r.note}" if r.note else "")
-            else:
-                result = "pass" if r.passed else "FAIL"
-            nodes = "-" if not r.onnx_nodes else (
-                (r.onnx_node or r.onnx_nodes[-1])
-                + (f" (+{len(r.onnx_nodes) - 1})" if len(r.onnx_nodes) > 1 else ""))
-            rows.append([r.label, r.class_name, nodes,
-                         _shape_label(r.shape), _fmt(r.max_abs_error), _fmt(r.max_rel_error),
-                         _fmt(r.own_error), r.source or "-", result])
-        lines += _table(["module", "class", "ONNX nodes", "shape", "max abs err", "max rel err",
-                         "own err", "error is", "result"], rows, right=(4, 5, 6))
-        if self.outputs:
-            lines.append("")
-            out_rows = [[o.name, o.key or "-", _shape_label(o.shape), _fmt(o.max_abs_error),
-                         _fmt(o.max_rel_error),
-                         "-" if o.passed is None else ("pass" if o.passed else "FAIL")]
-                        for o in self.outputs]
-            lines += _table(["output", "module output", "shape", "max abs err", "max rel err",
-                             "result"], out_rows, right=(3, 4))
-        for r in self.modules:
-            if r.note and r.passed is not None:
-                lines.append(f"  note: {r.label}: {r.note}")
-        for n in self.notes:
-            lines.append(f"  note: {n}")
-        lines += ["", self.verdict_line()]
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        first = f" first={self.first_divergent_module!r}" if self.first_divergent_module else ""
-        return f"<onnxdbg.torch.TorchCompareResult {self.verdict}{first}>"
-
-    def to_json(self) -> Dict[str, Any]:
-        """The result as a JSON-ready dict: backend, atol, rtol, modules (each row's fields
-        plus "label"), outputs, first_divergent_module, first_divergent_nodes, agree, verdict,
-        verdict_line, notes, and "report" (:func:`onnxdbg.compare`'s JSON). Non-finite errors
-        are null, as in ``onnxdbg run --json``."""
-        def clean(d: Dict[str, Any]) -> Dict[str, Any]:
-            out = {}
-            for k, v in d.items():
-                if isinstance(v, float) and not math.isfinite(v):
-                    v = None
-                elif isinstance(v, tuple):
-                    v = list(v)
-                out[k] = v
-            return out
-
-        modules = []
-        for r in self.modules:
-            d = clean(dataclasses.asdict(r))
-            d["label"] = r.label
-            modules.append(d)
-        return {
-            "backend": self.backend,
-            "atol": self.atol,
-            "rtol": self.rtol,
-            "opset": self.opset,
-            "exporter": self.exporter,
-            "exported": self.exported,
-            "modules": modules,
-            "outputs": [clean(dataclasses.asdict(o)) for o in self.outputs],
-            "first_divergent_module": self.first_divergent_module,
-            "first_divergent_nodes": list(self.first_divergent_nodes),
-            "agree": self.agree,
-            "verdict": self.verdict,
-            "verdict_line": self.verdict_line(),
-            "notes": list(self.notes),
-            "report": self.report,
-        }
-
-    def overlay(self) -> Dict[str, Any]:
-        """The viewer's report object (``onnxdbg run --json``'s shape) with the module
-        errors: one "layerwise" row per ONNX node, carrying the error of the innermost mapped
-        module whose scope holds it (module label and class in "note"), "comparisons" for
-        the final outputs, "first_divergent_node" the first divergent module's producing node.
-        """
-        proto = onnx.load_from_string(self.model)
-        index = {n.name: i for i, n in enumerate(proto.graph.node) if n.name}
-        producer = {t: i for i, n in enumerate(proto.graph.node) for t in n.output}
-        # Innermost module per node: the mapped row with the fewest nodes that holds it.
-        best: Dict[str, ModuleRow] = {}
-        for r in self.modules:
-            if not r.mapped or r.passed is None:
-                continue
-            for n in r.onnx_nodes:
-                cur = best.get(n)
-                if cur is None or len(r.onnx_nodes) < len(cur.onnx_nodes):
-                    best[n] = r
-        rows = []
-        for n, r in sorted(best.items(), key=lambda kv: index.get(kv[0], -1)):
-            node = proto.graph.node[index[n]] if n in index else None
-            rows.append({
-                "tensor": r.onnx_tensor, "node": n, "node_index": index.get(n, -1),
-                "op_type": node.op_type if node is not None else "", "backend": self.backend,
-                "observed": True,
-                "note": f"module {r.label} ({r.class_name})" + (f": {r.reason}" if r.reason
-                                                               else ""),
-                "atol": self.atol, "rtol": self.rtol,
-                "max_abs_error": _json_num(r.max_abs_error),
-                "max_rel_error": _json_num(r.max_rel_error),
-                "own_error": _json_num(r.own_error), "error_source": r.source,
-                "pass": bool(r.passed), "module": r.path, "module_class": r.class_name,
-            })
-        comparisons = [{
-            "output": o.name, "backend": self.backend, "against": "pytorch",
-            "shape": list(o.shape), "atol": self.atol, "rtol": self.rtol,
-            "max_abs_error": _json_num(o.max_abs_error),
-            "max_rel_error": _json_num(o.max_rel_error),
-            "pass": bool(o.passed) if o.passed is not None else False, "reason": "",
-        } for o in self.outputs]
-        first = None
-        if self._first is not None and self._first.onnx_tensor is not None:
-            t = self._first.onnx_tensor
-            p = producer.get(t)
-            node = proto.graph.node[p] if p is not None else None
-            first = {"node": node.name if node is not None else "",
-                     "node_index": p if p is not None else -1,
-                     "op_type": node.op_type if node is not None else "",
-                     "backend": self.backend, "tensor": t,
-                     "own_error": _json_num(self._first.own_error), "basis": "module",
-                     "module": self._first.path, "precision": None, "repro": None}
-        return {"verdict": self.verdict, "verdict_line": self.verdict_line(),
-                "error_stat": "elemwise", "layerwise": rows, "comparisons": comparisons,
-                "first_divergent_node": first}
-
-    def to_html(self, path: Union[str, os.PathLike]) -> None:
-        """Writes the viewer page of the ONNX model (one self-contained HTML file at ``path``)
-        with every node painted with its module's error (see :meth:`overlay`).
-
-        Raises:
-            onnxdbg.Error: this build of onnxdbg has no viewer.
-        """
-        writer = getattr(onnxdbg, "_write_html_overlay", None)
-        if writer is None:
-            raise onnxdbg.Error("this build of onnxdbg has no HTML viewer")
-        writer(self.model, self.overlay(), path)
-
-
-def _json_num(v: Optional[float]) -> Optional[float]:
-    return v if v is not None and math.isfinite(v) else None
-
-
-class _Isolator:
-    """Re-runs a module's ONNX nodes alone on the framework's values of their inputs."""
-
-    def __init__(self, cap: TorchCapture, backend: str, atol: float, rtol: float):
-        self.cap = cap
-        self.backend = backend
-        self.atol = atol
-        self.rtol = rtol
-        self.proto = onnx.load_from_string(cap.model)
-        g = self.proto.graph
-        self.index = {n.name: i for i, n in enumerate(g.node) if n.name}
-        self.initializers = {t.name for t in g.initializer}
-        self.constants = {t for n in g.node if n.op_type == "Constant" for t in n.output}
-        self.calls = {(c.path, c.call_index): c for c in cap.calls}
-        self._reference: Optional[Dict[str, np.ndarray]] = None
-        self._types: Optional[Dict[str, TensorType]] = None
-
-    def reference(self) -> Dict[str, np.ndarray]:
-        if self._reference is None:
-            self._reference = onnxdbg.run(self.cap.model, self.cap.inputs, backend="reference",
-                                          intermediates=True)
-        return self._reference
-
-    def own_error(self, r: ModuleRow) -> Tuple[Optional[float], Optional[bool], str]:
-        """(own max abs error, own pass, note) of row ``r``; (None, None, why) when it cannot
-        be isolated."""
-        g = self.proto.graph
-        nodes = [g.node[self.index[n]] for n in r.onnx_nodes if n in self.index]
-        if not nodes or r.onnx_tensor is None:
-            return None, None, "not isolated: its ONNX nodes have no names"
-        produced = {t for n in nodes for t in n.output}
-        boundary: List[str] = []
-        for n in nodes:
-            for t in n.input:
-                if (t and t not in produced and t not in self.initializers
-                        and t not in self.constants and t not in boundary):
-                    boundary.append(t)
-        call = self.calls.get((r.path, r.call_index))
-        feeds: Dict[str, np.ndarray] = {}
-        from_reference: List[str] = []
-        for t in boundary:
-            if t in self.cap.golden:
-                feeds[t] = self.cap.golden[t]
-            elif t in self.cap.inputs:
-                feeds[t] = self.cap.inputs[t]
-            else:
-                value = self._call_input(call, t)
-                if value is None:
-                    value = self.reference().get(t)
-                    from_reference.append(t)
-                if value is None:
-                    return None, None, f"not isolated: no value for its input '{t}'"
-                feeds[t] = value
-        try:
-            sub = onnxdbg.extract(self.cap.model, inputs=boundary, outputs=[r.onnx_tensor])
-            out = onnxdbg.run(sub, feeds, backend=self.backend)
-        except onnxdbg.Error as e:
-            return None, None, f"not isolated: {e}"
-        got = out.get(r.onnx_tensor)
-        if got is None:
-            return None, None, "not isolated: the subgraph did not return the tensor"
-        golden = self.cap.golden[r.onnx_tensor]
-        err, _, ok = _errors(got, golden, self.atol, self.rtol)
-        note = ""
-        if from_reference:
-            note = ("isolated on the reference's values of " + ", ".join(from_reference)
-                    + " (no framework value)")
-        return err, ok, note
-
-    def _call_input(self, call: Optional[ModuleCall], tensor: str) -> Optional[np.ndarray]:
-        """The call's own input with the ONNX tensor's type (when exactly one value fits)."""
-        if call is None:
-            return None
-        if self._types is None:
-            self._types = _tensor_types(self.proto)
-        dtype, shape = self._types.get(tensor, (None, None))
-        fits = [i.value for i in call.inputs
-                if (dtype is None or i.value.dtype == dtype)
-                and (shape is None or _shape_matches(shape, i.value.shape))]
-        if not fits or any(not np.array_equal(f, fits[0]) for f in fits[1:]):
-            return None
-        if shape is None and len(call.inputs) != 1:
-            return None
-        return fits[0]
-
-
-def _compare_args(backend: Any, atol: Any, rtol: Any) -> None:
-    """Checks :func:`compare`'s own arguments: one backend name, tolerances >= 0."""
-    if not isinstance(backend, str) or not backend:
-        raise _usage("backend must be one backend name (a string), e.g. 'reference'")
-    for name, v in (("atol", atol), ("rtol", rtol)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-            raise _usage(f"{name} must be a number >= 0, not {v!r}")
-
-
-# ONNX tensor or graph output name -> the report's comparison of it on one backend.
-_Entries = Dict[str, Mapping[str, Any]]
-
-
-def _backend_entries(report: Mapping[str, Any], backend: str) -> Tuple[_Entries, _Entries]:
-    """The report's comparisons on ``backend`` (named with or without its options), over all
-    samples: the layerwise ones by ONNX tensor and the final ones by graph output."""
-    backend_name = backend.split(":", 1)[0]
-
-    def ours(row: Mapping[str, Any]) -> bool:
-        b = str(row.get("backend", ""))
-        return b in (backend, backend_name) or b.split(":", 1)[0] == backend_name
-
-    samples = report["samples"] if "samples" in report else [report]
-    layer = {e["tensor"]: e for s in samples for e in s.get("layerwise", []) if ours(e)}
-    finals = {e["output"]: e for s in samples for e in s.get("comparisons", []) if ours(e)}
-    return layer, finals
-
-
-def _scored_rows(rows: Sequence[ModuleRow], layer: _Entries, finals: _Entries,
-                 backend: str) -> List[ModuleRow]:
-    """Copies of the capture's rows with the errors of their mapped ONNX tensors on
-    ``backend`` (or a note where the backend did not observe them)."""
-    scored = [dataclasses.replace(r) for r in rows]
-    for r in scored:
-        if not r.mapped:
-            continue
-        e = layer.get(r.onnx_tensor) or finals.get(r.onnx_tensor)
-        if e is None:
-            r.note = f"not observed on {backend}"
-            continue
-        if "observed" in e and not e["observed"]:
-            r.note = e.get("note") or f"not observed on {backend}"
-            continue
-        r.max_abs_error = _finite(e.get("max_abs_error"))
-        r.max_rel_error = _finite(e.get("max_rel_error"))
-        r.passed = bool(e.get("pass"))
-        if r.max_abs_error is None and not r.passed:
-            r.max_abs_error = math.inf
-    return scored
-
-
-def _scored_outputs(outputs: Sequence[OutputRow], layer: _Entries,
-                    finals: _Entries) -> List[OutputRow]:
-    """Copies of the capture's graph outputs with their errors (where compared)."""
-    scored = [dataclasses.replace(o) for o in outputs]
-    for o in scored:
-        e = finals.get(o.name) or layer.get(o.name)
-        if e is None:
-            continue
-        o.max_abs_error = _finite(e.get("max_abs_error"))
-        o.max_rel_error = _finite(e.get("max_rel_error"))
-        o.passed = bool(e.get("pass"))
-    return scored
-
-
-def _isolate_failures(cap: TorchCapture, rows: Sequence[ModuleRow], backend: str,
-                      atol: float, rtol: float) -> Optional[ModuleRow]:
-    """Re-runs the ONNX nodes of every row outside tolerance alone (once per tensor and node
-    set) and sets its own error, note and source; returns the first row whose error is its
-    own (None when there is none)."""
-    iso = _Isolator(cap, backend, atol, rtol)
-    own_cache: Dict[str, Tuple[Optional[float], Optional[bool], str]] = {}
-    first: Optional[ModuleRow] = None
-    for r in rows:
-        if r.passed is not False:
-            continue
-        key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
-        if key not in own_cache:
-            own_cache[key] = iso.own_error(r)
-        err, ok, note = own_cache[key]
-        r.own_error = err
-        if note:
-            r.note = note
-        if ok is not None:
-            r.source = "inherited" if ok else "own"
-        if r.source == "own" and first is None:
-            first = r
-    return first
+    @property
+    def module_class(self) -> str:
+        """The module's class name (``model_class``)."""
+        return self.model_class
 
 
 def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
@@ -1750,23 +1072,10 @@ def compare(module: torch.nn.Module, args: Union[Tuple[Any, ...], Any],
         onnxdbg.UsageError: misuse (see :func:`capture`; a backend that is not a string).
         onnxdbg.Error: the ONNX model cannot be loaded or run.
     """
-    _compare_args(backend, atol, rtol)
+    check_compare_args(backend, atol, rtol)
     cap = capture(module, args, kwargs, onnx_model=onnx_model, opset=opset,
                   export_kwargs=export_kwargs)
-    res = onnxdbg.compare(cap.model, backends=(backend,), inputs=cap.inputs, golden=cap.golden,
-                          atol=float(atol), rtol=float(rtol), layerwise=True)
-    report = res.to_json()
-    layer, finals = _backend_entries(report, backend)
-    rows = _scored_rows(cap.rows, layer, finals, backend)
-    outputs = _scored_outputs(cap.outputs, layer, finals)
-    first = _isolate_failures(cap, rows, backend, float(atol), float(rtol))
-    return TorchCompareResult(
-        backend=backend, atol=float(atol), rtol=float(rtol), modules=rows, outputs=outputs,
-        first_divergent_module=first.path if first is not None else None,
-        first_divergent_nodes=list(first.onnx_nodes) if first is not None else [],
-        notes=list(cap.notes), report=report, model=cap.model, module_class=cap.module_class,
-        opset=cap.opset, node_count=cap.node_count, exporter=cap.exporter,
-        exported=cap.exported, _first=first)
+    return compare_capture(cap, TorchCompareResult, backend, atol, rtol)
 
 
 # Export failures diagnosed before an ONNX file exists (python/onnxdbg/torch_export.py); imported

@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from . import torch as _bridge
+from . import torch as _torch_bridge
 
 __all__ = ["diagnose_export", "ExportDiagnosis", "ExportAttempt", "FailingModule"]
 
@@ -143,10 +143,10 @@ def _export_once(module: torch.nn.Module, args: Tuple[Any, ...], exporter: str,
             if exporter == "dynamo":
                 torch.onnx.export(module, tuple(args), dynamo=True, verbose=False, **ex)
             else:
-                _bridge._export_torchscript(module, args, {}, ex, _bridge._has_dynamo())
+                _torch_bridge._export_torchscript(module, args, {}, ex, _torch_bridge._has_dynamo())
         except Exception as e:  # noqa: BLE001: every export error is a diagnosis
             kind, op, needs = _classify(e)
-            return ExportAttempt(exporter, opset, "failed", kind, _bridge._error_line(e), op,
+            return ExportAttempt(exporter, opset, "failed", kind, _torch_bridge._error_line(e), op,
                                  needs, seconds=time.perf_counter() - t0)
     traced = [f"{os.path.basename(w.filename)}:{w.lineno}: {str(w.message).splitlines()[0]}"
               for w in caught if type(w.message).__name__ == "TracerWarning"]
@@ -170,7 +170,7 @@ def _try_exporter(module: torch.nn.Module, args: Tuple[Any, ...], exporter: str,
                   opsets: List[int]) -> List[ExportAttempt]:
     """Attempts at ascending opsets until one works: an error naming the opset that has its op
     jumps there; another error goes to the next opset. Returns every attempt, in order."""
-    if exporter == "dynamo" and not _bridge._has_dynamo():
+    if exporter == "dynamo" and not _torch_bridge._has_dynamo():
         return [ExportAttempt("dynamo", None, "not available",
                               error=f"torch {torch.__version__} has no dynamo exporter")]
     if exporter == "dynamo":
@@ -404,7 +404,7 @@ class ExportDiagnosis:
                 module_name=type(sub).__module__, pt=os.path.abspath(pt),
                 npz=os.path.abspath(npz), nargs=len(args), opset=f.attempt.opset,
                 dynamo=", dynamo=True" if f.attempt.exporter == "dynamo"
-                else ", dynamo=False" if _bridge._has_dynamo() else ""))
+                else ", dynamo=False" if _torch_bridge._has_dynamo() else ""))
         return path
 
 
@@ -434,7 +434,7 @@ def diagnose_export(module: torch.nn.Module, args: Any, *,
             tb = tb.tb_next
         where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}" if tb else ""
         return ExportDiagnosis(False, [], {}, [], [], 0, time.perf_counter() - t0,
-                               _bridge._error_line(e) + where)
+                               _torch_bridge._error_line(e) + where)
     inputs[""] = call_args
     tried = _opsets(opsets)
     attempts: List[ExportAttempt] = []
