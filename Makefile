@@ -138,6 +138,9 @@ bench: build models bench-models
 	@bash bench/structure.sh $(BUILD)/onnxdbg $(MODELS)
 	@bash bench/layerwise.sh $(BUILD) $(MODELS)
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/python_api.py
+	@if [ -x $(BUILD)/tf-venv/bin/python ]; then PYTHONPATH=$(BUILD)/python \
+	  $(BUILD)/tf-venv/bin/python bench/python_api.py --tf; \
+	  else echo "onnxdbg.tf benchmark skipped: run make test-tf first (it installs TensorFlow)"; fi
 	@PYTHONPATH=$(BUILD)/python $(PYTHON) bench/export_diagnosis.py
 	@bash bench/big_model.sh $(BUILD)
 	@bash bench/batch.sh $(BUILD)

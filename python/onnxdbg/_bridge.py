@@ -17,8 +17,8 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
-from typing import (Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple,
-                    Union)
+from typing import (Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Set,
+                    Tuple, Union)
 
 import numpy as np
 import onnx
@@ -42,6 +42,16 @@ ONNX_TO_NUMPY = {
     onnx.TensorProto.UINT64: np.dtype(np.uint64),
     onnx.TensorProto.BOOL: np.dtype(np.bool_),
 }
+
+
+
+def _onnx_dtype(dtype: np.dtype) -> int:
+    """The TensorProto element type of a numpy dtype."""
+    for elem, np_dtype in ONNX_TO_NUMPY.items():
+        if np_dtype == dtype:
+            return elem
+    raise usage(f"no ONNX element type for numpy {dtype}")
+
 
 # (numpy dtype or None, shape or None; a symbolic dimension is its name).
 TensorType = Tuple[Optional[np.dtype], Optional[Tuple[Any, ...]]]
@@ -129,6 +139,9 @@ class LayerRow:
         passed: within atol + rtol * |golden| element-wise; None when not compared.
         note: how the layer was isolated (inputs without a framework value) or why it could
             not be compared.
+        fused_into: for an output that is not mapped because the exporter fused the layer into
+            a later one (Conv + BatchNormalization into one Conv), that layer's label: its
+            tensor, compared, includes this layer's computation. None otherwise.
     """
 
     path: str
@@ -149,6 +162,7 @@ class LayerRow:
     passed: Optional[bool] = None
     note: str = ""
     onnx_node: Optional[str] = None
+    fused_into: Optional[str] = None
 
     @property
     def label(self) -> str:
@@ -412,6 +426,7 @@ class BridgeResult:
     FRAMEWORK: ClassVar[str] = "framework"  # the "against" of the final outputs' comparisons
     TITLE: ClassVar[str] = "onnxdbg"  # the header's first word
     MADE_BY: ClassVar[str] = "ONNX model"  # "ONNX export", "ONNX conversion"
+    MADE_VERB: ClassVar[str] = "exported"  # "converted"
     EXPORTERS: ClassVar[Mapping[str, str]] = {}  # exporter -> its name in the header
 
     backend: str
@@ -455,8 +470,8 @@ class BridgeResult:
                     f"output maps to an ONNX tensor the backend produced)")
         if self.agree:
             return (f"verdict: agree: {mapped} of {len(self.rows)} {unit} outputs mapped to "
-                    f"ONNX tensors and every one, and every final output, is within {tol} on "
-                    f"{self.backend}")
+                    f"ONNX tensors{self._fused_words()} and every one, and every final output, "
+                    f"is within {tol} on {self.backend}")
         if self._first is not None:
             r = self._first
             own = fmt(r.own_error) if r.own_error is not None else "-"
@@ -471,10 +486,15 @@ class BridgeResult:
         return (f"verdict: disagree: the final outputs differ beyond {tol} on {self.backend}; "
                 f"no mapped {unit} output does")
 
+    def _fused_words(self) -> str:
+        fused = sum(r.fused_into is not None for r in self.rows)
+        return f" ({fused} more fused into them by the exporter)" if fused else ""
+
     def _made(self) -> str:
         made = self.EXPORTERS.get(self.exporter or "", "exporter unknown")
         if self.exported:
-            return f"exported now by the {made}"
+            the = "the " if made.endswith("exporter") else ""
+            return f"{self.MADE_VERB} now by {the}{made}"
         return f"given, {made}" if self.exporter else "given"
 
     def __str__(self) -> str:
@@ -483,7 +503,8 @@ class BridgeResult:
         lines = [f"{self.TITLE}: {self.model_class or unit} against its {self.MADE_BY} "
                  f"({self._made()}, {self.node_count} nodes, opset {self.opset}) on "
                  f"{self.backend}, atol {self.atol:g} rtol {self.rtol:g}",
-                 f"{len(self.rows)} {unit} outputs, {mapped} mapped to ONNX tensors", ""]
+                 f"{len(self.rows)} {unit} outputs, {mapped} mapped to ONNX tensors"
+                 f"{self._fused_words()}", ""]
         rows = []
         for r in self.rows:
             if not r.mapped:
@@ -625,6 +646,17 @@ class BridgeResult:
         writer(self.model, self.overlay(), path)
 
 
+@dataclass
+class _Plan:
+    """How to re-run one row alone: its node indices (graph order), the values of the tensors
+    they read from outside, and a note on values that are not the framework's."""
+
+    row: LayerRow
+    nodes: List[int]
+    feeds: Dict[str, np.ndarray]
+    note: str
+
+
 class _Isolator:
     """Re-runs a layer's ONNX nodes alone on the framework's values of their inputs."""
 
@@ -648,17 +680,17 @@ class _Isolator:
                                           intermediates=True)
         return self._reference
 
-    def own_error(self, r: LayerRow) -> Tuple[Optional[float], Optional[bool], str]:
-        """(own max abs error, own pass, note) of row ``r``; (None, None, why) when it cannot
-        be isolated."""
+    def plan(self, r: LayerRow) -> Union[_Plan, str]:
+        """Row ``r``'s ONNX nodes, the tensors they read from outside and the framework's value
+        of each (the reference's where the framework has none); why not, as a string."""
         g = self.proto.graph
-        nodes = [g.node[self.index[n]] for n in r.onnx_nodes if n in self.index]
+        nodes = sorted(self.index[n] for n in r.onnx_nodes if n in self.index)
         if not nodes or r.onnx_tensor is None:
-            return None, None, "not isolated: its ONNX nodes have no names"
-        produced = {t for n in nodes for t in n.output}
+            return "not isolated: its ONNX nodes have no names"
+        produced = {t for i in nodes for t in g.node[i].output}
         boundary: List[str] = []
-        for n in nodes:
-            for t in n.input:
+        for i in nodes:
+            for t in g.node[i].input:
                 if (t and t not in produced and t not in self.initializers
                         and t not in self.constants and t not in boundary):
                     boundary.append(t)
@@ -676,22 +708,99 @@ class _Isolator:
                     value = self.reference().get(t)
                     from_reference.append(t)
                 if value is None:
-                    return None, None, f"not isolated: no value for its input '{t}'"
+                    return f"not isolated: no value for its input '{t}'"
                 feeds[t] = value
-        try:
-            sub = onnxdbg.extract(self.cap.model, inputs=boundary, outputs=[r.onnx_tensor])
-            out = onnxdbg.run(sub, feeds, backend=self.backend)
-        except onnxdbg.Error as e:
-            return None, None, f"not isolated: {e}"
-        got = out.get(r.onnx_tensor)
-        if got is None:
-            return None, None, "not isolated: the subgraph did not return the tensor"
-        err, _, ok = errors(got, self.cap.golden[r.onnx_tensor], self.atol, self.rtol)
         note = ""
         if from_reference:
             note = ("isolated on the reference's values of " + ", ".join(from_reference)
                     + " (no framework value)")
-        return err, ok, note
+        return _Plan(r, nodes, feeds, note)
+
+    def own_error(self, r: LayerRow) -> Tuple[Optional[float], Optional[bool], str]:
+        """(own max abs error, own pass, note) of row ``r`` re-run alone (its nodes extracted
+        into a model of their own); (None, None, why) when it cannot be isolated."""
+        plan = self.plan(r)
+        if isinstance(plan, str):
+            return None, None, plan
+        try:
+            sub = onnxdbg.extract(self.cap.model, inputs=list(plan.feeds),
+                                  outputs=[r.onnx_tensor])
+            out = onnxdbg.run(sub, plan.feeds, backend=self.backend)
+        except onnxdbg.Error as e:
+            return None, None, f"not isolated: {e}"
+        return self._score(plan, out.get(r.onnx_tensor))
+
+    def _score(self, plan: _Plan, got: Optional[np.ndarray]
+               ) -> Tuple[Optional[float], Optional[bool], str]:
+        if got is None:
+            return None, None, "not isolated: the subgraph did not return the tensor"
+        r = plan.row
+        err, _, ok = errors(got, self.cap.golden[r.onnx_tensor], self.atol, self.rtol)
+        return err, ok, plan.note
+
+    def own_errors(self, rows: Sequence[LayerRow]
+                   ) -> List[Tuple[Optional[float], Optional[bool], str]]:
+        """:meth:`own_error` of every row, in as few runs as the rows allow: rows whose node
+        sets do not overlap run together in one model, each reading its own copies of its
+        boundary tensors (so no row sees another's output); a row whose nodes hold subgraphs
+        (If/Loop bodies may read outer tensors by name), or a batch that fails, runs alone."""
+        results: List[Optional[Tuple[Optional[float], Optional[bool], str]]] = [None] * len(rows)
+        batches: List[Tuple[Set[int], List[Tuple[int, _Plan]]]] = []
+        for k, r in enumerate(rows):
+            plan = self.plan(r)
+            if isinstance(plan, str):
+                results[k] = (None, None, plan)
+                continue
+            g = self.proto.graph
+            if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+                   for i in plan.nodes for a in g.node[i].attribute):
+                results[k] = self.own_error(r)
+                continue
+            nodes = set(plan.nodes)
+            batch = next((b for b in batches if not b[0] & nodes), None)
+            if batch is None:
+                batches.append((set(), []))
+                batch = batches[-1]
+            batch[0].update(nodes)
+            batch[1].append((k, plan))
+        for _, plans in batches:
+            try:
+                model, feeds = self._batch_model([p for _, p in plans])
+                out = onnxdbg.run(model, feeds, backend=self.backend)
+            except onnxdbg.Error:
+                for k, p in plans:
+                    results[k] = self.own_error(p.row)
+                continue
+            for k, p in plans:
+                results[k] = self._score(p, out.get(p.row.onnx_tensor))
+        return [r if r is not None else (None, None, "not isolated") for r in results]
+
+    def _batch_model(self, plans: Sequence[_Plan]) -> Tuple[bytes, Dict[str, np.ndarray]]:
+        """One model holding every plan's nodes, plan j's boundary tensor T read from its own
+        graph input "T::isolated<j>", and every plan's tensor as a graph output."""
+        g = self.proto.graph
+        nodes, inputs, feeds, outputs = [], [], {}, []
+        for j, p in enumerate(plans):
+            renamed = {t: f"{t}::isolated{j}" for t in p.feeds}
+            for t, v in p.feeds.items():
+                feeds[renamed[t]] = v
+                inputs.append(onnx.helper.make_tensor_value_info(
+                    renamed[t], _onnx_dtype(v.dtype), v.shape))
+            for i in p.nodes:
+                n = onnx.NodeProto()
+                n.CopyFrom(g.node[i])
+                n.input[:] = [renamed.get(t, t) for t in n.input]
+                nodes.append(n)
+            want = self.cap.golden[p.row.onnx_tensor]
+            if p.row.onnx_tensor not in {o.name for o in outputs}:
+                outputs.append(onnx.helper.make_tensor_value_info(
+                    p.row.onnx_tensor, _onnx_dtype(want.dtype), None))
+        graph = onnx.helper.make_graph(nodes, "isolated", inputs, outputs,
+                                       initializer=list(g.initializer))
+        model = onnx.helper.make_model(graph, opset_imports=list(self.proto.opset_import),
+                                       ir_version=self.proto.ir_version)
+        model.functions.extend(self.proto.functions)
+        return model.SerializeToString(), feeds
 
     def _call_input(self, call: Optional[LayerCall], tensor: str) -> Optional[np.ndarray]:
         """The call's own input with the ONNX tensor's type, in its layout (when exactly one
@@ -778,15 +887,20 @@ def _isolate_failures(cap: Capture, rows: Sequence[LayerRow], backend: str, atol
     if not isolate:
         return next((r for r in rows if r.passed is False), None)
     iso = _Isolator(cap, backend, atol, rtol)
-    own_cache: Dict[str, Tuple[Optional[float], Optional[bool], str]] = {}
+    keys: Dict[str, int] = {}  # one isolation per tensor and node set
+    todo: List[LayerRow] = []
+    for r in rows:
+        if r.passed is False:
+            key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
+            if key not in keys:
+                keys[key] = len(todo)
+                todo.append(r)
+    own = iso.own_errors(todo)
     first: Optional[LayerRow] = None
     for r in rows:
         if r.passed is not False:
             continue
-        key = f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"
-        if key not in own_cache:
-            own_cache[key] = iso.own_error(r)
-        err, ok, note = own_cache[key]
+        err, ok, note = own[keys[f"{r.onnx_tensor}|{','.join(r.onnx_nodes)}"]]
         r.own_error = err
         if note:
             r.note = note

@@ -80,39 +80,56 @@ def _layers(model: Any) -> List[Any]:
     return list(getattr(model, "submodules", ()))
 
 
-def _run_recorded(model: Any, args: Any) -> Tuple[List[LayerCall], Any]:
+def _run_recorded(model: Any, args: Any, notes: List[str]) -> Tuple[List[LayerCall], Any]:
     """Runs ``model(args, training=False)`` eagerly with every layer's ``call`` recorded;
     returns the calls in return order (children before parents; a call's ``path`` is the names
-    of the layers it runs inside, joined by "/") and the model's output."""
+    of the layers it runs inside, joined by "/") and the model's output. The layers inside a
+    recurrent layer (its cell, once per time step) are not recorded; ``notes`` says so."""
     calls: List[LayerCall] = []
     stack: List[str] = []
     counters: Dict[str, int] = defaultdict(int)
     starts = [0]
     keep: List[Any] = []  # the tensors whose id() the calls hold, alive to the end
 
+    rnn = getattr(tf.keras.layers, "RNN", ())
+    inside_rnn = [0]  # open calls of recurrent layers: their cells run once per time step
+    recurrent: List[str] = []
+
     def recorded(layer: Any, original: Any):
         def call(*a, **k):
-            tensors, _ = _flatten(list(a))
-            keep.extend(t for _, t in tensors)
-            inputs = [CallTensor(key, _numpy(t), id(t)) for key, t in tensors]
-            stack.append(layer.name)
-            path = "/".join(stack)
-            start = starts[0]
-            starts[0] += 1
+            if inside_rnn[0]:
+                return original(*a, **k)
+            is_rnn = isinstance(layer, rnn)
+            if is_rnn and layer.name not in recurrent:
+                recurrent.append(layer.name)
+            inside_rnn[0] += is_rnn
             try:
-                out = original(*a, **k)
+                return record(layer, original, a, k)
             finally:
-                stack.pop()
-            tensors, other = _flatten(out)
-            keep.extend(t for _, t in tensors)
-            counters[path] += 1
-            calls.append(LayerCall(path=path, class_name=type(layer).__name__,
-                                   call_index=counters[path], calls=0, order=len(calls),
-                                   start=start, inputs=inputs,
-                                   outputs=[CallTensor(key, _numpy(t), id(t))
-                                            for key, t in tensors], skipped=other))
-            return out
+                inside_rnn[0] -= is_rnn
         return call
+
+    def record(layer: Any, original: Any, a: Tuple[Any, ...], k: Dict[str, Any]) -> Any:
+        tensors, _ = _flatten(list(a))
+        keep.extend(t for _, t in tensors)
+        inputs = [CallTensor(key, _numpy(t), id(t)) for key, t in tensors]
+        stack.append(layer.name)
+        path = "/".join(stack)
+        start = starts[0]
+        starts[0] += 1
+        try:
+            out = original(*a, **k)
+        finally:
+            stack.pop()
+        tensors, other = _flatten(out)
+        keep.extend(t for _, t in tensors)
+        counters[path] += 1
+        calls.append(LayerCall(path=path, class_name=type(layer).__name__,
+                               call_index=counters[path], calls=0, order=len(calls),
+                               start=start, inputs=inputs,
+                               outputs=[CallTensor(key, _numpy(t), id(t))
+                                        for key, t in tensors], skipped=other))
+        return out
 
     patched = []
     try:
@@ -129,6 +146,9 @@ def _run_recorded(model: Any, args: Any) -> Tuple[List[LayerCall], Any]:
                 del layer.call
     for c in calls:
         c.calls = counters[c.path]
+    if recurrent:
+        notes.append(f"{', '.join(recurrent)}: recurrent, compared as a whole (its cell runs once "
+                     f"per time step in TensorFlow; tf2onnx converts the recurrence into one op)")
     return calls, out
 
 
@@ -291,6 +311,7 @@ class _Mapper:
         self.reasons: Dict[Tuple[int, str], str] = {}
         self.owner: Dict[int, int] = {}  # node -> owning call order
         self.mapped: Dict[Tuple[int, str], Tuple[str, List[int], str]] = {}
+        self.fused_into: Dict[Tuple[int, str], str] = {}  # unmapped output -> the layer's label
 
     def run(self) -> None:
         self._instances()
@@ -376,13 +397,16 @@ class _Mapper:
 
     def _map_call(self, c: LayerCall, nodes: List[int]) -> None:
         if not nodes:
-            why = self._fused_into(c) or ("returns its input unchanged (an identity at "
+            why, into = self._fused_into(c)
+            why = why or ("returns its input unchanged (an identity at "
                                           "inference): no ONNX nodes of its own"
                                           if self._identity(c) else
                                           "no ONNX nodes in its scope (folded into constants or "
                                           "removed by tf2onnx's optimizer)")
             for o in c.outputs:
                 self.reasons[(c.order, o.key)] = why
+                if into is not None:
+                    self.fused_into[(c.order, o.key)] = into
             return
         leaving = self._leaving(nodes)
         taken: Set[str] = set()
@@ -428,16 +452,18 @@ class _Mapper:
             i.value.shape == o.value.shape and np.array_equal(i.value, o.value)
             for i in c.inputs) for o in c.outputs)
 
-    def _fused_into(self, c: LayerCall) -> str:
-        """Why a call without nodes has none: a node of a later layer reads its constants."""
+    def _fused_into(self, c: LayerCall) -> Tuple[str, Optional[str]]:
+        """Why a call without nodes has none, and the layer it was fused into: a node of a
+        later layer reads its constants (("", None) when none does)."""
         key = self.key_of.get(c.order)
         for i, n in enumerate(self.g.nodes):
             for t in self.g.own_constants(i):
                 if key is not None and self._within(self.g.chain(t), key) and i in self.owner:
                     other = next(x for x in self.calls if x.order == self.owner[i])
                     return (f"fused by tf2onnx with {other.path} ({other.class_name}) into "
-                            f"{n.name or n.op_type}: its own output is not in the ONNX graph")
-        return ""
+                            f"{n.name or n.op_type}: its own output is not in the ONNX graph",
+                            other.label)
+        return "", None
 
 
 # --- capture -------------------------------------------------------------------------------------
@@ -584,7 +610,7 @@ def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
     layers = _layers(model)
     graph = _Graph(proto, {l.name for l in layers})
     _graph_inputs(graph, named)  # refused here, before the TensorFlow run
-    calls, out = _run_recorded(model, args)
+    calls, out = _run_recorded(model, args, notes)
     mapper = _Mapper(graph, calls)
     mapper.run()
     pairs = [(tuple(o.value.shape), graph.types.get(mapper.mapped[(c.order, o.key)][0],
@@ -617,7 +643,8 @@ def _rows(calls: Sequence[LayerCall], mapper: _Mapper, graph: _Graph,
             row = LayerRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
                            calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
                            shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
-                           reason=mapper.reasons.get(k, "not mapped"))
+                           reason=mapper.reasons.get(k, "not mapped"),
+                           fused_into=mapper.fused_into.get(k))
             rows.append(row)
             if k not in mapper.mapped:
                 continue
@@ -685,6 +712,7 @@ class TFCompareResult(BridgeResult):
     FRAMEWORK: ClassVar[str] = "tensorflow"
     TITLE: ClassVar[str] = "onnxdbg.tf"
     MADE_BY: ClassVar[str] = "ONNX conversion"
+    MADE_VERB: ClassVar[str] = "converted"
     EXPORTERS: ClassVar[Mapping[str, str]] = {"tf2onnx": "tf2onnx"}
 
     @property

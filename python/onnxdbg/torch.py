@@ -557,6 +557,7 @@ class _Mapper:
         self.mapped: Dict[Tuple[int, str], Tuple[str, List[int], str]] = {}
         self.reasons: Dict[Tuple[int, str], str] = {}
         self.instance_of: Dict[int, str] = {}
+        self.fused_into: Dict[Tuple[int, str], str] = {}  # unmapped output -> the module's label
 
     def run(self) -> None:
         by_path: Dict[str, List[ModuleCall]] = defaultdict(list)
@@ -761,6 +762,7 @@ class _Mapper:
             self.reasons[(prev.order, pout.key)] = (
                 f"fused by the exporter with {c.path} ({c.class_name}) into {pname}: its own "
                 f"output is not in the ONNX graph")
+            self.fused_into[(prev.order, pout.key)] = c.label
             self.mapped[(c.order, out.key)] = (
                 t, pnodes, f"fused by the exporter into {pname} with {prev.path} "
                 f"({prev.class_name})")
@@ -790,6 +792,7 @@ class _Mapper:
                 f"fused by the exporter ({', '.join(fusing)}) with {nxt.path} "
                 f"({nxt.class_name}) into {self.g.node_name(producer)}: its own output is not "
                 f"in the ONNX graph")
+            self.fused_into[(c.order, out.key)] = nxt.label
 
     def _same_objects(self) -> None:
         """A call that returned the very tensor an earlier call returned (a container ending in
@@ -895,7 +898,8 @@ def _module_rows(calls: Sequence[ModuleCall], mapper: _Mapper, graph: _Graph,
             row = ModuleRow(path=c.path, class_name=c.class_name, call_index=c.call_index,
                             calls=c.calls, output_key=o.key, onnx_nodes=[], onnx_tensor=None,
                             shape=tuple(o.value.shape), dtype=str(o.value.dtype), mapped=False,
-                            reason=mapper.reasons.get(k, "not mapped"))
+                            reason=mapper.reasons.get(k, "not mapped"),
+                            fused_into=mapper.fused_into.get(k))
             if k in mapper.mapped:
                 t, nodes, how = mapper.mapped[k]
                 if t in golden and not np.array_equal(golden[t], o.value, equal_nan=True):

@@ -1,0 +1,208 @@
+"""onnxdbg.tf.compare with TensorFlow and tf2onnx from PyPI (make test-tf; skipped where
+TensorFlow is missing, as with Debian's python3 in make test): Keras Applications models with
+seeded weights (MobileNetV2 at 96x96, ResNet50 at 64x64) agreeing with their tf2onnx conversion
+and, with one depthwise conv's weights changed in the ONNX, that layer named as the first
+divergent one with its own error; a small LSTM, a tf.cond that tf2onnx turns into If, a
+subclassed model with a nested layer, and the refusals of bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+tf2onnx = pytest.importorskip("tf2onnx")
+
+import onnx  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
+
+import onnxdbg  # noqa: E402
+
+keras = tf.keras
+
+
+def seeded_batchnorms(model, seed=0):
+    """Random moving statistics, scales and shifts for every BatchNormalization (a fresh model
+    has mean 0, variance 1, scale 1, shift 0: the fusions tf2onnx makes would hide nothing)."""
+    rng = np.random.default_rng(seed)
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.BatchNormalization):
+            gamma, beta, mean, var = layer.get_weights()
+            layer.set_weights([rng.uniform(0.5, 1.5, gamma.shape).astype("f"),
+                               rng.normal(0, 0.1, beta.shape).astype("f"),
+                               rng.normal(0, 0.1, mean.shape).astype("f"),
+                               rng.uniform(0.5, 1.5, var.shape).astype("f")])
+    return model
+
+
+def convert(model, x, opset=13):
+    spec = (tf.TensorSpec(x.shape, tf.float32, name="input"),)
+    proto, _ = tf2onnx.convert.from_keras(model, input_signature=spec, opset=opset)
+    return proto
+
+
+def covered(result):
+    """Layer outputs with an ONNX tensor, or fused by tf2onnx into one that has."""
+    return sum(r.mapped or r.fused_into is not None for r in result.layers)
+
+
+@pytest.fixture(scope="module")
+def mobilenet():
+    keras.utils.set_random_seed(0)
+    model = seeded_batchnorms(keras.applications.MobileNetV2(input_shape=(96, 96, 3),
+                                                             weights=None))
+    x = np.random.default_rng(0).standard_normal((1, 96, 96, 3)).astype(np.float32)
+    return model, x, convert(model, x)
+
+
+def test_mobilenetv2_agrees_with_its_conversion(mobilenet):
+    model, x, proto = mobilenet
+    r = onnxdbg.tf.compare(model, x, onnx_model=proto)
+    assert r.agree, str(r)
+    assert r.first_divergent_layer is None and r.first_divergent_nodes == []
+    assert covered(r) >= 0.9 * len(r.layers), str(r)
+    assert sum(r.mapped for r in r.layers) >= 100
+    rows = {row.path: row for row in r.layers}
+    # tf2onnx fuses Conv + BatchNormalization into one Conv named after neither ("Conv__235").
+    assert not rows["Conv1"].mapped and "fused by tf2onnx with bn_Conv1" in rows["Conv1"].reason
+    assert rows["bn_Conv1"].mapped and rows["bn_Conv1"].passed
+    assert rows["block_3_depthwise"].onnx_tensor.endswith("block_3_depthwise_1/depthwise:0")
+    # 1x24x24x24 fits every permutation: the rank's permutation is taken, not identity.
+    assert rows["block_1_project_BN"].passed, str(r)
+    assert any("NHWC -> NCHW perm [0, 3, 1, 2]" in n for n in r.notes), r.notes
+    assert r.outputs and r.outputs[0].passed
+    text = str(r)
+    assert text.startswith("onnxdbg.tf: Functional against its ONNX conversion (given, tf2onnx")
+    assert "verdict: agree" in text
+    data = r.to_json()
+    json.dumps(data)
+    assert data["first_divergent_layer"] is None and len(data["layers"]) == len(r.layers)
+
+
+def test_a_changed_depthwise_conv_is_named_with_its_own_error(mobilenet, tmp_path):
+    model, x, proto = mobilenet
+    changed = onnx.ModelProto()
+    changed.CopyFrom(proto)
+    node = next(n for n in changed.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
+    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
+    w = numpy_helper.to_array(init) * np.float32(1.2)
+    init.CopyFrom(numpy_helper.from_array(w, init.name))
+    r = onnxdbg.tf.compare(model, x, onnx_model=changed)
+    assert not r.agree
+    assert r.first_divergent_layer == "block_3_depthwise", str(r)
+    assert r.first_divergent_nodes == [node.name]
+    rows = {row.path: row for row in r.layers}
+    first = rows["block_3_depthwise"]
+    assert first.source == "own" and first.own_error > 1e-3 and not first.passed
+    # Everything before it agrees; what comes after inherits the error.
+    assert rows["block_3_expand_relu"].passed
+    assert rows["block_3_depthwise_BN"].source == "inherited"
+    assert rows["block_3_depthwise_BN"].own_error < 1e-4
+    assert "first divergent layer: block_3_depthwise (DepthwiseConv2D)" in r.verdict_line()
+    page = tmp_path / "mnv2.html"
+    r.to_html(page)
+    html = page.read_text()
+    assert "block_3_depthwise" in html and len(html) > 10000
+    assert r.overlay()["first_divergent_node"]["layer"] == "block_3_depthwise"
+
+
+def test_without_isolation_the_first_row_outside_tolerance_is_named(mobilenet):
+    model, x, proto = mobilenet
+    changed = onnx.ModelProto()
+    changed.CopyFrom(proto)
+    node = next(n for n in changed.graph.node if n.name.endswith("block_5_depthwise_1/depthwise"))
+    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
+    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(0.5),
+                                          init.name))
+    r = onnxdbg.tf.compare(model, x, onnx_model=changed, isolate=False)
+    assert r.first_divergent_layer == "block_5_depthwise"
+    assert all(row.source is None for row in r.layers)
+
+
+def test_resnet50_agrees():
+    keras.utils.set_random_seed(1)
+    model = seeded_batchnorms(keras.applications.ResNet50(input_shape=(64, 64, 3),
+                                                          weights=None), seed=1)
+    x = np.random.default_rng(1).standard_normal((1, 64, 64, 3)).astype(np.float32)
+    r = onnxdbg.tf.compare(model, x, onnx_model=convert(model, x), atol=1e-3, rtol=1e-3)
+    assert r.agree, str(r)
+    assert covered(r) >= 0.9 * len(r.layers), str(r)
+
+
+def test_a_small_lstm_converted_in_memory():
+    keras.utils.set_random_seed(2)
+    x_in = keras.Input(shape=(7, 5), name="seq")
+    h = keras.layers.LSTM(6, name="lstm")(x_in)
+    y = keras.layers.Dense(3, name="head")(h)
+    model = keras.Model(x_in, y, name="lstm_net")
+    x = np.random.default_rng(2).standard_normal((1, 7, 5)).astype(np.float32)
+    r = onnxdbg.tf.compare(model, x)
+    assert r.agree, str(r)
+    assert r.exported and any("converted now by tf2onnx" in n for n in r.notes)
+    rows = {row.path: row for row in r.layers}
+    assert rows["lstm"].mapped and rows["lstm"].passed, str(r)
+    assert rows["head"].mapped
+
+
+def test_a_tf_cond_becomes_if_and_is_compared():
+    keras.utils.set_random_seed(3)
+
+    class Gate(keras.layers.Layer):
+        def call(self, t):
+            return tf.cond(tf.reduce_sum(t) > 0, lambda: t * 2.0, lambda: t - 1.0)
+
+    x_in = keras.Input(shape=(4,), batch_size=1, name="x")
+    h = keras.layers.Dense(4, name="dense")(x_in)
+    g = Gate(name="gate")(h)
+    model = keras.Model(x_in, keras.layers.Dense(2, name="out")(g), name="cond_net")
+    x = np.random.default_rng(3).standard_normal((1, 4)).astype(np.float32)
+    proto = convert(model, x)
+    assert any(n.op_type == "If" for n in proto.graph.node)
+    r = onnxdbg.tf.compare(model, x, onnx_model=proto)
+    assert r.agree, str(r)
+    rows = {row.path: row for row in r.layers}
+    assert rows["gate"].mapped, str(r)
+
+
+def test_a_subclassed_model_with_a_nested_layer():
+    keras.utils.set_random_seed(4)
+
+    class Block(keras.layers.Layer):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.inner = keras.layers.Dense(8, activation="relu", name="inner")
+
+        def call(self, t):
+            return self.inner(t) + 1.0
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__(name="net")
+            self.block = Block(name="block")
+            self.head = keras.layers.Dense(2, name="head")
+
+        def call(self, t):
+            return self.head(self.block(t))
+
+    model = Net()
+    x = np.random.default_rng(4).standard_normal((1, 6)).astype(np.float32)
+    model(x)
+    r = onnxdbg.tf.compare(model, x)
+    assert r.agree, str(r)
+    paths = [row.path for row in r.layers]
+    assert paths == ["block/inner", "block", "head"], paths
+    assert all(row.mapped for row in r.layers), str(r)
+
+
+def test_bad_input_is_refused_before_anything_runs(mobilenet, tmp_path):
+    model, x, proto = mobilenet
+    with pytest.raises(onnxdbg.UsageError, match="rank"):
+        onnxdbg.tf.compare(model, x[0], onnx_model=proto)
+    with pytest.raises(onnxdbg.UsageError, match="SavedModel folder"):
+        onnxdbg.tf.compare(str(tmp_path), x)
+    with pytest.raises(onnxdbg.UsageError, match="Keras model"):
+        onnxdbg.tf.compare(object(), x)
+    with pytest.raises(onnxdbg.UsageError, match="atol"):
+        onnxdbg.tf.compare(model, x, onnx_model=proto, atol=-1)
+    with pytest.raises(onnxdbg.UsageError, match="inputs"):
+        onnxdbg.tf.compare(model, [x, x], onnx_model=proto)
