@@ -237,15 +237,18 @@ def _inversions(p: Sequence[int]) -> int:
 
 class _Layouts:
     """One permutation per tensor rank from TensorFlow's layout to tf2onnx's (NHWC -> NCHW is
-    (0, 3, 1, 2)), found from the mapped tensors' shapes: among the tensors whose shape is not
-    TensorFlow's, the permutation that fits most of them (ties: the one that moves fewest axes,
-    so 1x48x48x32 -> 1x32x48x48 is (0, 3, 1, 2), not (0, 3, 2, 1)). A tensor whose shape fits
+    (0, 3, 1, 2)): the Transposes tf2onnx put after the graph inputs (and before its outputs)
+    say it; then the mapped tensors' shapes: among the tensors whose shape is not TensorFlow's,
+    the permutation that fits most of them (ties: the one that moves fewest axes, so
+    1x48x48x32 -> 1x32x48x48 is (0, 3, 1, 2), not (0, 3, 2, 1)). A tensor whose shape fits
     both identity and its rank's permutation (1x24x24x24) takes the permutation, unless a
     Transpose back to TensorFlow's layout produced it."""
 
     def __init__(self, pairs: Sequence[Tuple[Tuple[int, ...], Optional[Tuple[Any, ...]]]],
                  graph: Optional[_Graph] = None):
         votes: Dict[int, Counter] = defaultdict(Counter)
+        for perm in (self._boundary_transposes(graph) if graph is not None else []):
+            votes[len(perm)][perm] += len(pairs) + 1  # what tf2onnx did, whatever the shapes
         for tf_shape, onnx_shape in pairs:
             fits = _fits(tf_shape, onnx_shape)
             if fits and fits[0] != tuple(range(len(tf_shape))):
@@ -254,6 +257,22 @@ class _Layouts:
         self.perm = {r: max(c.items(), key=lambda kv: (kv[1], -_inversions(kv[0])))[0]
                      for r, c in votes.items()}
         self.graph = graph
+
+    @staticmethod
+    def _boundary_transposes(g: _Graph) -> List[Tuple[int, ...]]:
+        """The permutations of the Transposes tf2onnx put after graph inputs (TensorFlow's
+        layout -> its own) and, inverted, before graph outputs: shapes cannot tell them when
+        the dimensions are equal (1x16x16x16)."""
+        perms = []
+        for n in g.nodes:
+            perm = next((tuple(a.ints) for a in n.attribute if a.name == "perm"), None)
+            if n.op_type != "Transpose" or not perm:
+                continue
+            if n.input and n.input[0] in g.inputs:
+                perms.append(perm)
+            elif n.output and n.output[0] in g.outputs:
+                perms.append(tuple(perm.index(k) for k in range(len(perm))))
+        return perms
 
     def choose(self, tf_shape: Tuple[int, ...], onnx_shape: Optional[Tuple[Any, ...]],
                tensor: str = "") -> Optional[Tuple[int, ...]]:

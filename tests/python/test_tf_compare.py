@@ -206,3 +206,31 @@ def test_bad_input_is_refused_before_anything_runs(mobilenet, tmp_path):
         onnxdbg.tf.compare(model, x, onnx_model=proto, atol=-1)
     with pytest.raises(onnxdbg.UsageError, match="inputs"):
         onnxdbg.tf.compare(model, [x, x], onnx_model=proto)
+
+
+def test_equal_dimensions_take_the_layout_of_tf2onnxs_input_transpose():
+    """1x16x16x16 fits every permutation: the Transpose tf2onnx put after the graph input says
+    NHWC -> NCHW; a depthwise conv scaled by 1.2 in the ONNX is named, its neighbours are not."""
+    keras.utils.set_random_seed(5)
+    x_in = keras.Input(shape=(32, 32, 3), name="image")
+    h = keras.layers.Conv2D(16, 3, strides=2, padding="same", use_bias=False, name="stem")(x_in)
+    h = keras.layers.BatchNormalization(name="stem_bn")(h)
+    h = keras.layers.ReLU(6.0, name="stem_relu")(h)
+    h = keras.layers.DepthwiseConv2D(3, padding="same", use_bias=False, name="dw")(h)
+    h = keras.layers.ReLU(6.0, name="dw_relu")(h)
+    h = keras.layers.GlobalAveragePooling2D(name="pool")(h)
+    model = keras.Model(x_in, keras.layers.Dense(10, name="logits")(h), name="small_cnn")
+    model = seeded_batchnorms(model, seed=5)
+    x = np.random.default_rng(5).standard_normal((1, 32, 32, 3)).astype(np.float32)
+    proto = convert(model, x)
+    assert onnxdbg.tf.compare(model, x, onnx_model=proto).agree
+    dw = next(n for n in proto.graph.node if n.name.endswith("dw_1/depthwise"))
+    w = next(t for t in proto.graph.initializer if t.name == dw.input[1])
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * np.float32(1.2), w.name))
+    r = onnxdbg.tf.compare(model, x, onnx_model=proto)
+    assert r.first_divergent_layer == "dw", str(r)
+    rows = {row.path: row for row in r.layers}
+    assert rows["stem_bn"].passed and rows["stem_relu"].passed, str(r)
+    assert rows["stem"].fused_into == "stem_bn"
+    assert rows["pool"].source == "inherited" and rows["logits"].source == "inherited"
+    assert any("NHWC -> NCHW perm [0, 3, 1, 2]" in n for n in r.notes), r.notes
