@@ -234,3 +234,24 @@ def test_equal_dimensions_take_the_layout_of_tf2onnxs_input_transpose():
     assert rows["stem"].fused_into == "stem_bn"
     assert rows["pool"].source == "inherited" and rows["logits"].source == "inherited"
     assert any("NHWC -> NCHW perm [0, 3, 1, 2]" in n for n in r.notes), r.notes
+
+
+def test_a_conversion_of_the_exported_savedmodel_by_the_tf2onnx_command(mobilenet, tmp_path):
+    """python -m tf2onnx.convert --saved-model: node names under "StatefulPartitionedCall/", the
+    graph input named after the Keras tensor, both mapped."""
+    import subprocess
+    import sys
+    model, x, _ = mobilenet
+    model.export(str(tmp_path / "saved"))
+    out = tmp_path / "saved.onnx"
+    subprocess.run([sys.executable, "-m", "tf2onnx.convert", "--saved-model",
+                    str(tmp_path / "saved"), "--opset", "13", "--output", str(out)],
+                   check=True, capture_output=True)
+    proto = onnx.load(str(out))
+    assert proto.graph.node[1].name.startswith("StatefulPartitionedCall/") or any(
+        n.name.startswith("StatefulPartitionedCall/") for n in proto.graph.node)
+    r = onnxdbg.tf.compare(model, x, onnx_model=str(out))
+    assert r.agree, str(r)
+    assert covered(r) >= 0.9 * len(r.layers)
+    with pytest.raises(onnxdbg.UsageError, match="SavedModel folder"):
+        onnxdbg.tf.compare(str(tmp_path / "saved"), x)
