@@ -419,6 +419,8 @@ class BridgeResult:
         report: the :func:`onnxdbg.compare` result's JSON (``run --json``'s object).
         model: the ONNX model compared (bytes).
         model_class, opset, node_count, exporter, exported: see :class:`Capture`.
+        error: why the backend could not run the ONNX model (the stage and its error, as
+            ``onnxdbg run`` says it); None when it ran.
     """
 
     # The framework's words, set by each adapter's subclass.
@@ -444,22 +446,29 @@ class BridgeResult:
     node_count: int = 0
     exporter: Optional[str] = None
     exported: bool = False
+    error: Optional[str] = None
     _first: Optional[LayerRow] = field(default=None, repr=False)
 
     @property
     def agree(self) -> bool:
-        """Every compared layer output and final output is within tolerance."""
+        """Every compared layer output and final output is within tolerance (False when the
+        backend could not run the model: see ``error``)."""
         rows = [r.passed for r in self.rows if r.passed is not None]
         rows += [o.passed for o in self.outputs if o.passed is not None]
-        return all(rows) and bool(rows)
+        return all(rows) and bool(rows) and self.error is None
 
     @property
     def verdict(self) -> str:
-        """"agree" or "disagree"."""
+        """"agree", "disagree", or "error" (the backend could not run the ONNX model)."""
+        if self.error is not None:
+            return "error"
         return "agree" if self.agree else "disagree"
 
     def verdict_line(self) -> str:
-        """One sentence: the verdict, and the first divergent layer with its ONNX nodes."""
+        """One sentence: the verdict, and the first divergent layer with its ONNX nodes (or why
+        the backend could not run the model)."""
+        if self.error is not None:
+            return f"verdict: error: {self.error}"
         unit = self.UNIT
         mapped = sum(r.mapped for r in self.rows)
         tol = f"atol {self.atol:g}, rtol {self.rtol:g}"
@@ -575,6 +584,7 @@ class BridgeResult:
             "agree": self.agree,
             "verdict": self.verdict,
             "verdict_line": self.verdict_line(),
+            "error": self.error,
             "notes": list(self.notes),
             "report": self.report,
         }
@@ -928,10 +938,16 @@ def compare_capture(cap: Capture, result_class: type, backend: str, atol: float,
     rows = _scored_rows(cap.rows, layer, finals, backend)
     outputs = _scored_outputs(cap.outputs, layer, finals)
     first = _isolate_failures(cap, rows, backend, float(atol), float(rtol), isolate)
+    failed = [b for b in report.get("backends", []) if b.get("status") == "failed"]
+    error = None
+    if failed:
+        b = failed[0]
+        error = (f"{b.get('name', backend)} could not run the ONNX model "
+                 f"({b.get('failed_stage', 'run')}): {b.get('error', '')}")
     return result_class(
         backend=backend, atol=float(atol), rtol=float(rtol), rows=rows, outputs=outputs,
         first_divergent=first.path if first is not None else None,
         first_divergent_nodes=list(first.onnx_nodes) if first is not None else [],
         notes=list(cap.notes), report=report, model=cap.model, model_class=cap.model_class,
         opset=cap.opset, node_count=cap.node_count, exporter=cap.exporter,
-        exported=cap.exported, _first=first)
+        exported=cap.exported, error=error, _first=first)

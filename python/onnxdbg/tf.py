@@ -23,6 +23,7 @@ onnxdbg[tf]``); ``import onnxdbg`` alone never imports TensorFlow.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import re
 from collections import Counter, defaultdict
@@ -39,8 +40,8 @@ import onnxdbg
 from ._bridge import (BridgeResult, CallTensor, Capture, LayerCall, LayerRow, ModelSource,
                       OutputRow, check_compare_args, compare_capture, model_bytes, opset_of,
                       shape_label, tensor_types, usage)
-from .tf_convert import (ConversionAttempt, ConversionDiagnosis, UnsupportedOp,
-                         diagnose_conversion)
+from .tf_convert import (ConversionAttempt, ConversionDiagnosis, UnsupportedOp, _Captured,
+                         _unconverted, diagnose_conversion)
 
 __all__ = ["compare", "capture", "TFCompareResult", "diagnose_conversion", "ConversionDiagnosis",
            "ConversionAttempt", "UnsupportedOp"]
@@ -527,6 +528,27 @@ def _convert(model: Any, named: List[Tuple[str, np.ndarray]], opset: Optional[in
     """tf2onnx's conversion in memory: from_keras, or from_function of the model's call when
     from_keras cannot convert it (subclassed models)."""
     spec = tuple(tf.TensorSpec(v.shape, tf.as_dtype(v.dtype), name=n) for n, v in named)
+    captured = _Captured()
+    logger = logging.getLogger("tf2onnx")
+    logger.addHandler(captured)
+    try:
+        proto = _convert_logged(model, spec, opset, notes)
+    finally:
+        logger.removeHandler(captured)
+    left = _unconverted(proto, opset_of(proto) or 0, captured.messages)
+    if left:
+        ops = ", ".join(dict.fromkeys(u.op_type for u in left))
+        raise onnxdbg.Error(
+            f"tf2onnx left {ops} unconverted at opset {opset_of(proto)} (node "
+            f"{left[0].node}): the ONNX model cannot run; onnxdbg.tf.diagnose_conversion(model) "
+            f"finds the opset that converts it")
+    notes.append(f"converted now by tf2onnx {tf2onnx.__version__} at opset "
+                 f"{opset_of(proto)}" + ("" if opset else " (its default)"))
+    return proto.SerializeToString()
+
+
+def _convert_logged(model: Any, spec: Tuple[Any, ...], opset: Optional[int],
+                    notes: List[str]) -> onnx.ModelProto:
     try:
         proto, _ = tf2onnx.convert.from_keras(model, input_signature=spec, opset=opset)
     except Exception as first:  # noqa: BLE001 - from_function is the fallback
@@ -541,9 +563,7 @@ def _convert(model: Any, named: List[Tuple[str, np.ndarray]], opset: Optional[in
                 f"{opset or tf2onnx.constants.PREFERRED_OPSET}: {_first_line(e)}; "
                 f"onnxdbg.tf.diagnose_conversion(model) tries other opsets and names the ops "
                 f"it leaves unconverted") from e
-    notes.append(f"converted now by tf2onnx {tf2onnx.__version__} at opset "
-                 f"{opset_of(proto)}" + ("" if opset else " (its default)"))
-    return proto.SerializeToString()
+    return proto
 
 
 def _first_line(e: BaseException) -> str:

@@ -255,3 +255,27 @@ def test_a_conversion_of_the_exported_savedmodel_by_the_tf2onnx_command(mobilene
     assert covered(r) >= 0.9 * len(r.layers)
     with pytest.raises(onnxdbg.UsageError, match="SavedModel folder"):
         onnxdbg.tf.compare(str(tmp_path / "saved"), x)
+
+
+def test_a_conversion_that_leaves_tensorflow_ops_is_one_error_naming_them():
+    x_in = keras.Input(shape=(8,), name="x")
+    h = keras.layers.Dense(8, name="dense")(x_in)
+    y = keras.layers.Lambda(lambda t: tf.math.cumsum(t, axis=1), name="running_sum")(h)
+    model = keras.Model(x_in, y, name="cumsum_net")
+    x = np.ones((1, 8), np.float32)
+    with pytest.raises(onnxdbg.Error, match="left Cumsum unconverted at opset 9.*"
+                                            "diagnose_conversion"):
+        onnxdbg.tf.compare(model, x, opset=9)
+    assert onnxdbg.tf.compare(model, x, opset=11).agree
+
+
+def test_a_conversion_the_backend_cannot_run_is_the_error_verdict():
+    """tf2onnx 1.17 at opset 5 writes a Pow without broadcast for |rfft(x)|: the reference says
+    which node and why, and the result's verdict is that error."""
+    x_in = keras.Input(shape=(8,), name="x")
+    y = keras.layers.Lambda(lambda t: tf.signal.rfft(t), name="fft")(x_in)
+    model = keras.Model(x_in, keras.layers.Lambda(lambda t: tf.math.abs(t), name="mag")(y))
+    r = onnxdbg.tf.compare(model, np.ones((1, 8), np.float32), opset=5)
+    assert r.verdict == "error" and not r.agree
+    assert r.verdict_line().startswith("verdict: error: reference could not run the ONNX model")
+    assert "broadcast" in r.error and r.to_json()["error"] == r.error
