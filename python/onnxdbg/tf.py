@@ -15,7 +15,8 @@ the first layer whose ONNX nodes compute something else is named:
     >>> result.to_html("mobilenetv2.html")        # the graph painted with each layer's error
 
 Without ``onnx_model`` the model is converted in memory with ``tf2onnx.convert.from_keras``
-(``from_function`` when that fails, for subclassed models). Conversion failures are diagnosed by
+(``from_function`` when that fails, for subclassed models); a SavedModel folder is compared by the
+layer scopes of its frozen graph. Conversion failures are diagnosed by
 :func:`diagnose_conversion` (``onnxdbg.tf_convert``). Needs TensorFlow and tf2onnx (``pip install
 onnxdbg[tf]``); ``import onnxdbg`` alone never imports TensorFlow.
 """
@@ -492,11 +493,6 @@ class _Mapper:
 def _load_model(model: Any) -> Any:
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
-        if os.path.isdir(path):
-            raise usage(f"'{path}' is a SavedModel folder: onnxdbg.tf.compare needs the Keras "
-                        f"model, to record its layers (keras.models.load_model of a .keras or "
-                        f".h5 file, or the model object); onnxdbg.tf.diagnose_conversion takes "
-                        f"a SavedModel folder")
         if not os.path.isfile(path):
             raise usage(f"model '{path}' is not a file")
         return tf.keras.models.load_model(path, compile=False)
@@ -618,9 +614,15 @@ def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
     fits most tensors (once per rank, from the shapes), and the golden values are transposed to
     it; the capture's notes say which.
 
+    A SavedModel folder has no Keras layers: its frozen serving graph (tf2onnx's
+    ``tf_loader.from_saved_model``, what ``python -m tf2onnx.convert --saved-model`` converts)
+    runs once in a TensorFlow session, and each layer name scope ("block_3_depthwise_1") is a row
+    whose output is the last tensor leaving the scope; the rest is as above.
+
     Args:
-        model: a Keras model (Keras 3 or tf.keras; functional, sequential or subclassed) or a
-            .keras/.h5 file. It runs eagerly with ``training=False``.
+        model: a Keras model (Keras 3 or tf.keras; functional, sequential or subclassed), a
+            .keras/.h5 file, or a SavedModel folder. A Keras model runs eagerly with
+            ``training=False``.
         inputs: its input: a numpy array, a list of arrays (several inputs, in order), or a dict
             name -> array; shapes as TensorFlow takes them (NHWC images).
         onnx_model: the conversion to check (path, bytes or onnx.ModelProto); None converts
@@ -632,12 +634,15 @@ def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
         golden values in the ONNX layouts).
 
     Raises:
-        onnxdbg.UsageError: ``model`` is no Keras model, a SavedModel folder or a missing file;
-            ``onnx_model`` is no model or its inputs do not match ``inputs`` (count, rank,
-            dtype; named in the message).
-        onnxdbg.Error: tf2onnx cannot convert the model (its reason, and a pointer to
-            :func:`diagnose_conversion`).
+        onnxdbg.UsageError: ``model`` is no Keras model, a missing file; ``onnx_model`` is no
+            model or its inputs do not match ``inputs`` (count, rank, dtype; named in the
+            message).
+        onnxdbg.Error: tf2onnx cannot convert the model, or leaves TensorFlow ops unconverted
+            (its reason, and a pointer to :func:`diagnose_conversion`); a folder that is no
+            SavedModel.
     """
+    if isinstance(model, (str, os.PathLike)) and os.path.isdir(os.fspath(model)):
+        return _capture_saved_model(os.fspath(model), inputs, onnx_model, opset)
     model = _load_model(model)
     args, named = _input_values(model, inputs)
     notes: List[str] = []
@@ -646,10 +651,19 @@ def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
     else:
         data = model_bytes(onnx_model)
     proto = onnx.load_from_string(data)
-    layers = _layers(model)
-    graph = _Graph(proto, {l.name for l in layers})
+    graph = _Graph(proto, {l.name for l in _layers(model)})
     _graph_inputs(graph, named)  # refused here, before the TensorFlow run
     calls, out = _run_recorded(model, args, notes)
+    tensors, _ = _flatten(out)
+    return _mapped_capture(data, proto, graph, named, calls, [(k, _numpy(t)) for k, t in tensors],
+                           notes, type(model).__name__, onnx_model is None)
+
+
+def _mapped_capture(data: bytes, proto: onnx.ModelProto, graph: _Graph,
+                    named: List[Tuple[str, np.ndarray]], calls: List[LayerCall],
+                    out: List[Tuple[str, np.ndarray]], notes: List[str], model_class: str,
+                    converted: bool) -> Capture:
+    """The calls mapped onto the graph, the layouts found, the golden values: the capture."""
     mapper = _Mapper(graph, calls)
     mapper.run()
     pairs = [(tuple(o.value.shape), graph.types.get(mapper.mapped[(c.order, o.key)][0],
@@ -664,9 +678,114 @@ def capture(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
                      f"({layouts.describe()})")
     return Capture(model=data, inputs=_graph_inputs(graph, named, layouts), calls=calls,
                    rows=rows, golden=golden, outputs=outputs, notes=notes,
-                   model_class=type(model).__name__, opset=opset_of(proto),
-                   node_count=len(graph.nodes), exporter="tf2onnx",
-                   exported=onnx_model is None, layout=layouts.apply)
+                   model_class=model_class, opset=opset_of(proto),
+                   node_count=len(graph.nodes), exporter="tf2onnx", exported=converted,
+                   layout=layouts.apply)
+
+
+# --- a SavedModel folder: its frozen graph, op by op -----------------------------------------
+
+
+def _layer_scopes(graph_def: Any) -> Tuple[int, Dict[str, List[Any]]]:
+    """The depth of the layers' scopes (one below the scopes every op shares:
+    "StatefulPartitionedCall/<model>_1/") and the ops of each layer scope, graph order."""
+    ops = [n for n in graph_def.node if n.op not in ("Const", "Placeholder", "NoOp")]
+    comps = [n.name.split("/")[:-1] for n in ops]
+    depth = 0
+    while True:  # ops named at the top ("Identity" of an output) are no scope
+        deeper = [c for c in comps if len(c) > depth + 1]
+        if len(deeper) < len(comps) / 2 or len({c[depth] for c in deeper}) != 1:
+            break
+        depth += 1
+    scopes: Dict[str, List[Any]] = defaultdict(list)
+    for n, c in zip(ops, comps):
+        if len(c) > depth:
+            scopes[c[depth]].append(n)
+    return depth, scopes
+
+
+def _saved_model_calls(graph_def: Any, feeds: Dict[str, np.ndarray]
+                       ) -> Tuple[List[LayerCall], Set[str]]:
+    """One call per layer scope of the frozen graph, run once in a TensorFlow session: its
+    output is the last tensor that leaves the scope (read outside it, float), its inputs the
+    tensors it reads from outside (constants left out)."""
+    _, scopes = _layer_scopes(graph_def)
+    consumers: Dict[str, Set[str]] = defaultdict(set)  # op -> the ops reading its outputs
+    const = {n.name for n in graph_def.node if n.op == "Const"}
+    for n in graph_def.node:
+        for t in n.input:
+            if not t.startswith("^"):
+                consumers[t.split(":")[0]].add(n.name)
+    plan = []
+    for scope, ops in scopes.items():
+        names = {n.name for n in ops}
+        leaving = [f"{n.name}:0" for n in ops if consumers[n.name] - names]
+        reads = list(dict.fromkeys(t if ":" in t else f"{t}:0" for n in ops for t in n.input
+                                   if not t.startswith("^") and t.split(":")[0] not in names
+                                   and t.split(":")[0] not in const))
+        if leaving:
+            plan.append((scope, ops[-1].op, leaving[-1], reads))
+    with tf.Graph().as_default() as g:
+        tf.graph_util.import_graph_def(graph_def, name="")
+        fetch = list(dict.fromkeys(t for _, _, out, reads in plan for t in [out] + reads))
+        fetch = [t for t in fetch if g.get_tensor_by_name(t).dtype.is_floating]
+        with tf.compat.v1.Session(graph=g) as sess:
+            values = dict(zip(fetch, sess.run(fetch, feed_dict=feeds)))
+    calls = []
+    for scope, op_type, out, reads in plan:
+        if out not in values:
+            continue
+        calls.append(LayerCall(path=scope, class_name=op_type, call_index=1, calls=1,
+                               order=len(calls), start=len(calls),
+                               inputs=[CallTensor(t, values[t], k) for k, t in enumerate(reads)
+                                       if t in values],
+                               outputs=[CallTensor("", values[out], -1 - len(calls))]))
+    return calls, set(scopes)
+
+
+def _capture_saved_model(path: str, inputs: Any, onnx_model: Optional[ModelSource],
+                         opset: Optional[int]) -> Capture:
+    """:func:`capture` of a SavedModel folder: tf2onnx's frozen graph of its serving signature
+    (``tf2onnx.tf_loader.from_saved_model``, what ``python -m tf2onnx.convert --saved-model``
+    converts), one row per layer scope, TensorFlow's values of the scope's last tensor."""
+    from tf2onnx import tf_loader
+    notes: List[str] = [f"{path}: a SavedModel has no Keras layers; its rows are the layer name "
+                        f"scopes of its frozen serving graph, each with the last tensor leaving it"]
+    try:
+        graph_def, in_names, out_names = tf_loader.from_saved_model(path, None, None)
+    except Exception as e:  # noqa: BLE001 - one sentence for the user
+        raise onnxdbg.Error(f"could not load the SavedModel '{path}': {_first_line(e)}") from e
+    arrays = (list(inputs.values()) if isinstance(inputs, dict)
+              else list(inputs) if isinstance(inputs, (list, tuple)) else [inputs])
+    if len(arrays) != len(in_names):
+        raise usage(f"the SavedModel takes {len(in_names)} inputs ({', '.join(in_names)}), "
+                    f"{len(arrays)} were given")
+    named = [(n.split(":")[0], np.asarray(a)) for n, a in zip(in_names, arrays)]
+    if onnx_model is None:
+        try:
+            proto, _ = tf2onnx.convert.from_graph_def(graph_def, input_names=in_names,
+                                                      output_names=out_names, opset=opset)
+        except Exception as e:  # noqa: BLE001 - one sentence for the user
+            raise onnxdbg.Error(f"tf2onnx could not convert '{path}': {_first_line(e)}; "
+                                f"onnxdbg.tf.diagnose_conversion('{path}') tries other "
+                                f"opsets") from e
+        notes.append(f"converted now by tf2onnx {tf2onnx.__version__} at opset "
+                     f"{opset_of(proto)}" + ("" if opset else " (its default)"))
+        data = proto.SerializeToString()
+    else:
+        data = model_bytes(onnx_model)
+        proto = onnx.load_from_string(data)
+    calls, scopes = _saved_model_calls(graph_def, {n: v for n, v in zip(in_names,
+                                                                         (a for _, a in named))})
+    graph = _Graph(proto, scopes)
+    _graph_inputs(graph, named)
+    with tf.Graph().as_default() as g:
+        tf.graph_util.import_graph_def(graph_def, name="")
+        with tf.compat.v1.Session(graph=g) as sess:
+            outs = sess.run(list(out_names), feed_dict={n: a for n, (_, a) in zip(in_names, named)})
+    return _mapped_capture(data, proto, graph, named, calls,
+                           [(f"[{k}]" if len(outs) > 1 else "", v) for k, v in enumerate(outs)],
+                           notes, "SavedModel", onnx_model is None)
 
 
 def _rows(calls: Sequence[LayerCall], mapper: _Mapper, graph: _Graph,
@@ -710,17 +829,15 @@ def _rows(calls: Sequence[LayerCall], mapper: _Mapper, graph: _Graph,
     return rows, golden
 
 
-def _outputs(out: Any, graph: _Graph, golden: Dict[str, np.ndarray], layouts: _Layouts,
-             notes: List[str]) -> List[OutputRow]:
+def _outputs(out: List[Tuple[str, np.ndarray]], graph: _Graph, golden: Dict[str, np.ndarray],
+             layouts: _Layouts, notes: List[str]) -> List[OutputRow]:
     """The graph outputs with the model's output values (added to ``golden``)."""
-    tensors, _ = _flatten(out)
-    if len(tensors) != len(graph.outputs):
-        notes.append(f"final outputs not compared: the model returns {len(tensors)} tensors, "
+    if len(out) != len(graph.outputs):
+        notes.append(f"final outputs not compared: the model returns {len(out)} tensors, "
                      f"the graph has {len(graph.outputs)} outputs")
         return []
     rows = []
-    for (key, t), name in zip(tensors, graph.outputs):
-        v = _numpy(t)
+    for (key, v), name in zip(out, graph.outputs):
         fitted = layouts.apply(v, graph.types.get(name, (None, None))[1], name)
         rows.append(OutputRow(name=name, key=key, shape=tuple(v.shape), dtype=str(v.dtype)))
         if fitted is None:
@@ -780,7 +897,7 @@ def compare(model: Any, inputs: Any, *, onnx_model: Optional[ModelSource] = None
     "own" when it still diverges, "inherited" when the error came from upstream.
 
     Args:
-        model: a Keras model or a .keras/.h5 file (see :func:`capture`).
+        model: a Keras model, a .keras/.h5 file or a SavedModel folder (see :func:`capture`).
         inputs: a numpy array, a list of arrays or a dict name -> array (TensorFlow's layout).
         onnx_model: the conversion to check (path, bytes, onnx.ModelProto); None: converted now
             in memory with tf2onnx at ``opset`` (the notes say so).

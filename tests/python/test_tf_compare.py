@@ -198,7 +198,7 @@ def test_bad_input_is_refused_before_anything_runs(mobilenet, tmp_path):
     model, x, proto = mobilenet
     with pytest.raises(onnxdbg.UsageError, match="rank"):
         onnxdbg.tf.compare(model, x[0], onnx_model=proto)
-    with pytest.raises(onnxdbg.UsageError, match="SavedModel folder"):
+    with pytest.raises(onnxdbg.Error, match="could not load the SavedModel"):
         onnxdbg.tf.compare(str(tmp_path), x)
     with pytest.raises(onnxdbg.UsageError, match="Keras model"):
         onnxdbg.tf.compare(object(), x)
@@ -238,7 +238,8 @@ def test_equal_dimensions_take_the_layout_of_tf2onnxs_input_transpose():
 
 def test_a_conversion_of_the_exported_savedmodel_by_the_tf2onnx_command(mobilenet, tmp_path):
     """python -m tf2onnx.convert --saved-model: node names under "StatefulPartitionedCall/", the
-    graph input named after the Keras tensor, both mapped."""
+    graph input named after the Keras tensor, both mapped; and the SavedModel folder compared
+    by its layer scopes, naming the changed depthwise conv's scope."""
     import subprocess
     import sys
     model, x, _ = mobilenet
@@ -253,8 +254,19 @@ def test_a_conversion_of_the_exported_savedmodel_by_the_tf2onnx_command(mobilene
     r = onnxdbg.tf.compare(model, x, onnx_model=str(out))
     assert r.agree, str(r)
     assert covered(r) >= 0.9 * len(r.layers)
-    with pytest.raises(onnxdbg.UsageError, match="SavedModel folder"):
-        onnxdbg.tf.compare(str(tmp_path / "saved"), x)
+
+    # The SavedModel folder itself: one row per layer scope of its frozen serving graph.
+    by_folder = onnxdbg.tf.compare(str(tmp_path / "saved"), x, onnx_model=proto)
+    assert by_folder.agree and by_folder.model_class == "SavedModel", str(by_folder)
+    assert len(by_folder.layers) >= 100 and all(row.mapped for row in by_folder.layers)
+    node = next(n for n in proto.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
+    init = next(t for t in proto.graph.initializer if t.name == node.input[1])
+    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(1.2),
+                                          init.name))
+    changed = onnxdbg.tf.compare(str(tmp_path / "saved"), x, onnx_model=proto)
+    assert changed.first_divergent_layer == "block_3_depthwise_1", str(changed)
+    with pytest.raises(onnxdbg.UsageError, match="takes 1 inputs"):
+        onnxdbg.tf.compare(str(tmp_path / "saved"), [x, x], onnx_model=proto)
 
 
 def test_a_conversion_that_leaves_tensorflow_ops_is_one_error_naming_them():
