@@ -29,8 +29,9 @@ import sys
 import tempfile
 import time
 import warnings
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 import torch
@@ -192,23 +193,43 @@ def _try_exporter(module: torch.nn.Module, args: Tuple[Any, ...], exporter: str,
     return attempts
 
 
-def _capture_inputs(module: torch.nn.Module, args: Tuple[Any, ...],
-                    kwargs: Mapping[str, Any]) -> Dict[str, Tuple[Any, ...]]:
-    """One eager forward with hooks: each submodule's positional inputs at its first call."""
+def _capture_inputs(module: torch.nn.Module, args: Tuple[Any, ...], kwargs: Mapping[str, Any]
+                    ) -> Tuple[Dict[str, Tuple[Any, ...]], Dict[str, Set[str]]]:
+    """One eager forward with hooks: each submodule's positional inputs at its first call, and
+    the names of the torch functions each submodule called, its children's included ("tril",
+    "linear"; recorded by a TorchFunctionMode where this torch has one)."""
     seen: Dict[str, Tuple[Any, ...]] = {}
+    called: Dict[str, Set[str]] = defaultdict(set)
+    stack: List[str] = []
     handles = []
     for path, sub in module.named_modules():
-        def hook(mod, inputs, path=path):
+        def pre(mod, inputs, path=path):
             seen.setdefault(path, tuple(i.detach().clone() if torch.is_tensor(i) else i
                                         for i in inputs))
-        handles.append(sub.register_forward_pre_hook(hook))
+            stack.append(path)
+
+        def post(mod, inputs, output, path=path):
+            if stack and stack[-1] == path:
+                stack.pop()
+        handles.append(sub.register_forward_pre_hook(pre))
+        handles.append(sub.register_forward_hook(post))
+    mode_class = getattr(torch.overrides, "TorchFunctionMode", None)
+    recorder = contextlib.nullcontext()
+    if mode_class is not None:
+        class _Recorder(mode_class):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                name = getattr(func, "__name__", "")
+                for path in stack:
+                    called[path].add(name)
+                return func(*args, **(kwargs or {}))
+        recorder = _Recorder()
     try:
-        with torch.no_grad():
+        with torch.no_grad(), recorder:
             module(*args, **dict(kwargs))
     finally:
         for h in handles:
             h.remove()
-    return seen
+    return seen, dict(called)
 
 
 def _source_of(sub: torch.nn.Module, attempt: ExportAttempt) -> str:
@@ -249,16 +270,23 @@ def _fix(a: ExportAttempt) -> str:
 
 
 def _localize(module: torch.nn.Module, inputs: Dict[str, Tuple[Any, ...]],
-              root: ExportAttempt, notes: List[str], count: List[int]) -> List[FailingModule]:
+              called: Dict[str, Set[str]], root: ExportAttempt, notes: List[str],
+              count: List[int]) -> List[FailingModule]:
     """The smallest submodules that fail alone at the exporter and opset of ``root`` (the whole
     module's failed attempt), top-down from the root's children: a failing child is searched
-    further, a failing module whose children all export is a culprit."""
+    further, a failing module whose children all export is a culprit. For an unsupported op
+    that the eager run saw called ("aten::tril" as torch.tril or Tensor.tril), a submodule that
+    never called it is not exported: it cannot fail on that op."""
     exporter, opset = root.exporter, root.opset
+    short = root.op.split("::")[-1].strip("_") if root.error_class == UNSUPPORTED_OP else ""
+    seen_op = bool(short) and any(n.strip("_") == short for n in called.get("", ()))
 
     def fails(path: str, sub: torch.nn.Module) -> Optional[ExportAttempt]:
         if path not in inputs:
             notes.append(f"submodule '{path}' ({type(sub).__name__}) was not tried alone: the "
                          f"eager run never called it through forward")
+            return None
+        if seen_op and not any(n.strip("_") == short for n in called.get(path, ())):
             return None
         count[0] += 1
         a = _export_once(sub, inputs[path], exporter, opset)
@@ -427,12 +455,17 @@ def diagnose_export(module: torch.nn.Module, args: Any, *,
     t0 = time.perf_counter()
     call_args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
     try:
-        inputs = _capture_inputs(module, call_args, kwargs or {})
+        inputs, called = _capture_inputs(module, call_args, kwargs or {})
     except Exception as e:  # noqa: BLE001: the user's forward raising is the answer
-        tb = e.__traceback__
-        while tb is not None and tb.tb_next is not None:
+        tb, last = e.__traceback__, None
+        torch_dir = os.path.dirname(torch.__file__) + os.sep
+        while tb is not None:  # the innermost frame of the user's code (not torch's, not ours)
+            name = tb.tb_frame.f_code.co_filename
+            if name != __file__ and not name.startswith(torch_dir):
+                last = tb
             tb = tb.tb_next
-        where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}" if tb else ""
+        where = (f" at {os.path.basename(last.tb_frame.f_code.co_filename)}:{last.tb_lineno}"
+                 if last else "")
         return ExportDiagnosis(False, [], {}, [], [], 0, time.perf_counter() - t0,
                                _torch_bridge._error_line(e) + where)
     inputs[""] = call_args
@@ -450,7 +483,7 @@ def diagnose_export(module: torch.nn.Module, args: Any, *,
         min_opset[exporter] = ok[0] if ok else None
         first_failure = next((a for a in mine if a.outcome == "failed"), None)
         if first_failure is not None:
-            failing += _localize(module, inputs, first_failure, notes, count)
+            failing += _localize(module, inputs, called, first_failure, notes, count)
     notes += _baked_branches(module, attempts)
     available = [a for a in attempts if a.outcome != "not available"]
     first = {a.exporter: a for a in reversed(available)}
