@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-tf.sh BUILD: `make test-tf`. onnxdbg.tf (tests/python/test_tf.py) with TensorFlow 2.21
+# test-tf.sh BUILD: `make test-tf`. onnxdbg.tf (tests/python/test_tf*.py) with TensorFlow 2.21
 # (tensorflow-cpu) and tf2onnx 1.17 from PyPI, pinned, in BUILD/tf-venv (a venv of the default
 # python3), against the package of BUILD/python. Not in `make test`: TensorFlow is a large download.
 set -euo pipefail
