@@ -19,6 +19,7 @@
 #include "comparator/input_gen.h"
 #include "compare/compare.h"
 #include "core/tensor.h"
+#include "data/golden_match.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"
@@ -59,6 +60,13 @@ struct ComparisonOptions {
   /// as LayerwiseReport::no_golden (see LayerwiseOptions::golden).
   std::filesystem::path load_outputs;
   std::vector<TensorMap> golden;
+  /// How the golden values' keys name the model's tensors (--golden-names: exact, or suffix for
+  /// a framework's names such as TensorFlow's "block_3/depthwise:0") and in which axis order
+  /// their tensors are (--golden-layout: as-is, auto, nhwc); applied to `load_outputs` and
+  /// `golden` alike before they are checked (data/golden_match.h's match_golden; the result's
+  /// golden_match says what was done).
+  GoldenNames golden_names = kDefaultGoldenNames;
+  GoldenLayout golden_layout = kDefaultGoldenLayout;
   /// Whether golden outputs are given (loaded or passed directly).
   bool golden_given() const { return !golden.empty() || !load_outputs.empty(); }
 };
@@ -148,6 +156,10 @@ struct RunResult {
   /// verdict is then kError, `onnxdbg run` exits 2 (a bad model, not a backend's failure), and
   /// no layerwise pass runs.
   std::string model_problem;
+  /// With golden values and --golden-names suffix or --golden-layout auto|nhwc: the keys renamed
+  /// and the tensors transposed (its notes are in `messages` too; `run --json` gives it as
+  /// "golden_mapping").
+  std::optional<GoldenMatchReport> golden_match;
   Messages messages;
 
   /// The overall verdict: kAgree only when every sample's outputs and layers agree and no
@@ -184,7 +196,9 @@ Expected<RunResult> run(const RunOptions& options, const CallContext& ctx = {});
 
 /// The JSON object `onnxdbg run --json` prints (README "run --json"): the comparison of one
 /// sample (run_report_json) or of several (run_samples_json with a "samples" array), with the
-/// layerwise keys (layerwise, layerwise_summary, first_divergent_node) when the pass ran.
+/// layerwise keys (layerwise, layerwise_summary, first_divergent_node) when the pass ran, and
+/// "golden_mapping" when RunResult::golden_match is set: {names, layout, renamed: [{key,
+/// tensor}], transposed: [{rank, perm, tensors}], ambiguous, unfit, unknown_shape, notes}.
 nlohmann::json to_json(const RunResult& result);
 
 /// What `onnxdbg run` prints: the tables of every sample, the layerwise section and the verdict

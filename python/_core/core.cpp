@@ -219,8 +219,8 @@ void add_tolerance_setters(Setters<O>& s, Group& (*group)(O&)) {
 }
 
 /// The rest of the comparison group of an options struct whose `comparison` is
-/// api::ComparisonOptions: golden values (a file, or "golden_samples": the given arrays), and
-/// --validate.
+/// api::ComparisonOptions: golden values (a file, or "golden_samples": the given arrays), how
+/// their keys and axes fit the model (golden_names, golden_layout), and --validate.
 template <class O>
 void add_comparison_setters(Setters<O>& s) {
   add_tolerance_setters<O, api::ComparisonOptions>(
@@ -229,6 +229,14 @@ void add_comparison_setters(Setters<O>& s) {
     o.comparison.golden = samples(v.template cast<py::list>());
   };
   s["golden"] = [](O& o, auto v) { o.comparison.load_outputs = v.template cast<std::string>(); };
+  s["golden_names"] = [](O& o, auto v) {
+    o.comparison.golden_names =
+        value_or_raise(golden_names_from_name(v.template cast<std::string>(), "golden_names"));
+  };
+  s["golden_layout"] = [](O& o, auto v) {
+    o.comparison.golden_layout =
+        value_or_raise(golden_layout_from_name(v.template cast<std::string>(), "golden_layout"));
+  };
   s["validate"] = [](O& o, auto v) { o.comparison.validate = v.template cast<bool>(); };
 }
 

@@ -372,12 +372,14 @@ def _input_keywords(inputs, iterations: Optional[int], seed: int,
                 input_shapes=_shapes(input_shapes), val_range=_ranges(val_range))
 
 
-def _comparison_keywords(golden, atol, rtol, error_stat: str) -> dict:
-    """The comparison group (golden arrays or a file, tolerances, statistic) as the binding's
-    keywords."""
+def _comparison_keywords(golden, atol, rtol, error_stat: str, golden_names: str,
+                         golden_layout: str) -> dict:
+    """The comparison group (golden arrays or a file and how they fit the model, tolerances,
+    statistic) as the binding's keywords."""
     golden_list, golden_path = _samples(golden)
     return dict(golden_samples=golden_list, golden=golden_path, atol=_tolerance(atol),
-                rtol=_tolerance(rtol), error_stat=error_stat)
+                rtol=_tolerance(rtol), error_stat=error_stat, golden_names=golden_names,
+                golden_layout=golden_layout)
 
 
 def _limits(timeout: Optional[float], max_memory: Union[int, str, None],
@@ -507,6 +509,7 @@ class CompareResult:
 
 def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = _D["backends"],
             inputs=_D["load_inputs"], golden=_D["load_outputs"],
+            golden_names: str = _D["golden_names"], golden_layout: str = _D["golden_layout"],
             atol: Union[float, Mapping[str, float]] = _D["atol"],
             rtol: Union[float, Mapping[str, float]] = _D["rtol"],
             layerwise: bool = _D["layerwise"], isolate: bool = _D["isolate"],
@@ -534,6 +537,17 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = _D["backe
         golden: golden values (a dict, a list of dicts per sample, or a file): graph outputs,
             and with ``layerwise=True`` any intermediate tensor by ONNX tensor name; every
             backend (the reference too) is then compared with them.
+        golden_names: how ``golden``'s keys name the model's tensors (``--golden-names``):
+            "exact" (ONNX tensor names; TensorFlow's "NAME:0" and "NAME" match each other) or
+            "suffix" (also a key that ends exactly one tensor's name at a "/", a scope numbered
+            by the converter included: "block_3/depthwise:0" is
+            "model_1/block_3_1/depthwise:0"; a key ending several names raises UsageError).
+        golden_layout: the axis order of ``golden``'s tensors (``--golden-layout``): "as-is",
+            "auto" (a tensor whose shape is the model's with its axes permuted is transposed,
+            by the permutation that fits the most tensors of its rank) or "nhwc" (channels-last:
+            tensors of rank 3 to 5 transposed to channels-first where the model's shape says
+            so). What was renamed and transposed is in the result's notes and in
+            ``to_json()["golden_mapping"]``.
         atol, rtol: tolerances (a float, or a dict output name -> value), |a - g| <= atol +
             rtol * |g| element-wise (``error_stat`` "max", "mean", "median" compare that
             statistic instead).
@@ -559,7 +573,7 @@ def compare(model: ModelLike, *, backends: Union[str, Sequence[str]] = _D["backe
     options = dict(
         backends=_backend_list(backends), sample=sample,
         **_input_keywords(inputs, iterations, seed, input_shapes, val_range),
-        **_comparison_keywords(golden, atol, rtol, error_stat),
+        **_comparison_keywords(golden, atol, rtol, error_stat, golden_names, golden_layout),
         validate=bool(validate), layerwise=bool(layerwise or isolate), isolate=bool(isolate),
         memory_budget=_memory(memory_budget),
         save_repro="-" if save_repro is None else os.fspath(save_repro),
@@ -685,7 +699,8 @@ class BisectResult(_RenderedResult):
 
 def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
                       against: str = "onnxruntime:opt=disabled", inputs=_D["load_inputs"],
-                      golden=_D["load_outputs"],
+                      golden=_D["load_outputs"], golden_names: str = _D["golden_names"],
+                      golden_layout: str = _D["golden_layout"],
                       atol: Union[float, Mapping[str, float]] = _D["atol"],
                       rtol: Union[float, Mapping[str, float]] = _D["rtol"],
                       iterations: Optional[int] = _D["iterations"], seed: int = _D["seed"],
@@ -703,7 +718,8 @@ def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
     original node whose output differs.
 
     Args:
-        inputs, golden: as :func:`compare` (a dict per sample, a list of them, or a file).
+        inputs, golden: as :func:`compare` (a dict per sample, a list of them, or a file);
+            golden_names, golden_layout: as :func:`compare`.
         atol, rtol, error_stat, iterations, seed, input_shapes, val_range: as :func:`compare`.
         timeout: seconds each session may take to load and run (None: 300).
         save_models: a folder for the optimized models with and without the culprits.
@@ -716,7 +732,8 @@ def bisect_optimizers(model: ModelLike, *, backend: str = "onnxruntime:opt=all",
     options = dict(
         backend=backend, against=against, **_input_keywords(inputs, iterations, seed,
                                                             input_shapes, val_range),
-        **_comparison_keywords(golden, atol, rtol, error_stat), timeout=float(timeout or 0),
+        **_comparison_keywords(golden, atol, rtol, error_stat, golden_names, golden_layout),
+        timeout=float(timeout or 0),
         save_models=_path_or_empty(save_models))
     r = _call(progress, _core.bisect_optimizers, m.path, options)
     result = BisectResult(r)

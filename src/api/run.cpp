@@ -233,8 +233,22 @@ struct Goldens {
   std::string source;  ///< a file path, or "given" (LayerwiseOptions::golden_source)
 };
 
-Expected<Goldens> golden_values(const onnx::GraphProto& graph, const RunOptions& o, bool layerwise,
+/// An error about golden values, with what --golden-names suffix and --golden-layout auto would
+/// have done where they were not asked for (golden_hint), so that a TensorFlow dump refused by a
+/// name or a shape says which flag fits it.
+Status with_golden_hint(Status st, const std::vector<TensorMap>& golden,
+                        const onnx::ModelProto& model, const ComparisonOptions& c) {
+  if (st.code() != ErrorCode::kInvalidArgument || golden.empty()) return st;
+  const std::string hint = golden_hint(golden, model, {c.golden_names, c.golden_layout});
+  if (hint.empty()) return st;
+  Status hinted(st.code(), st.message() + " (" + hint + ")");
+  for (const auto& line : st.context()) hinted.with_context(line);
+  return hinted;
+}
+
+Expected<Goldens> golden_values(const onnx::ModelProto& model, const RunOptions& o, bool layerwise,
                                 RunResult& out) {
+  const onnx::GraphProto& graph = model.graph();
   const ComparisonOptions& c = o.comparison;
   Goldens g;
   std::vector<TensorMap> all = c.golden;
@@ -249,7 +263,14 @@ Expected<Goldens> golden_values(const onnx::GraphProto& graph, const RunOptions&
     g.source = c.load_outputs.string();
     if (!loaded.note.empty()) add_note(out.messages, loaded.note);
   }
-  if (Status st = check_samples(all, graph, DataRole::kOutputs, what); !st) return st;
+  // A framework's dump: keys renamed and tensors transposed to the model's before the check.
+  if (const GoldenMatchOptions m{c.golden_names, c.golden_layout}; m.active()) {
+    ODB_ASSIGN_OR_RETURN(GoldenMatchReport r, match_golden(all, model, m, what));
+    for (const auto& n : r.notes) add_note(out.messages, n);
+    out.golden_match = std::move(r);
+  }
+  if (Status st = check_samples(all, graph, DataRole::kOutputs, what); !st)
+    return with_golden_hint(st, all, model, c);
   if (Status st = check_golden_count(o, what, all.size(), out.total_samples); !st) return st;
   // Graph outputs are the output comparison's golden values; inputs and intermediate tensors a
   // merged file may also hold are the layerwise pass's, and without it not compared.
@@ -804,7 +825,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   for (const auto& w : out.model.warnings) add_warning(out.messages, w);
   const onnx::GraphProto& graph = out.model.proto.graph();
   ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));
-  ODB_ASSIGN_OR_RETURN(Goldens goldens, golden_values(graph, o, layerwise, out));
+  ODB_ASSIGN_OR_RETURN(Goldens goldens, golden_values(out.model.proto, o, layerwise, out));
   if (Status st = check_save_paths(o, samples.size()); !st) return st;
   if (!o.save_inputs.empty())
     if (Status st = write_samples(o.save_inputs, samples); !st) return st;
@@ -833,7 +854,7 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     if (Status st =
             run_layers(o, layer_specs, golden_options, samples, goldens, ctx, shared_run, out);
         !st)
-      return st;
+      return with_golden_hint(st, goldens.all, out.model.proto, o.comparison);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");
   if (o.strict_providers) apply_strict_providers(out);
   if (!o.save_outputs.empty())

@@ -68,6 +68,23 @@ void print_samples_text(const RunResult& r, std::ostream& os, bool color) {
   report::print_verdict(r.verdict(), r.verdict_line(), os, color);
 }
 
+/// "golden_mapping": what --golden-names suffix / --golden-layout did (GoldenMatchReport).
+nlohmann::json golden_mapping_json(const GoldenMatchReport& m) {
+  nlohmann::json renamed = nlohmann::json::array();
+  for (const auto& [key, tensor] : m.renamed) renamed.push_back({{"key", key}, {"tensor", tensor}});
+  nlohmann::json perms = nlohmann::json::array();
+  for (const auto& p : m.permutations)
+    perms.push_back({{"rank", p.rank}, {"perm", p.perm}, {"tensors", p.transposed}});
+  return {{"names", std::string(golden_names_name(m.options.names))},
+          {"layout", std::string(golden_layout_name(m.options.layout))},
+          {"renamed", std::move(renamed)},
+          {"transposed", std::move(perms)},
+          {"ambiguous", m.ambiguous},
+          {"unfit", m.unfit},
+          {"unknown_shape", m.unknown_shape},
+          {"notes", m.notes}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const RunResult& r) {
@@ -83,6 +100,7 @@ nlohmann::json to_json(const RunResult& r) {
   // text's last line.
   j["verdict"] = verdict_name(r.verdict());
   j["verdict_line"] = r.verdict_line();
+  if (r.golden_match) j["golden_mapping"] = golden_mapping_json(*r.golden_match);
   return j;
 }
 

@@ -50,8 +50,13 @@ void ComparisonArgs::add_to(CLI::App* cmd, const Config& config) {
   cmd->add_option(flag_of("atol"), atol_, help_of("atol") + config.tolerance_help_suffix);
   cmd->add_option(flag_of("rtol"), rtol_, help_of("rtol") + config.tolerance_help_suffix);
   cmd->add_option(flag_of("error_stat"), error_stat_, help_of("error_stat"))->capture_default_str();
-  if (config.load_outputs)
+  if (config.load_outputs) {
     cmd->add_option(flag_of("load_outputs"), load_outputs_, help_of("load_outputs"));
+    cmd->add_option(flag_of("golden_names"), golden_names_, help_of("golden_names"))
+        ->capture_default_str();
+    cmd->add_option(flag_of("golden_layout"), golden_layout_, help_of("golden_layout"))
+        ->capture_default_str();
+  }
   if (config.validate) cmd->add_flag(flag_of("validate"), validate_, help_of("validate"));
 }
 
@@ -61,6 +66,10 @@ Expected<api::ComparisonOptions> ComparisonArgs::to_options() const {
   ODB_ASSIGN_OR_RETURN(c.error_stat, error_stat_from_name(error_stat_));
   c.validate = validate_;
   c.load_outputs = load_outputs_;
+  ODB_ASSIGN_OR_RETURN(c.golden_names,
+                       golden_names_from_name(golden_names_, flag_of("golden_names")));
+  ODB_ASSIGN_OR_RETURN(c.golden_layout,
+                       golden_layout_from_name(golden_layout_, flag_of("golden_layout")));
   return c;
 }
 

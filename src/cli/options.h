@@ -1,9 +1,9 @@
 // The CLI's option groups, declared once and shared by every command that takes them (as
 // Polygraphy's argument groups): inputs (--input-shapes --val-range --seed --iterations
 // --load-inputs --sample), comparison (--atol --rtol --check-error-stat --validate
-// --load-outputs), backends (--backends) and limits (--timeout --max-memory). Each group adds its
-// options to a command and turns what was parsed into the public API's options
-// (include/onnxdbg/run.h).
+// --load-outputs --golden-names --golden-layout), backends (--backends) and limits (--timeout
+// --max-memory). Each group adds its options to a command and turns what was parsed into the public
+// API's options (include/onnxdbg/run.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -50,16 +50,18 @@ class InputArgs {
   CLI::Option* sample_option_ = nullptr;
 };
 
-/// --atol --rtol --check-error-stat, and for run --validate --load-outputs.
+/// --atol --rtol --check-error-stat, and for run --validate --load-outputs --golden-names
+/// --golden-layout.
 class ComparisonArgs {
  public:
   struct Config {
     bool validate = true;               ///< --validate
-    bool load_outputs = true;           ///< --load-outputs
+    bool load_outputs = true;           ///< --load-outputs, --golden-names, --golden-layout
     std::string tolerance_help_suffix;  ///< appended to --atol/--rtol's help ("for --fail-on ...")
   };
   void add_to(CLI::App* cmd, const Config& config);
-  /// Errors: kInvalidArgument for a malformed tolerance or an unknown statistic.
+  /// Errors: kInvalidArgument for a malformed tolerance, an unknown statistic, or a
+  /// --golden-names/--golden-layout value that is none of the choices (listing them).
   Expected<api::ComparisonOptions> to_options() const;
 
  private:
@@ -67,6 +69,8 @@ class ComparisonArgs {
   std::string error_stat_{option_defaults::error_stat};
   bool validate_ = false;
   std::string load_outputs_;
+  std::string golden_names_{option_defaults::golden_names};
+  std::string golden_layout_{option_defaults::golden_layout};
 };
 
 /// --backends NAME[:KEY=VALUE],..., with every backend's options in its help.

@@ -185,6 +185,82 @@ def test_compare_with_golden_outputs(mlp):
     assert not any(c["pass"] for c in bad.comparisons)
 
 
+def tf2onnx_like_model(w1, w2):
+    """A model as tf2onnx writes a Keras one: NHWC input 'input_1', a Transpose to NCHW, two 1x1
+    Conv+Relu layers in scopes the converter numbered ('model_1/conv1_1/...'), the graph output
+    'Identity:0'."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    s = "model_1/"
+    nodes = [helper.make_node("Transpose", ["input_1"], [s + "t:0"], perm=[0, 3, 1, 2])]
+    inits = []
+    prev = s + "t:0"
+    for i, w in ((1, w1), (2, w2)):
+        scope = f"{s}conv{i}_1/"
+        inits.append(numpy_helper.from_array(w.T.reshape(*w.T.shape, 1, 1).copy(),
+                                             scope + "kernel"))
+        nodes += [helper.make_node("Conv", [prev, scope + "kernel"], [scope + "Conv2D:0"],
+                                   name=scope + "Conv2D"),
+                  helper.make_node("Relu", [scope + "Conv2D:0"], [scope + "Relu:0"],
+                                   name=scope + "Relu")]
+        prev = scope + "Relu:0"
+    nodes.append(helper.make_node("Identity", [prev], ["Identity:0"]))
+    graph = helper.make_graph(
+        nodes, "tf", [helper.make_tensor_value_info("input_1", TensorProto.FLOAT, [1, 5, 5, 3])],
+        [helper.make_tensor_value_info("Identity:0", TensorProto.FLOAT, [1, 4, 5, 5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def test_compare_fits_a_tensorflow_dump_by_name_and_layout(tmp_path):
+    """golden_names="suffix" and golden_layout="auto" (--golden-names, --golden-layout): golden
+    values keyed by TensorFlow's names, NHWC, against the converted NCHW model, whose conv2 has
+    one weight changed; the first divergent node is that Conv, and the result says what was
+    renamed and transposed. The caller's arrays are left as they were."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 5, 5, 3)).astype(np.float32)
+    w1 = rng.standard_normal((3, 4)).astype(np.float32)
+    w2 = rng.standard_normal((4, 4)).astype(np.float32)
+    r1 = np.maximum(x @ w1, 0)
+    c2 = r1 @ w2
+    golden = {"model/conv1/Relu:0": r1, "model/conv2/Conv2D:0": c2,
+              "model/conv2/Relu:0": np.maximum(c2, 0), "Identity:0": np.maximum(c2, 0)}
+    bad = w2.copy()
+    bad[0, 0] += 1.0
+    path = tmp_path / "tf.onnx"
+    onnx.save(tf2onnx_like_model(w1, bad), str(path))
+    # Identity:0 is a graph output, so it is transposed too: NHWC 1x5x5x4 -> NCHW 1x4x5x5.
+    r = onnxdbg.compare(str(path), backends="reference", inputs={"input_1": x}, golden=golden,
+                        golden_names="suffix", golden_layout="auto", layerwise=True,
+                        save_repro=None, atol=1e-4, rtol=1e-4, progress=False)
+    assert r.verdict == "disagree", str(r)
+    assert r.first_divergent_node["tensor"] == "model_1/conv2_1/Conv2D:0"
+    m = r.to_json()["golden_mapping"]
+    assert (m["names"], m["layout"]) == ("suffix", "auto")
+    assert {e["key"]: e["tensor"] for e in m["renamed"]} == {
+        "model/conv1/Relu:0": "model_1/conv1_1/Relu:0",
+        "model/conv2/Conv2D:0": "model_1/conv2_1/Conv2D:0",
+        "model/conv2/Relu:0": "model_1/conv2_1/Relu:0"}
+    assert m["transposed"] == [{"rank": 4, "perm": [0, 3, 1, 2], "tensors": [
+        "Identity:0", "model_1/conv1_1/Relu:0", "model_1/conv2_1/Conv2D:0",
+        "model_1/conv2_1/Relu:0"]}]
+    notes = [text for kind, text in r.messages if kind == "note"]
+    assert any(t.startswith("renamed 3 golden keys") for t in notes), notes
+    assert any(t.startswith("transposed 4 golden tensors") for t in notes), notes
+    assert golden["model/conv2/Relu:0"].shape == (1, 5, 5, 4)
+    # The unchanged model agrees with the same dump.
+    onnx.save(tf2onnx_like_model(w1, w2), str(path))
+    ok = onnxdbg.compare(str(path), backends="reference", inputs={"input_1": x}, golden=golden,
+                         golden_names="suffix", golden_layout="nhwc", layerwise=True,
+                         atol=1e-4, rtol=1e-4, progress=False)
+    assert ok.agree, str(ok)
+    with pytest.raises(onnxdbg.UsageError, match="golden_layout 'nchw' is not one of as-is, "
+                                                 "auto, nhwc"):
+        onnxdbg.compare(str(path), backends="reference", inputs={"input_1": x}, golden=golden,
+                        golden_layout="nchw", progress=False)
+
+
 def test_compare_html(mlp, tmp_path):
     path, _, _ = mlp
     r = onnxdbg.compare(path, input_shapes={"x": (1, 4)}, layerwise=True)

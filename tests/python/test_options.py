@@ -37,7 +37,8 @@ CLI_ONLY_BATCH = {"--command", "-c", "--resume"}
 
 # Options a command has although they belong to a shared group, with no Python keyword there.
 NOT_IN_COMMAND = {
-    "reduce": {"--sample", "--validate", "--load-outputs", "--input-shapes"},
+    "reduce": {"--sample", "--validate", "--load-outputs", "--input-shapes", "--golden-names",
+               "--golden-layout"},
 }
 
 

@@ -2,12 +2,14 @@
 // errors as Status, cancellation, a caller's oracle for reduce, and results rendered to JSON.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 #include <string>
 
 #include "core/temp_dir.h"
+#include "core/transpose.h"
 #include "onnxdbg/onnxdbg.h"
 #include "test_util.h"
 
@@ -218,6 +220,79 @@ TEST_F(ApiTest, RunLayerwiseComparesGivenIntermediateGoldenValues) {
       << text.str();
   // The overlay of the HTML page carries the same layerwise keys.
   EXPECT_EQ((*run_overlays(*r).run_report)["layerwise_summary"]["golden_source"], "given");
+}
+
+// A TensorFlow dump as golden values (issue 33): keys are TensorFlow's names without the
+// converter's scope numbers, tensors are NHWC; --golden-names suffix and --golden-layout auto fit
+// them to the NCHW model, and the layerwise pass names the node whose golden value is off.
+TEST_F(ApiTest, RunLayerwiseFitsATensorFlowDumpByNameAndLayout) {
+  onnx::ModelProto model = parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,2,3] x) => (float[1,2,2,3] y)
+{
+  a = Relu(x)
+  b = Neg(a)
+  y = Abs(b)
+}
+)");
+  const std::map<std::string, std::string> names = {
+      {"a", "model_1/act_1/Relu:0"}, {"b", "model_1/neg_1/Neg:0"}, {"y", "Identity:0"}};
+  for (auto& n : *model.mutable_graph()->mutable_node()) {
+    for (auto& i : *n.mutable_input())
+      if (names.count(i)) i = names.at(i);
+    for (auto& out : *n.mutable_output()) out = names.at(out);
+  }
+  model.mutable_graph()->mutable_output(0)->set_name("Identity:0");
+  RunOptions o;
+  o.model = dir_.path() / "tf.onnx";
+  ASSERT_TRUE(save_model(model, o.model));
+  o.backends = {{"reference", {}}};
+  // x in TensorFlow's layout (NHWC 1x2x3x2), and the model's (NCHW 1x2x2x3).
+  std::vector<float> v = {-1, 2, -3, 4, -5, 6, 7, -8, 9, -10, 11, -12};
+  const Tensor x_nhwc = Tensor::from_vector<float>({1, 2, 3, 2}, v);
+  auto x = transpose_axes(x_nhwc, {0, 3, 1, 2});
+  ASSERT_TRUE(x.has_value());
+  o.inputs.samples = {{{"x", *x}}};
+  std::vector<float> relu, neg, abs;
+  for (float f : v) {
+    relu.push_back(std::max(f, 0.f));
+    neg.push_back(-std::max(f, 0.f));
+    abs.push_back(std::max(f, 0.f));
+  }
+  neg[4] += 0.5f;  // Neg's golden value off in one element
+  auto nhwc = [](const std::vector<float>& d) {
+    return Tensor::from_vector<float>({1, 2, 3, 2}, d);
+  };
+  o.comparison.golden = {
+      {{"act/Relu:0", nhwc(relu)}, {"neg/Neg:0", nhwc(neg)}, {"Identity", nhwc(abs)}}};
+  o.comparison.golden_names = GoldenNames::kSuffix;
+  o.comparison.golden_layout = GoldenLayout::kAuto;
+  o.layerwise.enabled = true;
+  o.layerwise.save_repro = "-";
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kDisagree);
+  ASSERT_TRUE(r->layers.at(0).report.has_value()) << r->layers[0].error;
+  const LayerwiseReport& lr = *r->layers[0].report;
+  ASSERT_TRUE(lr.first.has_value());
+  EXPECT_EQ(lr.tensors[lr.first->tensor].name, "model_1/neg_1/Neg:0");
+  ASSERT_TRUE(r->golden_match.has_value());
+  EXPECT_EQ(r->golden_match->renamed.size(), 3u);
+  const nlohmann::json j = to_json(*r);
+  const nlohmann::json& m = j["golden_mapping"];
+  EXPECT_EQ(m["names"], "suffix");
+  EXPECT_EQ(m["layout"], "auto");
+  EXPECT_EQ(m["renamed"][1],
+            nlohmann::json({{"key", "act/Relu:0"}, {"tensor", "model_1/act_1/Relu:0"}}));
+  EXPECT_EQ(m["transposed"][0]["perm"], nlohmann::json({0, 3, 1, 2}));
+  EXPECT_EQ(m["transposed"][0]["tensors"].size(), 3u);
+  EXPECT_EQ(m["notes"].size(), 2u);
+  EXPECT_EQ(j["first_divergent_node"]["tensor"], "model_1/neg_1/Neg:0");
+  size_t notes = 0;
+  for (const auto& msg : r->messages)
+    notes += msg.text.starts_with("renamed 3 golden keys of the given golden outputs") ||
+             msg.text.starts_with("transposed 3 golden tensors of the given golden outputs");
+  EXPECT_EQ(notes, 2u);
 }
 
 TEST_F(ApiTest, RunGeneratesSamplesAndKeepsThemApart) {
