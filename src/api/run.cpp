@@ -254,8 +254,15 @@ Expected<Goldens> golden_values(const onnx::ModelProto& model, const RunOptions&
   std::vector<TensorMap> all = c.golden;
   std::string what = "the given golden outputs";
   g.source = "given";
+  const GoldenMatchOptions match{c.golden_names, c.golden_layout};
   if (all.empty()) {
-    if (c.load_outputs.empty()) return g;
+    if (c.load_outputs.empty()) {
+      if (match.active())
+        add_note(out.messages,
+                 "--golden-names and --golden-layout fit golden values (--load-outputs) to the "
+                 "model; none are given, so they do nothing");
+      return g;
+    }
     ODB_ASSIGN_OR_RETURN(LoadedSamples loaded,
                          load_samples(c.load_outputs, graph, DataRole::kOutputs));
     all = std::move(loaded.samples);
@@ -264,8 +271,8 @@ Expected<Goldens> golden_values(const onnx::ModelProto& model, const RunOptions&
     if (!loaded.note.empty()) add_note(out.messages, loaded.note);
   }
   // A framework's dump: keys renamed and tensors transposed to the model's before the check.
-  if (const GoldenMatchOptions m{c.golden_names, c.golden_layout}; m.active()) {
-    ODB_ASSIGN_OR_RETURN(GoldenMatchReport r, match_golden(all, model, m, what));
+  if (match.active()) {
+    ODB_ASSIGN_OR_RETURN(GoldenMatchReport r, match_golden(all, model, match, what));
     for (const auto& n : r.notes) add_note(out.messages, n);
     out.golden_match = std::move(r);
   }

@@ -6,8 +6,10 @@
 # one weight of conv2 changed. Without the flags the file is refused (a name, then a shape); with
 # --golden-names suffix --golden-layout auto (and nhwc) the layerwise pass names conv2's Conv as
 # the first divergent node with its own error, and says what it renamed and transposed (notes on
-# stderr, "golden_mapping" in --json); on the unchanged model it agrees. A bad choice, and a key
-# that ends two tensors' names, are usage errors naming the choices / the tensors.
+# stderr, "golden_mapping" in --json); on the unchanged model it agrees. Refused without them, the
+# error names the flags that would fit the file. A bad choice, and a key that ends two tensors'
+# names, are usage errors naming the choices / the tensors; the flags without golden values say
+# they do nothing.
 # usage: golden_tf.sh ONNXDBG
 set -uo pipefail
 bin=$(realpath -m "$1")
@@ -116,6 +118,9 @@ run ok.onnx --load-outputs golden.npz --layerwise --save-repro - --golden-names 
   --golden-layout auto
 check "the unchanged model agrees with TensorFlow's values (exit 0)" '[ $rc = 0 ]'
 
+"$bin" run ok.onnx --load-inputs in.npz --backends reference --golden-layout auto >out.txt 2>err.txt
+check "without golden values the flags say they do nothing" \
+  'grep -q "note: --golden-names and --golden-layout fit golden values (--load-outputs) to the model; none are given" err.txt'
 run ok.onnx --load-outputs golden.npz --layerwise --golden-layout nchw
 check "an unknown --golden-layout is a usage error listing the choices" \
   '[ $rc = 2 ] && grep -q "golden-layout .nchw. is not one of as-is, auto, nhwc" err.txt'
