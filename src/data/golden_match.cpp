@@ -219,9 +219,10 @@ std::map<std::string, Shape> model_shapes(const onnx::ModelProto& model,
                                           const std::set<std::string>& names) {
   std::map<std::string, Shape> out;
   auto take = [&](const std::string& name, const onnx::TypeProto& type) {
+    if (!names.count(name) || out.count(name)) return;
     bool known = false;
     Shape s = shape_of(type, known);
-    if (known && names.count(name) && !out.count(name)) out.emplace(name, std::move(s));
+    if (known) out.emplace(name, std::move(s));
   };
   const auto& g = model.graph();
   for (const auto* list : {&g.input(), &g.output()})
