@@ -78,9 +78,11 @@ nlohmann::json golden_mapping_json(const GoldenMatchReport& m) {
   return {{"names", std::string(golden_names_name(m.options.names))},
           {"layout", std::string(golden_layout_name(m.options.layout))},
           {"renamed", std::move(renamed)},
+          {"dropped", m.dropped},
           {"transposed", std::move(perms)},
           {"ambiguous", m.ambiguous},
           {"unfit", m.unfit},
+          {"reshaped", m.reshaped},
           {"unknown_shape", m.unknown_shape},
           {"notes", m.notes}};
 }

@@ -180,11 +180,19 @@ Status rename_keys(std::vector<Sample>& samples, const NameContext& c, GoldenMat
         ODB_ASSIGN_OR_RETURN(targets[key], target_of(key, c));
       }
   std::map<std::string, std::string> done;  // key -> tensor, for the keys actually renamed
+  std::set<std::string> dropped;
   for (Sample& s : samples) {
     Sample renamed;
     std::map<std::string, std::string> taken_by;  // tensor -> the key that named it
     for (auto& [key, t] : s) {
       auto it = targets.find(key);
+      // --golden-names suffix reads a framework's dump: what matches no tensor was fused,
+      // folded or renamed by the converter, and is dropped (a note says so).
+      if (c.suffix && it != targets.end() && it->second.empty() &&
+          !backend_output_key(key, c.graph)) {
+        dropped.insert(key);
+        continue;
+      }
       std::string name = it == targets.end() || it->second.empty() ? key : it->second;
       // --golden-names exact keeps check_samples' rule: a key whose tensor is held keeps its own
       // name (and is refused there); a suffix match that collides is refused here.
@@ -200,6 +208,7 @@ Status rename_keys(std::vector<Sample>& samples, const NameContext& c, GoldenMat
     s = std::move(renamed);
   }
   report.renamed.assign(done.begin(), done.end());
+  report.dropped.assign(dropped.begin(), dropped.end());
   return Status::ok();
 }
 
@@ -298,20 +307,95 @@ struct LayoutEntry {
   const Shape* model = nullptr;  ///< null when the model does not know it
 };
 
-/// What the layout does: the permutation each tensor takes (identity: none).
+/// What the layout does: the permutation each tensor takes (identity: none), and the tensors
+/// that take the model's shape as they are (only dimensions of size 1 differ).
 struct LayoutPlan {
   std::map<std::string, std::vector<int64_t>> perms;
   std::map<size_t, std::vector<int64_t>> by_rank;
+  std::map<std::string, Shape> reshapes;
 };
 
-/// auto: per rank, the candidate that fits the most tensors not of the model's shape.
-void plan_auto(const std::vector<LayoutEntry>& entries, LayoutPlan& plan,
-               GoldenMatchReport& report) {
+/// Whether golden shape `g` is the model's `m` with dimensions of size 1 added or removed (TF's
+/// Mean 1x1280 against tf2onnx's GlobalAveragePool 1x1280x1x1): the same elements in the same
+/// order, so a reshape, not a transpose, fits it. Every dimension of `m` must be known.
+bool unit_dims_fit(const Shape& g, const Shape& m) {
+  if (g == m) return false;
+  Shape a, b;
+  for (int64_t d : g)
+    if (d != 1) a.push_back(d);
+  for (int64_t d : m) {
+    if (d < 0) return false;
+    if (d != 1) b.push_back(d);
+  }
+  return a == b;
+}
+
+/// A tensor no permutation fits: reshaped when unit_dims_fit, else listed as unfit.
+void plan_unfit(const LayoutEntry& e, LayoutPlan& plan, GoldenMatchReport& report) {
+  if (unit_dims_fit(e.golden, *e.model))
+    plan.reshapes[e.name] = *e.model;
+  else
+    report.unfit.push_back(e.name);
+}
+
+/// The layouts a converter changed, per rank: the perm of each Transpose that reads a graph input
+/// (tf2onnx: NHWC input -> its NCHW graph) and the inverse of each that writes a graph output.
+std::map<size_t, std::vector<int64_t>> converter_perms(const onnx::GraphProto& g) {
+  std::set<std::string> inputs, outputs;
+  for (const auto& i : g.input()) inputs.insert(i.name());
+  for (const auto& o : g.output()) outputs.insert(o.name());
+  std::map<size_t, std::vector<int64_t>> out;
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "Transpose" || n.input_size() < 1 || n.output_size() < 1) continue;
+    std::vector<int64_t> perm;
+    for (const auto& a : n.attribute())
+      if (a.name() == "perm") perm.assign(a.ints().begin(), a.ints().end());
+    if (perm.empty() || !is_axis_permutation(perm, perm.size())) continue;
+    if (inputs.count(n.input(0))) {
+      out.emplace(perm.size(), perm);
+    } else if (outputs.count(n.output(0))) {
+      std::vector<int64_t> inverse(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = int64_t(i);
+      out.emplace(perm.size(), inverse);
+    }
+  }
+  return out;
+}
+
+/// Whether `name` is TensorFlow's layout in the model although the converter changed the layout
+/// of its rank by `perm`: a graph input or output, or the output of a Transpose undoing `perm`.
+bool kept_in_framework_layout(const std::string& name, const std::vector<int64_t>& perm,
+                              const onnx::GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output()})
+    for (const auto& vi : *list)
+      if (vi.name() == name) return true;
+  for (const auto& n : g.node()) {
+    if (n.op_type() != "Transpose" || n.output_size() < 1 || n.output(0) != name) continue;
+    for (const auto& a : n.attribute()) {
+      if (a.name() != "perm" || static_cast<size_t>(a.ints_size()) != perm.size()) continue;
+      bool undoes = true;  // perm[back[i]] == i
+      for (int i = 0; i < a.ints_size(); ++i)
+        undoes = undoes && perm[static_cast<size_t>(a.ints(i))] == i;
+      return undoes;
+    }
+  }
+  return false;
+}
+
+/// auto: per rank, the permutation of the converter's Transposes at the graph's inputs and
+/// outputs (converter_perms), else the candidate that fits the most tensors not of the model's
+/// shape. A tensor that fits both identity and its rank's permutation (1x8x8x8) takes the
+/// converter's permutation when there is one (unless kept_in_framework_layout), else stays.
+void plan_auto(const std::vector<LayoutEntry>& entries, const onnx::GraphProto& graph,
+               LayoutPlan& plan, GoldenMatchReport& report) {
+  const std::map<size_t, std::vector<int64_t>> converter = converter_perms(graph);
+  plan.by_rank = converter;
   std::map<size_t, std::vector<const LayoutEntry*>> needing;
   for (const auto& e : entries)
     if (e.model && !fits(e.golden, *e.model, identity(e.golden.size())))
       needing[e.golden.size()].push_back(&e);
   for (const auto& [rank, list] : needing) {
+    if (converter.count(rank)) continue;
     size_t best = 0;
     for (const auto& p : candidate_perms(rank)) {
       const auto n =
@@ -329,12 +413,14 @@ void plan_auto(const std::vector<LayoutEntry>& entries, LayoutPlan& plan,
     auto it = plan.by_rank.find(e.golden.size());
     const bool as_is = fits(e.golden, *e.model, identity(e.golden.size()));
     const bool permuted = it != plan.by_rank.end() && fits(e.golden, *e.model, it->second);
-    if (as_is && permuted)
+    if (as_is && permuted && converter.count(e.golden.size())) {
+      if (!kept_in_framework_layout(e.name, it->second, graph)) plan.perms[e.name] = it->second;
+    } else if (as_is && permuted)
       report.ambiguous.push_back(e.name);
     else if (permuted)
       plan.perms[e.name] = it->second;
     else if (!as_is)
-      report.unfit.push_back(e.name);
+      plan_unfit(e, plan, report);
   }
 }
 
@@ -348,7 +434,7 @@ void plan_nhwc(const std::vector<LayoutEntry>& entries, LayoutPlan& plan,
       plan.perms[e.name] = channels_first(rank);
       plan.by_rank[rank] = channels_first(rank);
     } else if (!fits(e.golden, *e.model, identity(rank))) {
-      report.unfit.push_back(e.name);
+      plan_unfit(e, plan, report);
     }
   }
 }
@@ -393,6 +479,17 @@ Status apply_plan(std::vector<Sample>& samples, const LayoutPlan& plan,
     gp.transposed.push_back(name);
   }
   for (auto& [rank, gp] : per_rank) report.permutations.push_back(std::move(gp));
+  for (const auto& [name, shape] : plan.reshapes) {
+    bool any = false;
+    for (Sample& s : samples) {
+      auto it = s.find(name);
+      if (it == s.end() || !unit_dims_fit(it->second.shape(), shape)) continue;
+      ODB_ASSIGN_OR_RETURN(Tensor t, std::move(it->second).reshaped(shape));
+      it->second = std::move(t);
+      any = true;
+    }
+    if (any) report.reshaped.push_back(name);
+  }
   return Status::ok();
 }
 
@@ -407,7 +504,7 @@ Status fit_layout(std::vector<Sample>& samples, const onnx::ModelProto& model,
   const std::vector<LayoutEntry> entries = layout_entries(samples, values, shapes, report);
   LayoutPlan plan;
   if (report.options.layout == GoldenLayout::kAuto)
-    plan_auto(entries, plan, report);
+    plan_auto(entries, model.graph(), plan, report);
   else
     plan_nhwc(entries, plan, report);
   return apply_plan(samples, plan, shapes, report);
@@ -442,7 +539,7 @@ void layout_notes(const std::string& what, GoldenMatchReport& r) {
     r.notes.push_back(fmt::format("transposed {} of {} to the model's axis order ({}): {}",
                                   plural(n, "golden tensor", "golden tensors"), what, flag,
                                   fmt::join(ranks, "; ")));
-  else if (r.unfit.empty())
+  else if (r.unfit.empty() && r.reshaped.empty())
     r.notes.push_back(fmt::format("{}: no golden tensor of {} needed a transpose", flag, what));
   const auto as = [](size_t n) { return n == 1 ? "as it is" : "as they are"; };
   if (!r.ambiguous.empty())
@@ -454,6 +551,12 @@ void layout_notes(const std::string& what, GoldenMatchReport& r) {
         as(r.ambiguous.size()), r.ambiguous.size() == 1 ? "its" : "their",
         r.ambiguous.size() == 1 ? "its" : "their", as(r.ambiguous.size()),
         quoted_list(r.ambiguous)));
+  if (!r.reshaped.empty())
+    r.notes.push_back(fmt::format(
+        "reshaped {} of {} to the model's shape, which has the same elements in the same order "
+        "with dimensions of size 1 added or removed ({}): {}",
+        plural(r.reshaped.size(), "golden tensor", "golden tensors"), what, flag,
+        quoted_list(r.reshaped)));
   if (!r.unfit.empty())
     r.notes.push_back(fmt::format(
         "{} not the model's and no permutation {} took makes {} so; compared {}: {}",
@@ -469,9 +572,15 @@ void layout_notes(const std::string& what, GoldenMatchReport& r) {
 
 void name_notes(const std::string& what, GoldenMatchReport& r) {
   if (r.options.names != GoldenNames::kSuffix) return;
+  if (!r.dropped.empty())
+    r.notes.push_back(fmt::format(
+        "dropped {} of {} that name no tensor of the model, not even by suffix (fused, folded or "
+        "renamed by the converter; --golden-names suffix): {}",
+        plural(r.dropped.size(), "golden key", "golden keys"), what, quoted_list(r.dropped)));
   if (r.renamed.empty()) {
-    r.notes.push_back(
-        fmt::format("--golden-names suffix: every key of {} is a tensor name of the model", what));
+    if (r.dropped.empty())
+      r.notes.push_back(fmt::format(
+          "--golden-names suffix: every key of {} is a tensor name of the model", what));
     return;
   }
   r.notes.push_back(fmt::format(
@@ -517,7 +626,7 @@ std::vector<GoldenPermutation> layout_hint(const std::vector<Sample>& samples,
       entries.push_back({name, shape, &it->second});
   LayoutPlan plan;
   GoldenMatchReport unused;
-  plan_auto(entries, plan, unused);
+  plan_auto(entries, model.graph(), plan, unused);
   std::map<size_t, GoldenPermutation> per_rank;
   for (const auto& [name, perm] : plan.perms) {
     GoldenPermutation& gp = per_rank[perm.size()];

@@ -80,6 +80,9 @@ struct GoldenMatchReport {
   /// Every key renamed (":0" added or dropped, or by suffix), key -> the model's tensor, in key
   /// order; with --golden-names exact only the ":0" renames (without a note, as before).
   std::vector<std::pair<std::string, std::string>> renamed;
+  /// --golden-names suffix: keys that name no tensor, even by suffix (a framework's dump holds
+  /// tensors the converter fused or folded away), removed from the samples; in key order.
+  std::vector<std::string> dropped;
   std::vector<GoldenPermutation> permutations;  ///< ranks where a tensor was transposed, ascending
   /// auto: tensors that already have the model's shape and that their rank's permutation fits
   /// too (a shape such as 1x8x8x8): kept as they are.
@@ -88,6 +91,9 @@ struct GoldenMatchReport {
   /// are not the channels-last form of the model's (nhwc, ranks 3-5): left as they are, and the
   /// comparison reports their shape.
   std::vector<std::string> unfit;
+  /// auto/nhwc: tensors whose shape is the model's with dimensions of size 1 added or removed
+  /// (TF's Mean 1x1280 against tf2onnx's GlobalAveragePool 1x1280x1x1): reshaped to it.
+  std::vector<std::string> reshaped;
   /// auto/nhwc: tensors of rank 2 and more whose shape the model does not know (not declared,
   /// not inferred): left as they are.
   std::vector<std::string> unknown_shape;
@@ -103,20 +109,27 @@ struct GoldenMatchReport {
 /// the one value whose name, ":0" dropped from both and split at '/', ends with the key's parts:
 /// first with each part equal, and where none does, with the key's scopes (every part but the
 /// last) also matching the model's numbered by the converter ("block_3" matching "block_3_1", as
-/// Keras 3 and tf2onnx number scopes); keys that check_samples drops (BACKEND/OUTPUT) and keys
-/// matching nothing are left for check_samples. Then the layout (GoldenLayout), each tensor of
-/// rank 2 or more that names a value (the others are check_samples') against the model's shape
-/// of that value: the declared shape of a graph input
-/// or output, an initializer's dims, else ONNX shape inference (infer_shapes), else a declared
-/// value_info (a dimension without a value matches any, except one a permutation moves). auto:
-/// a tensor of the model's shape is kept; for the others each rank takes the permutation (not
-/// the identity) that fits the most of them, ties going to channels-last-to-first (0,r-1,1,...),
-/// then channels-first-to-last, then the smallest; it transposes those it fits (ranks over 6 try
-/// only those two). nhwc: every tensor of rank 3-5 whose model shape is its channels-first
-/// permutation (0,r-1,1,...,r-2) is transposed (a square one such as 1x8x8x8 too). Transposing
-/// allocates one tensor of the same size (transpose_axes) and replaces the entry; other samples
-/// are decided alike. Errors: kInvalidArgument, one sentence naming `what` and the key, for a
-/// key that ends several values' names (the first few named), and for two keys naming the same
+/// Keras 3 and tf2onnx number scopes); keys that check_samples drops (BACKEND/OUTPUT) are left
+/// for it, and keys matching nothing are left for it with kExact (which refuses them) and
+/// dropped with kSuffix (`dropped`: a dump holds what the converter fused away; a sample left
+/// without a graph output is still refused by check_samples). Then the layout (GoldenLayout), each
+/// tensor of rank 2 or more that names a value (the others are check_samples') against the model's
+/// shape of that value: the declared shape of a graph input or output, an initializer's dims, else
+/// ONNX shape inference (infer_shapes), else a declared value_info (a dimension without a value
+/// matches any, except one a permutation moves). auto: a tensor of the model's shape is kept; for
+/// the others each rank takes the permutation (not the identity) of the converter's Transposes
+/// after the graph inputs (and, inverted, before its outputs: tf2onnx's NHWC -> NCHW), else the one
+/// that fits the most of them, ties going to channels-last-to-first (0,r-1,1,...), then
+/// channels-first-to-last, then the smallest; it transposes those it fits (ranks over 6 try only
+/// those two); a tensor that fits both its shape as it is and the permutation (1x8x8x8) is
+/// transposed when the converter's Transposes gave the permutation (unless it is a graph input or
+/// output, or a Transpose back made it), else kept. Both: a tensor no permutation fits whose shape
+/// is the model's with dimensions of size 1 added or removed (every model dimension known) is
+/// reshaped to it (`reshaped`). nhwc: every tensor of rank 3-5 whose model shape is its
+/// channels-first permutation (0,r-1,1,...,r-2) is transposed (a square one such as 1x8x8x8 too).
+/// Transposing allocates one tensor of the same size (transpose_axes) and replaces the entry; other
+/// samples are decided alike. Errors: kInvalidArgument, one sentence naming `what` and the key, for
+/// a key that ends several values' names (the first few named), and for two keys naming the same
 /// tensor; those of transpose_axes.
 Expected<GoldenMatchReport> match_golden(std::vector<Sample>& samples,
                                          const onnx::ModelProto& model,

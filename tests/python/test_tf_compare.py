@@ -291,3 +291,62 @@ def test_a_conversion_the_backend_cannot_run_is_the_error_verdict():
     assert r.verdict == "error" and not r.agree
     assert r.verdict_line().startswith("verdict: error: reference could not run the ONNX model")
     assert "broadcast" in r.error and r.to_json()["error"] == r.error
+
+
+def tensorflow_dump(model, x):
+    """Every float tensor of the model's frozen graph, as a TensorFlow user dumps them: keyed by
+    TensorFlow's tensor names ("<scope>/<Op>:0"), in TensorFlow's NHWC layout."""
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2)
+    fn = tf.function(lambda t: model(t, training=False))
+    frozen = convert_variables_to_constants_v2(
+        fn.get_concrete_function(tf.TensorSpec(x.shape, tf.float32)))
+    graph_def = frozen.graph.as_graph_def()
+    with tf.Graph().as_default() as g:
+        tf.graph_util.import_graph_def(graph_def, name="")
+        placeholder = next(op for op in g.get_operations() if op.type == "Placeholder")
+        fetch = [t for op in g.get_operations() if op.type not in ("Const", "Placeholder")
+                 for t in op.outputs if t.dtype == tf.float32]
+        with tf.compat.v1.Session(graph=g) as sess:
+            values = sess.run(fetch, feed_dict={placeholder.outputs[0]: x})
+    return {t.name: v for t, v in zip(fetch, values)}
+
+
+def test_the_cli_localizes_the_layer_from_a_tensorflow_dump(mobilenet, cli, tmp_path):
+    """The CLI golden path (no Python bridge, no hand mapping): every tensor TensorFlow computed,
+    keyed by its TensorFlow name, NHWC, against the conversion with a changed depthwise conv;
+    --golden-names suffix renames what the converter kept and drops what it fused away,
+    --golden-layout auto transposes by tf2onnx's input Transpose."""
+    import subprocess
+    model, x, proto = mobilenet
+    changed = onnx.ModelProto()
+    changed.CopyFrom(proto)
+    node = next(n for n in changed.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
+    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
+    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(1.2),
+                                          init.name))
+    onnx.save(changed, str(tmp_path / "changed.onnx"))
+    dump = tensorflow_dump(model, x)
+    assert len(dump) > 150 and any(k.endswith("block_3_depthwise_1/depthwise:0") or
+                                   k.endswith("block_3_depthwise/depthwise:0") for k in dump)
+    dump["predictions"] = model(x, training=False).numpy()  # the output, by its ONNX name
+    np.savez(tmp_path / "golden.npz", **dump)
+    np.savez(tmp_path / "in.npz", input=x)
+    cmd = [cli, "run", str(tmp_path / "changed.onnx"), "--backends", "reference",
+           "--load-inputs", str(tmp_path / "in.npz"), "--load-outputs",
+           str(tmp_path / "golden.npz"), "--layerwise", "--isolate", "--golden-names", "suffix",
+           "--golden-layout", "auto", "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr
+    report = json.loads(p.stdout)
+    first = report["first_divergent_node"]
+    assert first["node"] == node.name, (first, p.stderr[-3000:])
+    mapping = report["golden_mapping"]
+    assert mapping["dropped"] and mapping["transposed"][0]["perm"] == [0, 3, 1, 2]
+    notes = " ".join(mapping["notes"])
+    assert "dropped" in notes and "transposed" in notes and "reshaped" in notes, notes
+    # The unchanged conversion agrees with the same dump.
+    onnx.save(proto, str(tmp_path / "same.onnx"))
+    cmd[2] = str(tmp_path / "same.onnx")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0, (p.stderr[-3000:], json.loads(p.stdout)["verdict_line"])

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "backends/backend_test_util.h"
@@ -102,13 +103,31 @@ TEST(GoldenMatch, SuffixEndingSeveralTensorsIsRefusedNamingThem) {
                 kD3 + "', '" + kD4 + "'; give the key more of its scope so that it names one");
 }
 
-TEST(GoldenMatch, SuffixMatchingNothingIsRefusedByTheCheck) {
+TEST(GoldenMatch, SuffixDropsKeysMatchingNothingAndExactLeavesThemToTheCheck) {
+  // A framework's dump holds tensors the converter fused away: with suffix they are dropped
+  // (and named in a note); with exact, check_samples refuses them as before.
   const onnx::ModelProto model = blocks();
   std::vector<Sample> golden = {{{"block_9/depthwise:0", pair(1, 2)}, {"Identity", pair(1, 2)}}};
   auto r = match_golden(golden, model, kSuffix, "'g.npz'");
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
-  EXPECT_EQ(golden[0].count("block_9/depthwise:0"), 1u);
+  EXPECT_EQ(golden[0].count("block_9/depthwise:0"), 0u);
+  EXPECT_EQ(r->dropped, (std::vector<std::string>{"block_9/depthwise:0"}));
+  ASSERT_FALSE(r->notes.empty());
+  EXPECT_NE(r->notes[0].find("dropped 1 golden key of 'g.npz' that name no tensor of the model"),
+            std::string::npos)
+      << r->notes[0];
+  EXPECT_TRUE(check_samples(golden, model.graph(), DataRole::kOutputs, "'g.npz'"));
+
+  // Nothing but unknown keys: dropped, and the sample without a graph output is refused.
+  golden = {{{"block_9/depthwise:0", pair(1, 2)}}};
+  ASSERT_TRUE(match_golden(golden, model, kSuffix, "'g.npz'").has_value());
   Status st = check_samples(golden, model.graph(), DataRole::kOutputs, "'g.npz'");
+  EXPECT_NE(st.message().find("holds none of the model's outputs"), std::string::npos)
+      << st.message();
+
+  golden = {{{"block_9/depthwise:0", pair(1, 2)}, {"Identity", pair(1, 2)}}};
+  ASSERT_TRUE(match_golden(golden, model, {}, "'g.npz'").has_value());
+  st = check_samples(golden, model.graph(), DataRole::kOutputs, "'g.npz'");
   EXPECT_NE(st.message().find("holds 'block_9/depthwise:0', which is not a tensor of the model"),
             std::string::npos)
       << st.message();
@@ -285,6 +304,57 @@ g (float[1,3,3,3] x) => (float[1,2,3,3] y)
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   expect_nchw_of(golden[0].at("x"), x);
   expect_nchw_of(golden[0].at("y"), y);
+}
+
+TEST(GoldenMatch, ASquareShapeTakesTheConvertersPermutationWhenItsTransposesSayIt) {
+  // tf2onnx's graph: NHWC input, a Transpose to NCHW, a Conv, a Transpose back to NHWC output.
+  // t (1x3x3x3 NCHW) fits both as it is and by (0,3,1,2); the input Transpose says which.
+  const onnx::ModelProto model = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,3,3] x) => (float[1,3,3,3] y)
+<float[3,3,1,1] w = {1, 0, 0, 0, 1, 0, 0, 0, 1}>
+{
+  xt = Transpose<perm = [0, 3, 1, 2]>(x)
+  t = Conv(xt, w)
+  y = Transpose<perm = [0, 2, 3, 1]>(t)
+}
+)");
+  const Tensor nhwc = iota({1, 3, 3, 3});
+  std::vector<Sample> golden = {{{"x", nhwc}, {"t", nhwc}, {"y", nhwc}}};
+  auto r = match_golden(golden, model, kAuto, "'g.npz'");
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  expect_nchw_of(golden[0].at("t"), nhwc);
+  // The graph input and the output a Transpose back made keep TensorFlow's layout.
+  EXPECT_EQ(golden[0].at("x").data<float>()[1], 1.f);
+  EXPECT_EQ(golden[0].at("y").data<float>()[1], 1.f);
+  EXPECT_TRUE(r->ambiguous.empty());
+}
+
+TEST(GoldenMatch, AShapeWithUnitDimensionsAddedIsReshaped) {
+  // TensorFlow's Mean keeps no dims (1x3); tf2onnx's GlobalAveragePool keeps them (1x3x1x1).
+  const onnx::ModelProto model = testing::parse_text_model(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,2,2] x) => (float[1,3] y)
+<int64[2] axes = {2, 3}>
+{
+  m = GlobalAveragePool(x)
+  y = Squeeze(m, axes)
+}
+)");
+  const Tensor mean = iota({1, 3});
+  for (const GoldenMatchOptions& o : {kAuto, kNhwc}) {
+    std::vector<Sample> golden = {{{"m", mean}, {"y", mean}}};
+    auto r = match_golden(golden, model, o, "'g.npz'");
+    ASSERT_TRUE(r.has_value()) << r.status().to_string();
+    const Tensor& m = golden[0].at("m");
+    EXPECT_EQ(m.shape(), (Shape{1, 3, 1, 1}));
+    EXPECT_EQ(m.data<float>()[2], mean.data<float>()[2]);
+    EXPECT_EQ(r->reshaped, (std::vector<std::string>{"m"}));
+    EXPECT_TRUE(r->unfit.empty());
+    EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+      return n.find("reshaped 1 golden tensor of 'g.npz' to the model's shape") == 0;
+    }));
+  }
 }
 
 TEST(GoldenMatch, AHintNamesTheSettingsThatWouldFitARefusedDump) {
