@@ -377,8 +377,11 @@ class _Mapper:
                     self.reasons[(c.order, o.key)] = (
                         f"called {c.calls} times but converted in {len(insts)} scopes")
             else:
+                why = ("returns its input unchanged (an identity at inference): no ONNX nodes "
+                       "of its own" if self._identity(c) else "no ONNX nodes in its scope "
+                       "(folded into its neighbours or removed by tf2onnx's optimizer)")
                 for o in c.outputs:
-                    self.reasons[(c.order, o.key)] = "no ONNX nodes in its scope"
+                    self.reasons[(c.order, o.key)] = why
 
     def _call_of(self, key: _Key) -> Optional[int]:
         """The call whose scope instance is the longest prefix of ``key``."""

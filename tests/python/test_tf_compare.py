@@ -41,6 +41,18 @@ def convert(model, x, opset=13):
     return proto
 
 
+def with_scaled_weights(proto, node_suffix, factor):
+    """A copy of ``proto`` with the weights (input 1) of the node whose name ends with
+    ``node_suffix`` multiplied by ``factor``; returns (the copy, that node)."""
+    changed = onnx.ModelProto()
+    changed.CopyFrom(proto)
+    node = next(n for n in changed.graph.node if n.name.endswith(node_suffix))
+    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
+    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(factor),
+                                          init.name))
+    return changed, node
+
+
 def covered(result):
     """Layer outputs with an ONNX tensor, or fused by tf2onnx into one that has."""
     return sum(r.mapped or r.fused_into is not None for r in result.layers)
@@ -81,12 +93,7 @@ def test_mobilenetv2_agrees_with_its_conversion(mobilenet):
 
 def test_a_changed_depthwise_conv_is_named_with_its_own_error(mobilenet, tmp_path):
     model, x, proto = mobilenet
-    changed = onnx.ModelProto()
-    changed.CopyFrom(proto)
-    node = next(n for n in changed.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
-    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
-    w = numpy_helper.to_array(init) * np.float32(1.2)
-    init.CopyFrom(numpy_helper.from_array(w, init.name))
+    changed, node = with_scaled_weights(proto, "block_3_depthwise_1/depthwise", 1.2)
     r = onnxdbg.tf.compare(model, x, onnx_model=changed)
     assert not r.agree
     assert r.first_divergent_layer == "block_3_depthwise", str(r)
@@ -108,12 +115,7 @@ def test_a_changed_depthwise_conv_is_named_with_its_own_error(mobilenet, tmp_pat
 
 def test_without_isolation_the_first_row_outside_tolerance_is_named(mobilenet):
     model, x, proto = mobilenet
-    changed = onnx.ModelProto()
-    changed.CopyFrom(proto)
-    node = next(n for n in changed.graph.node if n.name.endswith("block_5_depthwise_1/depthwise"))
-    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
-    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(0.5),
-                                          init.name))
+    changed, _ = with_scaled_weights(proto, "block_5_depthwise_1/depthwise", 0.5)
     r = onnxdbg.tf.compare(model, x, onnx_model=changed, isolate=False)
     assert r.first_divergent_layer == "block_5_depthwise"
     assert all(row.source is None for row in r.layers)
@@ -224,10 +226,8 @@ def test_equal_dimensions_take_the_layout_of_tf2onnxs_input_transpose():
     x = np.random.default_rng(5).standard_normal((1, 32, 32, 3)).astype(np.float32)
     proto = convert(model, x)
     assert onnxdbg.tf.compare(model, x, onnx_model=proto).agree
-    dw = next(n for n in proto.graph.node if n.name.endswith("dw_1/depthwise"))
-    w = next(t for t in proto.graph.initializer if t.name == dw.input[1])
-    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * np.float32(1.2), w.name))
-    r = onnxdbg.tf.compare(model, x, onnx_model=proto)
+    changed, _ = with_scaled_weights(proto, "dw_1/depthwise", 1.2)
+    r = onnxdbg.tf.compare(model, x, onnx_model=changed)
     assert r.first_divergent_layer == "dw", str(r)
     rows = {row.path: row for row in r.layers}
     assert rows["stem_bn"].passed and rows["stem_relu"].passed, str(r)
@@ -259,10 +259,7 @@ def test_a_conversion_of_the_exported_savedmodel_by_the_tf2onnx_command(mobilene
     by_folder = onnxdbg.tf.compare(str(tmp_path / "saved"), x, onnx_model=proto)
     assert by_folder.agree and by_folder.model_class == "SavedModel", str(by_folder)
     assert len(by_folder.layers) >= 100 and all(row.mapped for row in by_folder.layers)
-    node = next(n for n in proto.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
-    init = next(t for t in proto.graph.initializer if t.name == node.input[1])
-    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(1.2),
-                                          init.name))
+    proto, _ = with_scaled_weights(proto, "block_3_depthwise_1/depthwise", 1.2)
     changed = onnxdbg.tf.compare(str(tmp_path / "saved"), x, onnx_model=proto)
     assert changed.first_divergent_layer == "block_3_depthwise_1", str(changed)
     with pytest.raises(onnxdbg.UsageError, match="takes 1 inputs"):
@@ -319,12 +316,7 @@ def test_the_cli_localizes_the_layer_from_a_tensorflow_dump(mobilenet, cli, tmp_
     --golden-layout auto transposes by tf2onnx's input Transpose."""
     import subprocess
     model, x, proto = mobilenet
-    changed = onnx.ModelProto()
-    changed.CopyFrom(proto)
-    node = next(n for n in changed.graph.node if n.name.endswith("block_3_depthwise_1/depthwise"))
-    init = next(t for t in changed.graph.initializer if t.name == node.input[1])
-    init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) * np.float32(1.2),
-                                          init.name))
+    changed, node = with_scaled_weights(proto, "block_3_depthwise_1/depthwise", 1.2)
     onnx.save(changed, str(tmp_path / "changed.onnx"))
     dump = tensorflow_dump(model, x)
     assert len(dump) > 150 and any(k.endswith("block_3_depthwise_1/depthwise:0") or
@@ -350,3 +342,22 @@ def test_the_cli_localizes_the_layer_from_a_tensorflow_dump(mobilenet, cli, tmp_
     cmd[2] = str(tmp_path / "same.onnx")
     p = subprocess.run(cmd, capture_output=True, text=True)
     assert p.returncode == 0, (p.stderr[-3000:], json.loads(p.stdout)["verdict_line"])
+
+
+def test_a_sequential_model_from_a_keras_file(tmp_path):
+    keras.utils.set_random_seed(6)
+    model = keras.Sequential([keras.Input(shape=(12, 12, 2)),
+                              keras.layers.Conv2D(4, 3, activation="relu", name="conv"),
+                              keras.layers.MaxPooling2D(name="pool"),
+                              keras.layers.Flatten(name="flat"),
+                              keras.layers.Dropout(0.5, name="drop"),
+                              keras.layers.Dense(3, name="head")], name="seq")
+    path = tmp_path / "seq.keras"
+    model.save(str(path))
+    x = np.random.default_rng(6).standard_normal((1, 12, 12, 2)).astype(np.float32)
+    r = onnxdbg.tf.compare(str(path), x)
+    assert r.agree, str(r)
+    rows = {row.path: row for row in r.layers}
+    assert rows["conv"].mapped and rows["pool"].mapped and rows["head"].mapped, str(r)
+    assert "identity at inference" in rows["drop"].reason, str(r)
+    assert r.model_class == "Sequential"
