@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "core/transpose.h"
+#include "data/samples.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "model/shape_inference.h"
@@ -91,20 +92,6 @@ bool ends_with_parts(const std::vector<std::string_view>& value,
     if (!numbered || i + 1 == key.size() || !numbered_scope(v, key[i])) return false;
   }
   return true;
-}
-
-/// Every value of the model file: graph inputs, initializers and node outputs of the main graph
-/// and of every If branch and Loop/Scan body (check_samples' set).
-std::set<std::string> model_values(const onnx::GraphProto& graph) {
-  std::set<std::string> values;
-  walk_graphs(graph, [&](const GraphVisit& v) {
-    for (const auto& i : v.graph->input()) values.insert(i.name());
-    for (const auto& i : v.graph->initializer()) values.insert(i.name());
-    for (const auto& n : v.graph->node())
-      for (const auto& o : n.output())
-        if (!o.empty()) values.insert(o);
-  });
-  return values;
 }
 
 /// The values by their last part (":0" dropped), for the suffix search.

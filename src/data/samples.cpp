@@ -282,12 +282,7 @@ Status check_output_sample(Sample& s, const std::vector<ValueSignature>& ins,
 
 }  // namespace
 
-Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph, DataRole role,
-                     const std::string& what, std::string* note) {
-  const auto ins = model_inputs(graph);
-  const auto outs = model_outputs(graph);
-  // Every value of the model file: the main graph's and those inside If branches and Loop/Scan
-  // bodies, nested ones too (the layerwise comparison compares the branches that ran).
+std::set<std::string> model_values(const onnx::GraphProto& graph) {
   std::set<std::string> values;
   walk_graphs(graph, [&](const GraphVisit& v) {
     for (const auto& i : v.graph->input()) values.insert(i.name());
@@ -296,6 +291,14 @@ Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph
       for (const auto& o : n.output())
         if (!o.empty()) values.insert(o);
   });
+  return values;
+}
+
+Status check_samples(std::vector<Sample>& samples, const onnx::GraphProto& graph, DataRole role,
+                     const std::string& what, std::string* note) {
+  const auto ins = model_inputs(graph);
+  const auto outs = model_outputs(graph);
+  const std::set<std::string> values = model_values(graph);
   std::vector<std::string> extra;  // kInputs: names dropped, in order of first appearance
   for (size_t k = 0; k < samples.size(); ++k) {
     const std::string where = samples.size() > 1 ? fmt::format("{} sample {}", what, k) : what;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct LoadedSamples {
 /// data files), and those of the readers named above; each message names the path.
 Expected<LoadedSamples> load_samples(const std::filesystem::path& path,
                                      const onnx::GraphProto& graph, DataRole role);
+
+/// Every value name of the model file: graph inputs, initializers and node outputs of the main
+/// graph and of every If branch and Loop/Scan body, nested ones too (the names golden values
+/// may use: the layerwise comparison compares the branches that ran).
+std::set<std::string> model_values(const onnx::GraphProto& graph);
 
 /// Checks `samples` (read from `what`) against `graph` so that data of another model is refused
 /// before anything runs. kInputs: every graph input without initializer is present in every
