@@ -42,13 +42,14 @@ Status GoldenSource::run(const reference::NodeHook& hook, size_t end_node) {
   return Status::ok();
 }
 
-Status GoldenSource::run_reference(const reference::NodeHook& hook, size_t end_node) {
+Status GoldenSource::run_reference(const reference::NodeHook& hook, size_t end_node,
+                                   const TensorMap* forced) {
   if (!interp_) {
     ODB_ASSIGN_OR_RETURN(interp_,
                          reference::Interpreter::create(model_->proto, model_->base_dir, options_));
   }
   ++runs_;
-  return interp_->run_prefix(*inputs_, hook, end_node);
+  return interp_->run_prefix(*inputs_, hook, end_node, forced);
 }
 
 Expected<TensorMap> GoldenSource::capture(const std::set<std::string>& names) {
@@ -76,11 +77,14 @@ Expected<TensorMap> GoldenSource::capture(const std::set<std::string>& names) {
     }
   }
   if (end_node == 0) return out;
+  // With loaded golden values, the loaded ones replace the reference's as it goes: a value the
+  // file lacks is computed from the golden values upstream, not from the model's own (which
+  // carry the error an isolated node would then take for its own).
   ODB_RETURN_IF_ERROR(run_reference(
       [&](const onnx::NodeProto&, size_t, const std::string& tensor, const Tensor& value) {
         if (computed.count(tensor)) out[tensor] = value;
       },
-      end_node));
+      end_node, golden_));
   return out;
 }
 

@@ -44,7 +44,10 @@ class GoldenSource {
   /// Copies of the named values, from a reference run that stops after the last node producing
   /// one of them; graph inputs come from the inputs given, with loaded golden values every
   /// value the map holds comes from it, and with a store (use_store) every value it holds, as a
-  /// view into it (the reference runs only for the others, if any).
+  /// view into it (the reference runs only for the others, if any). With loaded golden values
+  /// that run reads them in place of its own as it goes (Interpreter::run_prefix's `forced`): a
+  /// value the map lacks is computed from the loaded values upstream of it, not from the
+  /// model's own, which would carry the error an isolated node then takes for its own.
   /// Errors: the reference's.
   Expected<TensorMap> capture(const std::set<std::string>& names);
   /// From now on capture() takes the values `store` holds from it (not owned; must outlive the
@@ -57,7 +60,8 @@ class GoldenSource {
   int runs() const { return runs_; }
 
  private:
-  Status run_reference(const reference::NodeHook& hook, size_t end_node);
+  Status run_reference(const reference::NodeHook& hook, size_t end_node,
+                       const TensorMap* forced = nullptr);
 
   const LoadedModel* model_ = nullptr;
   reference::InterpreterOptions options_;

@@ -134,8 +134,10 @@ struct LayerComparison {
   /// As computed_in_float32, for the node's output when it ran alone (own): the backend ran the
   /// isolated node in float32, so its own error shows no float16 rounding or overflow.
   bool own_computed_in_float32 = false;
-  /// An input of the producing node is an intermediate tensor outside tolerance on this backend
-  /// (graph inputs and initializers are the same everywhere): its error can be inherited.
+  /// An input of the producing node is an intermediate tensor outside tolerance on this backend,
+  /// or one with no golden value (a loaded file lacks it, so it was never compared; graph
+  /// inputs, initializers and Constant outputs are the same everywhere): its error can be
+  /// inherited.
   bool input_failed = false;
   bool pass() const { return !observed || result.pass; }
   /// Isolated, and the node's error is its own: outside tolerance alone on golden inputs that

@@ -289,12 +289,21 @@ void Pass::mark_failed_inputs() {
   for (const auto& c : rep_.comparisons)
     if (c.observed) failed[{c.backend, rep_.tensors[c.tensor].name}] = !c.result.pass;
   const auto& g = model_.proto.graph();
+  // Node outputs with no golden value (a loaded file lacks them): never compared, so whether
+  // they carry an error upstream is unknown.
+  std::set<std::string> compared;
+  for (const auto& t : rep_.tensors) compared.insert(t.name);
+  const std::set<std::string> constants = constant_node_outputs(g);
+  std::set<std::string> unknown;
+  for (const auto& node : g.node())
+    for (const auto& o : node.output())
+      if (!o.empty() && !compared.count(o) && !constants.count(o)) unknown.insert(o);
   for (auto& c : rep_.comparisons) {
     const size_t n = rep_.tensors[c.tensor].node_index;
     if (n >= static_cast<size_t>(g.node_size())) continue;
     for (const auto& in : g.node(static_cast<int>(n)).input()) {
       auto it = failed.find({c.backend, in});
-      if (it != failed.end() && it->second) c.input_failed = true;
+      if ((it != failed.end() && it->second) || unknown.count(in)) c.input_failed = true;
     }
   }
 }

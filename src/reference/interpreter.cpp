@@ -475,12 +475,14 @@ Expected<std::map<std::string, Tensor>> Interpreter::run(
 }
 
 Status Interpreter::run_prefix(const std::map<std::string, Tensor>& inputs, const NodeHook& hook,
-                               size_t end_node) {
+                               size_t end_node, const std::map<std::string, Tensor>* forced) {
   std::map<std::string, Value> values;
   for (const auto& [name, t] : inputs) values.emplace(name, t);
   main_end_node_ = end_node;
+  forced_ = forced;
   auto outs = run_values(values, hook);
   main_end_node_ = SIZE_MAX;
+  forced_ = nullptr;
   return outs ? Status::ok() : outs.status();
 }
 
@@ -732,6 +734,11 @@ Status Interpreter::store_outputs(const onnx::NodeProto& node, size_t i, const G
       out = Value(std::move(h));
     }
     if (hook && *hook && out.is_tensor()) (*hook)(node, i, name, out.tensor());
+    if (forced_ && scope.parent == nullptr && out.is_tensor())
+      if (auto f = forced_->find(name); f != forced_->end() &&
+                                        f->second.dtype() == out.tensor().dtype() &&
+                                        f->second.shape() == out.tensor().shape())
+        out = Value(f->second);
     scope.slots[static_cast<size_t>(plan.output_slots[i][k])] = std::move(out);
   }
   return Status::ok();

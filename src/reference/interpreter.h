@@ -145,10 +145,13 @@ class Interpreter {
   /// (the file order for a graph already sorted topologically; all of them when
   /// `end_node` is at least the node count), calling `hook` for each of their tensor outputs, and
   /// returns no graph outputs. For callers that need the values up to one point of the graph
-  /// only (the layerwise pass: a batch of tensors ends well before the last node). Errors: as
-  /// run_values, for the nodes that ran.
+  /// only (the layerwise pass: a batch of tensors ends well before the last node). `forced`
+  /// (optional): values that replace the main graph's node outputs of the same name, dtype and
+  /// shape right after their node runs (after `hook` saw the computed one), so the nodes after
+  /// read them: the layerwise pass computes a tensor a golden file lacks from the golden values
+  /// upstream of it. Errors: as run_values, for the nodes that ran.
   Status run_prefix(const std::map<std::string, Tensor>& inputs, const NodeHook& hook,
-                    size_t end_node);
+                    size_t end_node, const std::map<std::string, Tensor>* forced = nullptr);
 
   const onnx::ModelProto& model() const { return model_; }
   const InterpreterOptions& options() const { return options_; }
@@ -204,6 +207,8 @@ class Interpreter {
   std::unique_ptr<ThreadPool> pool_;  // options_.threads, started at create
   // Nodes of the main graph the current run goes through (run_prefix); SIZE_MAX: all of them.
   size_t main_end_node_ = SIZE_MAX;
+  // run_prefix's `forced` values for the current run (null: none).
+  const std::map<std::string, Tensor>* forced_ = nullptr;
 };
 
 }  // namespace onnxdbg::reference

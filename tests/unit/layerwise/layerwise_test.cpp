@@ -811,6 +811,31 @@ TEST_F(LoadedGolden, AMissingGoldenInputOfAnIsolatedNodeComesFromTheReference) {
   EXPECT_FLOAT_EQ(static_cast<float>(*r->first->own_error), 0.5f);
 }
 
+TEST_F(LoadedGolden, AMissingGoldenInputIsComputedFromTheLoadedValuesUpstream) {
+  // The framework's Relu differs (a[1] + 0.5) and its dump lacks 'b' (fused away by a
+  // converter); 'c' and 'y' are the framework's, consistent with its 'a'. Sigmoid isolated on
+  // the reference's own 'b' (from the model's Relu) would fail on its own; on 'b' computed from
+  // the loaded 'a' it agrees: Relu is the node to blame, Sigmoid only inherits.
+  perturb("a", 1, 0.5f);
+  golden_.erase("b");
+  float* c = golden_.at("c").data<float>();
+  float* y = golden_.at("y").data<float>();
+  c[1] = 1.f / (1.f + std::exp(golden_.at("a").data<float>()[1]));  // sigmoid(-a)
+  y[1] = std::abs(c[1]);
+  auto r = run({{"onnxruntime", {}}, {"reference", {}}}, /*isolate=*/true);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  for (const char* backend : {"onnxruntime", "reference"}) {
+    const auto* sig = find(*r, backend, "c");
+    ASSERT_TRUE(sig && sig->own.has_value()) << backend;
+    EXPECT_FALSE(sig->result.pass) << backend;
+    EXPECT_TRUE(sig->own->pass) << backend << ": own error " << sig->own->max_abs_error;
+    // 'b' was never compared: inherited through it, not an error of how it ran in context.
+    EXPECT_TRUE(sig->input_failed) << backend;
+    EXPECT_FALSE(sig->context_failure()) << backend;
+    EXPECT_EQ(first_tensor(*r, backend), "a") << backend;
+  }
+}
+
 TEST_F(LoadedGolden, AValueOfAnotherTypeOrShapeIsRefusedInOneSentence) {
   golden_["b"] = Tensor::from_vector<double>({2, 3}, {0, 0, 0, 0, 0, 0});
   auto r = run({{"onnxruntime", {}}}, /*isolate=*/false);
