@@ -333,6 +333,10 @@ def test_the_cli_localizes_the_layer_from_a_tensorflow_dump(mobilenet, cli, tmp_
     report = json.loads(p.stdout)
     first = report["first_divergent_node"]
     assert first["node"] == node.name, (first, p.stderr[-3000:])
+    # Tensors the dump lacks are computed from its values upstream: every node after the conv
+    # inherits its error, none takes it for its own.
+    own = [r["node"] for r in report["layerwise"] if r.get("error_source") == "own"]
+    assert own == [node.name], own
     mapping = report["golden_mapping"]
     assert mapping["dropped"] and mapping["transposed"][0]["perm"] == [0, 3, 1, 2]
     notes = " ".join(mapping["notes"])
