@@ -787,7 +787,8 @@ class _Isolator:
 
     def _batch_model(self, plans: Sequence[_Plan]) -> Tuple[bytes, Dict[str, np.ndarray]]:
         """One model holding every plan's nodes, plan j's boundary tensor T read from its own
-        graph input "T::isolated<j>", and every plan's tensor as a graph output."""
+        graph input "T::isolated<j>", every plan's tensor as a graph output, and what the nodes
+        read of the model's data: its initializers and Constant nodes (as extract keeps them)."""
         g = self.proto.graph
         nodes, inputs, feeds, outputs = [], [], {}, []
         for j, p in enumerate(plans):
@@ -805,8 +806,10 @@ class _Isolator:
             if p.row.onnx_tensor not in {o.name for o in outputs}:
                 outputs.append(onnx.helper.make_tensor_value_info(
                     p.row.onnx_tensor, _onnx_dtype(want.dtype), None))
-        graph = onnx.helper.make_graph(nodes, "isolated", inputs, outputs,
-                                       initializer=list(g.initializer))
+        read = {t for n in nodes for t in n.input}
+        constants = [n for n in g.node if n.op_type == "Constant" and set(n.output) & read]
+        graph = onnx.helper.make_graph(constants + nodes, "isolated", inputs, outputs,
+                                       initializer=[t for t in g.initializer if t.name in read])
         model = onnx.helper.make_model(graph, opset_imports=list(self.proto.opset_import),
                                        ir_version=self.proto.ir_version)
         model.functions.extend(self.proto.functions)

@@ -329,6 +329,7 @@ class _Mapper:
         self.g = graph
         self.calls = calls
         self.key_of: Dict[int, _Key] = {}  # call order -> its scope instance
+        self.call_at: Dict[_Key, int] = {}  # its inverse (set by _instances)
         self.reasons: Dict[Tuple[int, str], str] = {}
         self.owner: Dict[int, int] = {}  # node -> owning call order
         self.mapped: Dict[Tuple[int, str], Tuple[str, List[int], str]] = {}
@@ -382,14 +383,16 @@ class _Mapper:
                        "(folded into its neighbours or removed by tf2onnx's optimizer)")
                 for o in c.outputs:
                     self.reasons[(c.order, o.key)] = why
+        self.call_at = {k: order for order, k in self.key_of.items()}
 
     def _call_of(self, key: _Key) -> Optional[int]:
         """The call whose scope instance is the longest prefix of ``key``."""
-        best, length = None, -1
-        for order, k in self.key_of.items():
-            if self._within(key, k) and len(k[0]) > length:
-                best, length = order, len(k[0])
-        return best
+        names, scopes = key
+        for j in range(len(names), 0, -1):
+            order = self.call_at.get((names[:j], scopes[:j]))
+            if order is not None:
+                return order
+        return None
 
     def _owners(self) -> None:
         """A node belongs to the latest layer call (return order) whose scope names it or one of
@@ -707,12 +710,13 @@ def _layer_scopes(graph_def: Any) -> Tuple[int, Dict[str, List[Any]]]:
     return depth, scopes
 
 
-def _saved_model_calls(graph_def: Any, feeds: Dict[str, np.ndarray]
-                       ) -> Tuple[List[LayerCall], Set[str]]:
-    """One call per layer scope of the frozen graph, run once in a TensorFlow session: its
-    output is the last tensor that leaves the scope (read outside it, float), its inputs the
-    tensors it reads from outside (constants left out)."""
-    _, scopes = _layer_scopes(graph_def)
+def _saved_model_calls(graph_def: Any, scopes: Mapping[str, List[Any]],
+                       feeds: Dict[str, np.ndarray], out_names: Sequence[str]
+                       ) -> Tuple[List[LayerCall], List[np.ndarray]]:
+    """One call per layer scope (``_layer_scopes``) of the frozen graph and the graph's outputs
+    ``out_names``, from one run in a TensorFlow session: a call's output is the last tensor that
+    leaves its scope (read outside it, float), its inputs the tensors it reads from outside
+    (constants left out)."""
     consumers: Dict[str, Set[str]] = defaultdict(set)  # op -> the ops reading its outputs
     const = {n.name for n in graph_def.node if n.op == "Const"}
     for n in graph_def.node:
@@ -733,7 +737,8 @@ def _saved_model_calls(graph_def: Any, feeds: Dict[str, np.ndarray]
         fetch = list(dict.fromkeys(t for _, _, out, reads in plan for t in [out] + reads))
         fetch = [t for t in fetch if g.get_tensor_by_name(t).dtype.is_floating]
         with tf.compat.v1.Session(graph=g) as sess:
-            values = dict(zip(fetch, sess.run(fetch, feed_dict=feeds)))
+            got = sess.run(fetch + list(out_names), feed_dict=feeds)
+    values = dict(zip(fetch, got))
     calls = []
     for scope, op_type, out, reads in plan:
         if out not in values:
@@ -743,7 +748,7 @@ def _saved_model_calls(graph_def: Any, feeds: Dict[str, np.ndarray]
                                inputs=[CallTensor(t, values[t], k) for k, t in enumerate(reads)
                                        if t in values],
                                outputs=[CallTensor("", values[out], -1 - len(calls))]))
-    return calls, set(scopes)
+    return calls, got[len(fetch):]
 
 
 def _capture_saved_model(path: str, inputs: Any, onnx_model: Optional[ModelSource],
@@ -778,14 +783,11 @@ def _capture_saved_model(path: str, inputs: Any, onnx_model: Optional[ModelSourc
     else:
         data = model_bytes(onnx_model)
         proto = onnx.load_from_string(data)
-    calls, scopes = _saved_model_calls(graph_def, {n: v for n, v in zip(in_names,
-                                                                         (a for _, a in named))})
-    graph = _Graph(proto, scopes)
-    _graph_inputs(graph, named)
-    with tf.Graph().as_default() as g:
-        tf.graph_util.import_graph_def(graph_def, name="")
-        with tf.compat.v1.Session(graph=g) as sess:
-            outs = sess.run(list(out_names), feed_dict={n: a for n, (_, a) in zip(in_names, named)})
+    _, scopes = _layer_scopes(graph_def)
+    graph = _Graph(proto, set(scopes))
+    _graph_inputs(graph, named)  # refused here, before the TensorFlow run
+    calls, outs = _saved_model_calls(graph_def, scopes,
+                                     {n: a for n, (_, a) in zip(in_names, named)}, out_names)
     return _mapped_capture(data, proto, graph, named, calls,
                            [(f"[{k}]" if len(outs) > 1 else "", v) for k, v in enumerate(outs)],
                            notes, "SavedModel", onnx_model is None)
