@@ -22,9 +22,11 @@ deps:
 LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
 export CCACHE_BASEDIR ?= $(CURDIR)/..
 
-configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) \
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) \
 	  -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+
+configure: deps
+	@$(CONFIGURE)
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -120,7 +122,11 @@ hostile-sweep: build models
 
 # The demo builds only what it runs (issue 37): the CLI, the worker and the demo model; the test
 # binaries, fuzz replayers, benches and the Python extension are `make`'s and `make test`'s.
-demo: configure
+# `make demo` installs and builds only what the demo runs (install-deps.sh --demo; the CLI, the
+# worker and the demo model): on a fresh 2-core machine about 11 minutes, most of it the build.
+demo:
+	@bash scripts/install-deps.sh --demo
+	@$(CONFIGURE)
 	@cmake --build $(BUILD) -j $(JOBS) --target onnxdbg onnxdbg-worker make-demo-model
 	@mkdir -p out
 	@$(BUILD)/make-demo-model out/demo_softmax.onnx
@@ -155,15 +161,17 @@ format-check: deps
 
 # clang-tidy (the checks in .clang-tidy) over onnxdbg's own sources, or over FILES=...; every
 # finding is an error. About 20 s of CPU a file: the whole tree (346 files) took 64 minutes on 2
-# cores. It reads a copy of the compile commands without GCC's -fvect-cost-model (the kernels'
-# flag), which clang refuses.
+# cores. It reads the compile commands of a build folder configured without unity builds (each
+# source on its own, as clang-tidy checks it), less GCC's -fvect-cost-model (the kernels' flag),
+# which clang refuses.
 CLANG_TIDY ?= clang-tidy-14
 FILES ?= $(shell git ls-files 'src/*.cpp')
 check-code: build check-length
 	@command -v $(CLANG_TIDY) >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	  --no-install-recommends clang-tidy-14
-	@mkdir -p $(BUILD)/tidy && sed 's/ -fvect-cost-model=dynamic//g' $(BUILD)/compile_commands.json \
-	  >$(BUILD)/tidy/compile_commands.json
+	@cmake -S . -B $(BUILD)/tidy -DCMAKE_BUILD_TYPE=Release -DONNXDBG_UNITY_BUILD=OFF \
+	  -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@sed -i 's/ -fvect-cost-model=dynamic//g' $(BUILD)/tidy/compile_commands.json
 	@printf '%s\n' $(FILES) | xargs -P $(JOBS) -n 4 $(CLANG_TIDY) -p $(BUILD)/tidy --quiet \
 	  --warnings-as-errors='*'
 

@@ -4,26 +4,38 @@
 # `npm pack NAME@VERSION`, checked against a recorded sha256, extracted into third_party/, which
 # git ignores); the ONNX C++ library is built from the onnx source distribution on PyPI (below).
 # Nothing downloaded here is ever committed.
+# Usage: install-deps.sh [--demo]. With --demo, only what the CLI and the worker need to build and
+# run (`make demo`); without, also what the tests, benchmarks and checks need (every other target).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TP="$ROOT/third_party"
 CACHE="$TP/cache"
 
+# What building the CLI and the worker needs: all that `make demo` installs (install-deps.sh --demo).
 APT_PACKAGES=(
   cmake g++ make pkg-config
-  libonnx-testdata libprotobuf-dev protobuf-compiler ccache
+  libprotobuf-dev protobuf-compiler ccache
   libopencv-dnn-dev libopencv-core-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
   libopenblas-dev libzip-dev zlib1g-dev
   libssl-dev  # OpenSSL's SHA-256: the keys of batch's result cache
   libopenblas0-pthread  # the build the reference links: safe to call from several threads
+  # The Python package (python/): configured with the build, built by `make`, not by `make demo`
+  pybind11-dev python3-dev python3-numpy
+)
+# What the tests, benchmarks and checks add (every target but `make demo`).
+APT_TEST_PACKAGES=(
+  libonnx-testdata  # ONNX 1.12's backend test cases
   python3-onnx  # the reduce benchmark's external check (bench/check_op_present.py), as Polygraphy's
   chromium  # headless browser for the HTML viewer's tests and benchmark (driven by playwright-core)
   clang-format-14  # `make format-check` (run by .ci/run): the tree's C++ follows .clang-format
-  # The Python package (python/): its binding, and its tests with Debian's /usr/bin/python3
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-torchvision
+  # The Python package's tests with Debian's /usr/bin/python3
+  python3-pytest python3-torch python3-torchvision
   python3-venv  # venvs of Debian's python3: make test-pip, test-wheel
 )
+DEMO=0
+[ "${1:-}" = "--demo" ] && DEMO=1
+[ $DEMO -eq 1 ] || APT_PACKAGES+=("${APT_TEST_PACKAGES[@]}")
 # npm may come from outside apt (a newer Node.js); ask apt for it only when it is missing.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
 
@@ -100,7 +112,7 @@ fi
 # playwright-core (Apache-2.0): drives Debian's chromium in the viewer's tests and benchmark
 # (its own browser download is not used). Laid out as node_modules so `require` finds it.
 PW_DIR="$TP/playwright/node_modules/playwright-core"
-if [ ! -f "$PW_DIR/.complete" ]; then
+if [ $DEMO -eq 0 ] && [ ! -f "$PW_DIR/.complete" ]; then
   npm_fetch "playwright-core@1.65.1" 6f5a60be62a4fddfbe7d10c448d8fbd54547da3358f2f8a04211440471ee863e \
     playwright-core-1.65.1.tgz
   rm -rf "$PW_DIR"; mkdir -p "$PW_DIR"
@@ -198,7 +210,7 @@ fi
 # on PYTHONPATH): the wheel for Debian 12's Python 3.11 on x86-64, unpacked. Without it (another
 # machine, no network) those tests are skipped, so a failed download does not stop the build.
 ML_DTYPES_WHEEL=ml_dtypes-0.5.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-if [ ! -f "$TP/ml_dtypes/.complete" ] && [ "$(uname -m)" = x86_64 ] &&
+if [ $DEMO -eq 0 ] && [ ! -f "$TP/ml_dtypes/.complete" ] && [ "$(uname -m)" = x86_64 ] &&
   /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
   if (pip_fetch "ml_dtypes==0.5.1" c09526488c3a9e8b7a23a388d4974b670a9a3dd40c5c8a61db5593ce9b725bab \
     "$ML_DTYPES_WHEEL" --only-binary :all: --python-version 3.11 --platform manylinux2014_x86_64); then
@@ -210,4 +222,5 @@ if [ ! -f "$TP/ml_dtypes/.complete" ] && [ "$(uname -m)" = x86_64 ] &&
     echo "install-deps: ml_dtypes not fetched; the narrow-type Python tests will be skipped" >&2
   fi
 fi
-echo "install-deps: all dependencies present"
+if [ $DEMO -eq 1 ]; then echo "install-deps: the CLI's dependencies present"
+else echo "install-deps: all dependencies present"; fi

@@ -44,10 +44,6 @@ std::unordered_set<std::string> used_names(const GraphInfo& g) {
   return used;
 }
 
-std::string canonical_domain(const std::string& domain) {
-  return domain == "ai.onnx" ? std::string() : domain;
-}
-
 std::string domain_display(const std::string& domain) {
   return domain.empty() ? std::string("ai.onnx") : domain;
 }
@@ -215,6 +211,12 @@ std::string dims_to_string(const std::vector<int64_t>& dims) {
   std::string s = "[";
   for (size_t k = 0; k < dims.size(); ++k)
     s += (k ? ", " : "") + (dims[k] < 0 ? std::string("?") : std::to_string(dims[k]));
+  return s + "]";
+}
+
+std::string stored_dims_to_string(const google::protobuf::RepeatedField<int64_t>& dims) {
+  std::string s = "[";
+  for (int64_t d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
   return s + "]";
 }
 

@@ -15,6 +15,7 @@
 #include "core/onnx.h"
 #include "lint/lint.h"
 #include "model/graph.h"
+#include "model/model.h"
 #include "onnx/defs/schema.h"
 
 namespace onnxdbg::lint {
@@ -154,8 +155,6 @@ using RuleFn = void (*)(RuleContext&, const GraphInfo&);
 
 // --- helpers shared by rules -------------------------------------------------------------------
 
-/// Normalised domain: "ai.onnx" -> "".
-std::string canonical_domain(const std::string& domain);
 /// "ai.onnx" for "", else the domain itself; for messages.
 std::string domain_display(const std::string& domain);
 
@@ -210,5 +209,8 @@ int64_t form_opset(const onnx::NodeProto& node, const std::string& domain, int64
 std::string ints_to_string(const onnx::AttributeProto& a);
 /// "[1, 3, ?, 224]" (-1 as "?"), for messages.
 std::string dims_to_string(const std::vector<int64_t>& dims);
+/// A stored tensor's dims as written, "[2, -1]" (a negative one kept: it is the problem), for
+/// messages.
+std::string stored_dims_to_string(const google::protobuf::RepeatedField<int64_t>& dims);
 
 }  // namespace onnxdbg::lint

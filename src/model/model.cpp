@@ -20,11 +20,15 @@ namespace onnxdbg {
 
 namespace fs = std::filesystem;
 
+std::string canonical_domain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
 int64_t max_known_ir_version() { return onnx::Version::IR_VERSION; }
 
 int64_t max_known_opset(const std::string& domain) {
   const auto& map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto it = map.find(domain == "ai.onnx" ? "" : domain);
+  auto it = map.find(canonical_domain(domain));
   return it == map.end() ? 0 : it->second.second;
 }
 

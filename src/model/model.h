@@ -44,6 +44,10 @@ Status save_model(const onnx::ModelProto& model, const std::filesystem::path& pa
 /// Errors: kUnsupported naming the first one and its graph.
 Status reject_sparse_initializers(const onnx::ModelProto& model, const std::string& who);
 
+/// The default domain's one spelling: "" for "" and "ai.onnx" (ONNX IR spec, "Operator Sets"),
+/// any other domain unchanged. Opset imports, nodes and schemas may spell it either way.
+std::string canonical_domain(const std::string& domain);
+
 /// Opset version the model imports for `domain` ("" and "ai.onnx" are the default domain);
 /// 0 when not imported.
 int64_t model_opset(const onnx::ModelProto& model, const std::string& domain);

@@ -423,7 +423,7 @@ Status verify_candidate(const Original& o, const BuiltCandidate& c) {
 std::vector<std::string> optional_attributes(const onnx::ModelProto& model,
                                              const onnx::NodeProto& node) {
   std::vector<std::string> out;
-  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const std::string domain = canonical_domain(node.domain());
   const int64_t opset = model_opset(model, domain);
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), static_cast<int>(opset > 0 ? opset : 1), domain);

@@ -9,14 +9,13 @@
 #include <tuple>
 
 #include "core/onnx.h"
+#include "model/model.h"
 #include "onnx/defs/schema.h"
 #include "reference/kernel.h"
 #include "reference/op_versions.h"
 
 namespace onnxdbg::reference {
 namespace {
-
-std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
 
 const onnx::OpSchema* schema_at(const std::string& domain, const std::string& op_type,
                                 int64_t opset) {

@@ -48,8 +48,6 @@ RunLimits run_limits(const InterpreterOptions& o, bool with_timeout) {
   return l;
 }
 
-std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
-
 OpsetMap opset_map(const onnx::ModelProto& model) {
   OpsetMap m;
   for (const auto& o : model.opset_import()) m[canonical_domain(o.domain())] = o.version();
@@ -800,7 +798,7 @@ Expected<std::vector<Value>> Interpreter::run_graph(
       return std::move(k).with_context(context());
     }
     if (timed) {
-      const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+      const std::string domain = canonical_domain(node.domain());
       auto& p = profile_[{domain, node.op_type()}];
       p.domain = domain;
       p.op_type = node.op_type();

@@ -112,7 +112,7 @@ KernelDef& KernelRegistry::add(const std::string& op_type, int since_version, Ke
 const std::vector<KernelDef>& KernelRegistry::kernels(const std::string& domain,
                                                       const std::string& op_type) const {
   static const std::vector<KernelDef> kNone;
-  auto it = kernels_.find({domain == "ai.onnx" ? "" : domain, op_type});
+  auto it = kernels_.find({canonical_domain(domain), op_type});
   return it == kernels_.end() ? kNone : it->second;
 }
 

@@ -7,12 +7,11 @@
 #include <utility>
 
 #include "core/onnx.h"
+#include "model/model.h"
 #include "onnx/defs/schema.h"
 
 namespace onnxdbg::reference {
 namespace {
-
-std::string canonical_domain(const std::string& d) { return d == "ai.onnx" ? "" : d; }
 
 struct Versions {
   std::map<std::pair<std::string, std::string>, std::vector<int>> by_op;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "model/graph.h"
+#include "model/model.h"
 #include "model/shape_inference.h"
 #include "reference/interpreter.h"
 #include "surgeon/surgeon.h"
@@ -204,7 +205,7 @@ Marking GraphFolder::mark() const {
     if (!is_main_ && node.op_type() == "Identity" && node.output_size() == 1 &&
         subgraph_outputs_.count(node.output(0)))
       continue;
-    const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    const std::string domain = canonical_domain(node.domain());
     if (r_.missing.count({domain, node.op_type()})) continue;
     bool ok = true;
     for (const auto& rd : node_reads(node)) ok = ok && constant.count(rd);

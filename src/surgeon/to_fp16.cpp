@@ -7,6 +7,7 @@
 
 #include "core/onnx.h"
 #include "model/graph.h"
+#include "model/model.h"
 #include "model/shape_inference.h"
 #include "onnx/defs/schema.h"
 #include "surgeon/inline_util.h"
@@ -125,7 +126,7 @@ class Converter {
         stats_(stats),
         blocked_ops_(options.block_list.begin(), options.block_list.end()) {
     for (const auto& o : model.opset_import())
-      opsets_[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+      opsets_[canonical_domain(o.domain())] = o.version();
     read_types(model);
   }
 
@@ -142,7 +143,7 @@ class Converter {
     return it == orig_.end() ? 0 : it->second;
   }
   const onnx::OpSchema* schema_of(const onnx::NodeProto& n) const {
-    const std::string d = n.domain() == "ai.onnx" ? "" : n.domain();
+    const std::string d = canonical_domain(n.domain());
     auto it = opsets_.find(d);
     if (it == opsets_.end()) return nullptr;
     return onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(it->second), d);

@@ -15,14 +15,7 @@ bool has_negative(const onnx::TensorProto& t) {
   return false;
 }
 
-template <typename Dims>
-std::string plain(const Dims& dims) {
-  std::string s = "[";
-  for (int64_t d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
-  return s + "]";
-}
-
-std::string dims_of(const onnx::TensorProto& t) { return plain(t.dims()); }
+std::string dims_of(const onnx::TensorProto& t) { return stored_dims_to_string(t.dims()); }
 
 }  // namespace
 
@@ -37,7 +30,7 @@ void lint_negative_dims(RuleContext& ctx, const GraphInfo& g) {
     bool negative = has_negative(s.values()) || has_negative(s.indices());
     for (int64_t d : s.dims()) negative = negative || d < 0;
     if (negative)
-      bad.emplace(name, "sparse initializer '" + name + "' has dims " + plain(s.dims()) +
+      bad.emplace(name, "sparse initializer '" + name + "' has dims " + stored_dims_to_string(s.dims()) +
                             " (values " + dims_of(s.values()) + ", indices " +
                             dims_of(s.indices()) + ")");
   }

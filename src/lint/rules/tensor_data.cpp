@@ -95,13 +95,6 @@ std::string data_problem(const onnx::TensorProto& t) {
          std::to_string(saturating_mul(numel, per_element));
 }
 
-template <typename Dims>
-std::string plain(const Dims& dims) {
-  std::string s = "[";
-  for (int64_t d : dims) s += (s.size() > 1 ? ", " : "") + std::to_string(d);
-  return s + "]";
-}
-
 const char* kFix = "; re-export the model or fix the tensor's dims.";
 
 }  // namespace
@@ -113,7 +106,7 @@ void lint_tensor_data(RuleContext& ctx, const GraphInfo& g) {
     const std::string problem = data_problem(t);
     if (!problem.empty())
       bad.emplace(t.name(),
-                  "initializer '" + t.name() + "' of dims " + plain(t.dims()) + " has " + problem);
+                  "initializer '" + t.name() + "' of dims " + stored_dims_to_string(t.dims()) + " has " + problem);
   }
   for (int64_t i = 0; i < g.node_count(); ++i) {
     const auto& n = g.node(i);
@@ -127,7 +120,7 @@ void lint_tensor_data(RuleContext& ctx, const GraphInfo& g) {
       const std::string problem = a.has_t() ? data_problem(a.t()) : "";
       if (!problem.empty())
         ctx.report(Severity::kError, g, i,
-                   "attribute '" + a.name() + "' holds a tensor of dims " + plain(a.t().dims()) +
+                   "attribute '" + a.name() + "' holds a tensor of dims " + stored_dims_to_string(a.t().dims()) +
                        " with " + problem + kFix);
     }
   }

@@ -371,3 +371,5 @@ Status conv_direct_float16(const Tensor& x, const Tensor& w, const Tensor* bias,
 }
 
 }  // namespace onnxdbg::reference
+
+#undef ODB_DIRECT_CONV_X86

@@ -18,17 +18,17 @@ namespace {
 
 // Output columns per band (one im2col each) and per micro-tile, and rows per micro-tile: 6 rows
 // x 16 columns keep 12 accumulators, 2 operands and a broadcast in AVX2's 16 registers.
-constexpr int64_t kBandColumns = 4096;
-constexpr int64_t kTileColumns = 16;
-constexpr int kTileRows = 6;
+constexpr int64_t kPairBandColumns = 4096;
+constexpr int64_t kPairTileColumns = 16;
+constexpr int kPairTileRows = 6;
 
-// Packs 16 columns of the pair rows (2kk, 2kk + 1) of b (rows `ldb` apart) for micro_tile: per
+// Packs 16 columns of the pair rows (2kk, 2kk + 1) of b (rows `ldb` apart) for pair_micro_tile: per
 // pair, the two rows interleaved by unpacklo/unpackhi (which interleave within each 128-bit
 // lane, so the first vector holds columns 0-3 and 8-11, the second 4-7 and 12-15), 32 int16 in
 // all, one pair after the other. Reads 16 columns even past the last valid one (the caller
-// pads the buffer). Packing makes micro_tile's reads sequential: b's rows may be a multiple of
+// pads the buffer). Packing makes pair_micro_tile's reads sequential: b's rows may be a multiple of
 // 4 KiB apart, and reading them in turn would keep evicting one L1 set.
-[[gnu::target("avx2")]] void pack_strip(const int16_t* b, int64_t ldb, int64_t k2,
+[[gnu::target("avx2")]] void pack_pair_strip(const int16_t* b, int64_t ldb, int64_t k2,
                                         int16_t* packed) {
   for (int64_t kk = 0; kk < k2; ++kk) {
     const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 2 * kk * ldb));
@@ -41,12 +41,12 @@ constexpr int kTileRows = 6;
 }
 
 // c[r][j] = sum over pairs kk of a[r][kk] . (b[2kk][j], b[2kk+1][j]) for r < kR and the first
-// `valid` of 16 columns j, from the strip pack_strip packed. `a` holds each row's pairs as int32
+// `valid` of 16 columns j, from the strip pack_pair_strip packed. `a` holds each row's pairs as int32
 // (low half the even k), k2 of them per row. vpmaddwd multiplies the pairs and adds each pair
 // into an int32 lane; `lo` gets columns 0-3 and 8-11 and `hi` 4-7 and 12-15, put back in order
 // when stored.
 template <int kR>
-[[gnu::target("avx2")]] void micro_tile(const int32_t* a, int64_t k2, const int16_t* packed,
+[[gnu::target("avx2")]] void pair_micro_tile(const int32_t* a, int64_t k2, const int16_t* packed,
                                         int32_t* c, int64_t ldc, int64_t valid) {
   __m256i lo[kR], hi[kR];
   // Unrolled, so that the accumulators live in registers (-O2 would keep them on the stack).
@@ -67,11 +67,11 @@ template <int kR>
     const __m256i first = _mm256_permute2x128_si256(lo[r], hi[r], 0x20);
     const __m256i second = _mm256_permute2x128_si256(lo[r], hi[r], 0x31);
     int32_t* row = c + r * ldc;
-    if (valid == kTileColumns) {
+    if (valid == kPairTileColumns) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(row), first);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + 8), second);
     } else {
-      alignas(32) int32_t tmp[kTileColumns];
+      alignas(32) int32_t tmp[kPairTileColumns];
       _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), first);
       _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 8), second);
       std::memcpy(row, tmp, static_cast<size_t>(valid) * sizeof(int32_t));
@@ -79,13 +79,13 @@ template <int kR>
   }
 }
 
-using MicroTile = void (*)(const int32_t*, int64_t, const int16_t*, int32_t*, int64_t, int64_t);
-constexpr MicroTile kMicroTiles[kTileRows + 1] = {nullptr,       micro_tile<1>, micro_tile<2>,
-                                                  micro_tile<3>, micro_tile<4>, micro_tile<5>,
-                                                  micro_tile<6>};
+using PairMicroTile = void (*)(const int32_t*, int64_t, const int16_t*, int32_t*, int64_t, int64_t);
+constexpr PairMicroTile kPairMicroTiles[kPairTileRows + 1] = {nullptr,       pair_micro_tile<1>, pair_micro_tile<2>,
+                                                  pair_micro_tile<3>, pair_micro_tile<4>, pair_micro_tile<5>,
+                                                  pair_micro_tile<6>};
 
 // Rows of an int16 matrix [rows, k] as pairs of int16 in one int32 (the even k in the low half),
-// an odd k's last pair completed by 0: micro_tile's `a`.
+// an odd k's last pair completed by 0: pair_micro_tile's `a`.
 std::vector<int32_t> pack_pairs(const int16_t* w, int64_t rows, int64_t k) {
   const int64_t k2 = (k + 1) / 2;
   std::vector<int32_t> pairs(static_cast<size_t>(rows * k2));
@@ -105,12 +105,12 @@ std::vector<int32_t> pack_pairs(const int16_t* w, int64_t rows, int64_t k) {
 void multiply_strips(const int32_t* pairs, int64_t rows, int64_t k2, const int16_t* b, int64_t ldb,
                      int64_t j0, int64_t j1, int32_t* c, int64_t ldc) {
   int16_t* packed = thread_scratch<int16_t, 1>(static_cast<size_t>(32 * std::max<int64_t>(k2, 1)));
-  for (int64_t j = j0; j < j1; j += kTileColumns) {
-    const int64_t valid = std::min(kTileColumns, j1 - j);
-    pack_strip(b + j, ldb, k2, packed);
-    for (int64_t r0 = 0; r0 < rows; r0 += kTileRows) {
-      const auto tile_rows = static_cast<int>(std::min<int64_t>(kTileRows, rows - r0));
-      kMicroTiles[tile_rows](pairs + r0 * k2, k2, packed, c + r0 * ldc + j, ldc, valid);
+  for (int64_t j = j0; j < j1; j += kPairTileColumns) {
+    const int64_t valid = std::min(kPairTileColumns, j1 - j);
+    pack_pair_strip(b + j, ldb, k2, packed);
+    for (int64_t r0 = 0; r0 < rows; r0 += kPairTileRows) {
+      const auto tile_rows = static_cast<int>(std::min<int64_t>(kPairTileRows, rows - r0));
+      kPairMicroTiles[tile_rows](pairs + r0 * k2, k2, packed, c + r0 * ldc + j, ldc, valid);
     }
   }
 }
@@ -169,9 +169,9 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
   const int64_t out_last = g.out[nd - 1], outer = p / std::max<int64_t>(out_last, 1);
   if (p == 0 || m == 0) return Status::ok();
   const std::vector<int32_t> pairs = pack_pairs(w, m, k);
-  // Bands of whole output rows (the outer index), about kBandColumns columns each: fixed by the
+  // Bands of whole output rows (the outer index), about kPairBandColumns columns each: fixed by the
   // shapes, so the tiles, and the (exact) sums, do not depend on the thread count.
-  const int64_t band = std::max<int64_t>(1, kBandColumns / std::max<int64_t>(out_last, 1));
+  const int64_t band = std::max<int64_t>(1, kPairBandColumns / std::max<int64_t>(out_last, 1));
   return for_each_conv_band(
       n, group, outer, band, [&](int64_t b, int64_t gi, int64_t o0, int64_t o1) {
         const int16_t* xg = x + (b * c + gi * cg) * in_size;
@@ -181,9 +181,9 @@ Status conv_forward_int16(const int16_t* x, const int16_t* w, int32_t* y, int64_
         // k rows of im2col, a zero row completing an odd k's last pair, and a tile's width more so
         // that the last tile's 16-column reads stay inside the buffer.
         int16_t* col =
-            thread_scratch<int16_t, 0>(static_cast<size_t>((2 * k2) * cols + kTileColumns));
+            thread_scratch<int16_t, 0>(static_cast<size_t>((2 * k2) * cols + kPairTileColumns));
         im2col(xg, cg, g, o0, o1, col);
-        std::fill(col + k * cols, col + 2 * k2 * cols + kTileColumns, int16_t{0});
+        std::fill(col + k * cols, col + 2 * k2 * cols + kPairTileColumns, int16_t{0});
         multiply_strips(wg, mg, k2, col, cols, 0, cols, yg + o0 * out_last, p);
         return Status::ok();
       });

@@ -154,3 +154,5 @@ void register_q_linear_conv(KernelRegistry& r) {
 }
 
 }  // namespace onnxdbg::reference
+
+#undef ODB_REQUANTIZE_AVX512
