@@ -125,8 +125,7 @@ class Converter {
         options_(options),
         stats_(stats),
         blocked_ops_(options.block_list.begin(), options.block_list.end()) {
-    for (const auto& o : model.opset_import())
-      opsets_[canonical_domain(o.domain())] = o.version();
+    for (const auto& o : model.opset_import()) opsets_[canonical_domain(o.domain())] = o.version();
     read_types(model);
   }
 

@@ -30,9 +30,9 @@ void lint_negative_dims(RuleContext& ctx, const GraphInfo& g) {
     bool negative = has_negative(s.values()) || has_negative(s.indices());
     for (int64_t d : s.dims()) negative = negative || d < 0;
     if (negative)
-      bad.emplace(name, "sparse initializer '" + name + "' has dims " + stored_dims_to_string(s.dims()) +
-                            " (values " + dims_of(s.values()) + ", indices " +
-                            dims_of(s.indices()) + ")");
+      bad.emplace(name, "sparse initializer '" + name + "' has dims " +
+                            stored_dims_to_string(s.dims()) + " (values " + dims_of(s.values()) +
+                            ", indices " + dims_of(s.indices()) + ")");
   }
   for (int64_t i = 0; i < g.node_count(); ++i) {
     const auto& n = g.node(i);

@@ -105,8 +105,8 @@ void lint_tensor_data(RuleContext& ctx, const GraphInfo& g) {
   for (const auto& t : g.graph->initializer()) {
     const std::string problem = data_problem(t);
     if (!problem.empty())
-      bad.emplace(t.name(),
-                  "initializer '" + t.name() + "' of dims " + stored_dims_to_string(t.dims()) + " has " + problem);
+      bad.emplace(t.name(), "initializer '" + t.name() + "' of dims " +
+                                stored_dims_to_string(t.dims()) + " has " + problem);
   }
   for (int64_t i = 0; i < g.node_count(); ++i) {
     const auto& n = g.node(i);
@@ -120,8 +120,8 @@ void lint_tensor_data(RuleContext& ctx, const GraphInfo& g) {
       const std::string problem = a.has_t() ? data_problem(a.t()) : "";
       if (!problem.empty())
         ctx.report(Severity::kError, g, i,
-                   "attribute '" + a.name() + "' holds a tensor of dims " + stored_dims_to_string(a.t().dims()) +
-                       " with " + problem + kFix);
+                   "attribute '" + a.name() + "' holds a tensor of dims " +
+                       stored_dims_to_string(a.t().dims()) + " with " + problem + kFix);
     }
   }
   for (const auto& [name, what] : bad)  // read by no node of this graph

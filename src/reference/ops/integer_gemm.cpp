@@ -29,7 +29,7 @@ constexpr int kPairTileRows = 6;
 // pads the buffer). Packing makes pair_micro_tile's reads sequential: b's rows may be a multiple of
 // 4 KiB apart, and reading them in turn would keep evicting one L1 set.
 [[gnu::target("avx2")]] void pack_pair_strip(const int16_t* b, int64_t ldb, int64_t k2,
-                                        int16_t* packed) {
+                                             int16_t* packed) {
   for (int64_t kk = 0; kk < k2; ++kk) {
     const __m256i r0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 2 * kk * ldb));
     const __m256i r1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + (2 * kk + 1) * ldb));
@@ -41,13 +41,13 @@ constexpr int kPairTileRows = 6;
 }
 
 // c[r][j] = sum over pairs kk of a[r][kk] . (b[2kk][j], b[2kk+1][j]) for r < kR and the first
-// `valid` of 16 columns j, from the strip pack_pair_strip packed. `a` holds each row's pairs as int32
-// (low half the even k), k2 of them per row. vpmaddwd multiplies the pairs and adds each pair
+// `valid` of 16 columns j, from the strip pack_pair_strip packed. `a` holds each row's pairs as
+// int32 (low half the even k), k2 of them per row. vpmaddwd multiplies the pairs and adds each pair
 // into an int32 lane; `lo` gets columns 0-3 and 8-11 and `hi` 4-7 and 12-15, put back in order
 // when stored.
 template <int kR>
 [[gnu::target("avx2")]] void pair_micro_tile(const int32_t* a, int64_t k2, const int16_t* packed,
-                                        int32_t* c, int64_t ldc, int64_t valid) {
+                                             int32_t* c, int64_t ldc, int64_t valid) {
   __m256i lo[kR], hi[kR];
   // Unrolled, so that the accumulators live in registers (-O2 would keep them on the stack).
 #pragma GCC unroll 8
@@ -80,9 +80,13 @@ template <int kR>
 }
 
 using PairMicroTile = void (*)(const int32_t*, int64_t, const int16_t*, int32_t*, int64_t, int64_t);
-constexpr PairMicroTile kPairMicroTiles[kPairTileRows + 1] = {nullptr,       pair_micro_tile<1>, pair_micro_tile<2>,
-                                                  pair_micro_tile<3>, pair_micro_tile<4>, pair_micro_tile<5>,
-                                                  pair_micro_tile<6>};
+constexpr PairMicroTile kPairMicroTiles[kPairTileRows + 1] = {nullptr,
+                                                              pair_micro_tile<1>,
+                                                              pair_micro_tile<2>,
+                                                              pair_micro_tile<3>,
+                                                              pair_micro_tile<4>,
+                                                              pair_micro_tile<5>,
+                                                              pair_micro_tile<6>};
 
 // Rows of an int16 matrix [rows, k] as pairs of int16 in one int32 (the even k in the low half),
 // an odd k's last pair completed by 0: pair_micro_tile's `a`.
