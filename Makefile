@@ -123,7 +123,7 @@ hostile-sweep: build models
 # The demo builds only what it runs (issue 37): the CLI, the worker and the demo model; the test
 # binaries, fuzz replayers, benches and the Python extension are `make`'s and `make test`'s.
 # `make demo` installs and builds only what the demo runs (install-deps.sh --demo; the CLI, the
-# worker and the demo model): on a fresh 2-core machine about 11 minutes, most of it the build.
+# worker and the demo model): on a fresh 2-core machine about 7 minutes, most of it the build.
 demo:
 	@bash scripts/install-deps.sh --demo
 	@$(CONFIGURE)
