@@ -36,6 +36,9 @@ whl=$(ls "$raw"/onnxdbg-*.whl)
 rm -f "$ROOT"/dist/onnxdbg-*.whl
 PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair -w "$ROOT/dist" "$whl"
 out=$(ls "$ROOT"/dist/onnxdbg-*.whl)
+# The license texts of every library grafted and every component compiled in, into the
+# dist-info's licenses/ (fails, naming the library, when one has no license to ship).
+python3 "$ROOT/scripts/wheel_licenses.py" "$out" "$ROOT"
 # W004 and W009 are what auditwheel makes: the grafted libraries live in onnxdbg.libs/ beside the
 # package (as numpy.libs/ does), under names with dots; every other check applies.
 "$venv/bin/check-wheel-contents" --ignore W004,W009 "$out"

@@ -44,6 +44,19 @@ r = onnxdbg.compare("demo.onnx", backends=("reference", "onnxruntime"), progress
 assert r.agree, str(r)
 red = onnxdbg.reduce("demo.onnx", lambda model: b"Softmax" in model, progress=False)
 print("compare:", str(r).splitlines()[-1], "| reduce with a Python oracle:", len(red.nodes), "node(s)")
+# Every grafted library and bundled component has its license in the installed dist-info.
+from importlib import metadata
+from pathlib import Path
+dist = metadata.distribution("onnxdbg")
+lic = Path(dist.locate_file(f"onnxdbg-{dist.version}.dist-info/licenses"))
+listed = (lic / "THIRD_PARTY.txt").read_text()
+for f in dist.files:
+    if str(f).startswith("onnxdbg.libs/"):
+        assert str(f) in listed, f"{f} has no license in {lic}"
+for line in listed.splitlines()[2:]:
+    for name in line.rsplit("license: ", 1)[1].split(", "):
+        assert (lic / name).is_file(), f"{lic / name} is missing"
+print("licenses:", len(listed.splitlines()) - 2, "third-party components listed, every file present")
 PY
     ONNXDBG_BINARY_DIR="$v/bin" ONNXDBG_MODELS="$ROOT/third_party/models" \
       python -m pytest -q -p no:cacheprovider tests/python
