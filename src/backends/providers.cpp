@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "core/text.h"
+
 namespace onnxdbg {
 namespace {
 
@@ -53,10 +55,6 @@ std::string lower(std::string s) {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string plural(int64_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 }  // namespace

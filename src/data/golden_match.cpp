@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/text.h"
 #include "core/transpose.h"
 #include "data/samples.h"
 #include "model/graph.h"
@@ -47,10 +48,6 @@ std::string listed(const std::vector<T>& items, Show show) {
 
 std::string quoted_list(const std::vector<std::string>& names) {
   return listed(names, [](const std::string& n) { return "'" + n + "'"; });
-}
-
-std::string plural(size_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 // --- names ----------------------------------------------------------------------------------
