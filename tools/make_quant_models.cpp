@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
 #include "model/model.h"
+#include "onnxdbg/dtype.h"
 
 namespace {
 

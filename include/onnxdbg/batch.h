@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
 #include "onnxdbg/common.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::api {
 

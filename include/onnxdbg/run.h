@@ -18,12 +18,12 @@
 #include "comparator/compare_run.h"
 #include "comparator/input_gen.h"
 #include "compare/compare.h"
-#include "core/tensor.h"
 #include "data/golden_match.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
 #include "onnxdbg/common.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/tensor.h"
 #include "report/viewer.h"
 
 namespace onnxdbg::api {

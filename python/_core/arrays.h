@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg::python {
 

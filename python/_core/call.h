@@ -18,8 +18,8 @@
 #include <thread>
 #include <utility>
 
-#include "core/status.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::python {
 

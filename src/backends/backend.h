@@ -14,10 +14,10 @@
 
 #include "backends/providers.h"
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
-#include "core/value.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/value.h"
 
 namespace onnxdbg {
 

@@ -51,7 +51,7 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::worker {
 

@@ -13,7 +13,7 @@
 
 #include "batch/executor.h"
 #include "batch/jobs.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::batch {
 

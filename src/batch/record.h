@@ -12,7 +12,7 @@
 #include <string>
 
 #include "batch/executor.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::batch {
 

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 #include "onnxdbg/view.h"
 
 namespace onnxdbg::cli {

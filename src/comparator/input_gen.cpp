@@ -6,8 +6,8 @@
 #include <limits>
 #include <set>
 
-#include "core/narrow_types.h"
 #include "core/run_limits.h"
+#include "onnxdbg/narrow_types.h"
 
 namespace onnxdbg {
 

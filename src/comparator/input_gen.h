@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/status.h"
 #include "model/model.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/enum_names.h"
-#include "core/status.h"
-#include "core/tensor.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

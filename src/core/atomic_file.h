@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -1,5 +1,5 @@
 // DType tables and IEEE binary16 conversion (round to nearest even, subnormals, Inf/NaN kept).
-#include "core/dtype.h"
+#include "onnxdbg/dtype.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -1,7 +1,7 @@
 // Narrow element types: one description per minifloat format, from which decoding (a table of
 // every code's value) and encoding (a search of the ordered positive codes, round to nearest
 // even) both follow, so that no format has hand-written bit tricks of its own.
-#include "core/narrow_types.h"
+#include "onnxdbg/narrow_types.h"
 
 #include <array>
 #include <cmath>

@@ -9,7 +9,7 @@ namespace onnxdbg {
 
 /// The product of `dims` (any range of integers), saturating at INT64_MAX instead of overflowing;
 /// 0 when a dim is 0, -1 when a dim is negative (the dims describe no tensor). For comparisons
-/// ("is this initializer large?"), never for sizing an allocation: shape_numel (core/tensor.h)
+/// ("is this initializer large?"), never for sizing an allocation: shape_numel (onnxdbg/tensor.h)
 /// refuses such shapes with an error instead.
 template <class Dims>
 int64_t saturating_numel(const Dims& dims) {

@@ -1,5 +1,5 @@
 // Formatting of Status for people.
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -1,5 +1,5 @@
 // Tensor storage, shape arithmetic with overflow checks, and ONNX Cast conversion.
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -13,8 +13,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "core/narrow_types.h"
 #include "core/run_limits.h"
+#include "onnxdbg/narrow_types.h"
 
 namespace onnxdbg {
 

@@ -1,5 +1,5 @@
 // Value: tensors, sequences, maps and optionals held by one name at run time.
-#include "core/value.h"
+#include "onnxdbg/value.h"
 
 namespace onnxdbg {
 

@@ -13,9 +13,9 @@
 
 #include "core/enum_names.h"
 #include "core/onnx.h"
-#include "core/status.h"
 #include "data/polygraphy_json.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

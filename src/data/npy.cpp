@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/atomic_file.h"
-#include "core/narrow_types.h"
+#include "onnxdbg/narrow_types.h"
 
 namespace onnxdbg {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

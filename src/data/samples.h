@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
 #include "data/polygraphy_json.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

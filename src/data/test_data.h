@@ -9,9 +9,9 @@
 #include <string>
 
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
-#include "core/value.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/value.h"
 
 namespace onnxdbg {
 

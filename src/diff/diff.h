@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
 #include "model/model.h"
 #include "model/quantization.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

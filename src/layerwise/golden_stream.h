@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/status.h"
 #include "layerwise/golden_store.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg::layerwise_detail {

@@ -6,16 +6,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
 #include "layerwise/layerwise.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg::layerwise_detail {
 
 class GoldenSource;
 class GoldenStore;
 
-/// Bytes a copy of `t` takes in memory: its buffer as allocate_tensor_bytes (core/tensor.h)
+/// Bytes a copy of `t` takes in memory: its buffer as allocate_tensor_bytes (onnxdbg/tensor.h)
 /// allocates it, in whole 2 MiB huge pages from 2 MiB on (each is faulted in whole); strings:
 /// their characters plus one std::string each.
 uint64_t tensor_bytes(const Tensor& t);

@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "backends/backend.h"
-#include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg {

@@ -18,9 +18,9 @@
 #include "backends/backend.h"
 #include "compare/compare.h"
 #include "core/run_limits.h"  // parse_memory_size, memory_size_string (--layerwise-memory)
-#include "core/status.h"
 #include "model/model.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/status.h"
 #include "reference/interpreter.h"
 #include "surgeon/taken_branches.h"
 

@@ -13,10 +13,10 @@
 
 #include "backends/backend.h"
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
 #include "model/graph.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg {

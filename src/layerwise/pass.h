@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/status.h"
 #include "core/temp_dir.h"
 #include "layerwise/batching.h"
 #include "layerwise/golden_store.h"
 #include "layerwise/golden_stream.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::layerwise_detail {
 

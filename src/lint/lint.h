@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/enum_names.h"
-#include "core/status.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::lint {
 

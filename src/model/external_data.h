@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

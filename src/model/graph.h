@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

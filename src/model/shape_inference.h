@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "core/onnx.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 

@@ -16,7 +16,7 @@
 
 #include "backends/backend.h"
 #include "core/onnx.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::reduce {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::reduce {
 

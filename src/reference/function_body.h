@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::reference {
 

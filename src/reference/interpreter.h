@@ -13,9 +13,9 @@
 
 #include "core/enum_names.h"
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
-#include "core/value.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/value.h"
 #include "reference/function_body.h"
 #include "reference/kernel.h"
 #include "reference/parallel.h"

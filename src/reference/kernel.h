@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
-#include "core/tensor.h"
-#include "core/value.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/value.h"
 
 namespace onnxdbg::reference {
 

@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/parallel.h"
 

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::reference {
 

@@ -13,7 +13,7 @@
 
 #include "core/onnx.h"
 #include "core/run_limits.h"
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::reference {
 

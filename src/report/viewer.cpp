@@ -14,7 +14,6 @@
 #include <unordered_map>
 
 #include "core/atomic_file.h"
-#include "core/dtype.h"
 #include "core/numel.h"
 #include "core/onnx.h"
 #include "inspect/inspect.h"
@@ -22,6 +21,7 @@
 #include "model/shape_inference.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnxdbg/dtype.h"
 
 namespace onnxdbg::report {
 

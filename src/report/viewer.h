@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
 #include "diff/diff.h"
 #include "lint/lint.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::report {
 

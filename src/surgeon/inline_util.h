@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/onnx.h"
-#include "core/status.h"
 #include "model/graph.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg::surgeon::inline_detail {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
 #include "model/model.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg::surgeon {
 

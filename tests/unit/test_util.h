@@ -22,10 +22,10 @@
 #include "../../tools/demo_model.h"
 #include "core/onnx.h"
 #include "core/temp_dir.h"
-#include "core/tensor.h"
-#include "core/value.h"
 #include "model/model.h"
 #include "onnx/defs/parser.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/value.h"
 #include "reference/interpreter.h"
 
 namespace onnxdbg::testing {

@@ -5,9 +5,9 @@
 // External data is checked by the loader (model/model.cpp) before any rule runs.
 #include <map>
 
-#include "core/dtype.h"
 #include "core/numel.h"
 #include "lint/rule.h"
+#include "onnxdbg/dtype.h"
 
 namespace onnxdbg::lint {
 

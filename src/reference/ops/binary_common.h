@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 

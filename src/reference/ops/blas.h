@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 #include "reference/parallel.h"
 
 namespace onnxdbg::reference {

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <string>
 
-#include "core/narrow_types.h"
-#include "core/tensor.h"
+#include "onnxdbg/narrow_types.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 
 namespace onnxdbg::reference {

@@ -17,8 +17,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 
 namespace onnxdbg::reference {

@@ -15,8 +15,8 @@
 #include <string>
 #include <utility>
 
-#include "core/dtype.h"
 #include "core/run_limits.h"
+#include "onnxdbg/dtype.h"
 #include "reference/parallel.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/ops/conv_common.h"
 
 namespace onnxdbg::reference {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/tensor.h"
+#include "onnxdbg/dtype.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 
 namespace onnxdbg::reference {

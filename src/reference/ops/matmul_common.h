@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 #include "reference/ops/blas.h"

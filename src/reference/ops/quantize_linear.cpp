@@ -6,7 +6,7 @@
 // output_dtype, 23 float4e2m1 and `precision`, 24 float8e8m0 scales, 25 int2/uint2, 28 the float6
 // types. Integer outputs clamp to their range (int4 to [-8, 7]); float outputs take
 // x / y_scale + y_zero_point through the Cast rules.
-#include "core/narrow_types.h"
+#include "onnxdbg/narrow_types.h"
 #include "reference/ops/quant_common.h"
 
 namespace onnxdbg::reference {

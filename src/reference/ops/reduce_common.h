@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "core/tensor.h"
+#include "onnxdbg/status.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 
 namespace onnxdbg::reference {

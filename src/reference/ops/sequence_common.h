@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/value.h"
+#include "onnxdbg/value.h"
 #include "reference/ops/data_movement.h"
 
 namespace onnxdbg::reference {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 #include "reference/kernel.h"
 #include "reference/kernel_util.h"
 #include "reference/parallel.h"

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/tensor.h"
 #include "data/npy.h"
 #include "data/polygraphy_json.h"
 #include "model/model.h"
+#include "onnxdbg/tensor.h"
 #include "test_util.h"
 
 namespace onnxdbg::testing {

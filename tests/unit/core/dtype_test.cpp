@@ -1,6 +1,6 @@
 // The bulk float16 conversions (F16C where the CPU has it) against the portable Float16 code, and
 // cast_tensor's typed loops against get_as_double/set_from_double.
-#include "core/dtype.h"
+#include "onnxdbg/dtype.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 namespace {

@@ -1,6 +1,6 @@
 // The narrow element types (float8, float8e8m0, float4, float6, int4, int2): decoding every code,
 // encoding by the Cast spec's rounding and saturation tables, packing, and TensorProto round trips.
-#include "core/narrow_types.h"
+#include "onnxdbg/narrow_types.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/tensor.h"
 #include "model/model.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 namespace {

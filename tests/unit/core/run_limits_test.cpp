@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 namespace {

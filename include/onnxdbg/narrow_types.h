@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "onnxdbg/dtype.h"
 
 namespace onnxdbg {
 

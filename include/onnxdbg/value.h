@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/tensor.h"
+#include "onnxdbg/tensor.h"
 
 namespace onnxdbg {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 
@@ -33,7 +33,7 @@ enum class DType : int32_t {
   kBFloat16 = 16,
   // The narrow types (onnx.proto TensorProto.DataType 17-28). In a Tensor each element takes one
   // byte holding its code in the low bits, as ml_dtypes lays them out in numpy; files and
-  // TensorProtos pack the 4-, 2- and 6-bit ones (see core/narrow_types.h).
+  // TensorProtos pack the 4-, 2- and 6-bit ones (see onnxdbg/narrow_types.h).
   kFloat8E4M3FN = 17,
   kFloat8E4M3FNUZ = 18,
   kFloat8E5M2 = 19,

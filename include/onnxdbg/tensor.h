@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/narrow_types.h"
-#include "core/status.h"
+#include "onnxdbg/dtype.h"
+#include "onnxdbg/narrow_types.h"
+#include "onnxdbg/status.h"
 
 namespace onnxdbg {
 
@@ -154,7 +154,7 @@ class Tensor {
   /// As above, moving the buffer instead of copying it.
   Expected<Tensor> reshaped(Shape shape) &&;
   /// Reads element i (flat index) as double, whatever the numeric dtype (bool gives 0/1; the
-  /// narrow types give their exact value, see core/narrow_types.h).
+  /// narrow types give their exact value, see onnxdbg/narrow_types.h).
   double get_as_double(int64_t i) const;
   /// Writes element i from a double, converting (rounding toward zero for integers, round to
   /// nearest even for float16/bfloat16 and the narrow floats, which saturate; int4/int2 wrap).
