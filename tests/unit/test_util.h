@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -130,6 +131,51 @@ inline std::vector<double> values(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.get_as_double(i);
   return v;
+}
+
+/// A .npy file's bytes: the magic, format `version` (1, or 2 with a 4-byte header length), the
+/// header `dict` padded to a multiple of 64 bytes, then `data` (NumPy's "npy format" NEP 1).
+inline std::string npy_with_header(const std::string& dict, const std::string& data,
+                                   int version = 1) {
+  std::string header = dict;
+  const size_t pre = version == 1 ? 10 : 12;
+  while ((pre + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(version);
+  out += '\0';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  if (version != 1) out += std::string(2, '\0');
+  return out + header + data;
+}
+
+/// The float32 tensor [[a, b, c]] (shape 1x3).
+inline Tensor row(float a, float b, float c) {
+  return Tensor::from_vector<float>({1, 3}, {a, b, c});
+}
+
+/// A fresh, empty folder `name` in this process's test folder (a TempDir, removed when the tests
+/// end).
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  static const TempDir root = make_temp_dir("onnxdbg_test_dirs_");
+  const std::filesystem::path dir = root.path() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// Whether `a` and `b` have the same dtype, shape and bytes (NaN payloads and -0 included).
+inline bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.nbytes() == b.nbytes() &&
+         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+/// A float32 tensor of `shape` holding from, from + 1, from + 2, ... in row-major order.
+inline Tensor iota(Shape shape, float from = 0.0f) {
+  Tensor t(DType::kFloat, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = from + static_cast<float>(i);
+  return t;
 }
 
 /// Expects `t` to have `shape` and values close to `expected` (|a-b| <= atol + rtol*|b|).

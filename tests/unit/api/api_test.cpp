@@ -429,7 +429,7 @@ TEST_F(ApiTest, ReduceWithACallersOracleKeepsTheFailingNode) {
 }
 
 /// A Neg two If levels down: in the else branch of an If inside the then branch of another.
-constexpr const char* kNestedIf = R"(
+constexpr const char* kApiNestedIf = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 nested (bool c, float[2,3] x) => (float[2,3] y) {
   a = Relu(x)
@@ -458,7 +458,7 @@ bool holds_op(const onnx::GraphProto& g, const std::string& op) {
 
 TEST_F(ApiTest, ReduceReachesAFailingNodeTwoIfLevelsDownAndRemovesTheIfs) {
   ReduceOptions o;
-  o.model = write("nested.onnx", kNestedIf);
+  o.model = write("nested.onnx", kApiNestedIf);
   o.output = dir_.path() / "reduced.onnx";
   o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
     return holds_op(c.model.graph(), "Neg");

@@ -24,7 +24,7 @@ TensorMap add_inputs() {
           {"y", Tensor::from_vector<float>({2, 2}, {10, 20, 30, 40})}};
 }
 
-double seconds_since(Clock::time_point t0) {
+double elapsed_seconds(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
@@ -162,7 +162,7 @@ TEST(Isolated, ClosingASessionReapsTheWorkerQuickly) {
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
   const auto t0 = Clock::now();
   session->reset();
-  EXPECT_LT(seconds_since(t0), 1.5);
+  EXPECT_LT(elapsed_seconds(t0), 1.5);
 }
 
 TEST(Isolated, AReusedWorkerStillIsolatesCrashesAndReportsItsOwnPeak) {
@@ -263,7 +263,7 @@ TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
   ASSERT_TRUE(session.has_value()) << session.status().to_string();
   const auto t0 = Clock::now();
   auto out = (*session)->run(add_inputs());
-  const double took = seconds_since(t0);
+  const double took = elapsed_seconds(t0);
   ASSERT_FALSE(out.has_value());
   EXPECT_EQ(out.status().code(), ErrorCode::kBackendError);
   EXPECT_NE(out.status().message().find(
@@ -274,7 +274,7 @@ TEST(Isolated, HangWhileRunningIsKilledAtTheTimeout) {
   EXPECT_LT(took, 4.0);
   const auto t1 = Clock::now();
   session->reset();
-  EXPECT_LT(seconds_since(t1), 1.0);  // already killed and reaped
+  EXPECT_LT(elapsed_seconds(t1), 1.0);  // already killed and reaped
 }
 
 TEST(Isolated, HangWhileLoadingIsKilledAtTheTimeout) {
@@ -286,7 +286,7 @@ TEST(Isolated, HangWhileLoadingIsKilledAtTheTimeout) {
   const auto t0 = Clock::now();
   auto session = (*backend)->load(dir.write_model(kAddModel));
   ASSERT_FALSE(session.has_value());
-  EXPECT_LT(seconds_since(t0), 4.0);
+  EXPECT_LT(elapsed_seconds(t0), 4.0);
   EXPECT_NE(session.status().message().find(
                 "opencv did not finish loading the model within 0.5 s; killed"),
             std::string::npos)

@@ -21,6 +21,8 @@
 namespace onnxdbg {
 namespace {
 
+using testing::row;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -28,7 +30,7 @@ using testing::CliResult;
 using testing::expect_usage_error;
 using testing::run_cli;
 
-const char* kModel = R"(
+const char* kCliDataModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,3] y)
 {
@@ -38,27 +40,26 @@ g (float[1,3] x) => (float[1,3] y)
 )";
 
 /// An array as Polygraphy encodes it.
-json ndarray(const Tensor& t) { return testing::polygraphy_ndarray(t); }
-
-Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}, {a, b, c}); }
 
 class CliData : public testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_model("m.onnx", kModel);
+    write_model("m.onnx", kCliDataModel);
     // Two samples of inputs, as `polygraphy run --save-inputs` writes them...
-    write("in.json",
-          json::array({{{"x", ndarray(row(1, -2, 3))}}, {{"x", ndarray(row(-1, 5, 0.5))}}}));
+    write("in.json", json::array({{{"x", testing::polygraphy_ndarray(row(1, -2, 3))}},
+                                  {{"x", testing::polygraphy_ndarray(row(-1, 5, 0.5))}}}));
     // ...and RunResults for them, as `polygraphy run --save-outputs` writes them. The second
     // sample's golden value of y is deliberately wrong in its first element.
     auto iteration = [](const Tensor& y, const Tensor& h) {
-      return json{{"outputs",
-                   {{"y", {{"values", ndarray(y)}, {"polygraphy_class", "LazyArray"}}},
-                    {"h", {{"values", ndarray(h)}, {"polygraphy_class", "LazyArray"}}}}},
-                  {"runtime", 0.0005},
-                  {"runner_name", "onnxrt-runner-N0"},
-                  {"polygraphy_class", "IterationResult"}};
+      return json{
+          {"outputs",
+           {{"y", {{"values", testing::polygraphy_ndarray(y)}, {"polygraphy_class", "LazyArray"}}},
+            {"h",
+             {{"values", testing::polygraphy_ndarray(h)}, {"polygraphy_class", "LazyArray"}}}}},
+          {"runtime", 0.0005},
+          {"runner_name", "onnxrt-runner-N0"},
+          {"polygraphy_class", "IterationResult"}};
     };
     write(
         "out.json",
@@ -110,11 +111,11 @@ TEST_F(CliData, LoadedOutputsAreTheGoldenValues) {
 
 TEST_F(CliData, BadDataIsOneSentence) {
   // Sample counts differ.
-  write("one.json", json::array({{{"x", ndarray(row(1, 2, 3))}}}));
+  write("one.json", json::array({{{"x", testing::polygraphy_ndarray(row(1, 2, 3))}}}));
   expect_usage_error(run_cli("run m.onnx --load-inputs one.json --load-outputs out.json", dir_),
                      "'one.json' holds 1 input sample(s) but 'out.json' holds 2 output sample(s)");
   // A tensor name the model lacks.
-  write("other.json", json::array({{{"images", ndarray(row(1, 2, 3))}}}));
+  write("other.json", json::array({{{"images", testing::polygraphy_ndarray(row(1, 2, 3))}}}));
   expect_usage_error(run_cli("run m.onnx --load-inputs other.json", dir_),
                      "'other.json' holds 'images', which is not an input of the model");
   // Outputs of another model.

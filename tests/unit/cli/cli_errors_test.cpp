@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using testing::CliResult;
 
 // stdout and stderr together in r.out, in the order written.
-CliResult run_cli(const std::string& args) {
+CliResult run_cli_merged(const std::string& args) {
   return testing::run_cli(args, {}, /*merge_stderr=*/true);
 }
 
@@ -52,7 +52,7 @@ void expect_one_error_line(const CliResult& r, const std::string& needle) {
 }
 
 TEST_F(CliErrors, MissingFile) {
-  auto r = run_cli("run " + (dir_ / "nope.onnx").string());
+  auto r = run_cli_merged("run " + (dir_ / "nope.onnx").string());
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "does not exist");
 }
@@ -83,7 +83,7 @@ TEST_F(CliErrors, ACrashInOnnxShapeInferenceIsAFindingNotACrash) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,1,4,4] x, float[1,1,2,2] w) => (float y) { y = Conv<strides = [0, 0]>(x, w) }
 )");
-  auto lint = run_cli("lint " + p.string());
+  auto lint = run_cli_merged("lint " + p.string());
   EXPECT_EQ(lint.exit_code, 1) << lint.out;
   EXPECT_TRUE(
       lint.out.find("shape inference fails: Attribute strides must only contain positive") !=
@@ -91,7 +91,7 @@ g (float[1,1,4,4] x, float[1,1,2,2] w) => (float y) { y = Conv<strides = [0, 0]>
       lint.out.find("crashed with signal 8") != std::string::npos)
       << lint.out;
   const fs::path page = dir_ / "page.html";
-  auto view = run_cli("view " + p.string() + " -o " + page.string());
+  auto view = run_cli_merged("view " + p.string() + " -o " + page.string());
   EXPECT_EQ(view.exit_code, 0) << view.out;
   EXPECT_TRUE(fs::exists(page));
 }
@@ -102,7 +102,7 @@ TEST_F(CliErrors, TruncatedModel) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const fs::path bad = dir_ / "truncated.onnx";
   std::ofstream(bad, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-  auto r = run_cli("run " + bad.string() + " --backends reference");
+  auto r = run_cli_merged("run " + bad.string() + " --backends reference");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "not a valid ONNX model");
 }
@@ -132,7 +132,7 @@ TEST_F(CliErrors, AFailureWithJsonIsOneJsonObjectOnStdout) {
 TEST_F(CliErrors, TextFileNamedOnnx) {
   const fs::path bad = dir_ / "notes.onnx";
   std::ofstream(bad) << "this is not a model\nreally not\n";
-  auto r = run_cli("run " + bad.string() + " --backends reference");
+  auto r = run_cli_merged("run " + bad.string() + " --backends reference");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "ONNX model");
 }
@@ -150,14 +150,14 @@ g (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> { y = Add(x, w) }
   loc->set_value("../secret.bin");
   const fs::path p = dir_ / "escape.onnx";
   ASSERT_TRUE(save_model(m, p).is_ok());
-  auto r = run_cli("run " + p.string() + " --backends reference");
+  auto r = run_cli_merged("run " + p.string() + " --backends reference");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "escapes the model's folder");
 }
 
 TEST_F(CliErrors, InputShapeMissingADim) {
   const fs::path p = write_model("dyn.onnx", kDynamicModel);
-  auto r = run_cli("run " + p.string() + " --backends reference");
+  auto r = run_cli_merged("run " + p.string() + " --backends reference");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "dynamic dimension 'N' on axis 0");
   EXPECT_NE(r.out.find("--input-shapes x:Nx3"), std::string::npos) << r.out;
@@ -165,18 +165,21 @@ TEST_F(CliErrors, InputShapeMissingADim) {
 
 TEST_F(CliErrors, UnknownBackendAndOption) {
   const fs::path p = write_model("dyn.onnx", kDynamicModel);
-  auto r = run_cli("run " + p.string() + " --backends reference,tensorrt --input-shapes x:2x3");
+  auto r =
+      run_cli_merged("run " + p.string() + " --backends reference,tensorrt --input-shapes x:2x3");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "unknown backend 'tensorrt'");
-  r = run_cli("run " + p.string() + " --backends onnxruntime:speed=max --input-shapes x:2x3");
+  r = run_cli_merged("run " + p.string() +
+                     " --backends onnxruntime:speed=max --input-shapes x:2x3");
   EXPECT_EQ(r.exit_code, 2);
   expect_one_error_line(r, "has no option 'speed'");
 }
 
 TEST_F(CliErrors, CrashingBackendIsAnErrorResultNotACrash) {
   const fs::path p = write_model("dyn.onnx", kDynamicModel);
-  auto r = run_cli("run " + p.string() +
-                   " --backends reference,onnxruntime:debug_crash=run --input-shapes x:2x3 --json");
+  auto r = run_cli_merged(
+      "run " + p.string() +
+      " --backends reference,onnxruntime:debug_crash=run --input-shapes x:2x3 --json");
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("SIGSEGV"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"verdict\": \"error\""), std::string::npos) << r.out;

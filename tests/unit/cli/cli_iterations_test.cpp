@@ -18,6 +18,8 @@
 namespace onnxdbg {
 namespace {
 
+using testing::row;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -43,10 +45,6 @@ g (float[3] x, int64[1] i) => (float[1] y)
   y = Gather(x, i)
 }
 )";
-
-json ndarray(const Tensor& t) { return testing::polygraphy_ndarray(t); }
-
-Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}, {a, b, c}); }
 
 std::vector<double> values_of(const Tensor& t) { return testing::values(t); }
 
@@ -138,9 +136,9 @@ TEST_F(CliIterations, EachGeneratedSampleIsRunAndReportedApart) {
     EXPECT_EQ(s["comparisons"][0]["max_abs_error"], 0.0);
   }
   // The same outputs against the samples in another order disagree on the moved samples.
-  write("swapped.json", json::array({{{"x", ndarray(in[0].at("x"))}},
-                                     {{"x", ndarray(in[2].at("x"))}},
-                                     {{"x", ndarray(in[1].at("x"))}}}));
+  write("swapped.json", json::array({{{"x", testing::polygraphy_ndarray(in[0].at("x"))}},
+                                     {{"x", testing::polygraphy_ndarray(in[2].at("x"))}},
+                                     {{"x", testing::polygraphy_ndarray(in[1].at("x"))}}}));
   auto swapped = run_cli(
       "run log.onnx --backends onnxruntime --load-inputs swapped.json --load-outputs out.json",
       dir_);
@@ -151,9 +149,9 @@ TEST_F(CliIterations, EachGeneratedSampleIsRunAndReportedApart) {
 }
 
 TEST_F(CliIterations, OnlyTheSampleWithNaNFails) {
-  write("in.json", json::array({{{"x", ndarray(row(1, 2, 3))}},
-                                {{"x", ndarray(row(1, -2, 3))}},
-                                {{"x", ndarray(row(0.5f, 4, 8))}}}));
+  write("in.json", json::array({{{"x", testing::polygraphy_ndarray(row(1, 2, 3))}},
+                                {{"x", testing::polygraphy_ndarray(row(1, -2, 3))}},
+                                {{"x", testing::polygraphy_ndarray(row(0.5f, 4, 8))}}}));
   auto r = run_cli(
       "run log.onnx --backends reference,onnxruntime --load-inputs in.json --validate "
       "--html page.html",
@@ -199,8 +197,12 @@ TEST_F(CliIterations, OnlyTheSampleWithNaNFails) {
 
 TEST_F(CliIterations, ABackendFailingOnOneSampleStillRunsTheOthers) {
   ASSERT_TRUE(save_model(testing::parse_text_model(kGatherModel), dir_ / "gather.onnx").is_ok());
-  auto x = [](float a) { return ndarray(Tensor::from_vector<float>({3}, {a, a + 1, a + 2})); };
-  auto i = [](int64_t v) { return ndarray(Tensor::from_vector<int64_t>({1}, {v})); };
+  auto x = [](float a) {
+    return testing::polygraphy_ndarray(Tensor::from_vector<float>({3}, {a, a + 1, a + 2}));
+  };
+  auto i = [](int64_t v) {
+    return testing::polygraphy_ndarray(Tensor::from_vector<int64_t>({1}, {v}));
+  };
   write("in.json",
         json::array(
             {{{"x", x(1)}, {"i", i(0)}}, {{"x", x(2)}, {"i", i(7)}}, {{"x", x(3)}, {"i", i(2)}}}));
@@ -257,7 +259,8 @@ TEST_F(CliIterations, LayerwiseRunsOnEverySample) {
 }
 
 TEST_F(CliIterations, BadInputIsOneSentenceAndWritesNothing) {
-  write("in.json", json::array({{{"x", ndarray(row(1, 2, 3))}}, {{"x", ndarray(row(4, 5, 6))}}}));
+  write("in.json", json::array({{{"x", testing::polygraphy_ndarray(row(1, 2, 3))}},
+                                {{"x", testing::polygraphy_ndarray(row(4, 5, 6))}}}));
   expect_usage_error(run_cli("run log.onnx --iterations 0", dir_),
                      "--iterations must be at least 1");
   expect_usage_error(run_cli("run log.onnx --iterations 2 --load-inputs in.json", dir_),
@@ -272,7 +275,8 @@ TEST_F(CliIterations, BadInputIsOneSentenceAndWritesNothing) {
   expect_usage_error(
       run_cli("run log.onnx --load-inputs in.json --save-inputs x.json --save-outputs y.npz", dir_),
       "--save-outputs 'y.npz': 2 samples do not fit one .npz file");
-  write("out.json", json::array({{{"y", ndarray(row(1, 2, 3))}}, {{"y", ndarray(row(4, 5, 6))}}}));
+  write("out.json", json::array({{{"y", testing::polygraphy_ndarray(row(1, 2, 3))}},
+                                 {{"y", testing::polygraphy_ndarray(row(4, 5, 6))}}}));
   expect_usage_error(run_cli("run log.onnx --iterations 3 --load-outputs out.json", dir_),
                      "--iterations 3 generates 3 input samples but 'out.json' holds 2");
   for (const char* f : {"x.npz", "x.json", "y.json", "y.npz", "onnxdbg-repro"})

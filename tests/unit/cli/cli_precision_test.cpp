@@ -23,7 +23,7 @@ using testing::CliResult;
 using testing::run_cli;
 
 // big = x * 1000 is in float16's range; huge = big * 1000 is not (3e6 for x = 3).
-const char* kModel = R"(
+const char* kCliPrecisionModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,3] y)
 <float k = {1000.0}, float m = {1000000.0}>
@@ -38,7 +38,7 @@ class CliPrecision : public testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_model("m.onnx", kModel);
+    write_model("m.onnx", kCliPrecisionModel);
   }
 };
 

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 using testing::CliResult;
 using testing::run_cli;
 
-const char* kModel = R"(
+const char* kCliProvidersModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,2] y)
 <float[3,2] w = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}>
@@ -36,7 +36,7 @@ class CliProviders : public testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_model("m.onnx", kModel);
+    write_model("m.onnx", kCliProvidersModel);
   }
 };
 

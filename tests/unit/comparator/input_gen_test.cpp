@@ -12,7 +12,7 @@
 namespace onnxdbg {
 namespace {
 
-const char* kModel = R"(
+const char* kInputGenModel = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[batch, 3] x, int64 sr, bool[2] flag) => (float[batch, 3] y) { y = Identity(x) }
 )";
@@ -35,7 +35,7 @@ TEST(InputGen, ParsesBothShapeSyntaxes) {
 }
 
 TEST(InputGen, MissingDynamicDimNamesIt) {
-  auto m = testing::parse_text_model(kModel);
+  auto m = testing::parse_text_model(kInputGenModel);
   auto r = generate_inputs(m.graph(), {});
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.status().to_string().find("dynamic dimension 'batch' on axis 0"), std::string::npos)
@@ -43,7 +43,7 @@ TEST(InputGen, MissingDynamicDimNamesIt) {
 }
 
 TEST(InputGen, OverrideMustMatchStaticDims) {
-  auto m = testing::parse_text_model(kModel);
+  auto m = testing::parse_text_model(kInputGenModel);
   InputGenOptions o;
   o.shapes["x"] = {2, 4};
   auto r = generate_inputs(m.graph(), o);
@@ -57,7 +57,7 @@ TEST(InputGen, OverrideMustMatchStaticDims) {
 }
 
 TEST(InputGen, SeededValuesInRange) {
-  auto m = testing::parse_text_model(kModel);
+  auto m = testing::parse_text_model(kInputGenModel);
   InputGenOptions o;
   o.shapes["x"] = {4, 3};
   ASSERT_TRUE(parse_value_ranges({"[-2,2]", "sr:[16000,16000]"}, o).is_ok());

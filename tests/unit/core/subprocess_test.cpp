@@ -27,7 +27,7 @@ SpawnOptions shell(const std::string& script) {
 }
 
 /// Reads `fd` to EOF.
-std::string read_all(int fd) {
+std::string read_fd(int fd) {
   std::string out;
   char buf[4096];
   ssize_t got;
@@ -86,7 +86,7 @@ TEST(Subprocess, PipesStdinToStdout) {
   const std::string text = "hello, worker\n";
   ASSERT_EQ(write(p->stdin_fd(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
   p->close_stdin();
-  EXPECT_EQ(read_all(p->stdout_fd()), text);
+  EXPECT_EQ(read_fd(p->stdout_fd()), text);
   const auto s = p->wait();
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->exit_code(), 0);

@@ -17,6 +17,8 @@
 namespace onnxdbg {
 namespace {
 
+using testing::iota;
+
 /// `text` parsed, with its values renamed by `names` (the ONNX text format has no '/' or ':' in
 /// names, tf2onnx's have both).
 onnx::ModelProto with_names(const char* text, const std::map<std::string, std::string>& names) {
@@ -183,12 +185,6 @@ g (float[1,3,4,5] x) => (float[1,2,4,5] y, float[1,2] s)
 )";
 
 /// 0, 1, 2, ... in a float tensor of `shape`.
-Tensor iota(const Shape& shape) {
-  Tensor t(DType::kFloat, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i);
-  return t;
-}
-
 /// Every element of `nchw` against `nhwc` at [n,h,w,c].
 void expect_nchw_of(const Tensor& nchw, const Tensor& nhwc) {
   const Shape& s = nhwc.shape();

@@ -16,23 +16,16 @@
 namespace onnxdbg {
 namespace {
 
+using testing::npy_with_header;
+
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
+const fs::path kNarrowDataFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
 
 const DType kNarrow[] = {DType::kFloat8E4M3FN,   DType::kFloat8E4M3FNUZ, DType::kFloat8E5M2,
                          DType::kFloat8E5M2FNUZ, DType::kUint4,          DType::kInt4,
                          DType::kFloat4E2M1,     DType::kFloat8E8M0,     DType::kUint2,
                          DType::kInt2,           DType::kFloat6E2M3,     DType::kFloat6E3M2};
-
-/// A fresh folder `name` in this process's folder (a TempDir, removed when the tests end).
-fs::path temp_dir(const std::string& name) {
-  static const TempDir root = testing::make_temp_dir("onnxdbg_narrow_data_test_");
-  const fs::path dir = root.path() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 /// Every code of `t` once (as many elements as the type has codes), in a [2, n/2] tensor.
 Tensor every_code(DType t) {
@@ -50,17 +43,6 @@ void expect_same_bytes(const Tensor& a, const Tensor& b) {
 }
 
 // An .npy file (format 1.0) with a hand-written header dict, padded as numpy pads it.
-std::string npy_with_header(const std::string& dict, const std::string& data) {
-  std::string header = dict;
-  while ((10 + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  std::string out = "\x93NUMPY\x01";
-  out += '\0';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  return out + header + data;
-}
-
 TEST(NarrowNpy, WritesMlDtypesNameAndOneBytePerElement) {
   // The bytes numpy + ml_dtypes write for np.array([[1, -3, 7], [-8, 0, 2]], dtype='int4') with
   // the name as descr (NEP 1's layout, written out by hand).
@@ -122,7 +104,7 @@ TEST(NarrowNpy, ReadsNamesAndMasksBitsAboveTheType) {
 }
 
 TEST(NarrowNpy, WhatNpSaveWritesForMlDtypesIsRefused) {
-  auto saved = load_npy(kFixtures / "ml_dtypes_np_save.npy");  // np.save of an int4 array
+  auto saved = load_npy(kNarrowDataFixtures / "ml_dtypes_np_save.npy");  // np.save of an int4 array
   ASSERT_FALSE(saved.has_value());
   EXPECT_EQ(saved.status().code(), ErrorCode::kUnsupported);
   const std::string msg = saved.status().to_string();
@@ -142,7 +124,7 @@ TEST(NarrowNpy, WhatNpSaveWritesForMlDtypesIsRefused) {
 }
 
 TEST(NarrowNpz, ReadsWhatNumpyWithMlDtypesWrote) {
-  auto m = load_npz(kFixtures / "ml_dtypes_narrow.npz");
+  auto m = load_npz(kNarrowDataFixtures / "ml_dtypes_narrow.npz");
   ASSERT_TRUE(m.has_value()) << m.status().to_string();
   struct Case {
     const char* key;
@@ -184,7 +166,7 @@ TEST(NarrowNpz, RoundTripsEveryNarrowType) {
   std::map<std::string, Tensor> in;
   for (DType d : kNarrow) in.emplace(std::string(dtype_name(d)), every_code(d));
   for (bool compress : {false, true}) {
-    const fs::path p = temp_dir(compress ? "deflated" : "stored") / "narrow.npz";
+    const fs::path p = testing::fresh_dir(compress ? "deflated" : "stored") / "narrow.npz";
     ASSERT_TRUE(save_npz(p, in, compress).is_ok());
     auto out = load_npz(p);
     ASSERT_TRUE(out.has_value()) << out.status().to_string();
@@ -236,7 +218,7 @@ TEST(NarrowTestData, FoldersNpzNpyAndJsonLoadAsSamples) {
   const std::map<std::string, Tensor> outputs = {{"q_out", q}, {"f_out", f}};
 
   // A test-data folder: packed TensorProtos.
-  const fs::path set = temp_dir("case") / "test_data_set_0";
+  const fs::path set = testing::fresh_dir("case") / "test_data_set_0";
   ASSERT_TRUE(save_test_data(set, g, inputs, outputs).is_ok());
   auto in = load_test_data_inputs(set, g);
   ASSERT_TRUE(in.has_value()) << in.status().to_string();
@@ -247,7 +229,7 @@ TEST(NarrowTestData, FoldersNpzNpyAndJsonLoadAsSamples) {
   expect_same_bytes(q, out->at("q_out"));
 
   // Every file kind load_samples reads, checked against the model's declared types.
-  const fs::path dir = temp_dir("files");
+  const fs::path dir = testing::fresh_dir("files");
   ASSERT_TRUE(save_npz(dir / "in.npz", inputs).is_ok());
   ASSERT_TRUE(save_samples(dir / "in.json", {inputs, inputs}).is_ok());
   for (const fs::path& p : {set.parent_path(), dir / "in.npz", dir / "in.json"}) {

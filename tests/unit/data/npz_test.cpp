@@ -13,9 +13,11 @@
 namespace onnxdbg {
 namespace {
 
+using testing::npy_with_header;
+
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
+const fs::path kNpzFixtures = fs::path(ONNXDBG_SOURCE_DIR) / "tests" / "fixtures";
 
 /// `name` in this process's folder (a TempDir, removed when the tests end).
 fs::path temp_path(const std::string& name) {
@@ -34,7 +36,7 @@ std::string read_bytes(const fs::path& p) {
 }
 
 // A tensor of `dtype` with a few distinct values (0, 1, 2, ... as that type).
-Tensor sample(DType dtype, Shape shape) {
+Tensor sample_tensor(DType dtype, Shape shape) {
   Tensor t(dtype, std::move(shape));
   for (int64_t i = 0; i < t.numel(); ++i)
     t.set_from_double(i, dtype == DType::kBool ? i % 2 : i - 2);
@@ -55,27 +57,13 @@ void expect_same(const Tensor& a, const Tensor& b) {
 }
 
 // An .npy file with a hand-written header (for damaged-file tests).
-std::string npy_with_header(const std::string& dict, const std::string& data, int version = 1) {
-  std::string header = dict;
-  const size_t pre = version == 1 ? 10 : 12;
-  while ((pre + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += static_cast<char>(version);
-  out += '\0';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  if (version != 1) out += std::string(2, '\0');
-  return out + header + data;
-}
-
 TEST(Npy, RoundTripEveryDtype) {
   for (DType d : {DType::kFloat, DType::kDouble, DType::kFloat16, DType::kInt8, DType::kInt16,
                   DType::kInt32, DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32,
                   DType::kUint64, DType::kBool}) {
     for (const Shape& shape : {Shape{}, Shape{0}, Shape{5}, Shape{2, 3, 4}, Shape{3, 0, 2}}) {
       SCOPED_TRACE(std::string(dtype_name(d)) + " " + shape_to_string(shape));
-      const Tensor t = sample(d, shape);
+      const Tensor t = sample_tensor(d, shape);
       const std::string bytes = write_npy(t);
       EXPECT_EQ(0u, (bytes.find('\n') + 1) % 64) << "data must start on a 64-byte boundary";
       auto back = read_npy(bytes);
@@ -111,12 +99,12 @@ TEST(Npy, ReadsVersion2And3Headers) {
 }
 
 TEST(Npy, NumpyWroteBigEndianAndFortranOrderAreUnsupported) {
-  auto be = load_npy(kFixtures / "numpy_be.npy");
+  auto be = load_npy(kNpzFixtures / "numpy_be.npy");
   ASSERT_FALSE(be.has_value());
   EXPECT_EQ(be.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(be.status().message().find("big-endian"), std::string::npos) << be.status().to_string();
   EXPECT_NE(be.status().message().find("numpy_be.npy"), std::string::npos);
-  auto f = load_npy(kFixtures / "numpy_fortran.npy");
+  auto f = load_npy(kNpzFixtures / "numpy_fortran.npy");
   ASSERT_FALSE(f.has_value());
   EXPECT_EQ(f.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(f.status().message().find("Fortran"), std::string::npos) << f.status().to_string();
@@ -164,7 +152,7 @@ TEST(Npy, DamagedFilesGiveErrors) {
 }
 
 TEST(Npy, EveryTruncationFailsCleanly) {
-  const std::string full = write_npy(sample(DType::kFloat, {3, 4}));
+  const std::string full = write_npy(sample_tensor(DType::kFloat, {3, 4}));
   for (size_t n = 0; n < full.size(); ++n)
     EXPECT_FALSE(read_npy(full.substr(0, n)).has_value()) << n;
 }
@@ -175,9 +163,10 @@ TEST(Npz, RoundTripAllDtypesAndOddNames) {
   for (DType d :
        {DType::kFloat, DType::kDouble, DType::kFloat16, DType::kInt8, DType::kInt16, DType::kInt32,
         DType::kInt64, DType::kUint8, DType::kUint16, DType::kUint32, DType::kUint64, DType::kBool})
-    in.emplace("t" + std::to_string(k++) + "_" + std::string(dtype_name(d)), sample(d, {2, 3}));
-  in.emplace("scope/conv:0", sample(DType::kFloat, {}));
-  in.emplace("empty", sample(DType::kFloat, {0, 4}));
+    in.emplace("t" + std::to_string(k++) + "_" + std::string(dtype_name(d)),
+               sample_tensor(d, {2, 3}));
+  in.emplace("scope/conv:0", sample_tensor(DType::kFloat, {}));
+  in.emplace("empty", sample_tensor(DType::kFloat, {0, 4}));
   in.emplace("words", Tensor::from_vector<std::string>({2}, {"x", "yz"}));
   for (bool compress : {false, true}) {
     const fs::path p = temp_path(compress ? "deflated.npz" : "stored.npz");
@@ -202,7 +191,7 @@ TEST(Npz, EmptyArchiveRoundTrips) {
 }
 
 TEST(Npz, ReadsWhatNumpyWrote) {
-  auto m = load_npz(kFixtures / "numpy_small.npz");
+  auto m = load_npz(kNpzFixtures / "numpy_small.npz");
   ASSERT_TRUE(m.has_value()) << m.status().to_string();
   ASSERT_EQ(m->size(), 5u);
   const Tensor& x = m->at("x");
@@ -217,7 +206,7 @@ TEST(Npz, ReadsWhatNumpyWrote) {
   EXPECT_EQ(m->at("scope/w:0").dtype(), DType::kUint8);
   testing::expect_tensor_near(m->at("scope/w:0"), {}, {7});
 
-  auto d = load_npz(kFixtures / "numpy_small_deflated.npz");
+  auto d = load_npz(kNpzFixtures / "numpy_small_deflated.npz");
   ASSERT_TRUE(d.has_value()) << d.status().to_string();
   testing::expect_tensor_near(d->at("x"), {2, 3}, {0, NAN, 2, 3, 4, 5});
   ASSERT_EQ(d->at("s").dtype(), DType::kString);  // numpy '<U2'
@@ -239,7 +228,7 @@ TEST(Npz, MissingAndNonZipFiles) {
 }
 
 TEST(Npz, EveryTruncationFailsCleanly) {
-  const std::string full = read_bytes(kFixtures / "numpy_small.npz");
+  const std::string full = read_bytes(kNpzFixtures / "numpy_small.npz");
   ASSERT_GT(full.size(), 100u);
   const fs::path p = temp_path("truncated.npz");
   for (size_t n = 0; n < full.size(); n += 7) {
@@ -255,7 +244,7 @@ TEST(Npz, EveryTruncationFailsCleanly) {
 TEST(Npz, CorruptedBytesNeverCrash) {
   // Flip each byte in turn: the result may still load (a byte of padding), but must not crash,
   // and a damaged entry's error names the entry.
-  const std::string full = read_bytes(kFixtures / "numpy_small_deflated.npz");
+  const std::string full = read_bytes(kNpzFixtures / "numpy_small_deflated.npz");
   const fs::path p = temp_path("flipped.npz");
   int errors = 0;
   for (size_t i = 0; i < full.size(); ++i) {
@@ -274,7 +263,7 @@ TEST(Npz, CorruptedBytesNeverCrash) {
 
 TEST(Npz, LyingEntryIsReportedByName) {
   std::map<std::string, Tensor> in;
-  in.emplace("good", sample(DType::kFloat, {2}));
+  in.emplace("good", sample_tensor(DType::kFloat, {2}));
   const fs::path p = temp_path("lying.npz");
   ASSERT_TRUE(save_npz(p, in).is_ok());
   // Make the stored .npy header claim 3 elements where 2 are stored (same byte length).
@@ -294,7 +283,7 @@ TEST(Npz, NonNpyEntryIsAnError) {
   // A zip made by hand: one stored entry "readme.txt".
   const fs::path p = temp_path("other.npz");
   std::map<std::string, Tensor> in;
-  in.emplace("a", sample(DType::kInt32, {1}));
+  in.emplace("a", sample_tensor(DType::kInt32, {1}));
   ASSERT_TRUE(save_npz(p, in).is_ok());
   std::string b = read_bytes(p);
   for (size_t at; (at = b.find("a.npy")) != std::string::npos;) b.replace(at, 5, "a.txt");
@@ -310,8 +299,8 @@ TEST(Npz, ReadsArchivesFromMemoryAsFromFiles) {
   // its errors name what the caller called the bytes.
   for (const char* name : {"numpy_small.npz", "numpy_small_deflated.npz"}) {
     SCOPED_TRACE(name);
-    const std::string bytes = read_bytes(kFixtures / name);
-    auto from_file = load_npz(kFixtures / name);
+    const std::string bytes = read_bytes(kNpzFixtures / name);
+    auto from_file = load_npz(kNpzFixtures / name);
     auto from_memory = read_npz(bytes, "the archive");
     ASSERT_TRUE(from_file.has_value() && from_memory.has_value());
     ASSERT_EQ(from_file->size(), from_memory->size());
@@ -321,7 +310,7 @@ TEST(Npz, ReadsArchivesFromMemoryAsFromFiles) {
     }
   }
   const std::vector<std::string> damaged = {
-      std::string(), "not a zip", read_bytes(kFixtures / "numpy_small.npz").substr(0, 60)};
+      std::string(), "not a zip", read_bytes(kNpzFixtures / "numpy_small.npz").substr(0, 60)};
   for (const std::string& bad : damaged) {
     auto r = read_npz(bad, "the archive");
     ASSERT_FALSE(r.has_value()) << bad.size();

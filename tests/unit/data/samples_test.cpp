@@ -16,10 +16,12 @@
 namespace onnxdbg {
 namespace {
 
+using testing::row;
+
 using testing::ModelDir;
 namespace fs = std::filesystem;
 
-const char* kModel = R"(
+const char* kSamplesModel = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[1,3] x) => (float[1,3] y)
 {
@@ -33,11 +35,9 @@ void write_text(const fs::path& p, const std::string& text) {
   f << text;
 }
 
-Tensor row(float a, float b, float c) { return Tensor::from_vector<float>({1, 3}, {a, b, c}); }
-
 class Samples : public ::testing::Test {
  protected:
-  void SetUp() override { graph_ = testing::parse_text_model(kModel).graph(); }
+  void SetUp() override { graph_ = testing::parse_text_model(kSamplesModel).graph(); }
   ModelDir dir_;
   onnx::GraphProto graph_;
 };

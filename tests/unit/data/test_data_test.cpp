@@ -18,15 +18,6 @@ namespace fs = std::filesystem;
 
 const fs::path kNodeData = "/usr/share/libonnx-testdata/data/node";
 
-/// A fresh folder `name` in this process's folder (a TempDir, removed when the tests end).
-fs::path temp_dir(const std::string& name) {
-  static const TempDir root = testing::make_temp_dir("onnxdbg_test_data_test_");
-  const fs::path dir = root.path() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 LoadedModel load_or_skip(const std::string& test) {
   auto m = load_model(kNodeData / test / "model.onnx");
   EXPECT_TRUE(m.has_value()) << m.status().to_string();
@@ -60,7 +51,7 @@ TEST(TestData, SaveLoadRoundTrip) {
   auto in = load_test_data_inputs(src, m.proto.graph());
   auto out = load_test_data_outputs(src, m.proto.graph());
   ASSERT_TRUE(in.has_value() && out.has_value());
-  const fs::path dir = temp_dir("roundtrip");
+  const fs::path dir = testing::fresh_dir("roundtrip");
   std::ofstream(dir / "input_7.pb") << "stale";  // must be removed by save_test_data
   ASSERT_TRUE(save_test_data(dir, m.proto.graph(), *in, *out).is_ok());
   EXPECT_FALSE(fs::exists(dir / "input_7.pb"));
@@ -85,7 +76,7 @@ TEST(TestData, UnnamedProtosTakeGraphNamesByPosition) {
     <ir_version: 8, opset_import: ["" : 13]>
     g (float[2] a, int64[1] b) => (float[2] c) { c = Identity(a) }
   )");
-  const fs::path dir = temp_dir("unnamed");
+  const fs::path dir = testing::fresh_dir("unnamed");
   {
     std::ofstream f0(dir / "input_0.pb", std::ios::binary);
     tensor_to_proto(Tensor::from_vector<float>({2}, {1, 2})).SerializeToOstream(&f0);
@@ -110,11 +101,11 @@ TEST(TestData, BadFilesAndSequencesGiveErrors) {
     <ir_version: 8, opset_import: ["" : 13]>
     g (float[2] a) => (float[2] c) { c = Identity(a) }
   )");
-  auto none = load_test_data_inputs(temp_dir("empty"), model.graph());
+  auto none = load_test_data_inputs(testing::fresh_dir("empty"), model.graph());
   ASSERT_FALSE(none.has_value());
   EXPECT_EQ(none.status().code(), ErrorCode::kNotFound);
 
-  const fs::path dir = temp_dir("garbage");
+  const fs::path dir = testing::fresh_dir("garbage");
   std::ofstream(dir / "input_0.pb") << "\xff\xff\xff garbage";
   auto bad = load_test_data_inputs(dir, model.graph());
   ASSERT_FALSE(bad.has_value());
@@ -165,7 +156,7 @@ TEST(LoadTensors, DispatchesOnPath) {
     <ir_version: 8, opset_import: ["" : 13]>
     g (float[2] a, float[2] b) => (float[2] c) { c = Add(a, b) }
   )");
-  const fs::path dir = temp_dir("dispatch");
+  const fs::path dir = testing::fresh_dir("dispatch");
   const Tensor t = Tensor::from_vector<float>({2}, {3, 4});
 
   ASSERT_TRUE(save_npy(dir / "a.npy", t).is_ok());

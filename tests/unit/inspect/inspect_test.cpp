@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kModel = R"(
+constexpr const char* kInspectModel = R"(
   <ir_version: 8, opset_import: ["" : 13], producer_name: "inspect_test", producer_version: "1.0">
   main (float[batch, 3] x, bool cond) => (float[batch, 3] y, float[batch, 3] z) <float[4] w = {1.0, 2.0, 3.0, 4.0}> {
     c = Constant <value = float[2] {0.5, -1.5}> ()
@@ -36,9 +36,9 @@ constexpr const char* kModel = R"(
   }
 )";
 
-LoadedModel loaded() {
+LoadedModel loaded_inspect_model() {
   LoadedModel m;
-  m.proto = testing::parse_text_model(kModel);
+  m.proto = testing::parse_text_model(kInspectModel);
   // w = {1, NaN, 3, Inf}: the text format has no NaN literal.
   auto* w = m.proto.mutable_graph()->mutable_initializer(0);
   w->set_float_data(1, std::numeric_limits<float>::quiet_NaN());
@@ -48,7 +48,7 @@ LoadedModel loaded() {
 }
 
 TEST(Inspect, BasicSummary) {
-  auto s = summarize_model(loaded());
+  auto s = summarize_model(loaded_inspect_model());
   ASSERT_TRUE(s.has_value()) << s.status().to_string();
   EXPECT_EQ(s->ir_version, 8);
   EXPECT_EQ(s->producer_name, "inspect_test");
@@ -75,7 +75,7 @@ TEST(Inspect, BasicSummary) {
 }
 
 TEST(Inspect, HistogramSortedByCountThenName) {
-  auto s = summarize_model(loaded());
+  auto s = summarize_model(loaded_inspect_model());
   ASSERT_TRUE(s.has_value());
   std::vector<std::pair<std::string, int64_t>> h;
   for (const auto& o : s->op_histogram) h.emplace_back(o.op_type, o.count);
@@ -86,7 +86,7 @@ TEST(Inspect, HistogramSortedByCountThenName) {
 }
 
 TEST(Inspect, LayersNestSubgraphsUnderTheirNode) {
-  auto s = summarize_model(loaded(), *inspect_options_from_mode("layers"));
+  auto s = summarize_model(loaded_inspect_model(), *inspect_options_from_mode("layers"));
   ASSERT_TRUE(s.has_value());
   ASSERT_EQ(s->graph.nodes.size(), 6u);
   const NodeSummary& if_node = s->graph.nodes[4];
@@ -115,7 +115,7 @@ TEST(Inspect, LayersNestSubgraphsUnderTheirNode) {
 }
 
 TEST(Inspect, AttributesAreSummarised) {
-  auto s = summarize_model(loaded(), *inspect_options_from_mode("attrs"));
+  auto s = summarize_model(loaded_inspect_model(), *inspect_options_from_mode("attrs"));
   ASSERT_TRUE(s.has_value());
   const auto& c = s->graph.nodes[0];
   ASSERT_EQ(c.attributes.size(), 1u);
@@ -133,7 +133,7 @@ TEST(Inspect, AttributesAreSummarised) {
 }
 
 TEST(Inspect, WeightStatisticsCountNaNAndInf) {
-  auto s = summarize_model(loaded(), *inspect_options_from_mode("weights"));
+  auto s = summarize_model(loaded_inspect_model(), *inspect_options_from_mode("weights"));
   ASSERT_TRUE(s.has_value());
   ASSERT_EQ(s->weights.size(), 2u);
   const WeightSummary& w = s->weights[0];
@@ -162,7 +162,7 @@ TEST(Inspect, WeightStatisticsCountNaNAndInf) {
 }
 
 TEST(Inspect, JsonKeys) {
-  auto s = summarize_model(loaded(), *inspect_options_from_mode("attrs"));
+  auto s = summarize_model(loaded_inspect_model(), *inspect_options_from_mode("attrs"));
   ASSERT_TRUE(s.has_value());
   const nlohmann::json j = summary_to_json(*s);
   for (const char* key :
@@ -178,7 +178,7 @@ TEST(Inspect, JsonKeys) {
       "then_branch");
   EXPECT_EQ(j["graph"]["nodes"][0]["attributes"][0]["value"], "float32 [2]");
 
-  auto w = summarize_model(loaded(), *inspect_options_from_mode("weights"));
+  auto w = summarize_model(loaded_inspect_model(), *inspect_options_from_mode("weights"));
   const nlohmann::json jw = summary_to_json(*w);
   ASSERT_TRUE(jw.contains("weights"));
   EXPECT_EQ(jw["weights"][0]["nan_count"], 1);
@@ -192,7 +192,7 @@ TEST(Inspect, ModesAndFileSize) {
   EXPECT_FALSE(inspect_options_from_mode("full").has_value());
   const TempDir dir = testing::make_temp_dir("onnxdbg_inspect_test_");
   const fs::path p = dir.path() / "model.onnx";
-  ASSERT_TRUE(save_model(loaded().proto, p).is_ok());
+  ASSERT_TRUE(save_model(loaded_inspect_model().proto, p).is_ok());
   auto m = load_model(p);
   ASSERT_TRUE(m.has_value());
   auto s = summarize_model(*m);
@@ -291,7 +291,7 @@ namespace {
 TEST(Inspect, ShowTensorsListsInferredTypesAndShapes) {
   InspectOptions o;
   o.tensors = true;
-  auto s = summarize_model(loaded(), o);
+  auto s = summarize_model(loaded_inspect_model(), o);
   ASSERT_TRUE(s.has_value()) << s.status().to_string();
   EXPECT_TRUE(s->tensors_error.empty()) << s->tensors_error;
   std::map<std::string, TensorSummary> by_name;
@@ -327,7 +327,7 @@ TEST(Inspect, ShowTensorsListsInferredTypesAndShapes) {
     }
   EXPECT_TRUE(found);
   // Without the option nothing is inferred or listed.
-  auto plain = summarize_model(loaded());
+  auto plain = summarize_model(loaded_inspect_model());
   ASSERT_TRUE(plain.has_value());
   EXPECT_TRUE(plain->tensors.empty());
   EXPECT_FALSE(summary_to_json(*plain).contains("tensors"));

@@ -171,7 +171,7 @@ TEST_F(Layerwise, NodesListedBeforeTheirInputsAreComparedInRunOrder) {
 
 // Issue 18: the overflowing Mul of kFp32Overflow two If levels down, the conditions computed from
 // x (sum(x) > 0, sum(x) < 1000). Unnamed nodes, so the paths use "If#<index>" and "Mul#<index>".
-const char* kNestedIf = R"(
+const char* kLayerwiseNestedIf = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 nested_if (float[2,4] x) => (float[2,4] y)
 <float[1] k1 = {1000.0}, float[1] k2 = {100.0}, float zero = {0.0}, float big = {1000.0}>
@@ -202,7 +202,7 @@ nested_if (float[2,4] x) => (float[2,4] y)
 // node is the Mul two levels down, named by its path, isolated alone (its outer-scope inputs
 // become inputs), and written as a repro.
 TEST_F(Layerwise, ANodeInsideNestedIfBranchesIsTheFirstDivergentNode) {
-  LoadedModel m = write(kNestedIf, "nested_if.onnx");
+  LoadedModel m = write(kLayerwiseNestedIf, "nested_if.onnx");
   const TensorMap in = inputs(m, 0.7, 1.0);
   LayerwiseOptions opt;
   opt.isolate = true;
@@ -288,7 +288,7 @@ grow (float[2,4] x) => (float[2,4] y)
 // Golden values loaded by tensor name reach inside the branches too: a perturbed value of 'b'
 // makes its Mul, inside the nested branches, the first divergent node on ONNX Runtime.
 TEST_F(Layerwise, LoadedGoldenValuesInsideABranchAreCompared) {
-  onnx::ModelProto proto = testing::parse_text_model(kNestedIf);
+  onnx::ModelProto proto = testing::parse_text_model(kLayerwiseNestedIf);
   proto.mutable_graph()->mutable_node(3)->set_name("outer");
   ASSERT_TRUE(save_model(proto, dir_ / "named.onnx").is_ok());
   auto m = load_model(dir_ / "named.onnx");

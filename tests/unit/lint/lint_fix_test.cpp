@@ -10,12 +10,16 @@
 
 #include "lint/fixes.h"
 #include "lint/lint.h"
+#include "lint/lint_test_util.h"
 #include "lint/rule.h"
 #include "model/model.h"
 #include "test_util.h"
 
 namespace onnxdbg::lint {
 namespace {
+
+using lint_testing::errors;
+using lint_testing::of_rule;
 
 namespace fs = std::filesystem;
 using onnxdbg::testing::make_temp_dir;
@@ -43,20 +47,11 @@ std::vector<Finding> lint_in_memory(const onnx::ModelProto& m) {
   return lint_loaded(lm);
 }
 
-std::vector<Finding> of_rule(const std::vector<Finding>& all, const std::string& rule) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-               [&](const Finding& f) { return f.rule == rule; });
-  return out;
-}
-
-std::string dump(const std::vector<Finding>& fs) {
+std::string rules_and_messages(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs) s += f.rule + ": " + f.message + "\n";
   return s;
 }
-
-int64_t errors(const std::vector<Finding>& fs) { return count_findings(fs).error; }
 
 // The text between the first pair of backquotes; "" when there is none.
 std::string quoted_command(const std::string& message) {
@@ -112,7 +107,7 @@ void expect_suggested_command_works(const onnx::ModelProto& m, const fs::path& d
   loaded->base_dir = dir;
   const auto fs = lint_loaded(*loaded);
   const auto found = of_rule(fs, rule);
-  ASSERT_FALSE(found.empty()) << dump(fs);
+  ASSERT_FALSE(found.empty()) << rules_and_messages(fs);
   const std::string cmd = quoted_command(found[0].message);
   ASSERT_EQ(cmd.rfind("onnxdbg surgeon ", 0), 0u) << found[0].message;
   const auto r = run_cli(cmd.substr(std::string("onnxdbg ").size()), dir, true);
@@ -124,8 +119,8 @@ void expect_suggested_command_works(const onnx::ModelProto& m, const fs::path& d
   auto out = load_model(dir / *(o + 1));
   ASSERT_TRUE(out.has_value()) << out.status().to_string();
   const auto after = lint_loaded(*out);
-  EXPECT_TRUE(of_rule(after, rule).empty()) << dump(after);
-  EXPECT_EQ(errors(after), 0) << dump(after);
+  EXPECT_TRUE(of_rule(after, rule).empty()) << rules_and_messages(after);
+  EXPECT_EQ(errors(after), 0) << rules_and_messages(after);
 }
 
 const char* kOutOfOrder = R"(
@@ -231,7 +226,7 @@ TEST(LintFix, OpInANewerFormGetsAWorkingSetOpsetCommand) {
   auto m = parse_text_model(kOpset11Forms);
   const auto fs = lint_as(m, "m.onnx");
   auto o = of_rule(fs, "op_not_in_opset");
-  ASSERT_EQ(o.size(), 1u) << dump(fs);
+  ASSERT_EQ(o.size(), 1u) << rules_and_messages(fs);
   EXPECT_EQ(o[0].op_type, "Resize");
   EXPECT_NE(o[0].message.find("this node has the form of its opset-11 version"), std::string::npos)
       << o[0].message;
@@ -302,8 +297,8 @@ g (float[1,4,2,2] x) => (float[1,4,2,2] y) <float[2] s = {1.0, 1.0}, float[2] b 
                           "m.onnx");
   const auto u = of_rule(fs, "use_before_definition");
   const auto o = of_rule(fs, "op_not_in_opset");
-  ASSERT_EQ(u.size(), 1u) << dump(fs);
-  ASSERT_EQ(o.size(), 1u) << dump(fs);
+  ASSERT_EQ(u.size(), 1u) << rules_and_messages(fs);
+  ASSERT_EQ(o.size(), 1u) << rules_and_messages(fs);
   EXPECT_EQ(u[0].message.find('`'), std::string::npos) << u[0].message;
   EXPECT_EQ(o[0].message.find('`'), std::string::npos) << o[0].message;
   EXPECT_NE(o[0].message.find("opset 21 defines GroupNormalization again"), std::string::npos)

@@ -8,11 +8,15 @@
 #include <algorithm>
 #include <fstream>
 
+#include "lint/lint_test_util.h"
 #include "report/lint_report.h"
 #include "test_util.h"
 
 namespace onnxdbg::lint {
 namespace {
+
+using lint_testing::errors;
+using lint_testing::of_rule;
 
 using onnxdbg::testing::parse_text_model;
 
@@ -24,13 +28,6 @@ std::vector<Finding> lint_proto(const onnx::ModelProto& m, const LintOptions& op
   return r ? *r : std::vector<Finding>{};
 }
 
-std::vector<Finding> of_rule(const std::vector<Finding>& all, const std::string& rule) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-               [&](const Finding& f) { return f.rule == rule; });
-  return out;
-}
-
 std::string dump(const std::vector<Finding>& fs) {
   std::string s;
   for (const auto& f : fs)
@@ -38,8 +35,6 @@ std::string dump(const std::vector<Finding>& fs) {
          std::to_string(f.node_index) + " " + f.op_type + " '" + f.node + "'] " + f.message + "\n";
   return s;
 }
-
-int64_t errors(const std::vector<Finding>& fs) { return count_findings(fs).error; }
 
 const char* kClean = R"(
 <ir_version: 8, opset_import: ["" : 13]>

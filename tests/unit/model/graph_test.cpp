@@ -16,7 +16,7 @@ using testing::parse_text_model;
 
 // The outer If reads c, a, w and b from the main graph only through its branches (the inner If
 // inside then_branch reads c, a, w and b; else_branch reads x), so it depends on Relu and Neg.
-const char* kNestedIf = R"(
+const char* kGraphNestedIf = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (bool c, float[2] x) => (float[2] y)
 <float[2] w = {1.0, 2.0}>
@@ -91,7 +91,7 @@ TEST(NodeLabel, ParsesWhatItWrites) {
 }
 
 TEST(GraphToolkit, ProducersAndConsumersCountSubgraphReadsAsTheOwners) {
-  const auto m = parse_text_model(kNestedIf);
+  const auto m = parse_text_model(kGraphNestedIf);
   const auto& g = m.graph();
   const auto p = producers(g);
   EXPECT_EQ(p.size(), 3u);
@@ -116,7 +116,7 @@ TEST(GraphToolkit, ProducersAndConsumersCountSubgraphReadsAsTheOwners) {
 }
 
 TEST(GraphToolkit, FreeNamesAreOuterReadsAtAnyDepth) {
-  const auto m = parse_text_model(kNestedIf);
+  const auto m = parse_text_model(kGraphNestedIf);
   const auto& g = m.graph();
   EXPECT_TRUE(free_names(g).empty());
   const auto& then_g = g.node(2).attribute(0).g();
@@ -139,7 +139,7 @@ g (float[2] x) => (float[2] y, float[2] lost)
 }
 
 TEST(GraphToolkit, NameSets) {
-  const auto m = parse_text_model(kNestedIf);
+  const auto m = parse_text_model(kGraphNestedIf);
   const auto& g = m.graph();
   EXPECT_EQ(sorted(graph_input_names(g)), (std::vector<std::string>{"c", "x"}));
   EXPECT_EQ(sorted(initializer_names(g)), (std::vector<std::string>{"w"}));
@@ -148,7 +148,7 @@ TEST(GraphToolkit, NameSets) {
 }
 
 TEST(GraphToolkit, WalkGivesEverySubgraphWithItsPath) {
-  auto m = parse_text_model(kNestedIf);
+  auto m = parse_text_model(kGraphNestedIf);
   std::vector<GraphVisit> seen;
   walk_graphs(m.graph(), [&](const GraphVisit& v) { seen.push_back(v); });
   ASSERT_EQ(seen.size(), 5u);
@@ -192,7 +192,7 @@ TEST(GraphToolkit, WalkGivesEverySubgraphWithItsPath) {
 }
 
 TEST(GraphToolkit, TopologicalOrderKeepsValidOrderAndHonoursSubgraphReads) {
-  auto m = parse_text_model(kNestedIf);
+  auto m = parse_text_model(kGraphNestedIf);
   auto order = topological_order(m.graph());
   ASSERT_TRUE(order) << order.status().to_string();
   EXPECT_EQ(*order, (std::vector<int>{0, 1, 2}));
@@ -205,7 +205,7 @@ TEST(GraphToolkit, TopologicalOrderKeepsValidOrderAndHonoursSubgraphReads) {
 }
 
 TEST(GraphToolkit, TopologicalOrderOfASubgraphNeedsItsOuterScope) {
-  const auto m = parse_text_model(kNestedIf);
+  const auto m = parse_text_model(kGraphNestedIf);
   const auto& else_g = m.graph().node(2).attribute(1).g();
   auto order = topological_order(else_g);
   ASSERT_FALSE(order);

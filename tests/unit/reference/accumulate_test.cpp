@@ -13,6 +13,8 @@
 namespace onnxdbg {
 namespace {
 
+using testing::same_bits;
+
 using reference::Accumulate;
 using testing::parse_text_model;
 
@@ -74,11 +76,6 @@ Tensor f16(Shape shape, const std::vector<float>& v) {
   std::vector<Float16> h;
   for (float x : v) h.emplace_back(x);
   return Tensor::from_vector<Float16>(std::move(shape), h);
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.nbytes() == b.nbytes() &&
-         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
 }
 
 TEST(Accumulate, DoubleGetsTheCancellingDotProductExactlyAndFloatDoesNot) {

@@ -23,6 +23,8 @@
 namespace onnxdbg {
 namespace {
 
+using testing::same_bits;
+
 using testing::parse_text_model;
 
 Tensor pseudo_random(const Shape& shape, uint32_t seed) {
@@ -34,11 +36,6 @@ Tensor pseudo_random(const Shape& shape, uint32_t seed) {
     p[i] = static_cast<float>(s >> 8) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
   }
   return t;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.nbytes() == b.nbytes() &&
-         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
 }
 
 // A conv net in the style of the PP-OCR models, with every initializer given as an input so the
@@ -256,7 +253,7 @@ std::map<std::string, Tensor> big_conv_net_inputs() {
 }
 
 // Conv of x [1, C, H, W] with w [M, C, KH, KW] (pads p, stride s), summed in double.
-std::vector<double> naive_conv(const Tensor& x, const Tensor& w, int64_t pad, int64_t stride) {
+std::vector<double> naive_conv_f64(const Tensor& x, const Tensor& w, int64_t pad, int64_t stride) {
   const int64_t c = x.dim(1), h = x.dim(2), wd = x.dim(3), m = w.dim(0), kh = w.dim(2),
                 kw = w.dim(3);
   const int64_t oh = (h + 2 * pad - kh) / stride + 1, ow = (wd + 2 * pad - kw) / stride + 1;
@@ -317,7 +314,7 @@ TEST(Determinism, ThreadedConvTilesMatchAPlainConvolution) {
     ASSERT_TRUE(in.has_value()) << in.status().to_string();
     auto out = (*in)->run({{"x", x}, {"w", w}});
     ASSERT_TRUE(out.has_value()) << out.status().to_string();
-    const auto expect = naive_conv(x, w, cs.pad, cs.stride);
+    const auto expect = naive_conv_f64(x, w, cs.pad, cs.stride);
     const Tensor& y = out->at("y");
     ASSERT_EQ(static_cast<size_t>(y.numel()), expect.size());
     double worst = 0;

@@ -5,16 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "../test_util.h"
+#include "ops/op_test_util.h"
 
 namespace onnxdbg {
 namespace {
 
 using testing::expect_tensor_near;
+using testing::f32;
 using testing::parse_text_model;
 using testing::run_reference_values;
 using testing::run_reference_values_error;
-
-Tensor f32(Shape s, std::vector<float> v) { return Tensor::from_vector<float>(std::move(s), v); }
 
 // Gives node `index` of the main graph the TYPE_PROTO attribute `type` = tensor(float), which the
 // text format cannot write.

@@ -10,18 +10,18 @@
 #include "../test_util.h"
 #include "backends/backend.h"
 #include "data/test_data.h"
+#include "ops/op_test_util.h"
 
 namespace onnxdbg {
 namespace {
 
 using testing::expect_tensor_near;
+using testing::f32;
 using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
 using testing::run_reference_values;
 using testing::run_reference_values_error;
-
-Tensor f32(Shape s, std::vector<float> v) { return Tensor::from_vector<float>(std::move(s), v); }
 
 // Expects `v` to be a sequence of tensors with these shapes and values.
 void expect_sequence(const Value& v, const std::vector<Shape>& shapes,

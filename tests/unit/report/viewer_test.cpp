@@ -24,7 +24,7 @@ LoadedModel text_model(const std::string& text) {
   return m;
 }
 
-const char* kModel = R"ONNX(
+const char* kViewerModel = R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3,4] x) => (float[1,3,4] y)
 <float[4,4] w = {1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1}>
@@ -35,7 +35,7 @@ g (float[1,3,4] x) => (float[1,3,4] y)
 )ONNX";
 
 TEST(Viewer, DataHasNodesShapesAndWeightStatisticsNotValues) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   auto data = report::viewer_data(m);
   ASSERT_TRUE(data) << data.status().to_string();
   const auto& nodes = (*data)["nodes"];
@@ -103,7 +103,7 @@ g (float8e4m3fn[2, 3] x) => (float[2, 3] y)
 // A graph input or output with an empty name (a broken export) indexed tensors[-1] (issue 17):
 // the page is drawn, without a tensor for it.
 TEST(Viewer, NamelessGraphInputAndOutputAreDrawnWithoutATensor) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   m.proto.mutable_graph()->add_input()->set_name("");
   m.proto.mutable_graph()->add_output()->set_name("");
   auto data = report::viewer_data(m);
@@ -113,7 +113,7 @@ TEST(Viewer, NamelessGraphInputAndOutputAreDrawnWithoutATensor) {
 }
 
 TEST(Viewer, NamesWithHtmlCharactersCannotCloseTheDataBlock) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   m.proto.mutable_graph()->mutable_node(0)->set_name("</script><b>&'\"");
   auto data = report::viewer_data(m);
   ASSERT_TRUE(data);
@@ -131,7 +131,7 @@ TEST(Viewer, NamesWithHtmlCharactersCannotCloseTheDataBlock) {
 }
 
 TEST(Viewer, PageIsSelfContained) {
-  auto data = report::viewer_data(text_model(kModel));
+  auto data = report::viewer_data(text_model(kViewerModel));
   ASSERT_TRUE(data);
   const std::string html = report::render_viewer_html(*data);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org"));  // only the SVG namespace
@@ -141,7 +141,7 @@ TEST(Viewer, PageIsSelfContained) {
 }
 
 TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   report::ViewerOverlays ov;
   ov.run_report = nlohmann::json::parse(R"({
     "verdict": "disagree", "verdict_line": "DISAGREE",
@@ -179,7 +179,7 @@ TEST(Viewer, RunReportColoursNodesAndFindsTheFirstDivergentNode) {
 TEST(Viewer, NoFirstDivergentNodeIsGuessedWhenTheResultNamesNone) {
   // The terminal says "first divergent node: none"; the page used to name the earliest failing
   // node instead.
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   report::ViewerOverlays ov;
   ov.run_report = nlohmann::json::parse(R"({
     "verdict": "disagree", "verdict_line": "DISAGREE",
@@ -197,7 +197,7 @@ TEST(Viewer, NoFirstDivergentNodeIsGuessedWhenTheResultNamesNone) {
 }
 
 TEST(Viewer, DiffMarksChangedAndAddsNodesOnlyInTheOtherModel) {
-  auto a = text_model(kModel);
+  auto a = text_model(kViewerModel);
   auto b = text_model(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3,4] x) => (float[1,3,4] z)
@@ -224,7 +224,7 @@ g (float[1,3,4] x) => (float[1,3,4] z)
 }
 
 TEST(Viewer, SideBySideDiffCarriesTheOtherModelWholeAndPairsMatches) {
-  auto a = text_model(kModel);
+  auto a = text_model(kViewerModel);
   auto b = text_model(R"ONNX(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3,4] x) => (float[1,3,4] z)
@@ -288,7 +288,7 @@ g (float[1,3,4] x) => (float[1,3,4] z)
 }
 
 TEST(Viewer, HighlightMarksNodesByNameOrLabelInTheOrderGiven) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   m.proto.mutable_graph()->mutable_node(1)->set_name("soft");
   report::ViewerOverlays ov;
   ov.highlight = report::HighlightOverlay{
@@ -311,7 +311,7 @@ TEST(Viewer, HighlightMarksNodesByNameOrLabelInTheOrderGiven) {
 }
 
 TEST(Viewer, HighlightTakesNodeLabelsAsReducePrintsThem) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   m.proto.mutable_graph()->mutable_node(1)->set_name("soft");
   report::ViewerOverlays ov;
   // node_label of each: the named Softmax with its name, the unnamed MatMul without.
@@ -333,7 +333,7 @@ TEST(Viewer, HighlightTakesNodeLabelsAsReducePrintsThem) {
 }
 
 TEST(Viewer, HighlightOfAnUnknownNodeIsOneClearError) {
-  auto m = text_model(kModel);
+  auto m = text_model(kViewerModel);
   for (const std::string bad : {"nope", "#1 MatMul", "#7 Relu"}) {
     report::ViewerOverlays ov;
     ov.highlight = report::HighlightOverlay{"", "", {"#0 MatMul", bad}};

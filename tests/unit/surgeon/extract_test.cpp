@@ -9,7 +9,7 @@ namespace {
 
 using namespace testing;
 
-const char* kModel = R"(
+const char* kExtractModel = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,3,4,4] x, float[1,3,4,4] z) => (float[1,48] y)
 <float[3,1,1] bias = {0.5, -0.5, 1.0}, int64[2] shp = {1, -1}>
@@ -22,7 +22,7 @@ g (float[1,3,4,4] x, float[1,3,4,4] z) => (float[1,48] y)
 })";
 
 TEST(Extract, AutoTypesFromShapeInference) {
-  auto original = parse_text_model(kModel);
+  auto original = parse_text_model(kExtractModel);
   auto m = original;
   auto in = parse_extract_tensor("a:auto:auto", false);
   auto out = parse_extract_tensor("c", true);
@@ -52,7 +52,7 @@ TEST(Extract, AutoTypesFromShapeInference) {
 }
 
 TEST(Extract, ExplicitShapeAndDtype) {
-  auto m = parse_text_model(kModel);
+  auto m = parse_text_model(kExtractModel);
   auto in = parse_extract_tensor("b:[1,3,?,4]:float32", false);
   ASSERT_TRUE(in.has_value()) << in.status().to_string();
   ASSERT_TRUE(in->shape.has_value());
@@ -65,7 +65,7 @@ TEST(Extract, ExplicitShapeAndDtype) {
 }
 
 TEST(Extract, OutputThatNeedsAnotherInputIsAnError) {
-  auto m = parse_text_model(kModel);
+  auto m = parse_text_model(kExtractModel);
   Status st = extract(m, {*parse_extract_tensor("a", false)}, {*parse_extract_tensor("y", true)});
   ASSERT_FALSE(st.is_ok());
   const std::string msg = st.to_string();
@@ -75,7 +75,7 @@ TEST(Extract, OutputThatNeedsAnotherInputIsAnError) {
 }
 
 TEST(Extract, UnknownTensorIsNotFound) {
-  auto m = parse_text_model(kModel);
+  auto m = parse_text_model(kExtractModel);
   Status st =
       extract(m, {*parse_extract_tensor("nope", false)}, {*parse_extract_tensor("c", true)});
   EXPECT_EQ(st.code(), ErrorCode::kNotFound);

@@ -22,12 +22,6 @@ const onnx::GraphProto& branch(const onnx::ModelProto& m, int node, const std::s
   return m.graph();
 }
 
-int count_op(const onnx::GraphProto& g, const std::string& op) {
-  int k = 0;
-  for (const auto& n : g.node()) k += n.op_type() == op;
-  return k;
-}
-
 // Both branches compute from the outer initializer w and constants of their own; the condition
 // and x are graph inputs, so the If itself cannot fold.
 const char* kIf = R"(

@@ -10,7 +10,7 @@ namespace {
 
 using namespace testing;
 
-const char* kModel = R"(
+const char* kToFp16Model = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,4] x) => (float[2,3] y, float[2,3] logits)
 <float[4,3] w = {0.5, -0.25, 0.0, 1.0, 0.75, 0.5, -1.0, 0.25, -0.5, 1.0, 0.5, 0.0},
@@ -37,7 +37,7 @@ int32_t elem_type(const onnx::ModelProto& m, const std::string& name) {
 }
 
 TEST(ToFp16, KeepIoTypesAndBlockList) {
-  const auto original = parse_text_model(kModel);
+  const auto original = parse_text_model(kToFp16Model);
   auto m = original;
   Fp16Options opt;
   opt.keep_io_types = true;
@@ -64,7 +64,7 @@ TEST(ToFp16, KeepIoTypesAndBlockList) {
 }
 
 TEST(ToFp16, WithoutKeepIoTypesInputsBecomeHalf) {
-  const auto original = parse_text_model(kModel);
+  const auto original = parse_text_model(kToFp16Model);
   auto m = original;
   auto st = to_fp16(m, {}, {});
   ASSERT_TRUE(st.has_value()) << st.status().to_string();

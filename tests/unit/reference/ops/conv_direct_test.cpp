@@ -106,7 +106,7 @@ std::vector<float> naive_half_conv(const HalfConvCase& c, const std::vector<floa
   return y;
 }
 
-std::vector<float> random_halves(std::mt19937& rng, int64_t n, float scale) {
+std::vector<float> random_conv_halves(std::mt19937& rng, int64_t n, float scale) {
   std::normal_distribution<float> dist(0.0f, scale);
   std::vector<float> v;
   for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<float>(Float16(dist(rng))));
@@ -132,9 +132,9 @@ std::string conv_text(const HalfConvCase& c, const Shape& wshape, const Shape& y
 void check_case(const HalfConvCase& c, std::mt19937& rng) {
   Shape wshape{c.m, c.x[1] / c.group};
   wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
-  const auto x = random_halves(rng, count_of(c.x), 1.0f);
-  const auto w = random_halves(rng, count_of(wshape), 0.3f);
-  const auto b = c.bias ? random_halves(rng, c.m, 0.5f) : std::vector<float>{};
+  const auto x = random_conv_halves(rng, count_of(c.x), 1.0f);
+  const auto w = random_conv_halves(rng, count_of(wshape), 0.3f);
+  const auto b = c.bias ? random_conv_halves(rng, c.m, 0.5f) : std::vector<float>{};
   Shape out;
   const auto expect = naive_half_conv(c, x, w, b, out);
   Shape yshape{c.x[0], c.m};
@@ -186,13 +186,13 @@ TEST(ConvFloat16, DirectMatchesTheDocumentedSumsOnEveryIsa) {
 
 // Runs case c in `type` ("float16" or "bfloat16") and in float32 on the same values: the half
 // result must be the float32 one rounded once to the type.
-void check_against_float32(const HalfConvCase& c, std::mt19937& rng, const std::string& type) {
+void check_conv_against_float32(const HalfConvCase& c, std::mt19937& rng, const std::string& type) {
   Shape wshape{c.m, c.x[1] / c.group};
   wshape.insert(wshape.end(), c.kernel.begin(), c.kernel.end());
   const bool bf = type == "bfloat16";
   std::map<std::string, Tensor> half, full;
   auto add = [&](const std::string& name, const Shape& s, float scale) {
-    auto v = random_halves(rng, count_of(s), scale);
+    auto v = random_conv_halves(rng, count_of(s), scale);
     if (bf) {
       std::vector<BFloat16> h;
       for (float& f : v) h.emplace_back(f), f = static_cast<float>(h.back());
@@ -237,9 +237,9 @@ TEST(ConvFloat16, OtherFormsRunInFloat32AndRoundOnce) {
       hc({1, 2, 6, 40}, 3, 1, {1, 1}, {1, 5}),  // stride 5: too sparse for the padded copy
   };
   for (const HalfConvCase& c : cases)
-    ASSERT_NO_FATAL_FAILURE(check_against_float32(c, rng, "float16"));
+    ASSERT_NO_FATAL_FAILURE(check_conv_against_float32(c, rng, "float16"));
   for (const HalfConvCase& c : direct_cases())
-    ASSERT_NO_FATAL_FAILURE(check_against_float32(c, rng, "bfloat16"));
+    ASSERT_NO_FATAL_FAILURE(check_conv_against_float32(c, rng, "bfloat16"));
 }
 
 TEST(ConvFloat16, DirectAppliesToDenseFirstTwoDims) {

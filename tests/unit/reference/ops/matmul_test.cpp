@@ -14,7 +14,7 @@ using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
 
-std::vector<float> wave(int64_t n) {
+std::vector<float> matmul_wave(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
     v[static_cast<size_t>(i)] = std::cos(static_cast<float>(i) * 0.9f) * 2.0f;
@@ -27,7 +27,7 @@ TEST(MatMul, BatchDimsBroadcastLikeNumpy) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,1,2,3] a, float[3,3,2] b) => (float[2,3,2,2] y) { y = MatMul(a, b) }
 )");
-  auto a = wave(12), b = wave(18);
+  auto a = matmul_wave(12), b = matmul_wave(18);
   std::vector<double> want;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j)
@@ -49,7 +49,7 @@ TEST(MatMul, SharedRightMatrixFoldsTheBatch) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[3,2,4] a, float[4,5] b) => (float[3,2,5] y) { y = MatMul(a, b) }
 )");
-  auto a = wave(24), b = wave(20);
+  auto a = matmul_wave(24), b = matmul_wave(20);
   std::vector<double> want;
   for (int row = 0; row < 6; ++row)
     for (int c = 0; c < 5; ++c) {
@@ -138,7 +138,7 @@ TEST(Gemm, TransBWithAlphaBetaAndRowBias) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] a, float[4,3] b, float[4] c) => (float[2,4] y) { y = Gemm<transB=1, alpha=0.5, beta=2.0>(a, b, c) }
 )");
-  auto a = wave(6), b = wave(12), c = std::vector<float>{1, 2, 3, 4};
+  auto a = matmul_wave(6), b = matmul_wave(12), c = std::vector<float>{1, 2, 3, 4};
   auto want = naive_gemm(a, b, c, {4}, 2, 4, 3, false, true, 0.5, 2.0);
   auto r = run_reference(model, {{"a", Tensor::from_vector<float>({2, 3}, a)},
                                  {"b", Tensor::from_vector<float>({4, 3}, b)},
@@ -154,7 +154,7 @@ g (float[3,2] a, float[3,4] b, float[2,1] c) => (float[2,4] y, float[2,4] z) {
   z = Gemm<transA=1>(a, b)
 }
 )");
-  auto a = wave(6), b = wave(12), c = std::vector<float>{10, -10};
+  auto a = matmul_wave(6), b = matmul_wave(12), c = std::vector<float>{10, -10};
   auto r = run_reference(model, {{"a", Tensor::from_vector<float>({3, 2}, a)},
                                  {"b", Tensor::from_vector<float>({3, 4}, b)},
                                  {"c", Tensor::from_vector<float>({2, 1}, c)}});

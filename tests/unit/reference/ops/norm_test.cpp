@@ -16,7 +16,7 @@ using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
 
-std::vector<float> wave(int64_t n) {
+std::vector<float> norm_wave(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
     v[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.3f) * 3.0f + 0.5f;
@@ -30,7 +30,7 @@ g (float[2,2,3] x, float[2] s, float[2] b, float[2] m, float[2] v) => (float[2,2
   y = BatchNormalization<epsilon=0.01>(x, s, b, m, v)
 }
 )");
-  auto x = wave(12);
+  auto x = norm_wave(12);
   const std::vector<float> s{2, 0.5f}, b{1, -1}, m{0.5f, -0.25f}, v{4, 0.09f};
   std::vector<double> want;
   for (int n = 0; n < 2; ++n)
@@ -86,7 +86,7 @@ g (float[2,2,2] x, float[2,2] s, float[2] b) => (float[2,2,2] y, float[2,1,1] me
   y, mean, inv = LayerNormalization<axis=1, epsilon=0.001>(x, s, b)
 }
 )");
-  auto x = wave(8);
+  auto x = norm_wave(8);
   const std::vector<float> s{1, 2, 3, 4}, b{0.5f, -0.5f};
   std::vector<double> want, means, invs;
   for (int n = 0; n < 2; ++n) {
@@ -112,7 +112,7 @@ TEST(LRN, SumsSquaresOverNeighbouringChannels) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,4,1,2] x) => (float[1,4,1,2] y) { y = LRN<size=3, alpha=0.3, beta=0.6, bias=2.0>(x) }
 )");
-  auto x = wave(8);
+  auto x = norm_wave(8);
   std::vector<double> want;
   for (int c = 0; c < 4; ++c)
     for (int i = 0; i < 2; ++i) {

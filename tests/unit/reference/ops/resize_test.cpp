@@ -6,15 +6,10 @@ namespace onnxdbg {
 namespace {
 
 using testing::expect_tensor_near;
+using testing::iota;
 using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
-
-Tensor iota(Shape shape, float from = 1.0f) {
-  Tensor t(DType::kFloat, std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = from + static_cast<float>(i);
-  return t;
-}
 
 TEST(Resize, NearestAsymmetricFloorUpsample) {
   // x_original = x / 2 (asymmetric), floor: every input pixel becomes a 2x3 block.
@@ -24,7 +19,7 @@ TEST(Resize, NearestAsymmetricFloorUpsample) {
       scales = Constant<value = float[4] {1.0, 1.0, 2.0, 3.0}>()
       y = Resize<mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor">(x, , scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2})}});
+  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2}, 1.0f)}});
   expect_tensor_near(out["y"], {1, 1, 4, 6},
                      {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
 }
@@ -51,7 +46,7 @@ TEST(Resize, LinearHalfPixelUpsample) {
       scales = Constant<value = float[4] {1.0, 1.0, 2.0, 2.0}>()
       y = Resize<mode = "linear">(x, , scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2})}});
+  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2}, 1.0f)}});
   expect_tensor_near(
       out["y"], {1, 1, 4, 4},
       {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
@@ -66,7 +61,7 @@ TEST(Resize, LinearAlignCornersUsesScaledWidth) {
       scales = Constant<value = float[2] {1.0, 0.6}>()
       y = Resize<mode = "linear", coordinate_transformation_mode = "align_corners">(x, , scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 4})}});
+  auto out = run_reference(m, {{"x", iota({1, 4}, 1.0f)}});
   expect_tensor_near(out["y"], {1, 2}, {1, 3.142857}, 1e-5);
 }
 
@@ -78,7 +73,7 @@ TEST(Resize, CubicOnSamplesIsExact) {
       scales = Constant<value = float[2] {1.0, 1.0}>()
       y = Resize<mode = "cubic">(x, , scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 5})}});
+  auto out = run_reference(m, {{"x", iota({1, 5}, 1.0f)}});
   expect_tensor_near(out["y"], {1, 5}, {1, 2, 3, 4, 5});
 }
 
@@ -130,7 +125,7 @@ TEST(Resize, Opset10NearestUsesAsymmetricCoordinates) {
       scales = Constant<value = float[2] {1.0, 2.0}>()
       y = Resize<mode = "nearest">(x, scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 3})}});
+  auto out = run_reference(m, {{"x", iota({1, 3}, 1.0f)}});
   expect_tensor_near(out["y"], {1, 6}, {1, 1, 2, 2, 3, 3});
 }
 
@@ -154,7 +149,7 @@ TEST(Resize, ScalesAndSizesTogetherIsAnError) {
       sizes = Constant<value = int64[2] {1, 4}>()
       y = Resize(x, , scales, sizes)
     })");
-  const std::string err = run_reference_error(m, {{"x", iota({1, 2})}});
+  const std::string err = run_reference_error(m, {{"x", iota({1, 2}, 1.0f)}});
   EXPECT_NE(err.find("only one of scales and sizes"), std::string::npos) << err;
   EXPECT_NE(err.find("Resize"), std::string::npos) << err;
 }
@@ -166,7 +161,7 @@ TEST(Resize, WrongScaleCountNamesShape) {
       scales = Constant<value = float[1] {2.0}>()
       y = Resize(x, , scales)
     })");
-  const std::string err = run_reference_error(m, {{"x", iota({1, 2})}});
+  const std::string err = run_reference_error(m, {{"x", iota({1, 2}, 1.0f)}});
   EXPECT_NE(err.find("1x2"), std::string::npos) << err;
 }
 
@@ -179,7 +174,7 @@ TEST(Resize, AxesOnlyResizeTheListedAxes) {
       scales = Constant<value = float[1] {2.0}>()
       y = Resize<mode = "nearest", axes = [-1]>(x, , scales)
     })");
-  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2})}});
+  auto out = run_reference(m, {{"x", iota({1, 1, 2, 2}, 1.0f)}});
   expect_tensor_near(out["y"], {1, 1, 2, 4}, {1, 1, 2, 2, 3, 3, 4, 4});
 }
 
@@ -194,7 +189,7 @@ TEST(Resize, KeepAspectRatioPolicy) {
         y = Resize<mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = ")" +
                               policy + R"(">(x, , , sizes)
       })");
-    return run_reference(m, {{"x", iota({1, 1, 2, 4})}})["y"];
+    return run_reference(m, {{"x", iota({1, 1, 2, 4}, 1.0f)}})["y"];
   };
   // Rows: x_original = 0.17, 1.5 -> 0, 1; columns 0.17, 1.5, 2.83 -> 0, 1, 3.
   expect_tensor_near(run("not_larger"), {1, 1, 2, 3}, {1, 2, 4, 5, 6, 8});
@@ -206,7 +201,7 @@ TEST(Resize, KeepAspectRatioPolicy) {
       sizes = Constant<value = int64[2] {4611686018427387904, 1}>()
       y = Resize<mode = "nearest", axes = [2, 3], keep_aspect_ratio_policy = "not_smaller">(x, , , sizes)
     })");
-  auto err = run_reference_error(huge, {{"x", iota({1, 1, 2, 4})}});
+  auto err = run_reference_error(huge, {{"x", iota({1, 1, 2, 4}, 1.0f)}});
   EXPECT_NE(err.find("a size too large to index"), std::string::npos) << err;
 }
 
@@ -222,7 +217,7 @@ TEST(Resize, AntialiasStretchesTheFilterWhenDownscaling) {
         y = Resize<mode = "linear", antialias = )" +
                               std::to_string(antialias) + R"(>(x, , scales)
       })");
-    return run_reference(m, {{"x", iota({4})}})["y"];
+    return run_reference(m, {{"x", iota({4}, 1.0f)}})["y"];
   };
   expect_tensor_near(run(1), {2}, {1.625, 3.375});
   expect_tensor_near(run(0), {2}, {1.5, 3.5});
@@ -232,7 +227,7 @@ TEST(Resize, AntialiasStretchesTheFilterWhenDownscaling) {
       scales = Constant<value = float[1] {0.5}>()
       y = Resize<mode = "linear", antialias = 1>(x, , scales)
     })");
-  auto err = run_reference_error(bad, {{"x", iota({4})}});
+  auto err = run_reference_error(bad, {{"x", iota({4}, 1.0f)}});
   EXPECT_NE(err.find("need opset 18"), std::string::npos) << err;
 }
 

@@ -8,15 +8,10 @@ namespace onnxdbg {
 namespace {
 
 using testing::expect_tensor_near;
+using testing::iota;
 using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
-
-Tensor iota(Shape shape, float from = 0.0f) {
-  Tensor t(DType::kFloat, std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = from + static_cast<float>(i);
-  return t;
-}
 
 std::vector<double> iota_values(int n) {
   std::vector<double> v(static_cast<size_t>(n));

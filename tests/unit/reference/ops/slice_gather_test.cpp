@@ -6,15 +6,10 @@ namespace onnxdbg {
 namespace {
 
 using testing::expect_tensor_near;
+using testing::iota;
 using testing::parse_text_model;
 using testing::run_reference;
 using testing::run_reference_error;
-
-Tensor iota(Shape shape, float from = 0.0f) {
-  Tensor t(DType::kFloat, std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = from + static_cast<float>(i);
-  return t;
-}
 
 TEST(SliceGather, SliceNegativeSteps) {
   // starts -1 (= 9), ends past the front (clamped to -1), step -3: 9, 6, 3, 0.
