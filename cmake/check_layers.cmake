@@ -2,8 +2,8 @@
 # Fails when a file of src/<module>/ includes "<other>/..." for a module <other> that <module> does
 # not depend on (LAYERS, written by onnxdbg_write_layers), or includes the public API headers
 # ("onnxdbg/...") from below the api module (but for the public vocabulary headers, the bottom
-# layer every module builds on: onnxdbg/options.h, status.h, dtype.h, narrow_types.h, tensor.h
-# and value.h), or a file of the Python binding (python/_core/)
+# layer every module builds on: onnxdbg/options.h, status.h, dtype.h, narrow_types.h, tensor.h,
+# value.h and backend_spec.h), or a file of the Python binding (python/_core/)
 # includes a module other than core, or a file of the CLI (src/cli/) one other than api and core.
 # Prints every offending include, then fails.
 cmake_policy(VERSION 3.25)
@@ -29,8 +29,9 @@ foreach(m ${modules})
       string(REGEX REPLACE "^#include \"([a-z_0-9]+)/.*" "\\1" target "${inc}")
       # The public vocabulary headers are the bottom layer: the option schema's defaults
       # (options.h), Status and Expected (status.h), element types (dtype.h, narrow_types.h),
-      # Tensor (tensor.h) and Value (value.h). They include nothing but one another.
-      if(inc MATCHES "^#include \"onnxdbg/(options|status|dtype|narrow_types|tensor|value)\\.h\"")
+      # Tensor (tensor.h), Value (value.h) and BackendSpec (backend_spec.h). They include nothing
+      # but one another.
+      if(inc MATCHES "^#include \"onnxdbg/(options|status|dtype|narrow_types|tensor|value|backend_spec)\\.h\"")
         continue()
       endif()
       if(target STREQUAL "onnxdbg")

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
 #include "conformance/conformance.h"
+#include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
 
 namespace onnxdbg::api {

@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
 #include "comparator/compare_run.h"
 #include "comparator/input_gen.h"
 #include "compare/compare.h"
 #include "data/golden_match.h"
 #include "layerwise/layerwise.h"
 #include "model/model.h"
+#include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
 #include "onnxdbg/options.h"
 #include "onnxdbg/tensor.h"

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "backends/backend.h"
 #include "compare/compare.h"
+#include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
 #include "surgeon/surgeon.h"
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -189,5 +190,8 @@ Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
   }
   return t;
 }
+
+/// Tensors by name (graph inputs or outputs).
+using TensorMap = std::map<std::string, Tensor>;
 
 }  // namespace onnxdbg

@@ -3,6 +3,7 @@
 // optional holding a tensor, a sequence or nothing.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <variant>
@@ -102,5 +103,8 @@ class Value {
 
 /// "a tensor" / "a sequence" / "an optional" / "a map" for a Kind.
 std::string value_kind_name(Value::Kind kind);
+
+/// Values of any kind (tensors, sequences, optionals) by name.
+using ValueMap = std::map<std::string, Value>;
 
 }  // namespace onnxdbg

@@ -15,31 +15,12 @@
 #include "backends/providers.h"
 #include "core/onnx.h"
 #include "model/model.h"
+#include "onnxdbg/backend_spec.h"
 #include "onnxdbg/status.h"
 #include "onnxdbg/tensor.h"
 #include "onnxdbg/value.h"
 
 namespace onnxdbg {
-
-/// Tensors by name (graph inputs or outputs).
-using TensorMap = std::map<std::string, Tensor>;
-/// Values of any kind (tensors, sequences, optionals) by name.
-using ValueMap = std::map<std::string, Value>;
-
-/// A backend name with options, as written on the command line:
-/// "onnxruntime", "onnxruntime:opt=disabled", "onnxruntime:opt=basic:threads=1".
-struct BackendSpec {
-  std::string name;
-  std::map<std::string, std::string> options;
-
-  /// Parses NAME[:KEY=VALUE]...; errors with kInvalidArgument on an empty name or an option
-  /// without '='.
-  static Expected<BackendSpec> parse(const std::string& text);
-  /// The canonical text form ("onnxruntime:opt=disabled:threads=1").
-  std::string to_string() const;
-  /// The value of option `key`, or `def`.
-  std::string option(const std::string& key, const std::string& def = "") const;
-};
 
 /// What a loaded session reports about itself.
 struct SessionInfo {
