@@ -120,10 +120,9 @@ hostile-sweep: build models
 	@$(PYTHON) bench/hostile_sweep.py $(BUILD)/onnxdbg $(BUILD)/hostile/models $(BUILD)/hostile/out $(HOSTILE_COUNT) \
 	  $(HOSTILE_SEED) "$(HOSTILE_ULIMIT_V)"
 
-# The demo builds only what it runs (issue 37): the CLI, the worker and the demo model; the test
-# binaries, fuzz replayers, benches and the Python extension are `make`'s and `make test`'s.
-# `make demo` installs and builds only what the demo runs (install-deps.sh --demo; the CLI, the
-# worker and the demo model): on a fresh 2-core machine about 7 minutes, most of it the build.
+# The demo installs and builds only what it runs (issue 37): install-deps.sh --demo, then the CLI,
+# the worker and the demo model; the test binaries, fuzz replayers, benches and the Python
+# extension are `make`'s and `make test`'s. On a fresh 2-core machine about 7 minutes.
 demo:
 	@bash scripts/install-deps.sh --demo
 	@$(CONFIGURE)

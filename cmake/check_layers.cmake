@@ -1,12 +1,16 @@
 # cmake -DLAYERS=FILE -DSRC=DIR -DMODULES="a;b" -P check_layers.cmake
 # Fails when a file of src/<module>/ includes "<other>/..." for a module <other> that <module> does
 # not depend on (LAYERS, written by onnxdbg_write_layers), or includes the public API headers
-# ("onnxdbg/...") from below the api module (but for the public vocabulary headers, the bottom
-# layer every module builds on: onnxdbg/options.h, status.h, dtype.h, narrow_types.h, tensor.h,
-# value.h and backend_spec.h), or a file of the Python binding (python/_core/)
+# ("onnxdbg/...") from below the api module (but for the public vocabulary headers, `vocabulary`
+# below, the bottom layer every module builds on), or a file of the Python binding (python/_core/)
 # includes a module other than core, or a file of the CLI (src/cli/) one other than api and core.
 # Prints every offending include, then fails.
 cmake_policy(VERSION 3.25)
+# The public vocabulary headers (include/onnxdbg/<name>.h): the option schema's defaults
+# (options), Status and Expected (status), element types (dtype, narrow_types), Tensor and
+# TensorMap (tensor), Value and ValueMap (value), BackendSpec (backend_spec). They include nothing
+# but one another.
+set(vocabulary options status dtype narrow_types tensor value backend_spec)
 file(STRINGS "${LAYERS}" lines)
 set(modules "")
 foreach(line ${lines})
@@ -27,11 +31,9 @@ foreach(m ${modules})
     file(STRINGS "${f}" includes REGEX "^#include \"[a-z_0-9]+/")
     foreach(inc ${includes})
       string(REGEX REPLACE "^#include \"([a-z_0-9]+)/.*" "\\1" target "${inc}")
-      # The public vocabulary headers are the bottom layer: the option schema's defaults
-      # (options.h), Status and Expected (status.h), element types (dtype.h, narrow_types.h),
-      # Tensor (tensor.h), Value (value.h) and BackendSpec (backend_spec.h). They include nothing
-      # but one another.
-      if(inc MATCHES "^#include \"onnxdbg/(options|status|dtype|narrow_types|tensor|value|backend_spec)\\.h\"")
+      # A vocabulary header: the bottom layer.
+      string(REGEX REPLACE "^#include \"onnxdbg/([a-z_0-9]+)\\.h\".*" "\\1" header "${inc}")
+      if(inc MATCHES "^#include \"onnxdbg/" AND header IN_LIST vocabulary)
         continue()
       endif()
       if(target STREQUAL "onnxdbg")

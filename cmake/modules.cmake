@@ -29,6 +29,13 @@ string(REPLACE ";" "|" ONNXDBG_ISOLATED_BACKENDS_REGEX "${ONNXDBG_ISOLATED_BACKE
 set(ONNXDBG_MODULES "")
 set(ONNXDBG_LIBRARY_MODULES "")
 
+# onnxdbg_unity_build(TARGET): compile TARGET's sources in unity batches (ONNXDBG_UNITY_BUILD,
+# ONNXDBG_UNITY_BATCH; CMakeLists.txt says why).
+function(onnxdbg_unity_build target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${ONNXDBG_UNITY_BUILD}
+    UNITY_BUILD_BATCH_SIZE ${ONNXDBG_UNITY_BATCH})
+endfunction()
+
 # onnxdbg_module(NAME [DEPENDS module...] [LIBS library...] [SOURCES file...])
 # Makes the static library onnxdbg_NAME from src/NAME/*.cpp (and src/NAME/*/*.cpp) plus SOURCES,
 # linked PUBLIC to the modules it DEPENDS on and to LIBS.
@@ -41,8 +48,8 @@ function(onnxdbg_module name)
     "/src/backends/((${ONNXDBG_ISOLATED_BACKENDS_REGEX})/[a-z_]*_backend|worker/)")
   add_library(onnxdbg_${name} STATIC ${srcs} ${M_SOURCES})
   target_compile_options(onnxdbg_${name} PRIVATE ${ONNXDBG_WARNINGS})
-  set_target_properties(onnxdbg_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON
-    UNITY_BUILD ${ONNXDBG_UNITY_BUILD} UNITY_BUILD_BATCH_SIZE ${ONNXDBG_UNITY_BATCH})
+  set_target_properties(onnxdbg_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  onnxdbg_unity_build(onnxdbg_${name})
   target_link_libraries(onnxdbg_${name} PUBLIC onnxdbg_base ${M_LIBS})
   foreach(d ${M_DEPENDS})
     target_link_libraries(onnxdbg_${name} PUBLIC onnxdbg_${d})
