@@ -7,7 +7,6 @@
 add_library(onnxdbg_base INTERFACE)
 target_include_directories(onnxdbg_base INTERFACE
   "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/src>" "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>"
-  "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/onnxdbg>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 target_link_libraries(onnxdbg_base INTERFACE fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 

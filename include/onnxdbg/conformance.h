@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "conformance/conformance.h"
 #include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/conformance_case.h"
 
 namespace onnxdbg::api {
 

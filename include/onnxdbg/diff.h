@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "diff/diff.h"
-#include "model/model.h"
 #include "onnxdbg/common.h"
-#include "report/viewer.h"
+#include "onnxdbg/model.h"
+#include "onnxdbg/model_diff.h"
+#include "onnxdbg/viewer_overlays.h"
 
 namespace onnxdbg::api {
 
@@ -18,7 +18,7 @@ struct DiffOptions {
 };
 
 struct DiffResult {
-  LoadedModel a, b;
+  Model a, b;
   ModelDiff diff;  ///< summary, nodes only in A/B, changed nodes, graph changes
   Messages messages;
 };
@@ -31,7 +31,7 @@ Expected<DiffResult> diff(const DiffOptions& options);
 nlohmann::json to_json(const DiffResult& result);
 /// The text `onnxdbg diff` prints (node lists cut at 50; --json lists all).
 void print_text(const DiffResult& result, std::ostream& os);
-/// The viewer's overlay: the diff painted on A (B's nodes added). Valid while `result` lives.
+/// The viewer's overlay: the diff painted on A (B's nodes added; the overlay shares B).
 report::ViewerOverlays diff_overlays(const DiffResult& result);
 
 }  // namespace onnxdbg::api

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
-#include "lint/lint.h"
-#include "model/model.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/findings.h"
+#include "onnxdbg/model.h"
+#include "onnxdbg/model_summary.h"
 
 namespace onnxdbg::api {
 
@@ -46,7 +46,7 @@ struct LintOptions {
 };
 
 struct LintResult {
-  LoadedModel model;  ///< as loaded (for the HTML view)
+  Model model;  ///< as loaded (for the HTML view)
   std::vector<lint::Finding> findings;
   Messages messages;
   /// Whether any finding is an error (the CLI then exits with status 1).

@@ -10,6 +10,7 @@
 #include "onnxdbg/data.h"               // data_to_input (merge data files)
 #include "onnxdbg/diff.h"               // diff
 #include "onnxdbg/inspect.h"            // inspect, lint
+#include "onnxdbg/model.h"              // Model (a loaded model), ModelInfo
 #include "onnxdbg/options.h"            // option_schema, option_defaults (options.def)
 #include "onnxdbg/reduce.h"             // reduce
 #include "onnxdbg/run.h"                // run (compare backends, layerwise, isolate)

@@ -13,21 +13,39 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "comparator/input_gen.h"
+#include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/compare.h"
+#include "onnxdbg/input_gen.h"
+#include "onnxdbg/model.h"
 #include "onnxdbg/options.h"
-#include "reduce/oracle.h"
-#include "reduce/reduce.h"
-#include "report/viewer.h"
+#include "onnxdbg/reduce_options.h"
+#include "onnxdbg/tensor.h"
+#include "onnxdbg/viewer_overlays.h"
 
 namespace onnxdbg::api {
 
-/// A caller's oracle: whether `candidate` (a model: candidate.model / candidate.bytes, with the
-/// golden values of its graph inputs per sample in candidate.feeds) still shows the failure
-/// (true) or not (false). An error stops the reduction (the best model so far is kept).
-using OracleFn = std::function<Expected<bool>(const reduce::BuiltCandidate& candidate)>;
+/// One candidate model as a caller's oracle sees it; valid during the call only.
+struct OracleCandidate {
+  /// The model, serialized (onnx.ModelProto bytes, deterministic: equal candidates, equal bytes).
+  std::string_view bytes;
+  /// Where its external data resolves (the original's folder: candidates keep its references).
+  std::filesystem::path base_dir;
+  std::vector<std::string> inputs;   ///< its graph inputs a caller feeds
+  std::vector<std::string> outputs;  ///< its graph outputs
+  /// Per input sample, the golden value of every graph input (what the tensor it stands for held
+  /// inside the original model); empty when there are no golden values.
+  const std::vector<TensorMap>* feeds = nullptr;
+  /// The candidate itself, for onnxdbg's own modules and tests (src/reduce/candidate.h).
+  const reduce::BuiltCandidate* built = nullptr;
+};
+
+/// A caller's oracle: whether `candidate` still shows the failure (true) or not (false). An
+/// error stops the reduction (the best model so far is kept).
+using OracleFn = std::function<Expected<bool>(const OracleCandidate& candidate)>;
 
 /// The built-in oracle (`--fail-on`): candidates run on `backends` in onnxdbg's control.
 struct BuiltinOracleOptions {
@@ -99,8 +117,10 @@ struct ReduceOptions {
 
 struct ReduceResult {
   std::filesystem::path source;  ///< ReduceOptions::model
-  onnx::ModelProto original;     ///< the model reduced (after model_input_shapes)
-  std::filesystem::path base_dir;
+  /// The model reduced (after model_input_shapes; its path is ReduceOptions::model, its external
+  /// data in the original's folder); when a failure inside an If or Loop was reduced past it,
+  /// the model with that node replaced.
+  Model original;
   int64_t nodes = 0;   ///< nodes of the original's main graph
   std::string oracle;  ///< the oracle's one-line description
   /// The reduction's report, when it ran to its end.

@@ -14,17 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "comparator/compare_run.h"
-#include "comparator/input_gen.h"
-#include "compare/compare.h"
-#include "data/golden_match.h"
-#include "layerwise/layerwise.h"
-#include "model/model.h"
 #include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
+#include "onnxdbg/compare.h"
+#include "onnxdbg/golden.h"
+#include "onnxdbg/input_gen.h"
+#include "onnxdbg/layerwise_report.h"
+#include "onnxdbg/model.h"
 #include "onnxdbg/options.h"
+#include "onnxdbg/run_report.h"
 #include "onnxdbg/tensor.h"
-#include "report/viewer.h"
+#include "onnxdbg/viewer_overlays.h"
 
 namespace onnxdbg::api {
 
@@ -84,6 +84,11 @@ struct LayerwiseRunOptions {
 
 struct RunOptions {
   std::filesystem::path model;
+  /// The model already loaded (a RunResult's `model`, Model::load): run instead of reading
+  /// `model` again, which then only names it (several runs of one model load it once, as
+  /// bisect_optimizers' trials do); `model` must then be empty or the path it was read from
+  /// (kInvalidArgument otherwise). Empty: `model` is read.
+  Model loaded_model;
   /// Backends and their options; the first gives the golden values unless golden outputs are
   /// loaded. Default reference,onnxruntime. The layerwise pass compares them with the reference
   /// (float32 references left out, as they are the golden run), or with every one of them when
@@ -135,7 +140,7 @@ struct SampleLayers {
 };
 
 struct RunResult {
-  LoadedModel model;             ///< the model as loaded (for the HTML view)
+  Model model;                   ///< the model as loaded (for the HTML view)
   std::filesystem::path source;  ///< RunOptions::model
   /// The comparison of every sample (samples[i] is the i-th sample that ran).
   SamplesRunReport report;

@@ -12,10 +12,10 @@
 #include <variant>
 #include <vector>
 
-#include "compare/compare.h"
 #include "onnxdbg/backend_spec.h"
 #include "onnxdbg/common.h"
-#include "surgeon/surgeon.h"
+#include "onnxdbg/compare.h"
+#include "onnxdbg/surgeon_options.h"
 
 namespace onnxdbg::api {
 

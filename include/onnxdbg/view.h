@@ -4,15 +4,14 @@
 #pragma once
 
 #include <filesystem>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "model/model.h"
 #include "onnxdbg/common.h"
-#include "report/viewer.h"
+#include "onnxdbg/model.h"
+#include "onnxdbg/viewer_overlays.h"
 
 namespace onnxdbg::api {
 
@@ -30,8 +29,7 @@ struct ViewOptions {
 };
 
 struct ViewResult {
-  LoadedModel model;
-  std::unique_ptr<LoadedModel> other;  ///< the diff's second model (overlays point to it)
+  Model model;
   report::ViewerOverlays overlays;
   Messages messages;
 };
@@ -48,7 +46,7 @@ Status write_html(const ViewResult& result, const std::filesystem::path& path);
 /// Writes the page of `model` painted with `overlays` to `path`: what every command's --html
 /// writes (its result's overlays: run_overlays, a lint's findings, a diff). Errors: those of the
 /// page writer (a path that cannot be written).
-Status write_page(const LoadedModel& model, const report::ViewerOverlays& overlays,
+Status write_page(const Model& model, const report::ViewerOverlays& overlays,
                   const std::filesystem::path& path);
 
 /// Whether this build embeds the graph layout library (dagre, scripts/install-deps.sh); without

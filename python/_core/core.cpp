@@ -11,6 +11,7 @@
 
 #include "arrays.h"
 #include "call.h"
+#include "core/run_limits.h"
 #include "onnxdbg/onnxdbg.h"
 
 namespace py = pybind11;
@@ -104,37 +105,29 @@ py::dict signature(const ValueSignature& s) {
   return d;
 }
 
-/// What onnxdbg.Model shows: signatures, opsets, nodes of the main graph.
+/// What onnxdbg.Model shows: signatures, opsets, nodes of the main graph (Model::info).
 py::dict model_info(const std::string& path) {
-  LoadedModel m = value_or_raise(load_model(path));
-  const auto& g = m.proto.graph();
+  const ModelInfo m = value_or_raise(Model::load(path)).info();
   py::dict d;
   py::list inputs, outputs, nodes;
-  for (const auto& s : model_inputs(g)) inputs.append(signature(s));
-  for (const auto& s : model_outputs(g)) outputs.append(signature(s));
-  for (const auto& n : g.node()) {
+  for (const auto& s : m.inputs) inputs.append(signature(s));
+  for (const auto& s : m.outputs) outputs.append(signature(s));
+  for (const auto& n : m.nodes) {
     py::dict nd;
-    nd["name"] = n.name();
-    nd["op_type"] = n.op_type();
-    nd["domain"] = n.domain();
-    nd["inputs"] = std::vector<std::string>(n.input().begin(), n.input().end());
-    nd["outputs"] = std::vector<std::string>(n.output().begin(), n.output().end());
-    py::dict metadata;  // NodeProto.metadata_props (IR 10, ONNX 1.16+)
-    for (const auto& kv : n.metadata_props()) metadata[py::str(kv.key())] = kv.value();
-    nd["metadata"] = metadata;
+    nd["name"] = n.name;
+    nd["op_type"] = n.op_type;
+    nd["domain"] = n.domain;
+    nd["inputs"] = n.inputs;
+    nd["outputs"] = n.outputs;
+    nd["metadata"] = n.metadata;
     nodes.append(nd);
   }
-  py::dict opsets;
-  for (const auto& o : m.proto.opset_import())
-    opsets[py::str(o.domain().empty() ? "ai.onnx" : o.domain())] = o.version();
   d["inputs"] = inputs;
   d["outputs"] = outputs;
   d["nodes"] = nodes;
-  d["opsets"] = opsets;
-  d["ir_version"] = m.proto.ir_version();
-  d["producer"] =
-      m.proto.producer_name() +
-      (m.proto.producer_version().empty() ? std::string() : " " + m.proto.producer_version());
+  d["opsets"] = m.opsets;
+  d["ir_version"] = m.ir_version;
+  d["producer"] = m.producer;
   d["warnings"] = m.warnings;
   return d;
 }
@@ -300,10 +293,10 @@ void set_oracle(api::ReduceOptions& o, const py::object& oracle) {
   };
   auto held = std::make_shared<Held>();
   held->fn = oracle;  // the calling thread, GIL held
-  o.oracle = [held](const reduce::BuiltCandidate& c) -> Expected<bool> {
+  o.oracle = [held](const api::OracleCandidate& c) -> Expected<bool> {
     py::gil_scoped_acquire gil;
     try {
-      return py::bool_(held->fn(py::bytes(c.bytes))).cast<bool>();
+      return py::bool_(held->fn(py::bytes(c.bytes.data(), c.bytes.size()))).cast<bool>();
     } catch (py::error_already_set& e) {
       return invalid_argument("the oracle raised " + std::string(e.what()));
     }

@@ -14,10 +14,12 @@
 #include <map>
 #include <set>
 
+#include "backends/backend.h"
 #include "backends/onnxruntime/onnxruntime_optimizers.h"
 #include "core/temp_dir.h"
 #include "model/external_data.h"
 #include "model/graph.h"
+#include "model/model.h"
 #include "model/shape_inference.h"
 #include "reduce/ddmin.h"
 
@@ -173,6 +175,7 @@ Status Bisector::confirm() {
   ODB_ASSIGN_OR_RETURN(RunResult compared, api::run(first, ctx_));
   r_.confirm_sessions = static_cast<int>(first.backends.size());
   r_.messages = compared.messages;
+  pinned_.loaded_model = compared.model;  // every later session runs it, read once
   for (const auto& sample : compared.report.samples)
     for (const auto& b : sample.backends)
       if (!b.ok)
@@ -421,17 +424,17 @@ Status Bisector::describe_culprits() {
     ++r_.model_sessions;
     (void)written;
   }
-  auto original = load_model(o_.model);
+  const LoadedModel& original = pinned_.loaded_model.loaded();
   auto a = load_model(with_path), b = load_model(without_path);
-  if (!original || !a || !b) {
+  if (!a || !b) {
     add_note(r_.messages,
              "ONNX Runtime did not write both optimized models, so the culprits' "
              "nodes are not named");
     return Status::ok();
   }
-  compare_optimized(original->proto.graph(), a->proto.graph(), b->proto.graph(), r_);
+  compare_optimized(original.proto.graph(), a->proto.graph(), b->proto.graph(), r_);
   ODB_RETURN_IF_ERROR(
-      first_divergent(*original, a->proto.graph(), b->proto.graph(), dir, with, without));
+      first_divergent(original, a->proto.graph(), b->proto.graph(), dir, with, without));
   if (!o_.save_models.empty()) {
     r_.optimized_with = with_path;
     r_.optimized_without = without_path;
@@ -481,6 +484,7 @@ Status Bisector::first_divergent(const LoadedModel& original,
   // The sessions' samples and limits, the two configurations compared with each other.
   RunOptions both = pinned_;
   both.model = path;
+  both.loaded_model = Model();  // the marked model, not the original every other session runs
   both.comparison.load_outputs.clear();
   both.comparison.golden.clear();
   with.options.erase("optimized_model");

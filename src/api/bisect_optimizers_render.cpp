@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/enum_names.h"
 #include "onnxdbg/bisect_optimizers.h"
+#include "onnxdbg/enum_names.h"
 #include "report/table.h"
 
 namespace onnxdbg::api {

@@ -4,7 +4,9 @@
 
 #include <map>
 
-#include "core/enum_names.h"
+#include "backends/backend.h"
+#include "conformance/conformance.h"
+#include "onnxdbg/enum_names.h"
 #include "report/table.h"
 
 namespace onnxdbg::api {

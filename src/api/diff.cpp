@@ -1,15 +1,16 @@
 // api::diff (include/onnxdbg/diff.h): load both models, diff them, render the difference.
 #include "onnxdbg/diff.h"
 
+#include "diff/diff.h"
 #include "report/table.h"
 
 namespace onnxdbg::api {
 
 Expected<DiffResult> diff(const DiffOptions& options) {
   DiffResult out;
-  ODB_ASSIGN_OR_RETURN(out.a, load_model(options.a));
-  ODB_ASSIGN_OR_RETURN(out.b, load_model(options.b));
-  ODB_ASSIGN_OR_RETURN(out.diff, diff_models(out.a, out.b));
+  ODB_ASSIGN_OR_RETURN(out.a, Model::load(options.a));
+  ODB_ASSIGN_OR_RETURN(out.b, Model::load(options.b));
+  ODB_ASSIGN_OR_RETURN(out.diff, diff_models(out.a.loaded(), out.b.loaded()));
   return out;
 }
 
@@ -68,7 +69,7 @@ void print_text(const DiffResult& result, std::ostream& os) {
 report::ViewerOverlays diff_overlays(const DiffResult& result) {
   report::ViewerOverlays ov;
   ov.diff = result.diff;
-  ov.diff_model = &result.b;
+  ov.diff_model = result.b;
   return ov;
 }
 

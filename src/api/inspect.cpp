@@ -2,6 +2,8 @@
 // and render the result for the CLI and Python alike.
 #include "onnxdbg/inspect.h"
 
+#include "inspect/inspect.h"
+#include "lint/lint.h"
 #include "report/lint_report.h"
 
 namespace onnxdbg::api {
@@ -27,17 +29,17 @@ Expected<LintResult> lint(const LintOptions& options) {
   lint::LintOptions lo;
   lo.disabled_rules = options.disabled_rules;
   LintResult out;
-  ODB_ASSIGN_OR_RETURN(out.model, load_model(options.model));
-  ODB_ASSIGN_OR_RETURN(out.findings, lint::lint_model(out.model, lo));
+  ODB_ASSIGN_OR_RETURN(out.model, Model::load(options.model));
+  ODB_ASSIGN_OR_RETURN(out.findings, lint::lint_model(out.model.loaded(), lo));
   return out;
 }
 
 nlohmann::json to_json(const LintResult& result) {
-  return report::lint_report_json(result.findings, result.model.path.string());
+  return report::lint_report_json(result.findings, result.model.path().string());
 }
 
 void print_text(const LintResult& result, std::ostream& os, bool color) {
-  report::print_lint_report(result.findings, result.model.path.filename().string(), os, color);
+  report::print_lint_report(result.findings, result.model.path().filename().string(), os, color);
 }
 
 std::vector<std::string> lint_rule_names() { return lint::rule_names(); }

@@ -10,6 +10,7 @@
 
 #include "backends/backend_limits.h"
 #include "batch/executor.h"
+#include "comparator/input_gen.h"
 #include "core/atomic_file.h"
 #include "core/run_limits.h"
 #include "core/temp_dir.h"
@@ -18,6 +19,8 @@
 #include "data/test_data.h"
 #include "model/graph.h"
 #include "model/model.h"
+#include "reduce/oracle.h"
+#include "reduce/reduce.h"
 #include "reduce/strategies/strategies.h"
 #include "surgeon/surgeon.h"
 #include "surgeon/taken_branches.h"
@@ -35,7 +38,14 @@ class FunctionOracle : public reduce::Oracle {
       : fn_(std::move(fn)), description_(std::move(description)) {}
   std::string describe() const override { return description_; }
   Expected<reduce::OracleVerdict> test(const reduce::BuiltCandidate& candidate, int) override {
-    ODB_ASSIGN_OR_RETURN(bool fails, fn_(candidate));
+    OracleCandidate c;
+    c.bytes = candidate.bytes;
+    c.base_dir = candidate.base_dir;
+    c.inputs = candidate.inputs;
+    c.outputs = candidate.outputs;
+    c.feeds = &candidate.feeds;
+    c.built = &candidate;
+    ODB_ASSIGN_OR_RETURN(bool fails, fn_(c));
     reduce::OracleVerdict v;
     v.fails = fails;
     v.detail = fails ? "the oracle says it fails" : "the oracle says it passes";
@@ -356,8 +366,7 @@ Status adopt_replacement(const ReduceOptions& o, const fs::path& written, const 
       merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
       "the failure is inside " + r.label + ": " + r.how + ", and the result reduced again");
   out.report = std::move(merged);
-  out.original = std::move(next.model);
-  out.base_dir = next.base_dir;
+  out.original = Model(LoadedModel{std::move(next.model), o.model, next.base_dir, {}});
   return Status::ok();
 }
 
@@ -416,7 +425,7 @@ bool replace_one(const ReduceOptions& o, const CallContext& ctx, reduce::Oracle&
 /// the reduced model (at o.output) holds one, each in turn is replaced (replacements_of), and the
 /// first replacement the oracle still fails, as the original failed, becomes the model the
 /// strategies reduce again, fed the values the reduced model's inputs had. A replacement that
-/// passes costs one oracle call and is noted. Updates out.report, out.original and out.base_dir;
+/// passes costs one oracle call and is noted. Updates out.report and out.original;
 /// an error stops the rounds with out.stopped set, the best model so far still at o.output.
 void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, reduce::Oracle& oracle,
                             const reduce::ReduceOptions& ro, const fs::path& work,
@@ -429,8 +438,8 @@ void reduce_inside_branches(const ReduceOptions& o, const CallContext& ctx, redu
     // it does not depend on the node tried).
     std::vector<TensorMap> samples = out.report->feeds;
     if (!samples.empty())
-      if (Status st =
-              unfreeze_boundary_values(out.original, reduced->proto, reduced->base_dir, samples);
+      if (Status st = unfreeze_boundary_values(out.original.loaded().proto, reduced->proto,
+                                               reduced->base_dir, samples);
           !st)
         return;
     if (!replace_one(o, ctx, oracle, ro, work, round, *reduced, samples, spent, out)) break;
@@ -469,8 +478,7 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
   out.nodes = original.model.graph().node_size();
   out.oracle = oracle->describe();
   auto rep = reduce::reduce_model(original, *oracle, ro);
-  out.original = std::move(original.model);
-  out.base_dir = original.base_dir;
+  out.original = Model(LoadedModel{std::move(original.model), o.model, original.base_dir, {}});
   if (!rep) {
     std::error_code ec;
     out.best_so_far = fs::exists(o.output, ec);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "onnxdbg/reduce.h"
+#include "reduce/reduce.h"
 #include "report/table.h"
 
 namespace onnxdbg::api {

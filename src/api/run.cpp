@@ -12,12 +12,16 @@
 
 #include "backends/backend_limits.h"
 #include "backends/reference/reference_backend.h"
+#include "comparator/compare_run.h"
+#include "comparator/input_gen.h"
 #include "core/atomic_file.h"
 #include "core/run_limits.h"
+#include "data/golden_match.h"
 #include "data/npz.h"
 #include "data/polygraphy_json.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
+#include "layerwise/layerwise.h"
 #include "lint/fixes.h"
 #include "lint/lint.h"
 #include "model/graph.h"
@@ -521,9 +525,9 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
     const LayerwiseOptions lo = layer_options(o, golden_options, goldens, ctx, i, n);
     const TensorMap* loaded = lo.golden;
     const bool use_shared = i == 0 && shared.prepared;
-    Expected<LayerwiseReport> lw = use_shared
-                                       ? run_layerwise(*shared.prepared, layer_specs)
-                                       : run_layerwise(out.model, layer_specs, samples[i], lo);
+    Expected<LayerwiseReport> lw =
+        use_shared ? run_layerwise(*shared.prepared, layer_specs)
+                   : run_layerwise(out.model.loaded(), layer_specs, samples[i], lo);
     if (use_shared) {
       if (lw) lw->golden_run_shared = true;
       shared.prepared.reset();  // its spill file goes now
@@ -540,10 +544,11 @@ Status run_layers(const RunOptions& o, const std::vector<BackendSpec>& layer_spe
     if (!lr.first || out.repro_sample || o.layerwise.save_repro == "-") continue;
     out.repro_sample = i;
     const fs::path dir = o.layerwise.save_repro.empty()
-                             ? default_repro_dir(o.model, lr.tensors[lr.first->tensor])
+                             ? default_repro_dir(out.source, lr.tensors[lr.first->tensor])
                              : o.layerwise.save_repro;
     if (ctx.progress) ctx.progress("writing the repro folder " + dir.string());
-    Status st = save_layerwise_repro(out.model, samples[i], lr, dir, golden_options, loaded);
+    Status st =
+        save_layerwise_repro(out.model.loaded(), samples[i], lr, dir, golden_options, loaded);
     if (!st) add_warning(out.messages, "no repro folder: " + st.message());
   }
   return Status::ok();
@@ -559,9 +564,9 @@ Status save_outputs(const RunOptions& o, const reference::InterpreterOptions& go
   std::vector<TensorMap> layer_values(n);
   if (!out.layers.empty())
     for (size_t i = 0; i < n; ++i) {
-      ODB_ASSIGN_OR_RETURN(
-          layer_values[i],
-          reference_layer_values(out.model, samples[i], o.layerwise.memory_budget, golden_options));
+      ODB_ASSIGN_OR_RETURN(layer_values[i],
+                           reference_layer_values(out.model.loaded(), samples[i],
+                                                  o.layerwise.memory_budget, golden_options));
     }
   if (is_json_path(o.save_outputs)) {
     // One runner per backend that ran every sample, in --backends order; the first one's
@@ -825,14 +830,22 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
   }
 
   RunResult out;
-  out.source = o.model;
-  ODB_ASSIGN_OR_RETURN(out.model, load_model(o.model));
-  if (Status st = check_structure(out.model); !st) return st;
-  if (Status st = check_node_order(out.model, layerwise, out.messages); !st) return st;
-  for (const auto& w : out.model.warnings) add_warning(out.messages, w);
-  const onnx::GraphProto& graph = out.model.proto.graph();
+  out.source = o.model.empty() ? o.loaded_model.path() : o.model;
+  if (!o.loaded_model.empty()) {
+    if (!o.model.empty() && o.model != o.loaded_model.path())
+      return invalid_argument("RunOptions names two models: loaded_model was read from '" +
+                              o.loaded_model.path().string() + "' but model is '" +
+                              o.model.string() + "'; set one");
+    out.model = o.loaded_model;
+  } else {
+    ODB_ASSIGN_OR_RETURN(out.model, Model::load(o.model));
+  }
+  if (Status st = check_structure(out.model.loaded()); !st) return st;
+  if (Status st = check_node_order(out.model.loaded(), layerwise, out.messages); !st) return st;
+  for (const auto& w : out.model.loaded().warnings) add_warning(out.messages, w);
+  const onnx::GraphProto& graph = out.model.loaded().proto.graph();
   ODB_ASSIGN_OR_RETURN(std::vector<TensorMap> samples, input_samples(graph, o, out));
-  ODB_ASSIGN_OR_RETURN(Goldens goldens, golden_values(out.model.proto, o, layerwise, out));
+  ODB_ASSIGN_OR_RETURN(Goldens goldens, golden_values(out.model.loaded().proto, o, layerwise, out));
   if (Status st = check_save_paths(o, samples.size()); !st) return st;
   if (!o.save_inputs.empty())
     if (Status st = write_samples(o.save_inputs, samples); !st) return st;
@@ -851,17 +864,17 @@ Expected<RunResult> run(const RunOptions& o, const CallContext& ctx) {
     opt.wrap_session = [&](size_t k, std::unique_ptr<Session> s) -> std::unique_ptr<Session> {
       if (k != *shared) return s;
       return std::make_unique<GoldenRunSession>(
-          std::move(s), specs[k], out.model, samples.front(),
+          std::move(s), specs[k], out.model.loaded(), samples.front(),
           layer_options(o, golden_options, goldens, ctx, 0, 1), shared_run);
     };
-  out.report = run_and_compare_samples(out.model, specs, samples, opt);
+  out.report = run_and_compare_samples(out.model.loaded(), specs, samples, opt);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled while the backends ran");
   find_model_problem(out);
   if (layerwise && out.model_problem.empty())
     if (Status st =
             run_layers(o, layer_specs, golden_options, samples, goldens, ctx, shared_run, out);
         !st)
-      return with_golden_hint(st, goldens.all, out.model.proto, o.comparison);
+      return with_golden_hint(st, goldens.all, out.model.loaded().proto, o.comparison);
   if (ctx.cancel.cancelled()) return cancelled("run cancelled during the layerwise pass");
   if (o.strict_providers) apply_strict_providers(out);
   if (!o.save_outputs.empty())

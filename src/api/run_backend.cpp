@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "backends/reference/reference_backend.h"
+#include "comparator/input_gen.h"
 #include "data/samples.h"
 #include "layerwise/layer_values.h"
 #include "onnxdbg/run.h"

@@ -134,7 +134,7 @@ report::ViewerOverlays run_overlays(const RunResult& r) {
 }
 
 Status write_html(const RunResult& r, const std::filesystem::path& path) {
-  return report::write_viewer_html(r.model, run_overlays(r), path.string());
+  return report::write_viewer_html(r.model.loaded(), run_overlays(r), path.string());
 }
 
 }  // namespace onnxdbg::api

@@ -11,6 +11,7 @@
 #include "model/external_data.h"
 #include "model/model.h"
 #include "report/surgeon_report.h"
+#include "surgeon/surgeon.h"
 
 namespace onnxdbg::api {
 

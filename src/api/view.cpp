@@ -61,7 +61,7 @@ report::HighlightOverlay highlight_overlay(const std::vector<std::string>& nodes
 
 Expected<ViewResult> view(const ViewOptions& o) {
   ViewResult out;
-  ODB_ASSIGN_OR_RETURN(out.model, load_model(o.model));
+  ODB_ASSIGN_OR_RETURN(out.model, Model::load(o.model));
   if (o.run_report) {
     out.overlays.run_report = one_sample(*o.run_report, "the report", out.messages);
   } else if (!o.report_file.empty()) {
@@ -70,26 +70,25 @@ Expected<ViewResult> view(const ViewOptions& o) {
         one_sample(std::move(j), "'" + o.report_file.string() + "'", out.messages);
   }
   if (!o.diff.empty()) {
-    ODB_ASSIGN_OR_RETURN(LoadedModel b, load_model(o.diff));
-    out.other = std::make_unique<LoadedModel>(std::move(b));
-    ODB_ASSIGN_OR_RETURN(out.overlays.diff, diff_models(out.model, *out.other));
-    out.overlays.diff_model = out.other.get();
+    ODB_ASSIGN_OR_RETURN(out.overlays.diff_model, Model::load(o.diff));
+    ODB_ASSIGN_OR_RETURN(out.overlays.diff,
+                         diff_models(out.model.loaded(), out.overlays.diff_model.loaded()));
     out.overlays.diff_layout = o.diff_layout;
   }
   if (o.lint) {
-    ODB_ASSIGN_OR_RETURN(out.overlays.lint, lint::lint_model(out.model));
+    ODB_ASSIGN_OR_RETURN(out.overlays.lint, lint::lint_model(out.model.loaded()));
   }
   if (!o.highlight.empty()) out.overlays.highlight = highlight_overlay(o.highlight);
   return out;
 }
 
 Status write_html(const ViewResult& result, const std::filesystem::path& path) {
-  return report::write_viewer_html(result.model, result.overlays, path.string());
+  return report::write_viewer_html(result.model.loaded(), result.overlays, path.string());
 }
 
-Status write_page(const LoadedModel& model, const report::ViewerOverlays& overlays,
+Status write_page(const Model& model, const report::ViewerOverlays& overlays,
                   const std::filesystem::path& path) {
-  return report::write_viewer_html(model, overlays, path);
+  return report::write_viewer_html(model.loaded(), overlays, path);
 }
 
 bool viewer_has_layout_library() { return report::viewer_has_layout_library(); }

@@ -22,29 +22,6 @@
 
 namespace onnxdbg {
 
-/// What a loaded session reports about itself.
-struct SessionInfo {
-  double load_seconds = 0;             ///< wall time to create the session, seconds
-  std::vector<std::string> providers;  ///< execution providers the session actually uses
-  std::vector<std::string> warnings;  ///< e.g. an option the backend ignored; provider_warnings too
-  std::vector<std::string> output_names;  ///< in model order
-  /// Execution providers asked for (onnxruntime's providers=, full names, priority order); empty
-  /// for backends without providers.
-  std::vector<std::string> providers_requested;
-  /// Nodes of the session's graph per provider (ONNX Runtime's assignment after its basic graph
-  /// optimizations); empty when the backend cannot tell.
-  std::map<std::string, int64_t> provider_node_counts;
-  /// Every node and the provider it was assigned (same source as provider_node_counts).
-  std::vector<NodePlacement> node_placement;
-  /// The warnings about providers alone (also in `warnings`): a requested provider missing,
-  /// refused or silently replaced. --strict-providers turns any of them into an error.
-  std::vector<std::string> provider_warnings;
-  /// The graph transformers that changed the model while the session loaded, in the order they
-  /// first did (onnxruntime:list_transformers=on: ONNX Runtime's "GraphTransformer <Name>
-  /// modified: 1" log lines); empty when not asked for or nothing changed it.
-  std::vector<std::string> transformers_applied;
-};
-
 /// What one Session::run gives back (api::RunResult is a whole `onnxdbg run`).
 struct SessionRunResult {
   TensorMap outputs;
@@ -164,45 +141,6 @@ class Backend {
 /// Peak resident memory of this process so far (getrusage(RUSAGE_SELF).ru_maxrss), bytes.
 int64_t peak_rss_bytes();
 
-/// Options every backend accepts, for --help and validation.
-struct BackendOptionDoc {
-  std::string key;
-  std::string values;
-  std::string help;
-};
-/// What callers must know a backend does beyond load and run, declared with its documentation
-/// (its registration: <name>_backend_doc(), listed by backends.def), so that no caller tests a
-/// backend's name. Abilities that come with an option are read from the options instead
-/// (BackendDoc::has_option: arena=, optimized_model=, max_memory=, list_transformers=).
-struct BackendTraits {
-  /// Intermediate tensors are read by layer name from one whole-model session
-  /// (Session::run_observing), not asked for as extra graph outputs, and their dims may be the
-  /// engine's own (OpenCV DNN drops or merges some).
-  bool observes_by_layer_name = false;
-  /// Why a precision=fp16 run of this backend computes float16 tensors in float32, as a
-  /// parenthetical (" (...)"), or "" when onnxdbg knows no reason.
-  std::string float32_compute_reason;
-};
-
-/// Names of all backends and their options (for `onnxdbg run --help` and `onnxdbg backends`).
-struct BackendDoc {
-  std::string name;
-  std::string help;
-  bool isolated;  ///< runs in a worker process (set from backends.def)
-  std::vector<BackendOptionDoc> options;
-  BackendTraits traits;
-  /// Whether the backend documents option `key` (exactly; "config.KEY" families aside).
-  bool has_option(const std::string& key) const;
-};
-/// Every backend of src/backends/backends.def, in its order.
-const std::vector<BackendDoc>& backend_docs();
-/// The documentation of backend `name`, or nullptr for a name backends.def does not list.
-const BackendDoc* find_backend_doc(const std::string& name);
-/// Whether backend `name` documents option `key` (false for an unknown backend): how callers
-/// ask whether a backend has an ability that comes with an option (arena=, max_memory=, ...).
-bool backend_has_option(const std::string& name, const std::string& key);
-/// The traits of backend `name` (all false/empty for an unknown one).
-const BackendTraits& backend_traits(const std::string& name);
 /// Each backend's documentation, defined in src/backends/<name>/<name>_doc.cpp.
 #define ONNXDBG_IN_PROCESS_BACKEND(name, factory) BackendDoc name##_backend_doc();
 #define ONNXDBG_ISOLATED_BACKEND(name, factory) BackendDoc name##_backend_doc();
@@ -216,18 +154,5 @@ bool is_isolated_backend(const std::string& name);
 /// run in an onnxdbg-worker process. Unknown options are refused here, before any model is loaded.
 /// Errors: kInvalidArgument for an unknown name or option (the message lists the valid ones).
 Expected<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
-
-/// Checks `spec`'s options against backend_docs(), onnxruntime's providers= names
-/// (parse_provider_list), and precision=fp32|fp16, which every backend accepts (the caller
-/// converts the model; see comparator/precision.h). Errors: kInvalidArgument naming the option.
-Status validate_backend_spec(const BackendSpec& spec);
-
-/// Parses --backends: a comma-separated list of BackendSpec texts, each validated. An item that
-/// is not a backend name and has no ':' continues the previous item's providers= value when
-/// that was its last option, so "reference,onnxruntime:providers=cuda,cpu" is two backends, the
-/// second with providers=cuda,cpu ('+' separates providers too: providers=cuda+cpu). Empty items
-/// are skipped. Errors: kInvalidArgument for an empty list, a malformed item, an unknown backend or
-/// option (from BackendSpec::parse and validate_backend_spec).
-Expected<std::vector<BackendSpec>> parse_backend_list(const std::string& list);
 
 }  // namespace onnxdbg

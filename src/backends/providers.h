@@ -8,16 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "onnxdbg/session_info.h"
 #include "onnxdbg/status.h"
 
 namespace onnxdbg {
-
-/// One node of the session's graph and the execution provider ONNX Runtime assigned it.
-struct NodePlacement {
-  std::string node;      ///< node name as ONNX Runtime reports it (may be empty for unnamed nodes)
-  std::string op_type;   ///< e.g. "Conv"; a compiled EP subgraph lists its member nodes
-  std::string provider;  ///< full provider name, e.g. "CPUExecutionProvider"
-};
 
 /// The full ONNX Runtime name of a provider the user typed: a short name, case-insensitive
 /// ("cpu" -> "CPUExecutionProvider", "cuda", "tensorrt" or "trt", "openvino", "dml", "rocm",

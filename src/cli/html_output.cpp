@@ -21,8 +21,8 @@ CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out) {
       ->capture_default_str();
 }
 
-Status write_html_view(const HtmlOutput& out, const LoadedModel& model,
-                       report::ViewerOverlays overlays, std::ostream& note) {
+Status write_html_view(const HtmlOutput& out, const Model& model, report::ViewerOverlays overlays,
+                       std::ostream& note) {
   if (out.path.empty()) return Status::ok();
   overlays.diff_layout =
       out.diff_layout == "side" ? report::DiffLayout::kSideBySide : report::DiffLayout::kMerged;

@@ -32,7 +32,7 @@ CLI::Option* add_diff_layout_option(CLI::App* cmd, HtmlOutput& out);
 /// nothing when out.path is empty. Warns on stderr when onnxdbg was built without the layout
 /// library. Errors: those of report::write_viewer_html (a highlighted name that is no node,
 /// a path that cannot be written), as one sentence.
-Status write_html_view(const HtmlOutput& out, const LoadedModel& model,
-                       report::ViewerOverlays overlays, std::ostream& note);
+Status write_html_view(const HtmlOutput& out, const Model& model, report::ViewerOverlays overlays,
+                       std::ostream& note);
 
 }  // namespace onnxdbg::cli

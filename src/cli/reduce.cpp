@@ -115,11 +115,7 @@ Expected<api::ReduceOptions> reduce_options(const ReduceArgs& a) {
 /// The reduced nodes highlighted inside the original model.
 void write_reduce_html(const ReduceArgs& a, const api::ReduceResult& r) {
   if (!r.report || !r.report->original_fails || a.html.path.empty()) return;
-  LoadedModel shown;
-  shown.proto = r.original;
-  shown.path = a.model;
-  shown.base_dir = r.base_dir;
-  if (Status st = write_html_view(a.html, shown, api::reduce_overlays(r), std::cerr); !st)
+  if (Status st = write_html_view(a.html, r.original, api::reduce_overlays(r), std::cerr); !st)
     std::cerr << "onnxdbg: warning: " << st.message() << "\n";
 }
 

@@ -9,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "model/model.h"
+#include "onnxdbg/run_report.h"
 #include "onnxdbg/status.h"
 
 namespace onnxdbg {
@@ -52,15 +53,6 @@ Expected<LoadedModel> write_fp16_model(const onnx::ModelProto& model,
 /// ops without a float16 kernel, dropping the float16 round trips between them). False for
 /// other dtypes. IEEE 754-2008 binary16 / binary32 formats.
 bool holds_non_float16_values(const Tensor& t);
-
-/// A float32 tensor of the main graph whose reference value exceeds float16's range.
-struct Fp16Overflow {
-  std::string tensor;
-  std::string node;  ///< producing node's name ("" when unnamed)
-  std::string op_type;
-  size_t node_index = 0;  ///< position in the main graph
-  double max_abs = 0;     ///< largest finite |value| in float32
-};
 
 /// Runs `model` on the reference interpreter in float32, once per sample of `samples` (one
 /// interpreter for all), and lists for each, in node order, the float32 tensors (node outputs of

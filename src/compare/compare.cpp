@@ -1,5 +1,5 @@
 // Tensor comparison with allclose tolerances and error statistics.
-#include "compare/compare.h"
+#include "onnxdbg/compare.h"
 
 #include <algorithm>
 #include <cmath>

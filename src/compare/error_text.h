@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "compare/compare.h"
+#include "onnxdbg/compare.h"
 
 namespace onnxdbg {
 

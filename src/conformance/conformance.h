@@ -9,17 +9,10 @@
 
 #include "backends/backend.h"
 #include "core/onnx.h"
+#include "onnxdbg/conformance_case.h"
 #include "onnxdbg/status.h"
 
 namespace onnxdbg::conformance {
-
-enum class CaseStatus { kPassed, kFailed, kUnsupported };
-
-struct CaseResult {
-  std::string name;  ///< folder name, e.g. "test_add_bcast"
-  CaseStatus status = CaseStatus::kFailed;
-  std::string reason;  ///< why it failed or is unsupported; empty when passed
-};
 
 struct ConformanceOptions {
   double rtol = 1e-3;

@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <fstream>
 #include <limits>
@@ -433,6 +434,58 @@ std::vector<ValueSignature> model_inputs(const onnx::GraphProto& graph) {
 std::vector<ValueSignature> model_outputs(const onnx::GraphProto& graph) {
   std::vector<ValueSignature> out;
   for (const auto& vi : graph.output()) out.push_back(value_signature(vi));
+  return out;
+}
+
+}  // namespace onnxdbg
+
+namespace onnxdbg {
+
+Model::Model(LoadedModel&& loaded)
+    : impl_(std::make_shared<const LoadedModel>(std::move(loaded))) {}
+
+Expected<Model> Model::load(const fs::path& path) {
+  ODB_ASSIGN_OR_RETURN(LoadedModel loaded, load_model(path));
+  return Model(std::move(loaded));
+}
+
+fs::path Model::path() const { return impl_ ? impl_->path : fs::path(); }
+
+std::vector<std::string> Model::warnings() const {
+  return impl_ ? impl_->warnings : std::vector<std::string>{};
+}
+
+const LoadedModel& Model::loaded() const {
+  assert(impl_ && "Model::loaded() on an empty Model");
+  return *impl_;
+}
+
+}  // namespace onnxdbg
+
+namespace onnxdbg {
+
+ModelInfo Model::info() const {
+  ModelInfo out;
+  if (!impl_) return out;
+  const onnx::ModelProto& m = impl_->proto;
+  const onnx::GraphProto& g = m.graph();
+  out.inputs = model_inputs(g);
+  out.outputs = model_outputs(g);
+  for (const auto& n : g.node()) {
+    NodeInfo& ni = out.nodes.emplace_back();
+    ni.name = n.name();
+    ni.op_type = n.op_type();
+    ni.domain = n.domain();
+    ni.inputs.assign(n.input().begin(), n.input().end());
+    ni.outputs.assign(n.output().begin(), n.output().end());
+    for (const auto& kv : n.metadata_props()) ni.metadata[kv.key()] = kv.value();
+  }
+  for (const auto& o : m.opset_import())
+    out.opsets[o.domain().empty() ? "ai.onnx" : o.domain()] = o.version();
+  out.ir_version = m.ir_version();
+  out.producer = m.producer_name() +
+                 (m.producer_version().empty() ? std::string() : " " + m.producer_version());
+  out.warnings = impl_->warnings;
   return out;
 }
 

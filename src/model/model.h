@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/onnx.h"
+#include "onnxdbg/model.h"
 #include "onnxdbg/status.h"
 #include "onnxdbg/tensor.h"
 
@@ -63,16 +64,8 @@ Expected<Tensor> tensor_from_proto(const onnx::TensorProto& proto,
 /// Converts a Tensor to a TensorProto with raw_data (strings in string_data) and the given name.
 onnx::TensorProto tensor_to_proto(const Tensor& t, const std::string& name = {});
 
-/// Declared element type and shape of a graph input/output. Dims that are symbolic carry their
-/// name in `dim_params[i]` and -1 in `shape[i]`; unknown dims have -1 and an empty name.
-struct ValueSignature {
-  std::string name;
-  DType dtype = DType::kUndefined;
-  bool has_shape = false;
-  Shape shape;
-  std::vector<std::string> dim_params;
-  std::string type_string;  ///< "tensor(float32)", "sequence(...)", for display
-};
+/// The declared element type and shape of one graph input or output (ValueSignature,
+/// include/onnxdbg/model.h).
 ValueSignature value_signature(const onnx::ValueInfoProto& vi);
 /// Graph inputs that are not initializers (the values a user must feed).
 std::vector<ValueSignature> model_inputs(const onnx::GraphProto& graph);

@@ -9,18 +9,9 @@
 #include <string>
 
 #include "core/onnx.h"
+#include "onnxdbg/model_summary.h"
 
 namespace onnxdbg {
-
-/// The quantization of one tensor: q = round(x / scale) + zero_point.
-struct QuantParams {
-  std::string op_type;  ///< the op that says so: "QuantizeLinear", "DequantizeLinear", ...
-  std::string scale_tensor, zero_point_tensor;  ///< their names ("" for an omitted zero point)
-  /// The scale and zero point when they are one-value initializers or Constant outputs; unset
-  /// when they are computed (DynamicQuantizeLinear) or hold one value per channel or block.
-  std::optional<double> scale, zero_point;
-  int64_t scale_count = 0;  ///< elements of the scale when known (> 1: per axis or blocked)
-};
 
 /// The quantized tensors of `graph` (main graph only, not subgraphs) by name: outputs of
 /// QuantizeLinear and DynamicQuantizeLinear, input 0 of DequantizeLinear, the quantized inputs

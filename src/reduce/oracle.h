@@ -14,8 +14,9 @@
 
 #include "backends/backend.h"
 #include "batch/executor.h"
-#include "compare/compare.h"
-#include "core/enum_names.h"
+#include "onnxdbg/compare.h"
+#include "onnxdbg/enum_names.h"
+#include "onnxdbg/reduce_options.h"
 #include "reduce/candidate.h"
 
 namespace onnxdbg::reduce {
@@ -62,32 +63,6 @@ class Oracle {
   }
 };
 
-/// --check CMD...: runs a command on the candidate written to --iter-artifact.
-struct CheckOptions {
-  std::vector<std::string> command;                  ///< argv; argv[0] is looked up on PATH
-  std::string iter_artifact = "onnxdbg_debug.onnx";  ///< where the candidate is written
-  /// Where the candidate's input values (sample 0, .npz) are written when there are golden
-  /// values, so a check such as `onnxdbg run ... --load-inputs onnxdbg_debug_inputs.npz` sees
-  /// the values the subgraph saw inside the full model.
-  std::string iter_inputs = "onnxdbg_debug_inputs.npz";
-  std::optional<int> fail_code;         ///< fail only on this exit code
-  bool ignore_fail_code = false;        ///< the exit code never decides (only --fail-regex)
-  std::vector<std::string> fail_regex;  ///< ECMAScript regexes searched in stdout and stderr
-  double timeout_seconds = 0;           ///< 0: no timeout
-  bool timeout_means_fail = false;      ///< --timeout-means fail|pass (default pass)
-  int jobs = 1;                         ///< -j: checks run at once
-  /// Folder for the per-job copies when jobs > 1 (each job writes into <work_dir>/job<K>/ and
-  /// arguments naming iter_artifact / iter_inputs are rewritten to those paths).
-  std::filesystem::path work_dir;
-  /// Asked while a check runs: true ends it (and every process of its group) at once and the
-  /// oracle call fails with ErrorCode::kCancelled (Ctrl-C or SIGTERM of the caller). Empty: never.
-  std::function<bool()> cancelled;
-  /// Where the checks run instead of as children of this process: each is a job of the executor
-  /// (reduce --executor ray: a Ray task, the candidate and its inputs sent with it, the command
-  /// found on the node's PATH or at its path). Each slot has its own folder then. Null: here.
-  std::shared_ptr<batch::SharedExecutor> executor;
-};
-
 /// Makes the --check oracle. With jobs == 1 the candidate is written to iter_artifact exactly
 /// (relative to the current folder, as Polygraphy does) and the command runs in the current
 /// folder; with more jobs each runs on its own copy. The command also sees the path in the
@@ -100,18 +75,6 @@ Expected<std::unique_ptr<Oracle>> make_check_oracle(const CheckOptions& options)
 
 /// Compiles --fail-regex values (ECMAScript). Errors: kInvalidArgument naming the bad regex.
 Expected<std::vector<std::regex>> compile_fail_regexes(const std::vector<std::string>& regexes);
-
-/// The built-in failures.
-enum class FailOn {
-  kMismatch,  ///< outputs of a backend differ from the first backend's beyond the tolerance
-  kError,     ///< a backend refuses, crashes on, or fails to run the candidate
-  kNan,       ///< an output holds NaN or Inf although every input is finite
-};
-inline constexpr EnumNames<FailOn, 3> kFailOnNames{
-    {{FailOn::kMismatch, "mismatch"}, {FailOn::kError, "error"}, {FailOn::kNan, "nan"}}};
-/// The condition named `name` (kFailOnNames). Errors: kInvalidArgument naming the valid ones.
-Expected<FailOn> fail_on_from_name(const std::string& name);
-std::string fail_on_name(FailOn f);  ///< "mismatch" | "error" | "nan"
 
 struct BuiltinOptions {
   std::set<FailOn> fail_on;

@@ -31,41 +31,6 @@ struct ReduceOptions {
   bool note_if_all_fail = true;
 };
 
-struct ReduceReport {
-  bool original_fails = false;  ///< false: nothing was reduced (the oracle passes the original)
-  std::string original_detail;  ///< the oracle's verdict line on the original
-  std::string oracle;           ///< Oracle::describe()
-  int64_t nodes_before = 0, nodes_after = 0;
-  std::vector<std::string> kept_nodes;       ///< node_label of each: "#12 Conv 'c1'"
-  std::vector<std::string> kept_op_types;    ///< op type of each kept node
-  std::vector<std::string> inputs, outputs;  ///< of the reduced model
-  /// Per input sample, the values the reduced model's graph inputs take (golden values of the
-  /// tensors they stand for); empty without golden values. What a reduction that starts again
-  /// from the reduced model (api::reduce inside If branches) feeds it.
-  std::vector<TensorMap> feeds;
-  int64_t passes = 0;
-  /// oracle_calls: the original, each candidate tested and the confirmation; cache_hits:
-  /// candidates answered from the cache; invalid_skipped: candidates dropped before the oracle
-  /// (invalid_reasons: how many for each reason).
-  int64_t oracle_calls = 0, cache_hits = 0, invalid_skipped = 0, timeouts = 0;
-  std::map<std::string, int64_t> invalid_reasons;
-  /// The original's failure signature (masked; "" when the oracle gives none) and how many
-  /// candidates failed otherwise, counted as passes (never with ReducerOptions::any_failure).
-  std::string signature;
-  int64_t failed_differently = 0;
-  double seconds = 0;
-  std::vector<StrategyStats> strategies;  ///< in the order they first ran
-  std::string output;                     ///< the reduced model's path
-  std::string min_good;                   ///< written min-good model, "" when none
-  int64_t min_good_nodes = 0;
-  std::string golden_note;         ///< why there are no golden values, "" when there are
-  std::vector<std::string> notes;  ///< flaky oracle, verification off, artifacts trouble
-  bool flaky = false;
-  /// The oracle passed at least one candidate (so it can pass: without, a note says it may fail
-  /// for a reason other than the model).
-  bool saw_passing = false;
-};
-
 /// Reduces `original` (prepared with prepare_original) with `oracle`: tests the original first
 /// (report.original_fails = false and nothing else done when it passes), then runs the
 /// strategies pass after pass until a pass removes no node, writing the best model to

@@ -12,19 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "onnxdbg/reduce_options.h"
 #include "reduce/candidate.h"
 #include "reduce/oracle.h"
 
 namespace onnxdbg::reduce {
-
-/// Counters of one strategy's work.
-struct StrategyStats {
-  std::string name;
-  int64_t runs = 0;  ///< times the strategy ran (passes)
-  int64_t oracle_calls = 0;
-  int64_t nodes_removed = 0;
-  double seconds = 0;
-};
 
 /// Where the reducer writes and how it reports.
 struct ReducerOptions {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/enum_names.h"
 #include "core/onnx.h"
+#include "onnxdbg/enum_names.h"
 #include "onnxdbg/status.h"
 #include "onnxdbg/tensor.h"
 #include "onnxdbg/value.h"

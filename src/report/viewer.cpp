@@ -653,7 +653,9 @@ Expected<json> viewer_data(const LoadedModel& model, const ViewerOverlays& overl
   if (overlays.run_report) add_report(b, *overlays.run_report, data);
   if (overlays.lint) add_lint(b, *overlays.lint, data);
   if (overlays.diff) {
-    Status st = add_diff(b, *overlays.diff, overlays.diff_model, overlays.diff_layout, data);
+    Status st = add_diff(b, *overlays.diff,
+                         overlays.diff_model.empty() ? nullptr : &overlays.diff_model.loaded(),
+                         overlays.diff_layout, data);
     if (!st) return st;
   }
   data["graphs"] = std::move(b.graphs);

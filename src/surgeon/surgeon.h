@@ -16,6 +16,7 @@
 
 #include "model/model.h"
 #include "onnxdbg/status.h"
+#include "onnxdbg/surgeon_options.h"
 #include "onnxdbg/tensor.h"
 
 namespace onnxdbg::surgeon {
@@ -30,21 +31,6 @@ Status override_input_shapes(onnx::ModelProto& model, const std::map<std::string
 
 // --- constant folding
 // ------------------------------------------------------------------------------
-
-struct FoldOptions {
-  /// Outputs larger than this many bytes are not folded (their producers stay); 0 = no limit.
-  /// Polygraphy's --fold-size-limit.
-  int64_t size_limit = 0;
-};
-
-struct FoldStats {
-  int64_t nodes_folded = 0;           ///< nodes removed because their outputs became initializers
-  int64_t subgraph_nodes_folded = 0;  ///< of those, nodes inside If/Loop/Scan bodies
-  int64_t initializers_added = 0;     ///< new initializers (tensors still read by the graph)
-  int64_t passes = 0;                 ///< fold + shape-inference rounds until nothing changed
-  int64_t skipped_large = 0;          ///< constant nodes kept because an output exceeded size_limit
-  std::vector<std::string> notes;     ///< e.g. "node 'x' (Foo) could not be evaluated: ..."
-};
 
 /// Folds every node computable from constants: initializers (from IR 4 on, not those that are
 /// also main-graph inputs, which a caller may override), Constant nodes, and Shape/Size of tensors
@@ -65,11 +51,6 @@ Expected<FoldStats> fold_constants(onnx::ModelProto& model, const std::filesyste
 
 // --- cleanup and order
 // -------------------------------------------------------------------------------
-
-struct CleanupStats {
-  int64_t dead_nodes = 0;           ///< nodes none of whose outputs reach a graph output
-  int64_t unused_initializers = 0;  ///< initializers no node, subgraph or output reads
-};
 
 /// Removes dead nodes and unused initializers from the main graph and every subgraph (a subgraph's
 /// outputs are its roots), and value_info entries of values that no longer exist. Graph inputs
@@ -100,25 +81,6 @@ Expected<int64_t> toposort(onnx::ModelProto& model);
 // --- sanitize (the command)
 // -------------------------------------------------------------------------
 
-struct SanitizeOptions {
-  std::map<std::string, Shape> input_shapes;  ///< --override-input-shapes
-  bool fold_constants = false;
-  FoldOptions fold;
-  bool cleanup = false;
-  bool toposort = false;
-};
-
-struct SanitizeReport {
-  int64_t nodes_before = 0, nodes_after = 0;
-  std::vector<std::string> overridden_inputs;  ///< "x: 1x3x640x640"
-  std::optional<FoldStats> fold;
-  std::optional<CleanupStats> cleanup;
-  std::optional<int64_t> moved_nodes;  ///< toposort
-  double seconds = 0;
-  /// "folded 212 nodes into 37 initializers; removed 5 dead nodes; 672 -> 423 nodes".
-  std::string summary() const;
-};
-
 /// Runs the requested steps in the order toposort, input shapes, fold, cleanup (toposort first so
 /// folding sees a valid order). Errors: those of each step.
 Expected<SanitizeReport> sanitize(onnx::ModelProto& model, const std::filesystem::path& base_dir,
@@ -126,20 +88,6 @@ Expected<SanitizeReport> sanitize(onnx::ModelProto& model, const std::filesystem
 
 // --- extract
 // -----------------------------------------------------------------------------------------
-
-/// One tensor of the extracted graph's interface; dtype kUndefined / no shape mean "auto" (from
-/// shape inference of the source model).
-struct ExtractTensor {
-  std::string name;
-  DType dtype = DType::kUndefined;
-  std::optional<Shape> shape;  ///< -1 dims stay dynamic
-};
-
-/// Parses Polygraphy's "name:shape:dtype" list items: "x:1x3x224x224:float32", "x:[1,3,224,224]:
-/// float32", "x:auto:auto", "x" (all auto); outputs are "name" or "name:dtype". The last one or
-/// two ':' separate, so names may contain ':' when both fields are given.
-/// Errors: kInvalidArgument naming the bad item.
-Expected<ExtractTensor> parse_extract_tensor(const std::string& item, bool is_output);
 
 /// Replaces the main graph with the nodes that compute `outputs` from `inputs` plus initializers
 /// (and Constant nodes), in their original order. Inputs and outputs get the given type, or the
@@ -164,18 +112,6 @@ Status convert_opset(onnx::ModelProto& model, int64_t target);
 /// outside what the linked ONNX knows.
 Status set_opset(onnx::ModelProto& model, int64_t target);
 
-struct Fp16Options {
-  bool keep_io_types = false;           ///< graph inputs/outputs stay float32 with Casts inside
-  std::vector<std::string> block_list;  ///< op types that keep running in float32
-};
-
-struct Fp16Stats {
-  int64_t initializers_converted = 0;
-  int64_t constants_converted = 0;  ///< Constant nodes whose float32 value became float16
-  int64_t casts_inserted = 0;
-  int64_t blocked_nodes = 0;
-};
-
 /// Converts float32 initializers, activations, Constant/ConstantOfShape values and Cast/dtype
 /// attributes to float16 (values beyond float16's range clamp to +-65504), in the main graph and
 /// inside If branches and Loop/Scan bodies: a body's float32 inputs, outputs and loop-carried
@@ -188,14 +124,6 @@ Expected<Fp16Stats> to_fp16(onnx::ModelProto& model, const std::filesystem::path
                             const Fp16Options& options);
 
 // --- checking and writing ------------------------------------------------------------------------
-
-/// What the final check of an edit found: its lint errors (warnings and info are not counted).
-struct EditCheck {
-  std::vector<std::string> errors;  ///< "rule: message", "rule: graph: message" in subgraphs
-  /// "the edited model has 2 lint errors: rule: message; ..." naming the first five ("" when
-  /// there are none).
-  std::string summary() const;
-};
 
 /// Checks an edited model with lint (the ONNX checker is one of its rules); external data resolves
 /// against `base_dir`. Errors: those of lint_model (the model cannot be checked at all).

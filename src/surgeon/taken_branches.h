@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "onnxdbg/layerwise_report.h"
 #include "onnxdbg/status.h"
 #include "onnxdbg/tensor.h"
 #include "reference/interpreter.h"
@@ -65,18 +66,6 @@ Expected<onnx::ModelProto> unroll_loop(const onnx::ModelProto& model, int node_i
 /// shapes do not match the node.
 Expected<onnx::ModelProto> unroll_scan(const onnx::ModelProto& model, int node_index,
                                        const std::vector<Shape>& scan_input_shapes);
-
-/// One If replaced by the branch it took, or one Loop or Scan unrolled (inline_taken_branches).
-struct TakenBranch {
-  /// The node's name as the main graph held it when it was replaced: its own name, or for a node
-  /// inside a body inlined before it, "<outer If>/<branch>/<name>" (inline_if_branch); unnamed:
-  /// "If#<index>", "Loop#<index>".
-  std::string node;
-  std::string op_type = "If";
-  bool then_branch = true;  ///< If: the condition was true
-  int64_t iterations = 0;   ///< Loop, Scan: the iterations unrolled
-  int depth = 0;            ///< 0: a node of the main graph; 1: inside one inlined body; ...
-};
 
 struct TakenBranches {
   onnx::ModelProto model;          ///< the model with the control flow replaced

@@ -9,6 +9,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/onnxdbg-example-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 rm -f "$build/install_manifest.txt"  # cmake --install's list of what it wrote
+# The installed headers are the public ones (include/onnxdbg/) and nothing of src/.
+installed=$(cd "$work/prefix/include/onnxdbg" && find . -type f | sed 's|^\./||' | sort)
+public=$(cd "$src/include/onnxdbg" && find . -type f | sed 's|^\./||' | sort)
+if [ "$installed" != "$public" ]; then
+  echo "FAIL: the installed headers are not include/onnxdbg's:" >&2
+  diff <(echo "$public") <(echo "$installed") >&2 || true
+  exit 1
+fi
 cmake -S "$src/examples" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/build" >/dev/null

@@ -8,9 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include "core/onnx.h"
 #include "core/temp_dir.h"
 #include "core/transpose.h"
 #include "onnxdbg/onnxdbg.h"
+#include "reduce/candidate.h"
 #include "test_util.h"
 
 namespace onnxdbg::api {
@@ -176,6 +178,37 @@ TEST_F(ApiTest, LayerwiseReportsTheSharedReferenceRunsFailureOnce) {
 // Golden values given directly with intermediate tensors (as the Python package passes a
 // PyTorch dump): compared layerwise on every backend, the reference too; without the layerwise
 // pass only the graph output is.
+TEST_F(ApiTest, RunRunsALoadedModelWithoutReadingItsFileAgain) {
+  const std::filesystem::path path = write("relu.onnx", kRelu);
+  auto model = Model::load(path);
+  ASSERT_TRUE(model.has_value()) << model.status().to_string();
+  EXPECT_EQ(model->path(), path);
+  const ModelInfo info = model->info();
+  ASSERT_EQ(info.inputs.size(), 1u);
+  EXPECT_EQ(info.inputs[0].name, "x");
+  ASSERT_EQ(info.nodes.size(), 1u);
+  EXPECT_EQ(info.nodes[0].op_type, "Relu");
+  std::filesystem::remove(path);  // only the loaded model is left: run must not read the file
+
+  RunOptions o;
+  o.loaded_model = *model;
+  o.backends = {{"reference", {}}};
+  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
+  o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0, 6})}}};
+  auto r = run(o);
+  ASSERT_TRUE(r.has_value()) << r.status().to_string();
+  EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
+  EXPECT_EQ(r->source, path);
+  EXPECT_EQ(r->model.path(), path);
+
+  // Naming another file beside it is a contradiction, refused in one sentence.
+  o.model = dir_.path() / "other.onnx";
+  r = run(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("other.onnx"), std::string::npos) << r.status().message();
+}
+
 TEST_F(ApiTest, RunLayerwiseComparesGivenIntermediateGoldenValues) {
   RunOptions o;
   o.model = write("chain.onnx", kChain);
@@ -403,9 +436,12 @@ TEST_F(ApiTest, ReduceWithACallersOracleKeepsTheFailingNode) {
   o.model = write("chain.onnx", kChain);
   o.output = dir_.path() / "reduced.onnx";
   int calls = 0;
-  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
+  o.oracle = [&](const OracleCandidate& c) -> Expected<bool> {
     ++calls;
-    for (const auto& n : c.model.graph().node())
+    onnx::ModelProto m;  // what a caller outside onnxdbg reads: the candidate's bytes
+    if (!m.ParseFromArray(c.bytes.data(), static_cast<int>(c.bytes.size())))
+      return invalid_argument("a candidate's bytes are no model");
+    for (const auto& n : m.graph().node())
       if (n.op_type() == "Neg") return true;
     return false;
   };
@@ -460,8 +496,8 @@ TEST_F(ApiTest, ReduceReachesAFailingNodeTwoIfLevelsDownAndRemovesTheIfs) {
   ReduceOptions o;
   o.model = write("nested.onnx", kApiNestedIf);
   o.output = dir_.path() / "reduced.onnx";
-  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
-    return holds_op(c.model.graph(), "Neg");
+  o.oracle = [&](const OracleCandidate& c) -> Expected<bool> {
+    return holds_op(c.built->model.graph(), "Neg");
   };
   o.oracle_description = "holds a Neg";
   auto r = reduce(o);
@@ -489,8 +525,8 @@ TEST_F(ApiTest, ReduceUnrollsALoopAndKeepsOneIterationsFailingNode) {
   ReduceOptions o;
   o.model = write("loop.onnx", loop_model(3).c_str());
   o.output = dir_.path() / "reduced.onnx";
-  o.oracle = [&](const reduce::BuiltCandidate& c) -> Expected<bool> {
-    return holds_op(c.model.graph(), "Neg");
+  o.oracle = [&](const OracleCandidate& c) -> Expected<bool> {
+    return holds_op(c.built->model.graph(), "Neg");
   };
   o.oracle_description = "holds a Neg";
   auto r = reduce(o);
@@ -513,7 +549,7 @@ TEST_F(ApiTest, ReduceStopsBeforeTheNextOracleCallWhenCancelled) {
   CallContext ctx;
   int calls = 0;
   // The oracle cancels the call itself after its third verdict, as Ctrl-C would.
-  o.oracle = [&](const reduce::BuiltCandidate&) -> Expected<bool> {
+  o.oracle = [&](const OracleCandidate&) -> Expected<bool> {
     if (++calls == 3) ctx.cancel.cancel();
     return true;
   };

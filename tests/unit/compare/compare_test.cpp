@@ -1,5 +1,5 @@
 // Tensor comparison: allclose rule, NaN/Inf handling, error statistics, per-output tolerances.
-#include "compare/compare.h"
+#include "onnxdbg/compare.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "compare/compare.h"
 #include "compare/error_text.h"
+#include "onnxdbg/compare.h"
 
 namespace onnxdbg::report {
 namespace {

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <set>
 
+#include "diff/diff.h"
+#include "lint/lint.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "test_util.h"
@@ -212,7 +214,7 @@ g (float[1,3,4] x) => (float[1,3,4] z)
   ASSERT_TRUE(d);
   report::ViewerOverlays ov;
   ov.diff = *d;
-  ov.diff_model = &b;
+  ov.diff_model = Model(std::move(b));
   auto data = report::viewer_data(a, ov);
   ASSERT_TRUE(data);
   const auto& nodes = (*data)["nodes"];
@@ -240,7 +242,7 @@ g (float[1,3,4] x) => (float[1,3,4] z)
   ASSERT_TRUE(d);
   report::ViewerOverlays ov;
   ov.diff = *d;
-  ov.diff_model = &b;
+  ov.diff_model = Model(std::move(b));
   ov.diff_layout = report::DiffLayout::kSideBySide;
   auto data = report::viewer_data(a, ov);
   ASSERT_TRUE(data) << data.status().to_string();

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,15 @@ Expected<E> enum_from_name(const EnumNames<E, N>& table, std::string_view name,
     if (e.name == name) return e.value;
   return invalid_argument(std::string(what) + " '" + std::string(name) + "' is not one of " +
                           enum_names_list(table));
+}
+
+/// The value named `name` in `table`, in a constant expression: a name the table lacks (an
+/// options.def default no enum value has) fails the build there, so the default is spelled once.
+template <class E, size_t N>
+constexpr E enum_constant(const EnumNames<E, N>& table, std::string_view name) {
+  for (const auto& e : table)
+    if (e.name == name) return e.value;
+  throw std::logic_error("not a name of the table");  // only ever evaluated at compile time
 }
 
 }  // namespace onnxdbg

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "core/enum_names.h"
+#include "onnxdbg/enum_names.h"
 #include "onnxdbg/options.h"
 #include "onnxdbg/status.h"
 #include "onnxdbg/tensor.h"
