@@ -30,16 +30,16 @@ struct ValueSignature {
 /// One node of the main graph as the model stores it.
 struct NodeInfo {
   std::string name, op_type;
-  std::string domain;                        ///< "" for the default domain (ai.onnx)
-  std::vector<std::string> inputs, outputs;  ///< "" for an omitted optional input
+  std::string domain;                           ///< "" for the default domain (ai.onnx)
+  std::vector<std::string> inputs, outputs;     ///< "" for an omitted optional input
   std::map<std::string, std::string> metadata;  ///< NodeProto.metadata_props (IR 10, ONNX 1.16+)
 };
 
 /// What a model declares about itself (Model::info; Python's onnxdbg.Model).
 struct ModelInfo {
-  std::vector<ValueSignature> inputs;   ///< graph inputs that are not initializers
-  std::vector<ValueSignature> outputs;  ///< graph outputs
-  std::vector<NodeInfo> nodes;          ///< the main graph's nodes, in stored order
+  std::vector<ValueSignature> inputs;     ///< graph inputs that are not initializers
+  std::vector<ValueSignature> outputs;    ///< graph outputs
+  std::vector<NodeInfo> nodes;            ///< the main graph's nodes, in stored order
   std::map<std::string, int64_t> opsets;  ///< opset imports by domain ("ai.onnx" for "")
   int64_t ir_version = 0;
   std::string producer;  ///< producer_name, then producer_version after a space when set

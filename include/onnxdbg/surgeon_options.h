@@ -72,7 +72,6 @@ struct ExtractTensor {
 /// Errors: kInvalidArgument naming the bad item.
 Expected<ExtractTensor> parse_extract_tensor(const std::string& item, bool is_output);
 
-
 /// How `surgeon to-fp16` converts a model to float16.
 struct Fp16Options {
   bool keep_io_types = false;           ///< graph inputs/outputs stay float32 with Casts inside

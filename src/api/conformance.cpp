@@ -84,6 +84,17 @@ void print_opset_table(const ConformanceResult& result, std::ostream& os) {
   table.print(os, 0);
 }
 
+/// One case on one backend; a model that could not be read fails the case with its reason.
+conformance::CaseResult case_on_backend(const std::filesystem::path& case_dir,
+                                        const Expected<LoadedModel>& model, Backend& backend,
+                                        const conformance::ConformanceOptions& opt) {
+  if (model) return conformance::run_case(case_dir, *model, backend, opt);
+  conformance::CaseResult r;
+  r.name = case_dir.filename().string();
+  r.reason = model.status().to_string();
+  return r;
+}
+
 }  // namespace
 
 const char* case_status_name(conformance::CaseStatus s) {
@@ -111,20 +122,19 @@ Expected<ConformanceResult> conformance(const ConformanceOptions& o, const CallC
     backends.push_back(std::move(b));
   }
   ODB_ASSIGN_OR_RETURN(out.cases, find_all_cases(o));
-  for (const auto& c : out.cases) {
-    auto opset = conformance::case_opset(c);
-    out.opsets.push_back(opset ? *opset : 0);
-  }
   const conformance::ConformanceOptions opt{o.rtol, o.atol};
   for (size_t i = 0; i < out.cases.size(); ++i) {
     if (ctx.cancel.cancelled())
       return cancelled("conformance cancelled after " + std::to_string(i) + " cases");
+    // Each case's model is read once: its opset, then every backend's run.
+    const Expected<LoadedModel> model = load_model(out.cases[i] / "model.onnx");
+    out.opsets.push_back(model ? conformance::model_opset(*model) : 0);
     for (size_t b = 0; b < backends.size(); ++b) {
       BackendTally& t = out.tallies[b];
       if (ctx.progress)
         ctx.progress(std::to_string(i + 1) + "/" + std::to_string(out.cases.size()) + " " +
                      t.spec.to_string() + ": " + out.cases[i].filename().string());
-      auto r = conformance::run_case(out.cases[i], *backends[b], opt);
+      conformance::CaseResult r = case_on_backend(out.cases[i], model, *backends[b], opt);
       (r.status == conformance::CaseStatus::kPassed   ? t.passed
        : r.status == conformance::CaseStatus::kFailed ? t.failed
                                                       : t.unsupported)++;

@@ -51,11 +51,15 @@ Expected<std::vector<std::string>> case_op_types(const fs::path& case_dir) {
   return std::vector<std::string>(ops.begin(), ops.end());
 }
 
+int64_t model_opset(const LoadedModel& model) {
+  for (const auto& o : model.proto.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  return 0;
+}
+
 Expected<int64_t> case_opset(const fs::path& case_dir) {
   ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(case_dir / "model.onnx"));
-  for (const auto& o : m.proto.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
-  return int64_t{0};
+  return model_opset(m);
 }
 
 namespace {
@@ -125,14 +129,21 @@ std::string value_mismatch(const Value& got, const Value& want, const Tolerance&
 }  // namespace
 
 CaseResult run_case(const fs::path& case_dir, Backend& backend, const ConformanceOptions& options) {
-  CaseResult r;
-  r.name = case_dir.filename().string();
   auto model = load_model(case_dir / "model.onnx");
   if (!model) {
+    CaseResult r;
+    r.name = case_dir.filename().string();
     r.reason = model.status().to_string();
     return r;
   }
-  auto session = backend.load(*model);  // the reference builds it from the parsed model
+  return run_case(case_dir, *model, backend, options);
+}
+
+CaseResult run_case(const fs::path& case_dir, const LoadedModel& model, Backend& backend,
+                    const ConformanceOptions& options) {
+  CaseResult r;
+  r.name = case_dir.filename().string();
+  auto session = backend.load(model);  // the reference builds it from the parsed model
   if (!session) {
     r.status = session.status().code() == ErrorCode::kUnsupported ? CaseStatus::kUnsupported
                                                                   : CaseStatus::kFailed;
@@ -151,8 +162,8 @@ CaseResult run_case(const fs::path& case_dir, Backend& backend, const Conformanc
   }
   const Tolerance tol{options.atol, options.rtol};
   for (const auto& set : sets) {
-    auto inputs = load_test_data_input_values(set, model->proto.graph());
-    auto expected = load_test_data_output_values(set, model->proto.graph());
+    auto inputs = load_test_data_input_values(set, model.proto.graph());
+    auto expected = load_test_data_output_values(set, model.proto.graph());
     if (!inputs || !expected) {
       const Status& st = !inputs ? inputs.status() : expected.status();
       r.status =

@@ -9,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "core/onnx.h"
+#include "model/model.h"
 #include "onnxdbg/conformance_case.h"
 #include "onnxdbg/status.h"
 
@@ -30,12 +31,18 @@ Expected<std::vector<std::string>> case_op_types(const std::filesystem::path& ca
 /// The default-domain (ai.onnx) opset a case's model imports; 0 when it imports none.
 /// Errors: kModelError when the model cannot be read.
 Expected<int64_t> case_opset(const std::filesystem::path& case_dir);
+/// The same of a model already read.
+int64_t model_opset(const LoadedModel& model);
 
 /// Runs every test_data_set_N of one case on `backend` (Session::run_values, so sequence and
 /// optional inputs and outputs are read and compared) and compares each output element-wise:
 /// |actual - expected| <= atol + rtol * |expected|, NaN matching NaN, shapes and dtypes equal;
 /// sequences element by element (equal lengths), optionals by presence and then content.
 /// A model the backend refuses as unsupported gives kUnsupported; other errors give kFailed.
+/// `model` is the case's model.onnx already read (the case runs without reading it again).
+CaseResult run_case(const std::filesystem::path& case_dir, const LoadedModel& model,
+                    Backend& backend, const ConformanceOptions& options = {});
+/// As above, reading the case's model.onnx first (a file that cannot be read is kFailed).
 CaseResult run_case(const std::filesystem::path& case_dir, Backend& backend,
                     const ConformanceOptions& options = {});
 
