@@ -67,6 +67,15 @@ class ApiTest : public ::testing::Test {
     ASSERT_TRUE(t.has_value()) << t.status().to_string();
     dir_ = std::move(*t);
   }
+  /// Relu's run on the reference with one given sample and its golden output; the model is the
+  /// caller's to set.
+  static RunOptions relu_on_given_values() {
+    RunOptions o;
+    o.backends = {{"reference", {}}};
+    o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
+    o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0, 6})}}};
+    return o;
+  }
   fs::path write(const std::string& name, const char* text) {
     const fs::path p = dir_.path() / name;
     EXPECT_TRUE(save_model(parse_text_model(text), p));
@@ -79,11 +88,8 @@ class ApiTest : public ::testing::Test {
 };
 
 TEST_F(ApiTest, RunComparesGivenSamplesWithGivenGoldenOutputs) {
-  RunOptions o;
+  RunOptions o = relu_on_given_values();
   o.model = write("relu.onnx", kRelu);
-  o.backends = {{"reference", {}}};
-  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
-  o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0, 6})}}};
   auto r = run(o);
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
@@ -190,11 +196,8 @@ TEST_F(ApiTest, RunRunsALoadedModelWithoutReadingItsFileAgain) {
   EXPECT_EQ(info.nodes[0].op_type, "Relu");
   std::filesystem::remove(path);  // only the loaded model is left: run must not read the file
 
-  RunOptions o;
+  RunOptions o = relu_on_given_values();
   o.loaded_model = *model;
-  o.backends = {{"reference", {}}};
-  o.inputs.samples = {{{"x", values({-1, 2, -3, 4, -5, 6})}}};
-  o.comparison.golden = {{{"y", values({0, 2, 0, 4, 0, 6})}}};
   auto r = run(o);
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
   EXPECT_EQ(r->verdict(), Verdict::kAgree) << r->report.verdict_line;
