@@ -9,7 +9,7 @@ SHARED  ?= ../shared
 # pytest, torch and torchvision from apt (scripts/install-deps.sh).
 PYTHON  ?= /usr/bin/python3
 
-.PHONY: all deps configure build test test-pip test-torch2 test-tf test-ray wheel test-wheel test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
+.PHONY: all deps deps-demo configure build test test-pip test-torch2 test-tf test-ray wheel test-wheel test-polygraphy test-sanitize fuzz hostile-sweep sanitize-build demo bench models bench-models \
         clean format format-check check-code check-length
 
 all: build
@@ -17,9 +17,13 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
+deps-demo:
+	@bash scripts/install-deps.sh --demo
+
 # ccache, where installed, keeps objects between builds and checkouts (CCACHE_BASEDIR makes their
-# paths relative); nothing needs it.
-LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
+# paths relative); nothing needs it. Asked when a recipe that configures is expanded, after its
+# prerequisites ran: on a fresh machine the deps target installs ccache, and the first build uses it.
+LAUNCHER = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache,)
 export CCACHE_BASEDIR ?= $(CURDIR)/..
 
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) \
@@ -123,8 +127,7 @@ hostile-sweep: build models
 # The demo installs and builds only what it runs (issue 37): install-deps.sh --demo, then the CLI,
 # the worker and the demo model; the test binaries, fuzz replayers, benches and the Python
 # extension are `make`'s and `make test`'s. On a fresh 2-core machine about 7 minutes.
-demo:
-	@bash scripts/install-deps.sh --demo
+demo: deps-demo
 	@$(CONFIGURE)
 	@cmake --build $(BUILD) -j $(JOBS) --target onnxdbg onnxdbg-worker make-demo-model
 	@mkdir -p out
