@@ -15,8 +15,8 @@
 
 namespace onnxdbg {
 
-using Shape =
-    std::vector<int64_t>;  // as onnxdbg/tensor.h (not included: it is included everywhere)
+// As onnxdbg/tensor.h's (not included: this header is included everywhere).
+using Shape = std::vector<int64_t>;
 
 /// Parses a memory size: "2GiB", "512MiB", "1.5GB", "65536" (bytes), "64k". Binary and decimal
 /// units (KiB/MiB/GiB/TiB = 2^10.., KB/MB/GB/TB and k/M/G/T = 10^3..), case-insensitive.
