@@ -6,6 +6,7 @@
 
 #include "diff/diff.h"
 #include "lint/lint.h"
+#include "report/viewer.h"
 
 namespace onnxdbg::api {
 

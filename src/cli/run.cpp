@@ -9,6 +9,7 @@
 #include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "core/run_limits.h"
 
 namespace onnxdbg::cli {
 
