@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "onnxdbg/common.h"
+#include "onnxdbg/model.h"
 #include "onnxdbg/run.h"
 
 namespace onnxdbg::api {
@@ -76,6 +77,9 @@ enum class BisectOutcome {
 
 struct BisectOptimizersResult {
   std::string model;
+  /// The model as read once for every session (for the HTML view); empty when the call failed
+  /// before its first comparison.
+  Model loaded_model;
   std::string backend;  ///< the configuration's spec
   std::string against;  ///< the baseline's spec, or "golden outputs from FILE"
   BisectOutcome outcome = BisectOutcome::kNoDifference;

@@ -33,7 +33,7 @@ struct BackendTally {
 
 struct ConformanceResult {
   std::vector<std::filesystem::path> cases;
-  /// Each case's default-domain opset (conformance::case_opset; 0 when none or unreadable), in
+  /// Each case's default-domain opset (0 when none or unreadable), in
   /// the order of `cases`.
   std::vector<int64_t> opsets;
   std::vector<BackendTally> tallies;  ///< one per backend, in the options' order

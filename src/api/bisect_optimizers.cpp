@@ -175,7 +175,7 @@ Status Bisector::confirm() {
   ODB_ASSIGN_OR_RETURN(RunResult compared, api::run(first, ctx_));
   r_.confirm_sessions = static_cast<int>(first.backends.size());
   r_.messages = compared.messages;
-  pinned_.loaded_model = compared.model;  // every later session runs it, read once
+  pinned_.loaded_model = r_.loaded_model = compared.model;  // every later session runs it
   for (const auto& sample : compared.report.samples)
     for (const auto& b : sample.backends)
       if (!b.ok)

@@ -128,7 +128,7 @@ Expected<ConformanceResult> conformance(const ConformanceOptions& o, const CallC
       return cancelled("conformance cancelled after " + std::to_string(i) + " cases");
     // Each case's model is read once: its opset, then every backend's run.
     const Expected<LoadedModel> model = load_model(out.cases[i] / "model.onnx");
-    out.opsets.push_back(model ? conformance::model_opset(*model) : 0);
+    out.opsets.push_back(model ? model_opset(model->proto, "") : 0);
     for (size_t b = 0; b < backends.size(); ++b) {
       BackendTally& t = out.tallies[b];
       if (ctx.progress)

@@ -152,6 +152,12 @@ reduce::Original original_of(const ReduceOptions& o, onnx::ModelProto model,
   return original;
 }
 
+/// ReduceResult::original of `original`: its model, named by the options' path, its external data
+/// where the original's is.
+Model result_model(const ReduceOptions& o, reduce::Original&& original) {
+  return Model(LoadedModel{std::move(original.model), o.model, original.base_dir, {}});
+}
+
 /// prepare_original under the options' --timeout, --max-memory and --max-iterations (for the
 /// reference runs on every sample, together), ctx's cancel token and progress (a golden run past
 /// 10 s says where it is).
@@ -366,7 +372,7 @@ Status adopt_replacement(const ReduceOptions& o, const fs::path& written, const 
       merged.notes.begin() + static_cast<std::ptrdiff_t>(out.report->notes.size()),
       "the failure is inside " + r.label + ": " + r.how + ", and the result reduced again");
   out.report = std::move(merged);
-  out.original = Model(LoadedModel{std::move(next.model), o.model, next.base_dir, {}});
+  out.original = result_model(o, std::move(next));
   return Status::ok();
 }
 
@@ -478,7 +484,7 @@ Expected<ReduceResult> reduce(const ReduceOptions& o, const CallContext& ctx) {
   out.nodes = original.model.graph().node_size();
   out.oracle = oracle->describe();
   auto rep = reduce::reduce_model(original, *oracle, ro);
-  out.original = Model(LoadedModel{std::move(original.model), o.model, original.base_dir, {}});
+  out.original = result_model(o, std::move(original));
   if (!rep) {
     std::error_code ec;
     out.best_so_far = fs::exists(o.output, ec);

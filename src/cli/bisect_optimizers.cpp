@@ -61,9 +61,9 @@ int bisect_command(const BisectArgs& a) {
   else
     api::print_text(*result, std::cout);
   if (!a.html.path.empty()) {
-    auto shown = Model::load(a.model);
-    if (!shown) return report_error(shown.status());
-    if (Status st = write_html_view(a.html, *shown, api::bisect_overlays(*result), std::cerr); !st)
+    if (Status st =
+            write_html_view(a.html, result->loaded_model, api::bisect_overlays(*result), std::cerr);
+        !st)
       return report_error(st);
   }
   return result->outcome == api::BisectOutcome::kNoDifference ? kExitOk : kExitMismatch;

@@ -51,17 +51,6 @@ Expected<std::vector<std::string>> case_op_types(const fs::path& case_dir) {
   return std::vector<std::string>(ops.begin(), ops.end());
 }
 
-int64_t model_opset(const LoadedModel& model) {
-  for (const auto& o : model.proto.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
-  return 0;
-}
-
-Expected<int64_t> case_opset(const fs::path& case_dir) {
-  ODB_ASSIGN_OR_RETURN(LoadedModel m, load_model(case_dir / "model.onnx"));
-  return model_opset(m);
-}
-
 namespace {
 
 // Whether two numeric tensors of one dtype and shape differ in any byte.

@@ -28,12 +28,6 @@ std::vector<std::filesystem::path> find_cases(const std::vector<std::filesystem:
 /// subgraphs included. Errors: kModelError when the model cannot be read.
 Expected<std::vector<std::string>> case_op_types(const std::filesystem::path& case_dir);
 
-/// The default-domain (ai.onnx) opset a case's model imports; 0 when it imports none.
-/// Errors: kModelError when the model cannot be read.
-Expected<int64_t> case_opset(const std::filesystem::path& case_dir);
-/// The same of a model already read.
-int64_t model_opset(const LoadedModel& model);
-
 /// Runs every test_data_set_N of one case on `backend` (Session::run_values, so sequence and
 /// optional inputs and outputs are read and compared) and compares each output element-wise:
 /// |actual - expected| <= atol + rtol * |expected|, NaN matching NaN, shapes and dtypes equal;

@@ -460,10 +460,6 @@ const LoadedModel& Model::loaded() const {
   return *impl_;
 }
 
-}  // namespace onnxdbg
-
-namespace onnxdbg {
-
 ModelInfo Model::info() const {
   ModelInfo out;
   if (!impl_) return out;
